@@ -1,0 +1,83 @@
+import type { Kysely, Selectable } from 'kysely';
+import type { AccessTokensTable, Database } from '../db/schema.js';
+import type { UserRow } from '../users/queries.js';
+
+export type AccessTokenRow = Selectable<AccessTokensTable>;
+
+export function insertAccessToken(db: Kysely<Database>, row: AccessTokenRow): Promise<unknown> {
+  return db.insertInto('access_tokens').values(row).execute();
+}
+
+export function listAccessTokens(db: Kysely<Database>, userId: string): Promise<AccessTokenRow[]> {
+  return db.selectFrom('access_tokens').selectAll().where('user_id', '=', userId).orderBy('id', 'desc').execute();
+}
+
+export function countAccessTokens(db: Kysely<Database>, userId: string): Promise<number> {
+  return db
+    .selectFrom('access_tokens')
+    .select((eb) => eb.fn.countAll<number>().as('count'))
+    .where('user_id', '=', userId)
+    .executeTakeFirstOrThrow()
+    .then((row) => Number(row.count));
+}
+
+/** Resolves true when the owner's token existed and is now gone. */
+export async function deleteAccessToken(db: Kysely<Database>, userId: string, id: string): Promise<boolean> {
+  const result = await db.deleteFrom('access_tokens').where('user_id', '=', userId).where('id', '=', id).executeTakeFirst();
+  return Number(result.numDeletedRows) === 1;
+}
+
+/** The token and its owner in one query, looked up by the token's hash. */
+export async function findAccessTokenWithUser(
+  db: Kysely<Database>,
+  tokenHash: string,
+): Promise<{ token: AccessTokenRow; user: UserRow } | undefined> {
+  const row = await db
+    .selectFrom('access_tokens')
+    .innerJoin('users', 'users.id', 'access_tokens.user_id')
+    .select([
+      'access_tokens.id as token_id',
+      'access_tokens.name as token_name',
+      'access_tokens.token_hash',
+      'access_tokens.last_four',
+      'access_tokens.scopes',
+      'access_tokens.created_at as token_created_at',
+      'access_tokens.last_used_at',
+      'users.id as user_id',
+      'users.email',
+      'users.name',
+      'users.password_hash',
+      'users.tokens_not_before',
+      'users.created_at',
+      'users.updated_at',
+    ])
+    .where('access_tokens.token_hash', '=', tokenHash)
+    .executeTakeFirst();
+  if (row === undefined) return undefined;
+  return {
+    token: {
+      id: row.token_id,
+      user_id: row.user_id,
+      name: row.token_name,
+      token_hash: row.token_hash,
+      last_four: row.last_four,
+      scopes: row.scopes,
+      created_at: row.token_created_at,
+      last_used_at: row.last_used_at,
+    },
+    user: {
+      id: row.user_id,
+      email: row.email,
+      name: row.name,
+      password_hash: row.password_hash,
+      tokens_not_before: row.tokens_not_before,
+      created_at: row.created_at,
+      updated_at: row.updated_at,
+    },
+  };
+}
+
+/** Records use, at most once a minute per token, so authentication is not a write per request. */
+export function touchAccessToken(db: Kysely<Database>, id: string, usedAt: string): Promise<unknown> {
+  return db.updateTable('access_tokens').set({ last_used_at: usedAt }).where('id', '=', id).execute();
+}

@@ -1,0 +1,51 @@
+import { Type } from 'typebox';
+import type { Guard } from '../auth/guard.js';
+import { ProblemSchema } from '../http/schema.js';
+import type { App } from '../http/types.js';
+import { currentUser } from '../http/principal.js';
+import { AccessTokenList, AccessTokenParams, CreateAccessTokenBody, CreatedAccessToken } from './schema.js';
+import type { AccessTokenService } from './service.js';
+
+const errors = { 400: ProblemSchema, 401: ProblemSchema, 403: ProblemSchema, 415: ProblemSchema };
+const security: Array<Record<string, string[]>> = [{ BearerAuth: [] }];
+
+/** Settings > Access Tokens. Only a signed-in owner manages tokens; a token itself cannot (403). */
+export function registerAccessTokenRoutes(app: App, deps: { guard: Guard; accessTokens: AccessTokenService }): void {
+  const onRequest = deps.guard.require('account');
+
+  app.get(
+    '/api/v1/access-tokens',
+    { onRequest, schema: { summary: 'List your personal access tokens (never their secrets)', tags: ['access tokens'], security, response: { 200: AccessTokenList, ...errors } } },
+    async (request) => ({ access_tokens: await deps.accessTokens.list(currentUser(request).id) }),
+  );
+
+  app.post(
+    '/api/v1/access-tokens',
+    {
+      onRequest,
+      schema: {
+        summary: 'Create a personal access token; the token is shown in this response only',
+        tags: ['access tokens'],
+        security,
+        body: CreateAccessTokenBody,
+        response: { 201: CreatedAccessToken, ...errors, 409: ProblemSchema },
+      },
+    },
+    async (request, reply) => {
+      const created = await deps.accessTokens.create(currentUser(request).id, request.body);
+      return reply.code(201).header('cache-control', 'no-store').send({ access_token: created });
+    },
+  );
+
+  app.delete(
+    '/api/v1/access-tokens/:id',
+    {
+      onRequest,
+      schema: { summary: 'Revoke a personal access token', tags: ['access tokens'], security, params: AccessTokenParams, response: { 204: Type.Null(), ...errors, 404: ProblemSchema } },
+    },
+    async (request, reply) => {
+      await deps.accessTokens.revoke(currentUser(request).id, request.params.id);
+      return reply.code(204).send(null);
+    },
+  );
+}

@@ -1,0 +1,32 @@
+import { Type } from 'typebox';
+import { ACCESS_TOKEN_SCOPES } from '../auth/tokens.js';
+
+const Scope = Type.Enum(ACCESS_TOKEN_SCOPES);
+
+export const AccessTokenSchema = Type.Object({
+  id: Type.String(),
+  name: Type.String(),
+  scopes: Type.Array(Scope),
+  last_four: Type.String({ description: 'The last four characters of the token, to tell tokens apart' }),
+  created_at: Type.String({ format: 'date-time' }),
+  last_used_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+});
+
+export const CreateAccessTokenBody = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 100 }),
+    scopes: Type.Optional(Type.Array(Scope, { minItems: 1, uniqueItems: true })),
+  },
+  { additionalProperties: false },
+);
+
+export const CreatedAccessToken = Type.Object({
+  access_token: Type.Object({
+    ...AccessTokenSchema.properties,
+    token: Type.String({ description: 'The secret, shown this once' }),
+  }),
+});
+
+export const AccessTokenList = Type.Object({ access_tokens: Type.Array(AccessTokenSchema) });
+
+export const AccessTokenParams = Type.Object({ id: Type.String({ maxLength: 64 }) });

@@ -1,0 +1,68 @@
+import type { Kysely } from 'kysely';
+import type { Static } from 'typebox';
+import type { Database } from '../db/schema.js';
+import { AppError, validationError } from '../errors.js';
+import type { Clock } from '../lib/clock.js';
+import { newId } from '../lib/ids.js';
+import { ACCESS_TOKEN_SCOPES, type AccessTokenScope, generateAccessToken, hashAccessToken } from '../auth/tokens.js';
+import { type AccessTokenRow, countAccessTokens, deleteAccessToken, insertAccessToken, listAccessTokens } from './queries.js';
+import type { AccessTokenSchema } from './schema.js';
+
+/** A generous ceiling, so a script gone wrong cannot fill the table. */
+export const MAX_ACCESS_TOKENS_PER_USER = 100;
+
+export type AccessTokenJson = Static<typeof AccessTokenSchema>;
+
+/** The token as lists show it: never the secret or its hash. */
+export function accessTokenToJson(row: AccessTokenRow): AccessTokenJson {
+  return {
+    id: row.id,
+    name: row.name,
+    scopes: row.scopes.split(' ') as AccessTokenScope[],
+    last_four: row.last_four,
+    created_at: row.created_at,
+    last_used_at: row.last_used_at,
+  };
+}
+
+export class AccessTokenService {
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly clock: Clock,
+  ) {}
+
+  /** Creates a token and returns it with its secret, which is never readable again. */
+  async create(userId: string, input: { name: string; scopes?: AccessTokenScope[] | undefined }): Promise<AccessTokenJson & { token: string }> {
+    const name = input.name.trim();
+    if (name === '') throw validationError([{ path: '/name', message: 'must not be blank' }]);
+    if ((await countAccessTokens(this.db, userId)) >= MAX_ACCESS_TOKENS_PER_USER) {
+      throw new AppError(409, 'too_many_access_tokens', `An account can hold at most ${MAX_ACCESS_TOKENS_PER_USER} access tokens; revoke one first.`);
+    }
+    const scopes = ACCESS_TOKEN_SCOPES.filter((scope) => input.scopes === undefined || input.scopes.includes(scope));
+    const token = generateAccessToken();
+    const now = this.clock.now();
+    const row: AccessTokenRow = {
+      id: newId(now),
+      user_id: userId,
+      name,
+      token_hash: hashAccessToken(token),
+      last_four: token.slice(-4),
+      scopes: scopes.join(' '),
+      created_at: now.toISOString(),
+      last_used_at: null,
+    };
+    await insertAccessToken(this.db, row);
+    return { ...accessTokenToJson(row), token };
+  }
+
+  async list(userId: string): Promise<AccessTokenJson[]> {
+    return (await listAccessTokens(this.db, userId)).map(accessTokenToJson);
+  }
+
+  /** Revokes at once: the next request with the token is refused. Another user's token is 404. */
+  async revoke(userId: string, id: string): Promise<void> {
+    if (!(await deleteAccessToken(this.db, userId, id))) {
+      throw new AppError(404, 'access_token_not_found', 'No access token with this id.');
+    }
+  }
+}

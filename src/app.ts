@@ -1,0 +1,129 @@
+import helmet from '@fastify/helmet';
+import swagger from '@fastify/swagger';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import Fastify from 'fastify';
+import { sql } from 'kysely';
+import type { DestinationStream } from 'pino';
+import { Type } from 'typebox';
+import { registerAccessTokenRoutes } from './access-tokens/routes.js';
+import { AccessTokenService } from './access-tokens/service.js';
+import { Guard } from './auth/guard.js';
+import { JwtService } from './auth/jwt.js';
+import { DEFAULT_PASSWORD_HASHING, PasswordHasher, type PasswordHashingOptions } from './auth/passwords.js';
+import { RateLimiter } from './auth/rate-limit.js';
+import { registerAuthRoutes } from './auth/routes.js';
+import { AuthService } from './auth/service.js';
+import type { Config } from './config.js';
+import type { DatabaseHandle } from './db/connect.js';
+import { AppError } from './errors.js';
+import { handleError, handleNotFound } from './http/error-handler.js';
+import { createLogger, RequestLogController } from './http/logging.js';
+import { currentUser } from './http/principal.js';
+import { ProblemSchema } from './http/schema.js';
+import type { App } from './http/types.js';
+import { validatorCompiler } from './http/validation.js';
+import { type Clock, systemClock } from './lib/clock.js';
+import { SecretBox } from './lib/crypto.js';
+import { homePage } from './pages/home.js';
+import { registerSiteRoutes } from './sites/routes.js';
+import { SiteService } from './sites/service.js';
+import { UserSchema } from './users/schema.js';
+import { userToJson, UserService } from './users/service.js';
+
+export interface AppOptions {
+  config: Config;
+  database: DatabaseHandle;
+  clock?: Clock;
+  /** Where log lines go (stdout by default); tests read them to prove no secret is logged. */
+  logStream?: DestinationStream;
+  passwordHashing?: PasswordHashingOptions;
+}
+
+export const BODY_LIMIT_BYTES = 1024 * 1024;
+
+/** Builds the whole application from its parts; it neither listens nor touches process. */
+export async function buildApp(options: AppOptions): Promise<App> {
+  const { config, database } = options;
+  const { db } = database;
+  const clock = options.clock ?? systemClock;
+
+  const app: App = Fastify({
+    loggerInstance: createLogger(config.logLevel, options.logStream),
+    logController: new RequestLogController(),
+    bodyLimit: BODY_LIMIT_BYTES,
+    trustProxy: config.trustProxy,
+    // Ids are ours; a client-sent request id is not trusted into the logs.
+    genReqId: () => crypto.randomUUID(),
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  app.setValidatorCompiler(validatorCompiler);
+  app.setErrorHandler(handleError);
+  app.setNotFoundHandler(handleNotFound);
+  app.decorateRequest('principal', null);
+
+  const https = config.publicUrl.startsWith('https:');
+  await app.register(helmet, {
+    global: true,
+    // Over plain http (local use) HSTS and the https upgrade would only break the page.
+    hsts: https,
+    contentSecurityPolicy: { directives: { upgradeInsecureRequests: https ? [] : null } },
+  });
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Siteward API',
+        version: '1.0.0',
+        description: 'Manage sites. Authenticate with a JWT from POST /auth/login (Authorization: Bearer) or a personal access token (Authorization: Token).',
+      },
+      servers: [{ url: config.publicUrl }],
+      components: {
+        securitySchemes: {
+          BearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'JWT from POST /auth/login; expires 7 days after issue' },
+          AccessToken: { type: 'apiKey', in: 'header', name: 'Authorization', description: 'Authorization: Token <personal access token>; does not expire' },
+        },
+      },
+    },
+  });
+
+  const hasher = new PasswordHasher(options.passwordHashing ?? DEFAULT_PASSWORD_HASHING);
+  const jwt = new JwtService(config.jwtSecret, config.publicOrigin, clock);
+  const limiter = new RateLimiter(db, clock);
+  const users = new UserService(db, hasher, clock);
+  const guard = new Guard(db, jwt, clock);
+  const auth = new AuthService(users, hasher, jwt, limiter);
+  const accessTokens = new AccessTokenService(db, clock);
+  const sites = new SiteService({ db, dialect: database.dialect, clock, secrets: new SecretBox(config.encryptionKey) });
+
+  registerAuthRoutes(app, { auth, signup: config.signup });
+  registerAccessTokenRoutes(app, { guard, accessTokens });
+  registerSiteRoutes(app, { guard, sites });
+
+  app.get(
+    '/api/v1/me',
+    {
+      onRequest: guard.require('authenticated'),
+      schema: {
+        summary: 'The signed-in user',
+        tags: ['account'],
+        security: [{ BearerAuth: [] }, { AccessToken: [] }],
+        response: { 200: Type.Object({ user: UserSchema }), 401: ProblemSchema },
+      },
+    },
+    async (request) => ({ user: userToJson(currentUser(request)) }),
+  );
+
+  app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
+  app.get('/readyz', { schema: { hide: true } }, async () => {
+    try {
+      await sql`select 1`.execute(db);
+    } catch {
+      throw new AppError(503, 'database_unavailable', 'The database does not answer.');
+    }
+    return { status: 'ok' };
+  });
+  app.get('/api/v1/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  app.get('/', { schema: { hide: true } }, async (_request, reply) => reply.type('text/html; charset=utf-8').send(homePage(config.publicUrl)));
+
+  return app;
+}

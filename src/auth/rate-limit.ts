@@ -1,0 +1,75 @@
+import { sql, type Kysely } from 'kysely';
+import type { Database } from '../db/schema.js';
+import type { Clock } from '../lib/clock.js';
+import { AppError } from '../errors.js';
+
+export interface RateLimitRule {
+  limit: number;
+  windowMs: number;
+}
+
+const FIFTEEN_MINUTES = 15 * 60 * 1000;
+
+/** Limits on sign-in and sign-up. Failures count per account and per client address. */
+export const RATE_LIMITS = {
+  loginFailuresPerAccount: { limit: 10, windowMs: FIFTEEN_MINUTES },
+  loginFailuresPerIp: { limit: 50, windowMs: FIFTEEN_MINUTES },
+  signupsPerIp: { limit: 10, windowMs: 60 * 60 * 1000 },
+} satisfies Record<string, RateLimitRule>;
+
+/**
+ * Fixed-window counters kept in the database, not in process memory: two app servers behind one
+ * load balancer must share them, or an attacker simply gets twice the attempts.
+ */
+export class RateLimiter {
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly clock: Clock,
+  ) {}
+
+  /** Seconds until the key may try again, or 0 when it is not limited. */
+  async retryAfter(key: string, rule: RateLimitRule): Promise<number> {
+    const row = await this.db.selectFrom('rate_limits').select(['window_start', 'count']).where('key', '=', key).executeTakeFirst();
+    const now = this.clock.now().getTime();
+    if (row === undefined || row.window_start <= now - rule.windowMs || row.count < rule.limit) return 0;
+    return Math.max(1, Math.ceil((row.window_start + rule.windowMs - now) / 1000));
+  }
+
+  /** Throws 429 with Retry-After when any of the keys is over its limit. */
+  async assertNotLimited(checks: Array<[key: string, rule: RateLimitRule]>): Promise<void> {
+    let wait = 0;
+    for (const [key, rule] of checks) wait = Math.max(wait, await this.retryAfter(key, rule));
+    if (wait > 0) throw tooManyRequests(wait);
+  }
+
+  /** Counts one event against the key, opening a new window when the old one has passed. */
+  async hit(key: string, rule: RateLimitRule): Promise<void> {
+    const now = this.clock.now().getTime();
+    const windowOpenedBefore = now - rule.windowMs;
+    await this.db
+      .insertInto('rate_limits')
+      .values({ key, window_start: now, count: 1 })
+      .onConflict((conflict) =>
+        conflict.column('key').doUpdateSet({
+          count: sql<number>`case when rate_limits.window_start <= ${windowOpenedBefore} then 1 else rate_limits.count + 1 end`,
+          window_start: sql<number>`case when rate_limits.window_start <= ${windowOpenedBefore} then ${now} else rate_limits.window_start end`,
+        }),
+      )
+      .execute();
+  }
+
+  async reset(key: string): Promise<void> {
+    await this.db.deleteFrom('rate_limits').where('key', '=', key).execute();
+  }
+
+  /** Drops windows that ended long ago, so the table does not grow with every address ever seen. */
+  async prune(olderThanMs = 24 * 60 * 60 * 1000): Promise<void> {
+    await this.db.deleteFrom('rate_limits').where('window_start', '<', this.clock.now().getTime() - olderThanMs).execute();
+  }
+}
+
+export function tooManyRequests(retryAfterSeconds: number): AppError {
+  return new AppError(429, 'rate_limited', `Too many attempts. Try again in ${retryAfterSeconds} seconds.`, {
+    headers: { 'retry-after': String(retryAfterSeconds) },
+  });
+}

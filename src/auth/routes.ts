@@ -1,0 +1,44 @@
+import type { App } from '../http/types.js';
+import { userToJson } from '../users/service.js';
+import { authErrorResponses, LoginBody, SignupBody, TokenResponse } from './schema.js';
+import type { AuthService, SignedIn } from './service.js';
+import { AppError } from '../errors.js';
+import { ProblemSchema } from '../http/schema.js';
+
+function tokenResponse({ user, jwt }: SignedIn) {
+  return { token: jwt.token, token_type: 'Bearer' as const, expires_at: jwt.expiresAt.toISOString(), user: userToJson(user) };
+}
+
+export function registerAuthRoutes(app: App, deps: { auth: AuthService; signup: 'open' | 'closed' }): void {
+  app.post(
+    '/auth/login',
+    {
+      schema: {
+        summary: 'Log in with e-mail and password and obtain a JWT (valid 7 days)',
+        tags: ['auth'],
+        body: LoginBody,
+        response: { 200: TokenResponse, ...authErrorResponses },
+      },
+    },
+    async (request) => tokenResponse(await deps.auth.login(request.body.email, request.body.password, request.ip)),
+  );
+
+  app.post(
+    '/auth/signup',
+    {
+      schema: {
+        summary: 'Create an account and obtain a JWT',
+        tags: ['auth'],
+        body: SignupBody,
+        response: { 201: TokenResponse, ...authErrorResponses, 403: ProblemSchema, 409: ProblemSchema },
+      },
+    },
+    async (request, reply) => {
+      if (deps.signup === 'closed') {
+        throw new AppError(403, 'signup_closed', 'Sign-up is closed on this server; ask an administrator for an account.');
+      }
+      const signedIn = await deps.auth.signup(request.body, request.ip);
+      return reply.code(201).send(tokenResponse(signedIn));
+    },
+  );
+}

@@ -1,0 +1,51 @@
+import type { UserRow } from '../users/queries.js';
+import { normalizeEmail, type NewUser, type UserService } from '../users/service.js';
+import { unauthorized } from './guard.js';
+import type { IssuedJwt, JwtService } from './jwt.js';
+import type { PasswordHasher } from './passwords.js';
+import { RATE_LIMITS, type RateLimiter } from './rate-limit.js';
+
+export interface SignedIn {
+  user: UserRow;
+  jwt: IssuedJwt;
+}
+
+/** Password sign-in and sign-up for the API, with the limits that keep guessing expensive. */
+export class AuthService {
+  constructor(
+    private readonly users: UserService,
+    private readonly hasher: PasswordHasher,
+    private readonly jwt: JwtService,
+    private readonly limiter: RateLimiter,
+  ) {}
+
+  async login(emailInput: string, password: string, clientIp: string): Promise<SignedIn> {
+    const email = normalizeEmail(emailInput);
+    const accountKey = `login:account:${email}`;
+    const ipKey = `login:ip:${clientIp}`;
+    // Checked before the password, so a locked account gives nothing away even to a right guess.
+    await this.limiter.assertNotLimited([
+      [accountKey, RATE_LIMITS.loginFailuresPerAccount],
+      [ipKey, RATE_LIMITS.loginFailuresPerIp],
+    ]);
+
+    const user = await this.users.findByEmail(email);
+    // Unknown addresses take the same path and time as a wrong password: no account enumeration.
+    const valid = user === undefined ? await this.hasher.verifyAgainstDummy(password) : await this.hasher.verify(user.password_hash, password);
+    if (user === undefined || !valid) {
+      await this.limiter.hit(accountKey, RATE_LIMITS.loginFailuresPerAccount);
+      await this.limiter.hit(ipKey, RATE_LIMITS.loginFailuresPerIp);
+      throw unauthorized('invalid_credentials', 'The e-mail address or password is wrong.');
+    }
+    await this.limiter.reset(accountKey);
+    return { user, jwt: this.jwt.issue(user.id) };
+  }
+
+  async signup(input: NewUser, clientIp: string): Promise<SignedIn> {
+    const ipKey = `signup:ip:${clientIp}`;
+    await this.limiter.assertNotLimited([[ipKey, RATE_LIMITS.signupsPerIp]]);
+    await this.limiter.hit(ipKey, RATE_LIMITS.signupsPerIp);
+    const user = await this.users.createUser(input);
+    return { user, jwt: this.jwt.issue(user.id) };
+  }
+}

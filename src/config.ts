@@ -1,0 +1,171 @@
+import { randomBytes } from 'node:crypto';
+import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+
+export type DatabaseConfig =
+  | { kind: 'sqlite'; file: string }
+  | { kind: 'postgres'; url: string; poolSize: number };
+
+export interface Config {
+  port: number;
+  host: string;
+  /** The service's {base_url}: origin (and optional path) without a trailing slash. */
+  publicUrl: string;
+  /** PUBLIC_URL's origin: the JWT issuer, the WebAuthn origin and the CSRF reference. */
+  publicOrigin: string;
+  dataDir: string;
+  database: DatabaseConfig;
+  jwtSecret: string;
+  encryptionKey: Buffer;
+  smtpUrl: string | undefined;
+  mailFrom: string;
+  signup: 'open' | 'closed';
+  logLevel: string;
+  partnerAllowPrivateNetworks: boolean;
+  /** Passed to Fastify's trustProxy: false, true, or a comma-separated list of proxy addresses/CIDRs. */
+  trustProxy: boolean | string;
+}
+
+/** A configuration mistake; its message is the one line start-up prints before exiting. */
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+type Environment = Record<string, string | undefined>;
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+/**
+ * Reads the environment once. Every rule names the variable it checks, so a bad value stops
+ * start-up with a line a person can act on. Secrets left unset are generated once into DATA_DIR
+ * (mode 0600), so a restart keeps every JWT and every encrypted value valid.
+ */
+export function loadConfig(env: Environment = process.env): Config {
+  const port = parsePort(env.PORT);
+  const host = nonEmpty(env.HOST) ?? '127.0.0.1';
+  const publicUrl = parsePublicUrl(env.PUBLIC_URL, port);
+  const dataDir = path.resolve(nonEmpty(env.DATA_DIR) ?? './data');
+  const database = parseDatabase(env.DATABASE_URL, env.DATABASE_POOL_SIZE, dataDir);
+
+  const signup = nonEmpty(env.SIGNUP) ?? 'open';
+  if (signup !== 'open' && signup !== 'closed') {
+    throw new ConfigError(`SIGNUP must be "open" or "closed", not "${signup}"`);
+  }
+  const logLevel = nonEmpty(env.LOG_LEVEL) ?? 'info';
+  if (!LOG_LEVELS.includes(logLevel)) {
+    throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, not "${logLevel}"`);
+  }
+  const smtpUrl = nonEmpty(env.SMTP_URL);
+  if (smtpUrl !== undefined && !/^smtps?:\/\//.test(smtpUrl)) {
+    throw new ConfigError('SMTP_URL must start with smtp:// or smtps://');
+  }
+
+  ensureDirectory(dataDir);
+  const jwtSecret = nonEmpty(env.JWT_SECRET) ?? readOrCreateSecret(dataDir, 'jwt-secret', () => randomBytes(48).toString('base64url'));
+  if (jwtSecret.length < 32) throw new ConfigError('JWT_SECRET must be at least 32 characters long');
+  const encryptionKeyText = nonEmpty(env.ENCRYPTION_KEY) ?? readOrCreateSecret(dataDir, 'encryption-key', () => randomBytes(32).toString('base64'));
+  const encryptionKey = Buffer.from(encryptionKeyText, 'base64');
+  if (encryptionKey.length !== 32 || !/^[A-Za-z0-9+/]+={0,2}$/.test(encryptionKeyText)) {
+    throw new ConfigError('ENCRYPTION_KEY must be 32 bytes in base64 (for example: openssl rand -base64 32)');
+  }
+
+  return {
+    port,
+    host,
+    publicUrl,
+    publicOrigin: new URL(publicUrl).origin,
+    dataDir,
+    database,
+    jwtSecret,
+    encryptionKey,
+    smtpUrl,
+    mailFrom: nonEmpty(env.MAIL_FROM) ?? `Siteward <no-reply@${new URL(publicUrl).hostname}>`,
+    signup,
+    logLevel,
+    partnerAllowPrivateNetworks: parseBoolean('PARTNER_ALLOW_PRIVATE_NETWORKS', env.PARTNER_ALLOW_PRIVATE_NETWORKS, false),
+    trustProxy: parseTrustProxy(env.TRUST_PROXY),
+  };
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  const trimmed = value?.trim();
+  return trimmed === undefined || trimmed === '' ? undefined : trimmed;
+}
+
+function parsePort(value: string | undefined): number {
+  const text = nonEmpty(value);
+  if (text === undefined) return 3000;
+  const port = Number(text);
+  if (!/^\d+$/.test(text) || port > 65535) throw new ConfigError(`PORT must be a whole number from 0 to 65535, not "${text}"`);
+  return port;
+}
+
+function parsePublicUrl(value: string | undefined, port: number): string {
+  const text = nonEmpty(value) ?? `http://localhost:${port}`;
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new ConfigError(`PUBLIC_URL must be an absolute http(s) URL, not "${text}"`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new ConfigError(`PUBLIC_URL must use http or https, not "${url.protocol}"`);
+  }
+  if (url.search !== '' || url.hash !== '' || url.username !== '' || url.password !== '') {
+    throw new ConfigError('PUBLIC_URL must not carry credentials, a query or a fragment');
+  }
+  return url.href.replace(/\/+$/, '');
+}
+
+function parseDatabase(value: string | undefined, poolSize: string | undefined, dataDir: string): DatabaseConfig {
+  const url = nonEmpty(value);
+  if (url === undefined) return { kind: 'sqlite', file: path.join(dataDir, 'siteward.db') };
+  if (!/^postgres(ql)?:\/\//.test(url)) {
+    throw new ConfigError('DATABASE_URL must be a postgres:// URL (leave it unset for SQLite in DATA_DIR)');
+  }
+  const size = nonEmpty(poolSize) ?? '10';
+  if (!/^\d+$/.test(size) || Number(size) < 1 || Number(size) > 500) {
+    throw new ConfigError(`DATABASE_POOL_SIZE must be a whole number from 1 to 500, not "${size}"`);
+  }
+  return { kind: 'postgres', url, poolSize: Number(size) };
+}
+
+function parseBoolean(name: string, value: string | undefined, fallback: boolean): boolean {
+  const text = nonEmpty(value)?.toLowerCase();
+  if (text === undefined) return fallback;
+  if (['true', '1', 'yes'].includes(text)) return true;
+  if (['false', '0', 'no'].includes(text)) return false;
+  throw new ConfigError(`${name} must be true or false, not "${value}"`);
+}
+
+function parseTrustProxy(value: string | undefined): boolean | string {
+  const text = nonEmpty(value);
+  if (text === undefined || text === 'false') return false;
+  if (text === 'true') return true;
+  return text;
+}
+
+function ensureDirectory(dir: string): void {
+  try {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+  } catch (error) {
+    throw new ConfigError(`DATA_DIR "${dir}" cannot be created: ${(error as Error).message}`);
+  }
+}
+
+/**
+ * Creates the file exclusively ('wx'), so two servers starting together on one DATA_DIR agree on
+ * one secret: the loser of the race reads the winner's.
+ */
+function readOrCreateSecret(dataDir: string, name: string, generate: () => string): string {
+  const file = path.join(dataDir, name);
+  try {
+    writeFileSync(file, `${generate()}\n`, { flag: 'wx', mode: 0o600 });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') {
+      throw new ConfigError(`DATA_DIR: cannot write ${file}: ${(error as Error).message}`);
+    }
+  }
+  chmodSync(file, 0o600);
+  return readFileSync(file, 'utf8').trim();
+}

@@ -1,0 +1,23 @@
+import { type Kysely, type Migration, type MigrationProvider, Migrator } from 'kysely';
+import * as initial from './migrations/001-initial.js';
+import type { Database } from './schema.js';
+
+/** Migrations live in code and are listed here by explicit import, in order. */
+const migrations: Record<string, Migration> = {
+  '001-initial': initial,
+};
+
+const provider: MigrationProvider = { getMigrations: async () => migrations };
+
+/**
+ * Brings the schema up to date. Kysely's migrator takes a lock (a row lock on PostgreSQL), so
+ * two servers starting together run each migration once.
+ */
+export async function migrateToLatest(db: Kysely<Database>): Promise<void> {
+  const { error, results } = await new Migrator({ db, provider }).migrateToLatest();
+  const failed = results?.find((result) => result.status === 'Error');
+  if (error !== undefined || failed !== undefined) {
+    const name = failed?.migrationName ?? 'unknown';
+    throw new Error(`database migration ${name} failed: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}

@@ -1,0 +1,46 @@
+import { STATUS_CODES } from 'node:http';
+
+export interface FieldError {
+  /** JSON Pointer into the request body or query, e.g. "/partner_settings/base_url". */
+  path: string;
+  message: string;
+}
+
+export interface Problem {
+  type: string;
+  title: string;
+  status: number;
+  detail: string;
+  code: string;
+  errors?: FieldError[];
+}
+
+/**
+ * A failure a client can act on. Each carries a stable `code` defined next to the feature that
+ * raises it, and becomes an RFC 9457 problem document in the one error handler.
+ */
+export class AppError extends Error {
+  override name = 'AppError';
+
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    readonly detail: string,
+    readonly options: { errors?: FieldError[]; headers?: Record<string, string> } = {},
+  ) {
+    super(detail);
+  }
+}
+
+export function problem(status: number, code: string, detail: string, errors?: FieldError[]): Problem {
+  const body: Problem = { type: 'about:blank', title: STATUS_CODES[status] ?? 'Error', status, detail, code };
+  if (errors !== undefined && errors.length > 0) body.errors = errors;
+  return body;
+}
+
+export const PROBLEM_CONTENT_TYPE = 'application/problem+json; charset=utf-8';
+
+export function validationError(errors: FieldError[]): AppError {
+  const detail = errors.map((error) => `${error.path || '/'}: ${error.message}`).join('; ');
+  return new AppError(400, 'validation_failed', detail, { errors });
+}

@@ -1,0 +1,48 @@
+import { buildApp } from './app.js';
+import { ConfigError, loadConfig } from './config.js';
+import { openDatabase } from './db/connect.js';
+import { migrateToLatest } from './db/migrate.js';
+
+/** The process entry: configuration, database, listen, and a graceful close on SIGTERM/SIGINT. */
+async function main(): Promise<void> {
+  let config;
+  try {
+    config = loadConfig(process.env);
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`siteward: configuration error: ${error.message}\n`);
+      process.exit(1);
+    }
+    throw error;
+  }
+
+  const database = openDatabase(config.database);
+  await migrateToLatest(database.db);
+  const app = await buildApp({ config, database });
+
+  let closing = false;
+  const close = async (signal: string) => {
+    if (closing) return;
+    closing = true;
+    app.log.info({ signal }, 'shutting down');
+    // Stop accepting connections, let requests in flight finish, then release the database.
+    const timer = setTimeout(() => process.exit(1), 10_000).unref();
+    await app.close();
+    await database.close();
+    clearTimeout(timer);
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void close('SIGTERM'));
+  process.on('SIGINT', () => void close('SIGINT'));
+
+  await app.listen({ port: config.port, host: config.host });
+  app.log.info(
+    { url: config.publicUrl, database: config.database.kind, dataDir: config.dataDir },
+    `Siteward is serving ${config.publicUrl}`,
+  );
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`siteward: failed to start: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exit(1);
+});

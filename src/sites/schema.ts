@@ -1,0 +1,127 @@
+import { Type, type Static } from 'typebox';
+
+/** The settings groups: free text (often JSON), each at most SETTINGS_MAX_BYTES. */
+export const SETTINGS_FIELDS = [
+  'ai_settings',
+  'email_settings',
+  'widget',
+  'portal',
+  'branding',
+  'public_theme',
+  'knowledge_sources',
+] as const;
+export type SettingsField = (typeof SETTINGS_FIELDS)[number];
+
+export const SETTINGS_MAX_BYTES = 64 * 1024;
+export const NAME_MAX_LENGTH = 200;
+export const URL_MAX_LENGTH = 2048;
+export const COLOR_PATTERN = '^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$';
+export const AUTH_TYPES = ['none', 'bearer', 'token'] as const;
+
+const ShortText = Type.String({ maxLength: 200 });
+const TagList = Type.Array(Type.String({ maxLength: 200 }), { maxItems: 200 });
+const AuthType = Type.Enum(AUTH_TYPES);
+const Ignored = Type.Unknown({ description: 'Set by the server; accepted and ignored, so a GET body can be sent back' });
+
+/** partner_settings as PUT accepts it: every field optional, merged field by field. */
+export const PartnerSettingsInput = Type.Object(
+  {
+    enabled: Type.Optional(Type.Boolean()),
+    base_url: Type.Optional(Type.String({ maxLength: URL_MAX_LENGTH, description: '"" or an absolute http(s) URL' })),
+    mcp_url: Type.Optional(Type.String({ maxLength: URL_MAX_LENGTH, description: '"" or an absolute http(s) URL' })),
+    project_id: Type.Optional(ShortText),
+    auth_type: Type.Optional(AuthType),
+    access_token: Type.Optional(
+      Type.Union([Type.String({ maxLength: 4096 }), Type.Null()], {
+        description: 'Write-only. Left out keeps the stored token; a non-empty string replaces it; "" or null clears it.',
+      }),
+    ),
+    access_token_configured: Type.Optional(Ignored),
+    read_enabled: Type.Optional(Type.Boolean()),
+    write_enabled: Type.Optional(Type.Boolean()),
+    collections: Type.Optional(TagList),
+    widget_project_id: Type.Optional(ShortText),
+    widget_search_sources: Type.Optional(TagList),
+    last_status: Type.Optional(Ignored),
+    last_error: Type.Optional(Ignored),
+    last_checked_at: Type.Optional(Ignored),
+  },
+  { additionalProperties: false },
+);
+
+const siteInputFields = {
+  id: Type.Optional(Ignored),
+  created_at: Type.Optional(Ignored),
+  updated_at: Type.Optional(Ignored),
+  color: Type.Optional(Type.String({ pattern: COLOR_PATTERN, description: '#rgb or #rrggbb' })),
+  ai_settings: Type.Optional(Type.String()),
+  email_settings: Type.Optional(Type.String()),
+  widget: Type.Optional(Type.String()),
+  portal: Type.Optional(Type.String()),
+  branding: Type.Optional(Type.String()),
+  public_theme: Type.Optional(Type.String()),
+  knowledge_sources: Type.Optional(Type.String()),
+  partner_settings: Type.Optional(PartnerSettingsInput),
+};
+
+const Name = Type.String({ minLength: 1, maxLength: NAME_MAX_LENGTH });
+
+export const SiteUpdateBody = Type.Object({ name: Type.Optional(Name), ...siteInputFields }, { additionalProperties: false });
+export const SiteCreateBody = Type.Object({ name: Name, ...siteInputFields }, { additionalProperties: false });
+export type SiteUpdate = Static<typeof SiteUpdateBody>;
+export type SiteCreate = Static<typeof SiteCreateBody>;
+export type PartnerSettingsUpdate = Static<typeof PartnerSettingsInput>;
+
+export const PartnerSettingsSchema = Type.Object({
+  enabled: Type.Boolean(),
+  base_url: Type.String(),
+  mcp_url: Type.String(),
+  project_id: Type.String(),
+  auth_type: AuthType,
+  access_token_configured: Type.Boolean(),
+  read_enabled: Type.Boolean(),
+  write_enabled: Type.Boolean(),
+  collections: Type.Array(Type.String()),
+  widget_project_id: Type.String(),
+  widget_search_sources: Type.Array(Type.String()),
+  last_status: Type.String({ description: '"unchecked", "ok" or "error"' }),
+  last_error: Type.Union([Type.String(), Type.Null()]),
+  last_checked_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+});
+export type PartnerSettings = Static<typeof PartnerSettingsSchema>;
+
+export const SiteSchema = Type.Object({
+  id: Type.String(),
+  name: Type.String(),
+  color: Type.String(),
+  ai_settings: Type.String(),
+  email_settings: Type.String(),
+  widget: Type.String(),
+  portal: Type.String(),
+  branding: Type.String(),
+  public_theme: Type.String(),
+  knowledge_sources: Type.String(),
+  partner_settings: PartnerSettingsSchema,
+  created_at: Type.String({ format: 'date-time' }),
+  updated_at: Type.String({ format: 'date-time' }),
+});
+export type SiteJson = Static<typeof SiteSchema>;
+
+export const SiteEnvelope = Type.Object({ site: SiteSchema });
+
+export const SiteList = Type.Object({
+  sites: Type.Array(SiteSchema),
+  next_cursor: Type.Union([Type.String(), Type.Null()], { description: 'Pass as ?cursor= for the next page; null on the last page' }),
+});
+
+export const SiteListQuery = Type.Object(
+  {
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 50 })),
+    cursor: Type.Optional(Type.String({ maxLength: 200 })),
+  },
+  { additionalProperties: false },
+);
+
+export const SiteParams = Type.Object({ id: Type.String({ maxLength: 64 }) });
+
+export const IfMatchHeaders = Type.Object({ 'if-match': Type.Optional(Type.String({ maxLength: 1024 })) });

@@ -1,0 +1,247 @@
+import type { Kysely, Updateable } from 'kysely';
+import type { DialectName } from '../db/connect.js';
+import type { Database, SitesTable } from '../db/schema.js';
+import { AppError, type FieldError, validationError } from '../errors.js';
+import { ifMatchSatisfied, versionEtag } from '../http/etag.js';
+import type { Clock } from '../lib/clock.js';
+import type { SecretBox } from '../lib/crypto.js';
+import { newId } from '../lib/ids.js';
+import { deleteSite, findSite, findSiteForUpdate, insertSite, listSites, type SiteRow, updateSite } from './queries.js';
+import {
+  type PartnerSettings,
+  type PartnerSettingsUpdate,
+  SETTINGS_FIELDS,
+  SETTINGS_MAX_BYTES,
+  type SiteCreate,
+  type SiteJson,
+  type SiteUpdate,
+} from './schema.js';
+
+/** partner_settings as stored: everything but the token (its own encrypted column) and the derived flag. */
+type StoredPartnerSettings = Omit<PartnerSettings, 'access_token_configured'>;
+
+export const DEFAULT_COLOR = '#4f46e5';
+
+const DEFAULT_PARTNER_SETTINGS: StoredPartnerSettings = {
+  enabled: false,
+  base_url: '',
+  mcp_url: '',
+  project_id: '',
+  auth_type: 'bearer',
+  read_enabled: true,
+  write_enabled: false,
+  collections: [],
+  widget_project_id: '',
+  widget_search_sources: [],
+  last_status: 'unchecked',
+  last_error: null,
+  last_checked_at: null,
+};
+
+/** Fields a client may change; the check results and the token flag belong to the server. */
+const CLIENT_PARTNER_FIELDS = [
+  'enabled',
+  'base_url',
+  'mcp_url',
+  'project_id',
+  'auth_type',
+  'read_enabled',
+  'write_enabled',
+  'collections',
+  'widget_project_id',
+  'widget_search_sources',
+] as const satisfies ReadonlyArray<keyof StoredPartnerSettings & keyof PartnerSettingsUpdate>;
+
+function readPartnerSettings(row: SiteRow): StoredPartnerSettings {
+  const stored = JSON.parse(row.partner_settings) as Partial<StoredPartnerSettings>;
+  return { ...DEFAULT_PARTNER_SETTINGS, ...stored };
+}
+
+/** The site as responses show it. The partner access token never leaves the server. */
+export function siteToJson(row: SiteRow): SiteJson {
+  const partner = readPartnerSettings(row);
+  return {
+    id: row.id,
+    name: row.name,
+    color: row.color,
+    ai_settings: row.ai_settings,
+    email_settings: row.email_settings,
+    widget: row.widget,
+    portal: row.portal,
+    branding: row.branding,
+    public_theme: row.public_theme,
+    knowledge_sources: row.knowledge_sources,
+    partner_settings: { ...partner, access_token_configured: row.partner_access_token !== null },
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+  };
+}
+
+export function siteEtag(row: SiteRow): string {
+  return versionEtag(row.version);
+}
+
+function isHttpUrl(value: string): boolean {
+  if (value !== value.trim()) return false;
+  try {
+    const url = new URL(value);
+    return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '';
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Rules the JSON schema cannot say. Size problems are 413 (the content is too large), the rest
+ * 400; both name every offending field. Nothing is written when either is raised.
+ */
+function checkSiteInput(input: SiteUpdate): void {
+  const invalid: FieldError[] = [];
+  const tooLarge: FieldError[] = [];
+  if (input.name !== undefined && input.name.trim() === '') invalid.push({ path: '/name', message: 'must not be blank' });
+  for (const field of SETTINGS_FIELDS) {
+    const value = input[field];
+    if (value !== undefined && Buffer.byteLength(value, 'utf8') > SETTINGS_MAX_BYTES) {
+      tooLarge.push({ path: `/${field}`, message: `must be at most ${SETTINGS_MAX_BYTES} bytes` });
+    }
+  }
+  const partner = input.partner_settings;
+  for (const field of ['base_url', 'mcp_url'] as const) {
+    const value = partner?.[field];
+    if (value !== undefined && value !== '' && !isHttpUrl(value)) {
+      invalid.push({ path: `/partner_settings/${field}`, message: 'must be empty or an absolute http(s) URL' });
+    }
+  }
+  if (tooLarge.length > 0) {
+    throw new AppError(413, 'field_too_large', tooLarge.map((error) => `${error.path}: ${error.message}`).join('; '), { errors: tooLarge });
+  }
+  if (invalid.length > 0) throw validationError(invalid);
+}
+
+export interface SiteServiceDeps {
+  db: Kysely<Database>;
+  dialect: DialectName;
+  clock: Clock;
+  secrets: SecretBox;
+}
+
+export class SiteService {
+  constructor(private readonly deps: SiteServiceDeps) {}
+
+  async list(userId: string, limit: number, cursor: string | undefined): Promise<{ sites: SiteRow[]; nextCursor: string | null }> {
+    const afterId = cursor === undefined ? undefined : decodeCursor(cursor);
+    // One extra row tells whether another page follows without a count query.
+    const rows = await listSites(this.deps.db, userId, limit + 1, afterId);
+    const page = rows.slice(0, limit);
+    const last = page.at(-1);
+    return { sites: page, nextCursor: rows.length > limit && last !== undefined ? encodeCursor(last.id) : null };
+  }
+
+  async get(userId: string, id: string): Promise<SiteRow> {
+    const row = await findSite(this.deps.db, userId, id);
+    if (row === undefined) throw siteNotFound();
+    return row;
+  }
+
+  async create(userId: string, input: SiteCreate): Promise<SiteRow> {
+    checkSiteInput(input);
+    const now = this.deps.clock.now().toISOString();
+    const empty: SiteRow = {
+      id: newId(this.deps.clock.now()),
+      user_id: userId,
+      name: input.name,
+      color: DEFAULT_COLOR,
+      ai_settings: '',
+      email_settings: '',
+      widget: '',
+      portal: '',
+      branding: '',
+      public_theme: '',
+      knowledge_sources: '',
+      partner_settings: JSON.stringify(DEFAULT_PARTNER_SETTINGS),
+      partner_access_token: null,
+      version: 1,
+      created_at: now,
+      updated_at: now,
+    };
+    const row: SiteRow = { ...empty, ...this.#changes(empty, input), version: 1 };
+    await insertSite(this.deps.db, row);
+    return row;
+  }
+
+  /**
+   * Merges the update into the stored site inside one transaction that holds the row, so two
+   * concurrent updates of different fields both land. If-Match is checked under the same lock.
+   */
+  async update(userId: string, id: string, input: SiteUpdate, ifMatch: string | undefined): Promise<SiteRow> {
+    checkSiteInput(input);
+    return this.deps.db.transaction().execute(async (trx) => {
+      const row = await findSiteForUpdate(trx, this.deps.dialect, userId, id);
+      if (row === undefined) throw siteNotFound();
+      if (!ifMatchSatisfied(ifMatch, siteEtag(row))) {
+        throw new AppError(412, 'precondition_failed', 'The site has changed since you read it (If-Match does not match); reload it and apply your change again.');
+      }
+      const changes = { ...this.#changes(row, input), version: row.version + 1, updated_at: this.deps.clock.now().toISOString() };
+      await updateSite(trx, userId, id, changes);
+      return { ...row, ...changes };
+    });
+  }
+
+  async delete(userId: string, id: string): Promise<void> {
+    if (!(await deleteSite(this.deps.db, userId, id))) throw siteNotFound();
+  }
+
+  /** The columns an input changes; fields left out keep their value. */
+  #changes(row: SiteRow, input: SiteUpdate): Updateable<SitesTable> {
+    const changes: Updateable<SitesTable> = {};
+    if (input.name !== undefined) changes.name = input.name;
+    // Stored lower-case, as sent: #ABC becomes #abc, not #aabbcc.
+    if (input.color !== undefined) changes.color = input.color.toLowerCase();
+    for (const field of SETTINGS_FIELDS) {
+      const value = input[field];
+      if (value !== undefined) changes[field] = value;
+    }
+    const partner = input.partner_settings;
+    if (partner !== undefined) {
+      const merged: StoredPartnerSettings = readPartnerSettings(row);
+      for (const field of CLIENT_PARTNER_FIELDS) {
+        const value = partner[field];
+        if (value !== undefined) (merged as Record<string, unknown>)[field] = value;
+      }
+      changes.partner_settings = JSON.stringify(merged);
+      if (partner.access_token === null || partner.access_token === '') {
+        changes.partner_access_token = null;
+      } else if (partner.access_token !== undefined) {
+        changes.partner_access_token = this.deps.secrets.encrypt(partner.access_token, partnerTokenContext(row.id));
+      }
+    }
+    return changes;
+  }
+
+  /** The partner access token in clear, for the connection check only. */
+  partnerAccessToken(row: SiteRow): string | null {
+    return row.partner_access_token === null ? null : this.deps.secrets.decrypt(row.partner_access_token, partnerTokenContext(row.id));
+  }
+}
+
+/** Binds the ciphertext to its site: copied into another row it fails to decrypt. */
+function partnerTokenContext(siteId: string): string {
+  return `site:${siteId}:partner_access_token`;
+}
+
+function siteNotFound(): AppError {
+  // Another user's site is "not found" too: its existence is not revealed.
+  return new AppError(404, 'site_not_found', 'No site with this id.');
+}
+
+function encodeCursor(id: string): string {
+  return Buffer.from(id, 'utf8').toString('base64url');
+}
+
+function decodeCursor(cursor: string): string {
+  const id = Buffer.from(cursor, 'base64url').toString('utf8');
+  if (!/^[0-9a-f-]{36}$/.test(id)) {
+    throw validationError([{ path: '/cursor', message: 'is not a cursor this service issued' }]);
+  }
+  return id;
+}
