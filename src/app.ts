@@ -56,6 +56,8 @@ export async function buildApp(options: AppOptions): Promise<App> {
     genReqId: () => crypto.randomUUID(),
   }).withTypeProvider<TypeBoxTypeProvider>();
 
+  // Bodies are JSON only; Fastify's built-in text/plain parser would let a text body reach validation.
+  app.removeContentTypeParser('text/plain');
   app.setValidatorCompiler(validatorCompiler);
   app.setErrorHandler(handleError);
   app.setNotFoundHandler(handleNotFound);

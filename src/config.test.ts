@@ -1,0 +1,76 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, test } from 'node:test';
+import { ConfigError, loadConfig } from './config.js';
+
+let dataDir: string;
+beforeEach(() => {
+  dataDir = mkdtempSync(path.join(tmpdir(), 'siteward-config-'));
+});
+afterEach(() => {
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+test('defaults: port 3000, loopback, SQLite in DATA_DIR, open sign-up', () => {
+  const config = loadConfig({ DATA_DIR: dataDir });
+  assert.equal(config.port, 3000);
+  assert.equal(config.host, '127.0.0.1');
+  assert.equal(config.publicUrl, 'http://localhost:3000');
+  assert.equal(config.publicOrigin, 'http://localhost:3000');
+  assert.deepEqual(config.database, { kind: 'sqlite', file: path.join(dataDir, 'siteward.db') });
+  assert.equal(config.signup, 'open');
+  assert.equal(config.partnerAllowPrivateNetworks, false);
+});
+
+test('generates JWT_SECRET and ENCRYPTION_KEY once, mode 0600, and reuses them', () => {
+  const first = loadConfig({ DATA_DIR: dataDir });
+  const second = loadConfig({ DATA_DIR: dataDir });
+  assert.equal(first.jwtSecret, second.jwtSecret);
+  assert.ok(first.encryptionKey.equals(second.encryptionKey));
+  assert.ok(first.jwtSecret.length >= 32);
+  assert.equal(first.encryptionKey.length, 32);
+  for (const file of ['jwt-secret', 'encryption-key']) {
+    assert.equal(statSync(path.join(dataDir, file)).mode & 0o777, 0o600, file);
+  }
+  assert.equal(readFileSync(path.join(dataDir, 'jwt-secret'), 'utf8').trim(), first.jwtSecret);
+});
+
+test('explicit secrets win over the generated files', () => {
+  const key = Buffer.alloc(32, 7).toString('base64');
+  const config = loadConfig({ DATA_DIR: dataDir, JWT_SECRET: 'x'.repeat(40), ENCRYPTION_KEY: key });
+  assert.equal(config.jwtSecret, 'x'.repeat(40));
+  assert.equal(config.encryptionKey.toString('base64'), key);
+});
+
+test('each bad value stops start-up with one line naming the variable', () => {
+  const cases: Array<[Record<string, string>, string]> = [
+    [{ PORT: 'eighty' }, 'PORT'],
+    [{ PORT: '70000' }, 'PORT'],
+    [{ PUBLIC_URL: 'localhost:3000' }, 'PUBLIC_URL'],
+    [{ PUBLIC_URL: 'ftp://example.com' }, 'PUBLIC_URL'],
+    [{ DATABASE_URL: 'mysql://db/siteward' }, 'DATABASE_URL'],
+    [{ DATABASE_URL: 'postgres://db/siteward', DATABASE_POOL_SIZE: '0' }, 'DATABASE_POOL_SIZE'],
+    [{ JWT_SECRET: 'too-short' }, 'JWT_SECRET'],
+    [{ ENCRYPTION_KEY: Buffer.alloc(16).toString('base64') }, 'ENCRYPTION_KEY'],
+    [{ ENCRYPTION_KEY: 'not base64 at all!' }, 'ENCRYPTION_KEY'],
+    [{ SIGNUP: 'maybe' }, 'SIGNUP'],
+    [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
+    [{ SMTP_URL: 'mail.example.com' }, 'SMTP_URL'],
+    [{ PARTNER_ALLOW_PRIVATE_NETWORKS: 'sometimes' }, 'PARTNER_ALLOW_PRIVATE_NETWORKS'],
+  ];
+  for (const [env, variable] of cases) {
+    assert.throws(
+      () => loadConfig({ DATA_DIR: dataDir, ...env }),
+      (error: unknown) => error instanceof ConfigError && error.message.startsWith(variable) && !error.message.includes('\n'),
+      variable,
+    );
+  }
+});
+
+test('PUBLIC_URL keeps a path prefix but loses its trailing slash', () => {
+  const config = loadConfig({ DATA_DIR: dataDir, PUBLIC_URL: 'https://example.com/siteward/' });
+  assert.equal(config.publicUrl, 'https://example.com/siteward');
+  assert.equal(config.publicOrigin, 'https://example.com');
+});

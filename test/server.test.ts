@@ -1,0 +1,127 @@
+import assert from 'node:assert/strict';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, beforeEach, test } from 'node:test';
+import Database from 'better-sqlite3';
+import { SecretBox } from '../src/lib/crypto.js';
+import { STRONG_PASSWORD } from './helpers.js';
+
+const MAIN = fileURLToPath(new URL('../src/main.js', import.meta.url));
+const CLI = fileURLToPath(new URL('../src/cli.js', import.meta.url));
+
+let dataDir: string;
+beforeEach(() => {
+  dataDir = mkdtempSync(path.join(tmpdir(), 'siteward-server-'));
+});
+afterEach(() => {
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+async function freePort(): Promise<number> {
+  const server = createServer().listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const address = server.address();
+  server.close();
+  if (address === null || typeof address === 'string') throw new Error('no port');
+  return address.port;
+}
+
+interface Running {
+  process: ChildProcess;
+  base: string;
+  output: () => string;
+}
+
+/** Starts the real entry point, as `npm start` does, and waits until it serves. */
+async function startServer(port: number): Promise<Running> {
+  const child = spawn(process.execPath, [MAIN], {
+    env: { PATH: process.env.PATH, DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'info' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const deadline = Date.now() + 20_000;
+  while (!output.includes('Siteward is serving')) {
+    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`server did not start:\n${output}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return { process: child, base: `http://127.0.0.1:${port}`, output: () => output };
+}
+
+async function stop(running: Running): Promise<number | null> {
+  running.process.kill('SIGTERM');
+  const [code] = (await once(running.process, 'exit')) as [number | null];
+  return code;
+}
+
+async function json(url: string, init: RequestInit = {}): Promise<{ status: number; body: Record<string, unknown> }> {
+  const response = await fetch(url, init);
+  return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+}
+
+test('a restart keeps JWTs, access tokens and encrypted secrets valid; SIGTERM closes cleanly', async () => {
+  const port = await freePort();
+  const first = await startServer(port);
+  const headers = { 'content-type': 'application/json' };
+  const signup = await json(`${first.base}/auth/signup`, { method: 'POST', headers, body: JSON.stringify({ email: 'restart@example.com', password: STRONG_PASSWORD }) });
+  assert.equal(signup.status, 201);
+  const bearer = `Bearer ${String(signup.body.token)}`;
+  const pat = await json(`${first.base}/api/v1/access-tokens`, { method: 'POST', headers: { ...headers, authorization: bearer }, body: JSON.stringify({ name: 'kept' }) });
+  const token = (pat.body.access_token as { token: string }).token;
+  const created = await json(`${first.base}/api/v1/sites`, {
+    method: 'POST',
+    headers: { ...headers, authorization: bearer },
+    body: JSON.stringify({ name: 'Kept', partner_settings: { access_token: 'partner-secret-survives' } }),
+  });
+  const siteId = (created.body.site as { id: string }).id;
+  assert.equal(await stop(first), 0);
+  assert.match(first.output(), /shutting down/);
+  assert.ok(!first.output().includes('partner-secret-survives'));
+  assert.ok(!first.output().includes(token));
+
+  const second = await startServer(port);
+  try {
+    const withJwt = await json(`${second.base}/api/v1/sites/${siteId}`, { headers: { authorization: bearer } });
+    assert.equal(withJwt.status, 200);
+    assert.equal((withJwt.body.site as { partner_settings: { access_token_configured: boolean } }).partner_settings.access_token_configured, true);
+    const withToken = await json(`${second.base}/api/v1/sites`, { headers: { authorization: `Token ${token}` } });
+    assert.equal(withToken.status, 200);
+  } finally {
+    assert.equal(await stop(second), 0);
+  }
+
+  // The key kept in DATA_DIR still opens the stored partner token.
+  const key = Buffer.from(readFileSync(path.join(dataDir, 'encryption-key'), 'utf8').trim(), 'base64');
+  const db = new Database(path.join(dataDir, 'siteward.db'), { readonly: true });
+  const row = db.prepare('select partner_access_token from sites where id = ?').get(siteId) as { partner_access_token: string };
+  db.close();
+  assert.equal(new SecretBox(key).decrypt(row.partner_access_token, `site:${siteId}:partner_access_token`), 'partner-secret-survives');
+});
+
+test('a bad configuration value stops start-up with one line naming the variable', () => {
+  const result = spawnSync(process.execPath, [MAIN], { env: { PATH: process.env.PATH, DATA_DIR: dataDir, PORT: 'eighty' }, encoding: 'utf8' });
+  assert.equal(result.status, 1);
+  assert.equal(result.stderr.trim().split('\n').length, 1);
+  assert.match(result.stderr, /PORT must be a whole number/);
+});
+
+test('the CLI creates and lists users, and refuses a duplicate', () => {
+  const env = { PATH: process.env.PATH, DATA_DIR: dataDir };
+  const created = spawnSync(process.execPath, [CLI, 'users:create', '--email', 'Admin@Example.com', '--password', STRONG_PASSWORD, '--name', 'Admin', '--json'], { env, encoding: 'utf8' });
+  assert.equal(created.status, 0, created.stderr);
+  assert.equal(JSON.parse(created.stdout).user.email, 'admin@example.com');
+  const duplicate = spawnSync(process.execPath, [CLI, 'users:create', '--email', 'admin@example.com', '--password', STRONG_PASSWORD], { env, encoding: 'utf8' });
+  assert.equal(duplicate.status, 1);
+  assert.match(duplicate.stderr, /already exists/);
+  const listed = spawnSync(process.execPath, [CLI, 'users:list', '--json'], { env, encoding: 'utf8' });
+  assert.equal(listed.status, 0);
+  assert.deepEqual(JSON.parse(listed.stdout).users.map((user: { email: string }) => user.email), ['admin@example.com']);
+  const usage = spawnSync(process.execPath, [CLI, 'users:create', '--email', 'x@example.com'], { env, encoding: 'utf8' });
+  assert.equal(usage.status, 2);
+});
