@@ -13,6 +13,7 @@ import { STRONG_PASSWORD } from './helpers.js';
 
 const MAIN = fileURLToPath(new URL('../src/main.js', import.meta.url));
 const CLI = fileURLToPath(new URL('../src/cli.js', import.meta.url));
+const README = fileURLToPath(new URL('../../README.md', import.meta.url));
 
 let dataDir: string;
 beforeEach(() => {
@@ -124,4 +125,23 @@ test('the CLI creates and lists users, and refuses a duplicate', () => {
   assert.deepEqual(JSON.parse(listed.stdout).users.map((user: { email: string }) => user.email), ['admin@example.com']);
   const usage = spawnSync(process.execPath, [CLI, 'users:create', '--email', 'x@example.com'], { env, encoding: 'utf8' });
   assert.equal(usage.status, 2);
+});
+
+test("the README's curl walkthrough runs as written against a real server", async () => {
+  const readme = readFileSync(README, 'utf8');
+  const section = readme.slice(readme.indexOf('## Walkthrough with curl'));
+  const script = /```sh\n([\s\S]*?)```/.exec(section)?.[1];
+  assert.ok(script !== undefined, 'the walkthrough has a sh block');
+  const port = await freePort();
+  const running = await startServer(port);
+  try {
+    const result = spawnSync('bash', ['-e', '-c', `${script.replace('BASE=http://localhost:3000', `BASE=http://127.0.0.1:${port}`)}\necho "SITE=$SITE"`], { encoding: 'utf8' });
+    assert.equal(result.status, 0, result.stderr);
+    assert.match(result.stdout, /"access_token_configured":true/);
+    assert.match(result.stdout, /"name":"Help centre \(EU\)"/);
+    assert.ok(!result.stdout.includes('<ACCESS_TOKEN>'), 'the partner token is never echoed');
+    assert.match(result.stdout, /SITE=[0-9a-f-]{36}/);
+  } finally {
+    await stop(running);
+  }
 });
