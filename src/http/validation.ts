@@ -10,8 +10,46 @@ import type { FieldError } from '../errors.js';
 const strict = new Ajv({ allErrors: true, coerceTypes: false, removeAdditional: false, useDefaults: false, strict: false });
 const coercing = new Ajv({ allErrors: true, coerceTypes: true, removeAdditional: false, useDefaults: true, strict: false });
 
+/**
+ * Text no database keeps as sent: PostgreSQL refuses NUL in a text column, and an unpaired UTF-16
+ * surrogate has no UTF-8 form (it would be stored as U+FFFD while the response echoed the
+ * original). With the u flag, \p{Cs} matches only unpaired surrogates.
+ */
+const UNSTORABLE_TEXT = /[\u0000\p{Cs}]/u;
+
+/** The JSON Pointer of the first string (key or value) holding unstorable text, if any. */
+function findUnstorableText(value: unknown, pointer = ''): string | undefined {
+  if (typeof value === 'string') return UNSTORABLE_TEXT.test(value) ? pointer : undefined;
+  if (typeof value !== 'object' || value === null) return undefined;
+  for (const [key, item] of Object.entries(value)) {
+    const path = `${pointer}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`;
+    if (UNSTORABLE_TEXT.test(key)) return path;
+    const found = findUnstorableText(item, path);
+    if (found !== undefined) return found;
+  }
+  return undefined;
+}
+
+type Validator = ((data: unknown) => boolean) & { errors?: ErrorObject[] | null };
+
+/** Every request body passes the schema and then the storable-text rule, on every route. */
+function compileBodyValidator(schema: object): Validator {
+  const validateSchema = strict.compile(schema);
+  const validate: Validator = (data) => {
+    if (!validateSchema(data)) {
+      validate.errors = validateSchema.errors;
+      return false;
+    }
+    const path = findUnstorableText(data);
+    if (path === undefined) return true;
+    validate.errors = [{ instancePath: path, schemaPath: '#', keyword: 'storableText', message: 'must not contain NUL characters or unpaired surrogates', params: {} }];
+    return false;
+  };
+  return validate;
+}
+
 export const validatorCompiler: FastifySchemaCompiler<FastifySchema> = ({ schema, httpPart }) =>
-  (httpPart === 'body' ? strict : coercing).compile(schema as object);
+  httpPart === 'body' ? compileBodyValidator(schema as object) : coercing.compile(schema as object);
 
 /** Ajv's errors as JSON Pointer paths a client can map to its form fields. */
 export function fieldErrors(errors: ReadonlyArray<Partial<ErrorObject>>, context: string | undefined): FieldError[] {
