@@ -46,6 +46,8 @@ export interface TestAppOptions {
   dataDir?: string;
   /** Reuse a database created by an earlier TestApp (restart on PostgreSQL). */
   databaseUrl?: string;
+  /** Waits between e-mail delivery retries; short by default so failure tests finish quickly. */
+  mailRetryDelaysMs?: number[];
 }
 
 /** Cheap argon2id parameters: the tests exercise the flow, not the hash's cost. */
@@ -106,7 +108,14 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
       callback();
     },
   });
-  const app = await buildApp({ config, database, clock, logStream, passwordHashing: TEST_PASSWORD_HASHING });
+  const app = await buildApp({
+    config,
+    database,
+    clock,
+    logStream,
+    passwordHashing: TEST_PASSWORD_HASHING,
+    mailerOptions: { retryDelaysMs: options.mailRetryDelaysMs ?? [20, 20] },
+  });
   await app.ready();
   return {
     app,

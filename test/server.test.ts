@@ -135,12 +135,19 @@ test("the README's curl walkthrough runs as written against a real server", asyn
   const port = await freePort();
   const running = await startServer(port);
   try {
-    const result = spawnSync('bash', ['-e', '-c', `${script.replace('BASE=http://localhost:3000', `BASE=http://127.0.0.1:${port}`)}\necho "SITE=$SITE"`], { encoding: 'utf8' });
+    const result = spawnSync('bash', ['-e', '-c', `${script.replace('BASE=http://localhost:3000', `BASE=http://localhost:${port}`).replaceAll('cookies.txt', path.join(dataDir, 'cookies.txt'))}\necho "SITE=$SITE"`], {
+      encoding: 'utf8',
+      cwd: path.dirname(README),
+      env: { ...process.env, DATA_DIR: dataDir },
+    });
     assert.equal(result.status, 0, result.stderr);
     assert.match(result.stdout, /"access_token_configured":true/);
     assert.match(result.stdout, /"name":"Help centre \(EU\)"/);
     assert.ok(!result.stdout.includes('<ACCESS_TOKEN>'), 'the partner token is never echoed');
     assert.match(result.stdout, /SITE=[0-9a-f-]{36}/);
+    assert.match(result.stdout, /200\n303 http:\/\/localhost:\d+\/\n/, 'the link page answers; the POST signs in and redirects to the app');
+    assert.match(result.stdout, /"email":"ada@example.com"/);
+    assert.match(result.stdout, /204\n401\n/, 'sign out everywhere revokes the JWT');
   } finally {
     await stop(running);
   }

@@ -47,7 +47,7 @@ export async function findAccessTokenWithUser(
       'users.email',
       'users.name',
       'users.password_hash',
-      'users.tokens_not_before',
+      'users.jwt_generation',
       'users.created_at',
       'users.updated_at',
     ])
@@ -70,7 +70,7 @@ export async function findAccessTokenWithUser(
       email: row.email,
       name: row.name,
       password_hash: row.password_hash,
-      tokens_not_before: row.tokens_not_before,
+      jwt_generation: row.jwt_generation,
       created_at: row.created_at,
       updated_at: row.updated_at,
     },

@@ -1,3 +1,4 @@
+import type {} from '@fastify/cookie';
 import type { FastifyRequest } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
@@ -6,9 +7,11 @@ import type { Clock } from '../lib/clock.js';
 import { findUserById, type UserRow } from '../users/queries.js';
 import { findAccessTokenWithUser, touchAccessToken } from '../access-tokens/queries.js';
 import { InvalidJwtError, type JwtService, looksLikeJwt } from './jwt.js';
+import { assertSameOrigin, isSafeMethod } from './csrf.js';
+import type { SessionService } from './sessions.js';
 import { ACCESS_TOKEN_SCOPES, type AccessTokenScope, hashAccessToken, isWellFormedAccessToken, looksLikeAccessToken } from './tokens.js';
 
-export type AuthMethod = 'jwt' | 'access_token';
+export type AuthMethod = 'jwt' | 'access_token' | 'session';
 
 /** Who is calling, and with which credential. */
 export interface Principal {
@@ -16,6 +19,7 @@ export interface Principal {
   method: AuthMethod;
   scopes: readonly AccessTokenScope[];
   accessTokenId: string | null;
+  sessionId: string | null;
 }
 
 declare module 'fastify' {
@@ -46,13 +50,15 @@ export class Guard {
   constructor(
     private readonly db: Kysely<Database>,
     private readonly jwt: JwtService,
+    private readonly sessions: SessionService,
     private readonly clock: Clock,
+    private readonly publicOrigin: string,
   ) {}
 
   /** An onRequest hook that authenticates the caller and checks the requirement. */
   require(requirement: Requirement): (request: FastifyRequest) => Promise<void> {
     return async (request) => {
-      const principal = await this.authenticate(request.headers.authorization);
+      const principal = await this.authenticate(request);
       if (requirement === 'account' && principal.method === 'access_token') {
         throw new AppError(403, 'access_token_not_allowed', 'Personal access tokens cannot manage account settings or other tokens; sign in instead.');
       }
@@ -63,9 +69,21 @@ export class Guard {
     };
   }
 
-  async authenticate(header: string | undefined): Promise<Principal> {
+  /**
+   * The Authorization header, when present, decides; otherwise the web session cookie. Tokens are
+   * never read from cookies, and a cookie-authenticated write must pass the same-origin check.
+   */
+  async authenticate(request: FastifyRequest): Promise<Principal> {
+    const header = request.headers.authorization;
+    const cookie = request.cookies[this.sessions.cookieName];
+    if (header === undefined && cookie !== undefined && cookie !== '') {
+      const found = await this.sessions.authenticate(cookie);
+      if (found === undefined) throw unauthorized('session_expired', 'Your session has ended; sign in again.');
+      if (!isSafeMethod(request.method)) assertSameOrigin(request.headers, this.publicOrigin);
+      return { user: found.user, method: 'session', scopes: ACCESS_TOKEN_SCOPES, accessTokenId: null, sessionId: found.session.id };
+    }
     if (header === undefined || header.trim() === '') {
-      throw unauthorized('unauthenticated', 'Send Authorization: Bearer <JWT> or Authorization: Token <personal access token>.');
+      throw unauthorized('unauthenticated', 'Sign in, or send Authorization: Bearer <JWT> or Authorization: Token <personal access token>.');
     }
     const match = /^(\S+)\s+(\S+)\s*$/.exec(header);
     const scheme = match?.[1]?.toLowerCase();
@@ -95,10 +113,10 @@ export class Guard {
     }
     const user = await findUserById(this.db, claims.sub);
     // A deleted user, or a token issued before "sign out everywhere", is no longer honoured.
-    if (user === undefined || claims.iat < user.tokens_not_before) {
+    if (user === undefined || claims.gen !== user.jwt_generation) {
       throw unauthorized('invalid_token', INVALID_CREDENTIALS_DETAIL);
     }
-    return { user, method: 'jwt', scopes: ACCESS_TOKEN_SCOPES, accessTokenId: null };
+    return { user, method: 'jwt', scopes: ACCESS_TOKEN_SCOPES, accessTokenId: null, sessionId: null };
   }
 
   async #authenticateAccessToken(token: string): Promise<Principal> {
@@ -115,6 +133,6 @@ export class Guard {
     const scopes = found.token.scopes.split(' ').filter((scope): scope is AccessTokenScope =>
       (ACCESS_TOKEN_SCOPES as readonly string[]).includes(scope),
     );
-    return { user: found.user, method: 'access_token', scopes, accessTokenId: found.token.id };
+    return { user: found.user, method: 'access_token', scopes, accessTokenId: found.token.id, sessionId: null };
   }
 }

@@ -10,6 +10,8 @@ const CLOCK_SKEW_SECONDS = 60;
 
 export interface JwtClaims {
   sub: string;
+  /** The user's JWT generation at issue; see users.jwt_generation. */
+  gen: number;
   iat: number;
   exp: number;
   iss: string;
@@ -46,18 +48,18 @@ export class JwtService {
       key,
       algorithms: ['HS256'],
       allowedIss: issuer,
-      requiredClaims: ['sub', 'iat', 'exp', 'iss', 'jti'],
+      requiredClaims: ['sub', 'gen', 'iat', 'exp', 'iss', 'jti'],
       // Time is judged below, against the injected clock, not the verifier's own.
       ignoreExpiration: true,
       ignoreNotBefore: true,
     });
   }
 
-  issue(userId: string): IssuedJwt {
+  issue(userId: string, generation: number): IssuedJwt {
     const now = this.clock.now();
     const iat = Math.floor(now.getTime() / 1000);
     const exp = iat + JWT_LIFETIME_SECONDS;
-    const token = this.#sign({ sub: userId, iat, exp, iss: this.issuer, jti: newId(now) });
+    const token = this.#sign({ sub: userId, gen: generation, iat, exp, iss: this.issuer, jti: newId(now) });
     return { token, expiresAt: new Date(exp * 1000) };
   }
 
@@ -85,6 +87,7 @@ function isClaims(value: unknown): value is JwtClaims {
     typeof claims.sub === 'string' &&
     typeof claims.iss === 'string' &&
     typeof claims.jti === 'string' &&
+    Number.isInteger(claims.gen) &&
     Number.isInteger(claims.iat) &&
     Number.isInteger(claims.exp)
   );

@@ -10,11 +10,13 @@ export interface RateLimitRule {
 
 const FIFTEEN_MINUTES = 15 * 60 * 1000;
 
-/** Limits on sign-in and sign-up. Failures count per account and per client address. */
+/** Limits on sign-in, sign-up and sign-in e-mails, per account or address and per client address. */
 export const RATE_LIMITS = {
   loginFailuresPerAccount: { limit: 10, windowMs: FIFTEEN_MINUTES },
   loginFailuresPerIp: { limit: 50, windowMs: FIFTEEN_MINUTES },
   signupsPerIp: { limit: 10, windowMs: 60 * 60 * 1000 },
+  magicLinksPerAddress: { limit: 5, windowMs: FIFTEEN_MINUTES },
+  magicLinksPerIp: { limit: 20, windowMs: FIFTEEN_MINUTES },
 } satisfies Record<string, RateLimitRule>;
 
 /**

@@ -19,7 +19,13 @@ export class AuthService {
     private readonly limiter: RateLimiter,
   ) {}
 
-  async login(emailInput: string, password: string, clientIp: string): Promise<SignedIn> {
+  async login(email: string, password: string, clientIp: string): Promise<SignedIn> {
+    const user = await this.verifyPassword(email, password, clientIp);
+    return { user, jwt: this.jwt.issue(user.id, user.jwt_generation) };
+  }
+
+  /** The first factor, shared by the API's JWT login and the web sign-in. */
+  async verifyPassword(emailInput: string, password: string, clientIp: string): Promise<UserRow> {
     const email = normalizeEmail(emailInput);
     const accountKey = `login:account:${email}`;
     const ipKey = `login:ip:${clientIp}`;
@@ -38,7 +44,7 @@ export class AuthService {
       throw unauthorized('invalid_credentials', 'The e-mail address or password is wrong.');
     }
     await this.limiter.reset(accountKey);
-    return { user, jwt: this.jwt.issue(user.id) };
+    return user;
   }
 
   async signup(input: NewUser, clientIp: string): Promise<SignedIn> {
@@ -46,6 +52,6 @@ export class AuthService {
     await this.limiter.assertNotLimited([[ipKey, RATE_LIMITS.signupsPerIp]]);
     await this.limiter.hit(ipKey, RATE_LIMITS.signupsPerIp);
     const user = await this.users.createUser(input);
-    return { user, jwt: this.jwt.issue(user.id) };
+    return { user, jwt: this.jwt.issue(user.id, user.jwt_generation) };
   }
 }

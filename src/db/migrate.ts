@@ -1,10 +1,12 @@
 import { type Kysely, type Migration, type MigrationProvider, Migrator } from 'kysely';
 import * as initial from './migrations/001-initial.js';
+import * as webSignIn from './migrations/002-web-sign-in.js';
 import type { Database } from './schema.js';
 
 /** Migrations live in code and are listed here by explicit import, in order. */
 const migrations: Record<string, Migration> = {
   '001-initial': initial,
+  '002-web-sign-in': webSignIn,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -7,6 +7,8 @@ export interface Database {
   access_tokens: AccessTokensTable;
   sites: SitesTable;
   rate_limits: RateLimitsTable;
+  sessions: SessionsTable;
+  one_time_tokens: OneTimeTokensTable;
 }
 
 export interface UsersTable {
@@ -14,8 +16,12 @@ export interface UsersTable {
   email: string;
   name: string;
   password_hash: string;
-  /** JWTs issued (iat, seconds) before this are refused: "sign out everywhere". */
-  tokens_not_before: number;
+  /**
+   * Every JWT carries the generation it was issued in (claim "gen"); "sign out everywhere" bumps
+   * it, refusing every older JWT at once. A counter, not a time: exact, and immune to clock skew
+   * between app servers.
+   */
+  jwt_generation: number;
   created_at: string;
   updated_at: string;
 }
@@ -60,4 +66,30 @@ export interface RateLimitsTable {
   /** Epoch milliseconds at which the current window opened. */
   window_start: number;
   count: number;
+}
+
+export interface SessionsTable {
+  /** Public id, for listing and revoking; the cookie value is another, secret, random string. */
+  id: string;
+  user_id: string;
+  /** SHA-256 of the cookie value. */
+  token_hash: string;
+  created_at: string;
+  last_seen_at: string;
+  /** Absolute end of the session, whatever its activity. */
+  expires_at: string;
+  user_agent: string;
+  ip: string;
+}
+
+export interface OneTimeTokensTable {
+  id: string;
+  user_id: string;
+  /** What the token is for ("magic_link"); it is redeemed only for that purpose. */
+  purpose: string;
+  /** SHA-256 of the token; the token itself is only ever in the e-mail. */
+  token_hash: string;
+  created_at: string;
+  expires_at: string;
+  used_at: string | null;
 }

@@ -51,7 +51,7 @@ export class UserService {
       email,
       name,
       password_hash: await this.hasher.hash(input.password),
-      tokens_not_before: 0,
+      jwt_generation: 0,
       created_at: now.toISOString(),
       updated_at: now.toISOString(),
     };

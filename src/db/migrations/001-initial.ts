@@ -8,7 +8,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('email', 'text', (column) => column.notNull().unique())
     .addColumn('name', 'text', (column) => column.notNull().defaultTo(''))
     .addColumn('password_hash', 'text', (column) => column.notNull())
-    .addColumn('tokens_not_before', 'bigint', (column) => column.notNull().defaultTo(0))
+    .addColumn('jwt_generation', 'integer', (column) => column.notNull().defaultTo(0))
     .addColumn('created_at', 'text', (column) => column.notNull())
     .addColumn('updated_at', 'text', (column) => column.notNull())
     .execute();

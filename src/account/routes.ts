@@ -1,0 +1,87 @@
+import { Type } from 'typebox';
+import type { Guard } from '../auth/guard.js';
+import type { SessionService } from '../auth/sessions.js';
+import { currentPrincipal, currentUser } from '../http/principal.js';
+import { ProblemSchema } from '../http/schema.js';
+import type { App } from '../http/types.js';
+import { UserSchema } from '../users/schema.js';
+import { userToJson } from '../users/service.js';
+
+const SessionSchema = Type.Object({
+  id: Type.String(),
+  created_at: Type.String({ format: 'date-time' }),
+  last_seen_at: Type.String({ format: 'date-time' }),
+  expires_at: Type.String({ format: 'date-time' }),
+  user_agent: Type.String(),
+  ip: Type.String(),
+  current: Type.Boolean({ description: 'The session this request was made with' }),
+});
+
+const errors = { 401: ProblemSchema, 403: ProblemSchema };
+const tags = ['account'];
+
+export function registerAccountRoutes(app: App, deps: { guard: Guard; sessions: SessionService }): void {
+  const { guard, sessions } = deps;
+
+  app.get(
+    '/api/v1/me',
+    {
+      onRequest: guard.require('authenticated'),
+      schema: { summary: 'The signed-in user', tags, response: { 200: Type.Object({ user: UserSchema }), ...errors } },
+    },
+    async (request) => ({ user: userToJson(currentUser(request)) }),
+  );
+
+  app.get(
+    '/api/v1/me/sessions',
+    {
+      onRequest: guard.require('account'),
+      schema: { summary: 'Your active web sessions', tags, response: { 200: Type.Object({ sessions: Type.Array(SessionSchema) }), ...errors } },
+    },
+    async (request) => {
+      const principal = currentPrincipal(request);
+      const rows = await sessions.list(principal.user.id);
+      return {
+        sessions: rows.map((row) => ({
+          id: row.id,
+          created_at: row.created_at,
+          last_seen_at: row.last_seen_at,
+          expires_at: row.expires_at,
+          user_agent: row.user_agent,
+          ip: row.ip,
+          current: row.id === principal.sessionId,
+        })),
+      };
+    },
+  );
+
+  app.delete(
+    '/api/v1/me/sessions/:id',
+    {
+      onRequest: guard.require('account'),
+      schema: {
+        summary: 'End one of your web sessions',
+        tags,
+        params: Type.Object({ id: Type.String({ maxLength: 64 }) }),
+        response: { 204: Type.Null(), ...errors, 404: ProblemSchema },
+      },
+    },
+    async (request, reply) => {
+      await sessions.revoke(currentUser(request).id, request.params.id);
+      return reply.code(204).send(null);
+    },
+  );
+
+  app.delete(
+    '/api/v1/me/sessions',
+    {
+      onRequest: guard.require('account'),
+      schema: { summary: 'Sign out everywhere: ends every web session and revokes every JWT issued so far', tags, response: { 204: Type.Null(), ...errors } },
+    },
+    async (request, reply) => {
+      await sessions.revokeEverything(currentUser(request).id);
+      reply.clearCookie(sessions.cookieName, { path: '/', secure: sessions.cookieSettings.secure, httpOnly: true, sameSite: 'lax' });
+      return reply.code(204).send(null);
+    },
+  );
+}

@@ -1,0 +1,129 @@
+import type { Kysely, Selectable } from 'kysely';
+import type { Database, OneTimeTokensTable, SessionsTable } from '../db/schema.js';
+import type { UserRow } from '../users/queries.js';
+
+export type SessionRow = Selectable<SessionsTable>;
+export type OneTimeTokenRow = Selectable<OneTimeTokensTable>;
+
+export function insertSession(db: Kysely<Database>, row: SessionRow): Promise<unknown> {
+  return db.insertInto('sessions').values(row).execute();
+}
+
+/** The session and its user in one query, found by the hash of the cookie value. */
+export async function findSessionWithUser(db: Kysely<Database>, tokenHash: string): Promise<{ session: SessionRow; user: UserRow } | undefined> {
+  const row = await db
+    .selectFrom('sessions')
+    .innerJoin('users', 'users.id', 'sessions.user_id')
+    .select([
+      'sessions.id as session_id',
+      'sessions.token_hash',
+      'sessions.created_at as session_created_at',
+      'sessions.last_seen_at',
+      'sessions.expires_at',
+      'sessions.user_agent',
+      'sessions.ip',
+      'users.id as user_id',
+      'users.email',
+      'users.name',
+      'users.password_hash',
+      'users.jwt_generation',
+      'users.created_at',
+      'users.updated_at',
+    ])
+    .where('sessions.token_hash', '=', tokenHash)
+    .executeTakeFirst();
+  if (row === undefined) return undefined;
+  return {
+    session: {
+      id: row.session_id,
+      user_id: row.user_id,
+      token_hash: row.token_hash,
+      created_at: row.session_created_at,
+      last_seen_at: row.last_seen_at,
+      expires_at: row.expires_at,
+      user_agent: row.user_agent,
+      ip: row.ip,
+    },
+    user: {
+      id: row.user_id,
+      email: row.email,
+      name: row.name,
+      password_hash: row.password_hash,
+      jwt_generation: row.jwt_generation,
+      created_at: row.created_at,
+      updated_at: row.updated_at,
+    },
+  };
+}
+
+export function touchSession(db: Kysely<Database>, id: string, seenAt: string): Promise<unknown> {
+  return db.updateTable('sessions').set({ last_seen_at: seenAt }).where('id', '=', id).execute();
+}
+
+/** The user's sessions that have not ended, newest first. */
+export function listActiveSessions(db: Kysely<Database>, userId: string, now: string): Promise<SessionRow[]> {
+  return db.selectFrom('sessions').selectAll().where('user_id', '=', userId).where('expires_at', '>', now).orderBy('id', 'desc').execute();
+}
+
+export async function deleteSession(db: Kysely<Database>, userId: string, id: string): Promise<boolean> {
+  const result = await db.deleteFrom('sessions').where('user_id', '=', userId).where('id', '=', id).executeTakeFirst();
+  return Number(result.numDeletedRows) === 1;
+}
+
+export function deleteSessionByHash(db: Kysely<Database>, tokenHash: string): Promise<unknown> {
+  return db.deleteFrom('sessions').where('token_hash', '=', tokenHash).execute();
+}
+
+/**
+ * "Sign out everywhere": every session goes and the JWT generation moves on, in one transaction,
+ * so no request can slip between the two.
+ */
+export function revokeAllCredentials(db: Kysely<Database>, userId: string, now: string): Promise<void> {
+  return db.transaction().execute(async (trx) => {
+    await trx.deleteFrom('sessions').where('user_id', '=', userId).execute();
+    await trx
+      .updateTable('users')
+      .set((eb) => ({ jwt_generation: eb('jwt_generation', '+', 1), updated_at: now }))
+      .where('id', '=', userId)
+      .execute();
+  });
+}
+
+export function insertOneTimeToken(db: Kysely<Database>, row: OneTimeTokenRow): Promise<unknown> {
+  return db.insertInto('one_time_tokens').values(row).execute();
+}
+
+/** A token that can still be redeemed for the purpose, without redeeming it. */
+export function findRedeemableToken(db: Kysely<Database>, purpose: string, tokenHash: string, now: string): Promise<OneTimeTokenRow | undefined> {
+  return db
+    .selectFrom('one_time_tokens')
+    .selectAll()
+    .where('token_hash', '=', tokenHash)
+    .where('purpose', '=', purpose)
+    .where('used_at', 'is', null)
+    .where('expires_at', '>', now)
+    .executeTakeFirst();
+}
+
+/**
+ * Redeems in one conditional UPDATE: of any number of concurrent attempts, exactly one sees the
+ * row still unused and gets the user id back; the rest get nothing.
+ */
+export async function redeemToken(db: Kysely<Database>, purpose: string, tokenHash: string, now: string): Promise<string | undefined> {
+  const row = await db
+    .updateTable('one_time_tokens')
+    .set({ used_at: now })
+    .where('token_hash', '=', tokenHash)
+    .where('purpose', '=', purpose)
+    .where('used_at', 'is', null)
+    .where('expires_at', '>', now)
+    .returning('user_id')
+    .executeTakeFirst();
+  return row?.user_id;
+}
+
+/** Drops tokens and sessions that ended more than a day ago. */
+export async function pruneExpired(db: Kysely<Database>, before: string): Promise<void> {
+  await db.deleteFrom('one_time_tokens').where('expires_at', '<', before).execute();
+  await db.deleteFrom('sessions').where('expires_at', '<', before).execute();
+}

@@ -1,0 +1,109 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/schema.js';
+import { AppError } from '../errors.js';
+import type { Clock } from '../lib/clock.js';
+import { randomToken, sha256 } from '../lib/crypto.js';
+import { newId } from '../lib/ids.js';
+import type { UserRow } from '../users/queries.js';
+import {
+  deleteSession,
+  deleteSessionByHash,
+  findSessionWithUser,
+  insertSession,
+  listActiveSessions,
+  revokeAllCredentials,
+  type SessionRow,
+  touchSession,
+} from './queries.js';
+
+export interface SessionSettings {
+  idleMs: number;
+  lifetimeMs: number;
+  /** PUBLIC_URL is https: the cookie is Secure and takes the __Host- prefix. */
+  secure: boolean;
+}
+
+export interface CookieSettings {
+  httpOnly: true;
+  sameSite: 'lax';
+  path: '/';
+  secure: boolean;
+  maxAge: number;
+}
+
+const LAST_SEEN_RESOLUTION_MS = 60_000;
+const USER_AGENT_MAX_LENGTH = 300;
+
+/**
+ * Web sessions: server-side rows behind an HttpOnly cookie. The cookie holds 256 random bits;
+ * the database holds only their SHA-256, so a read of the database yields no usable session.
+ */
+export class SessionService {
+  readonly cookieName: string;
+
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly clock: Clock,
+    private readonly settings: SessionSettings,
+  ) {
+    // __Host- makes the browser refuse the cookie unless Secure, host-only and Path=/.
+    this.cookieName = settings.secure ? '__Host-siteward_session' : 'siteward_session';
+  }
+
+  get cookieSettings(): CookieSettings {
+    return { httpOnly: true, sameSite: 'lax', path: '/', secure: this.settings.secure, maxAge: Math.floor(this.settings.lifetimeMs / 1000) };
+  }
+
+  /** A fresh session (and so a fresh id) at every sign-in: a planted cookie is never promoted. */
+  async create(userId: string, client: { userAgent: string | undefined; ip: string }): Promise<{ cookieValue: string; session: SessionRow }> {
+    const cookieValue = randomToken(32);
+    const now = this.clock.now();
+    const session: SessionRow = {
+      id: newId(now),
+      user_id: userId,
+      token_hash: sha256(cookieValue),
+      created_at: now.toISOString(),
+      last_seen_at: now.toISOString(),
+      expires_at: new Date(now.getTime() + this.settings.lifetimeMs).toISOString(),
+      user_agent: (client.userAgent ?? '').slice(0, USER_AGENT_MAX_LENGTH),
+      ip: client.ip,
+    };
+    await insertSession(this.db, session);
+    return { cookieValue, session };
+  }
+
+  /** The live session behind a cookie value, or undefined when it is unknown, idle too long or over. */
+  async authenticate(cookieValue: string): Promise<{ session: SessionRow; user: UserRow } | undefined> {
+    const found = await findSessionWithUser(this.db, sha256(cookieValue));
+    if (found === undefined) return undefined;
+    const now = this.clock.now().getTime();
+    const lastSeen = Date.parse(found.session.last_seen_at);
+    if (Date.parse(found.session.expires_at) <= now || lastSeen + this.settings.idleMs <= now) {
+      await deleteSessionByHash(this.db, found.session.token_hash);
+      return undefined;
+    }
+    if (now - lastSeen >= LAST_SEEN_RESOLUTION_MS) {
+      const seenAt = new Date(now).toISOString();
+      await touchSession(this.db, found.session.id, seenAt);
+      found.session.last_seen_at = seenAt;
+    }
+    return found;
+  }
+
+  async destroy(cookieValue: string): Promise<void> {
+    await deleteSessionByHash(this.db, sha256(cookieValue));
+  }
+
+  list(userId: string): Promise<SessionRow[]> {
+    return listActiveSessions(this.db, userId, this.clock.now().toISOString());
+  }
+
+  async revoke(userId: string, id: string): Promise<void> {
+    if (!(await deleteSession(this.db, userId, id))) throw new AppError(404, 'session_not_found', 'No session with this id.');
+  }
+
+  /** Ends every session of the user and refuses every JWT issued so far. */
+  revokeEverything(userId: string): Promise<void> {
+    return revokeAllCredentials(this.db, userId, this.clock.now().toISOString());
+  }
+}

@@ -1,0 +1,26 @@
+import { escapeHtml } from '../pages/layout.js';
+import type { MailMessage } from './mailer.js';
+
+export function magicLinkMessage(to: string, link: string, minutes: number): MailMessage {
+  const text = [
+    'Hello,',
+    '',
+    'Use this link to sign in to Siteward:',
+    '',
+    link,
+    '',
+    `The link works once and expires in ${minutes} minutes. Opening it shows a page with a "Sign in" button; you are signed in only when you press it.`,
+    '',
+    'If you did not ask for this, you can ignore this e-mail: nobody can sign in without the link, and it expires on its own.',
+  ].join('\n');
+  const html = `<!doctype html>
+<html lang="en"><body style="font-family: system-ui, sans-serif; color: #1f2937; line-height: 1.5">
+<p>Hello,</p>
+<p>Use this button to sign in to Siteward:</p>
+<p><a href="${escapeHtml(link)}" style="display: inline-block; background: #4f46e5; color: #ffffff; padding: 10px 18px; border-radius: 6px; text-decoration: none">Sign in to Siteward</a></p>
+<p>Or paste this link into your browser:<br><span style="word-break: break-all">${escapeHtml(link)}</span></p>
+<p>The link works once and expires in ${minutes} minutes.</p>
+<p style="color: #6b7280">If you did not ask for this, you can ignore this e-mail: nobody can sign in without the link, and it expires on its own.</p>
+</body></html>`;
+  return { to, subject: 'Your Siteward sign-in link', text, html };
+}
