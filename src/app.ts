@@ -1,10 +1,11 @@
+import path from 'node:path';
+import cookie from '@fastify/cookie';
 import helmet from '@fastify/helmet';
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify from 'fastify';
 import { sql } from 'kysely';
 import type { DestinationStream } from 'pino';
-import { Type } from 'typebox';
 import { registerAccessTokenRoutes } from './access-tokens/routes.js';
 import { AccessTokenService } from './access-tokens/service.js';
 import { Guard } from './auth/guard.js';
@@ -12,23 +13,26 @@ import { JwtService } from './auth/jwt.js';
 import { DEFAULT_PASSWORD_HASHING, PasswordHasher, type PasswordHashingOptions } from './auth/passwords.js';
 import { RateLimiter } from './auth/rate-limit.js';
 import { registerAuthRoutes } from './auth/routes.js';
+import { MagicLinkService } from './auth/magic-link.js';
+import { SessionService } from './auth/sessions.js';
+import { registerWebSignInRoutes } from './auth/web-routes.js';
+import { registerAccountRoutes } from './account/routes.js';
+import { Mailer, type MailerOptions, OutboxTransport, SmtpTransport } from './mail/mailer.js';
 import { AuthService } from './auth/service.js';
 import type { Config } from './config.js';
 import type { DatabaseHandle } from './db/connect.js';
 import { AppError } from './errors.js';
 import { handleError, handleNotFound } from './http/error-handler.js';
 import { createLogger, RequestLogController } from './http/logging.js';
-import { currentUser } from './http/principal.js';
-import { ProblemSchema } from './http/schema.js';
 import type { App } from './http/types.js';
 import { validatorCompiler } from './http/validation.js';
 import { type Clock, systemClock } from './lib/clock.js';
 import { SecretBox } from './lib/crypto.js';
 import { homePage } from './pages/home.js';
+import { registerPartnerRoutes } from './partner/routes.js';
 import { registerSiteRoutes } from './sites/routes.js';
 import { SiteService } from './sites/service.js';
-import { UserSchema } from './users/schema.js';
-import { userToJson, UserService } from './users/service.js';
+import { UserService } from './users/service.js';
 
 export interface AppOptions {
   config: Config;
@@ -37,6 +41,8 @@ export interface AppOptions {
   /** Where log lines go (stdout by default); tests read them to prove no secret is logged. */
   logStream?: DestinationStream;
   passwordHashing?: PasswordHashingOptions;
+  /** Retry pacing for e-mail delivery (tests shorten it). */
+  mailerOptions?: MailerOptions;
 }
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
@@ -64,6 +70,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   app.decorateRequest('principal', null);
 
   const https = config.publicUrl.startsWith('https:');
+  await app.register(cookie);
   await app.register(helmet, {
     global: true,
     // Over plain http (local use) HSTS and the https upgrade would only break the page.
@@ -92,28 +99,29 @@ export async function buildApp(options: AppOptions): Promise<App> {
   const jwt = new JwtService(config.jwtSecret, config.publicOrigin, clock);
   const limiter = new RateLimiter(db, clock);
   const users = new UserService(db, hasher, clock);
-  const guard = new Guard(db, jwt, clock);
+  const sessions = new SessionService(db, clock, {
+    idleMs: config.sessionIdleMs,
+    lifetimeMs: config.sessionLifetimeMs,
+    secure: config.publicUrl.startsWith('https:'),
+  });
+  const guard = new Guard(db, jwt, sessions, clock, config.publicOrigin);
+  const mailer = new Mailer(
+    config.smtpUrl === undefined ? new OutboxTransport(path.join(config.dataDir, 'outbox')) : new SmtpTransport(config.smtpUrl),
+    config.mailFrom,
+    app.log,
+    options.mailerOptions,
+  );
+  const magicLinks = new MagicLinkService(db, users, limiter, mailer, clock, config.publicUrl);
   const auth = new AuthService(users, hasher, jwt, limiter);
   const accessTokens = new AccessTokenService(db, clock);
   const sites = new SiteService({ db, dialect: database.dialect, clock, secrets: new SecretBox(config.encryptionKey) });
 
   registerAuthRoutes(app, { auth, signup: config.signup });
+  registerWebSignInRoutes(app, { auth, sessions, magicLinks, publicOrigin: config.publicOrigin });
+  registerAccountRoutes(app, { guard, sessions });
   registerAccessTokenRoutes(app, { guard, accessTokens });
   registerSiteRoutes(app, { guard, sites });
-
-  app.get(
-    '/api/v1/me',
-    {
-      onRequest: guard.require('authenticated'),
-      schema: {
-        summary: 'The signed-in user',
-        tags: ['account'],
-        security: [{ BearerAuth: [] }, { AccessToken: [] }],
-        response: { 200: Type.Object({ user: UserSchema }), 401: ProblemSchema },
-      },
-    },
-    async (request) => ({ user: userToJson(currentUser(request)) }),
-  );
+  registerPartnerRoutes(app, { guard, sites, limiter, config, database, clock });
 
   app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
   app.get('/readyz', { schema: { hide: true } }, async () => {

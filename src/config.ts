@@ -22,6 +22,14 @@ export interface Config {
   signup: 'open' | 'closed';
   logLevel: string;
   partnerAllowPrivateNetworks: boolean;
+  /** Total time a partner connection check may take, every request and redirect included. */
+  partnerCheckTimeoutMs: number;
+  /** Seconds between automatic re-checks of enabled partner integrations; 0 turns them off. */
+  partnerCheckIntervalSeconds: number;
+  /** A web session ends after this long without a request… */
+  sessionIdleMs: number;
+  /** …and after this long in any case. */
+  sessionLifetimeMs: number;
   /** Passed to Fastify's trustProxy: false, true, or a comma-separated list of proxy addresses/CIDRs. */
   trustProxy: boolean | string;
 }
@@ -83,7 +91,11 @@ export function loadConfig(env: Environment = process.env): Config {
     signup,
     logLevel,
     partnerAllowPrivateNetworks: parseBoolean('PARTNER_ALLOW_PRIVATE_NETWORKS', env.PARTNER_ALLOW_PRIVATE_NETWORKS, false),
+    partnerCheckTimeoutMs: parseWholeNumber('PARTNER_CHECK_TIMEOUT_MS', env.PARTNER_CHECK_TIMEOUT_MS, 10_000, 100, 60_000),
+    partnerCheckIntervalSeconds: parsePartnerCheckInterval(env.PARTNER_CHECK_INTERVAL),
     trustProxy: parseTrustProxy(env.TRUST_PROXY),
+    sessionIdleMs: parseWholeNumber('SESSION_IDLE_HOURS', env.SESSION_IDLE_HOURS, 72, 1, 24 * 365) * 60 * 60 * 1000,
+    sessionLifetimeMs: parseWholeNumber('SESSION_LIFETIME_DAYS', env.SESSION_LIFETIME_DAYS, 30, 1, 365) * 24 * 60 * 60 * 1000,
   };
 }
 
@@ -130,12 +142,30 @@ function parseDatabase(value: string | undefined, poolSize: string | undefined, 
   return { kind: 'postgres', url, poolSize: Number(size) };
 }
 
+function parseWholeNumber(name: string, value: string | undefined, fallback: number, min: number, max: number): number {
+  const text = nonEmpty(value);
+  if (text === undefined) return fallback;
+  if (!/^\d+$/.test(text) || Number(text) < min || Number(text) > max) {
+    throw new ConfigError(`${name} must be a whole number from ${min} to ${max}, not "${text}"`);
+  }
+  return Number(text);
+}
+
 function parseBoolean(name: string, value: string | undefined, fallback: boolean): boolean {
   const text = nonEmpty(value)?.toLowerCase();
   if (text === undefined) return fallback;
   if (['true', '1', 'yes'].includes(text)) return true;
   if (['false', '0', 'no'].includes(text)) return false;
   throw new ConfigError(`${name} must be true or false, not "${value}"`);
+}
+
+/** 0 (off, the default) or at least a minute: a partner should not be polled harder than that. */
+function parsePartnerCheckInterval(value: string | undefined): number {
+  const seconds = parseWholeNumber('PARTNER_CHECK_INTERVAL', value, 0, 0, 7 * 24 * 60 * 60);
+  if (seconds !== 0 && seconds < 60) {
+    throw new ConfigError(`PARTNER_CHECK_INTERVAL must be 0 (off) or at least 60 seconds, not "${seconds}"`);
+  }
+  return seconds;
 }
 
 function parseTrustProxy(value: string | undefined): boolean | string {

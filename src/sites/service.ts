@@ -18,7 +18,7 @@ import {
 } from './schema.js';
 
 /** partner_settings as stored: everything but the token (its own encrypted column) and the derived flag. */
-type StoredPartnerSettings = Omit<PartnerSettings, 'access_token_configured'>;
+export type StoredPartnerSettings = Omit<PartnerSettings, 'access_token_configured'>;
 
 export const DEFAULT_COLOR = '#4f46e5';
 
@@ -52,7 +52,10 @@ const CLIENT_PARTNER_FIELDS = [
   'widget_search_sources',
 ] as const satisfies ReadonlyArray<keyof StoredPartnerSettings & keyof PartnerSettingsUpdate>;
 
-function readPartnerSettings(row: SiteRow): StoredPartnerSettings {
+/** The result of a partner connection check; only the check writes these fields. */
+export type PartnerCheckResult = Pick<PartnerSettings, 'last_status' | 'last_error' | 'last_checked_at'>;
+
+export function readPartnerSettings(row: SiteRow): StoredPartnerSettings {
   const stored = JSON.parse(row.partner_settings) as Partial<StoredPartnerSettings>;
   return { ...DEFAULT_PARTNER_SETTINGS, ...stored };
 }
@@ -218,6 +221,28 @@ export class SiteService {
     return changes;
   }
 
+  /**
+   * Stores a partner connection check's result. Only the three result fields are merged into the
+   * stored settings, under the row lock, so a PUT that landed while the check ran keeps its
+   * changes. The version (ETag) moves because the representation changed; updated_at does not,
+   * since it records changes to the configuration.
+   */
+  async recordPartnerCheck(userId: string, id: string, result: PartnerCheckResult): Promise<SiteRow> {
+    return this.deps.db.transaction().execute(async (trx) => {
+      const row = await findSiteForUpdate(trx, this.deps.dialect, userId, id);
+      if (row === undefined) throw siteNotFound();
+      const settings: StoredPartnerSettings = {
+        ...readPartnerSettings(row),
+        last_status: result.last_status,
+        last_error: result.last_error,
+        last_checked_at: result.last_checked_at,
+      };
+      const changes = { partner_settings: JSON.stringify(settings), version: row.version + 1 };
+      await updateSite(trx, userId, id, changes);
+      return { ...row, ...changes };
+    });
+  }
+
   /** The partner access token in clear, for the connection check only. */
   partnerAccessToken(row: SiteRow): string | null {
     return row.partner_access_token === null ? null : this.deps.secrets.decrypt(row.partner_access_token, partnerTokenContext(row.id));
@@ -229,7 +254,7 @@ function partnerTokenContext(siteId: string): string {
   return `site:${siteId}:partner_access_token`;
 }
 
-function siteNotFound(): AppError {
+export function siteNotFound(): AppError {
   // Another user's site is "not found" too: its existence is not revealed.
   return new AppError(404, 'site_not_found', 'No site with this id.');
 }

@@ -1,0 +1,129 @@
+import { PartnerCheckError, PartnerHttpError } from './check-error.js';
+import { cleanText, describeFailure, httpStatusText, redactor } from './describe-failure.js';
+import { createGuardedFetch, type FetchLike } from './guarded-fetch.js';
+import { checkMcpServer, type McpCheckResult } from './mcp.js';
+import { type AddressPolicy, defaultAddressPolicy, type Resolver, systemResolver } from './network-guard.js';
+
+export const DEFAULT_CHECK_TIMEOUT_MS = 10_000;
+export const MAX_RESPONSE_BYTES = 2 * 1024 * 1024;
+export const MAX_REDIRECTS = 5;
+/** last_error is a sentence for a person, not a log dump. */
+export const LAST_ERROR_MAX_LENGTH = 500;
+
+/** What the check needs to know about one site's integration. */
+export interface PartnerTarget {
+  baseUrl: string;
+  mcpUrl: string;
+  authType: 'none' | 'bearer' | 'token';
+  /** The decrypted access token, held only for the duration of the check. */
+  accessToken: string | null;
+}
+
+export type PartnerCheckOutcome =
+  | { status: 'ok'; summary: string; mcp: McpCheckResult | null; baseUrlStatus: number | null }
+  | { status: 'error'; error: string };
+
+export interface PartnerCheckerOptions {
+  allowPrivateNetworks: boolean;
+  /** The whole check, every request and redirect included, ends by this deadline. */
+  timeoutMs?: number;
+  maxResponseBytes?: number;
+  /** Tests replace these; production uses the configured policy and the system resolver. */
+  policy?: AddressPolicy;
+  resolver?: Resolver;
+}
+
+/**
+ * Checks a site's partner integration: base_url must answer over HTTP, mcp_url must speak MCP.
+ * Stateless and free of storage: the caller decides what to do with the outcome.
+ */
+export class PartnerChecker {
+  readonly timeoutMs: number;
+  readonly #maxResponseBytes: number;
+  readonly #policy: AddressPolicy;
+  readonly #resolver: Resolver;
+
+  constructor(options: PartnerCheckerOptions) {
+    this.timeoutMs = options.timeoutMs ?? DEFAULT_CHECK_TIMEOUT_MS;
+    this.#maxResponseBytes = options.maxResponseBytes ?? MAX_RESPONSE_BYTES;
+    this.#policy = options.policy ?? defaultAddressPolicy(options.allowPrivateNetworks);
+    this.#resolver = options.resolver ?? systemResolver;
+  }
+
+  async check(target: PartnerTarget): Promise<PartnerCheckOutcome> {
+    if (target.baseUrl === '' && target.mcpUrl === '') {
+      return { status: 'error', error: 'nothing to check: set base_url or mcp_url' };
+    }
+    let authorization: string | undefined;
+    if (target.authType !== 'none') {
+      if (target.accessToken === null || target.accessToken === '') {
+        return { status: 'error', error: `auth_type is "${target.authType}" but no access_token is stored` };
+      }
+      // A header value cannot carry control characters or non-ASCII text; refuse before sending.
+      if (!/^[\x21-\x7e]+$/.test(target.accessToken)) {
+        return { status: 'error', error: 'the access_token contains characters an HTTP header cannot carry' };
+      }
+      authorization = `${target.authType === 'bearer' ? 'Bearer' : 'Token'} ${target.accessToken}`;
+    }
+
+    const deadline = new AbortController();
+    const timer = setTimeout(() => deadline.abort(new PartnerCheckError(`timed out after ${formatDuration(this.timeoutMs)}`)), this.timeoutMs);
+    const fetch = createGuardedFetch({
+      policy: this.#policy,
+      resolver: this.#resolver,
+      maxResponseBytes: this.#maxResponseBytes,
+      maxRedirects: MAX_REDIRECTS,
+      signal: deadline.signal,
+    });
+    // The token is never in a message this module writes, but a partner could echo it back in an
+    // error text that is quoted: it is cut out of every such text before the text is shortened.
+    const redact = redactor(target.accessToken);
+    // Past the deadline every step fails with some abort error; the deadline names the real cause.
+    // It is read when a part fails, so a part that failed earlier for its own reason keeps it.
+    const withinDeadline = <T>(work: Promise<T>): Promise<T> =>
+      work.catch((error: unknown) => {
+        throw deadline.signal.aborted ? deadline.signal.reason : error;
+      });
+    try {
+      const [base, mcp] = await Promise.allSettled([
+        target.baseUrl === '' ? null : withinDeadline(checkBaseUrl(target.baseUrl, fetch)),
+        target.mcpUrl === '' ? null : withinDeadline(checkMcpServer(target.mcpUrl, { fetch, authorization, signal: deadline.signal, timeoutMs: this.timeoutMs, redact })),
+      ]);
+      if (base.status === 'fulfilled' && mcp.status === 'fulfilled') {
+        return { status: 'ok', summary: summarise(base.value, mcp.value), mcp: mcp.value, baseUrlStatus: base.value };
+      }
+      const errors: string[] = [];
+      if (base.status === 'rejected') errors.push(`base_url: ${describeFailure(base.reason, redact)}`);
+      if (mcp.status === 'rejected') errors.push(`mcp_url: ${describeFailure(mcp.reason, redact)}`);
+      return { status: 'error', error: cleanText(errors.join('; '), LAST_ERROR_MAX_LENGTH, redact) };
+    } finally {
+      clearTimeout(timer);
+      // Whatever is still open (an SSE stream, a slow DELETE) is closed with the check.
+      deadline.abort(new PartnerCheckError('the check has finished'));
+    }
+  }
+}
+
+/**
+ * base_url is reachable when it answers HTTP below 500, redirects followed: a partner API's root
+ * commonly answers 401 or 404, which still proves the service is there. No credential is sent:
+ * only the MCP endpoint is known to be where the token belongs.
+ */
+async function checkBaseUrl(url: string, fetch: FetchLike): Promise<number> {
+  const response = await fetch(url, { method: 'GET', headers: { accept: '*/*' } });
+  await response.body?.cancel();
+  if (response.status >= 500) throw new PartnerHttpError(response.status, httpStatusText(response.status));
+  return response.status;
+}
+
+function summarise(baseUrlStatus: number | null, mcp: McpCheckResult | null): string {
+  const parts: string[] = [];
+  if (baseUrlStatus !== null) parts.push(`base_url answered ${httpStatusText(baseUrlStatus)}`);
+  if (mcp !== null) parts.push(`MCP protocol ${mcp.protocolVersion}, ${mcp.toolCount} ${mcp.toolCount === 1 ? 'tool' : 'tools'}`);
+  return parts.join('; ');
+}
+
+function formatDuration(milliseconds: number): string {
+  return milliseconds < 1000 ? `${milliseconds} ms` : `${Math.round(milliseconds / 100) / 10} s`;
+}
+

@@ -1,0 +1,70 @@
+import type { Guard } from '../auth/guard.js';
+import type { RateLimiter } from '../auth/rate-limit.js';
+import type { Config } from '../config.js';
+import type { DatabaseHandle } from '../db/connect.js';
+import { currentUser } from '../http/principal.js';
+import { ProblemSchema } from '../http/schema.js';
+import type { App } from '../http/types.js';
+import type { Clock } from '../lib/clock.js';
+import { SiteEnvelope, SiteParams } from '../sites/schema.js';
+import { siteEtag, siteToJson, type SiteService } from '../sites/service.js';
+import { PartnerChecker } from './check.js';
+import { PartnerRecheckScheduler } from './scheduler.js';
+import { PartnerCheckService } from './service.js';
+
+export interface PartnerRoutesDeps {
+  guard: Guard;
+  sites: SiteService;
+  limiter: RateLimiter;
+  config: Config;
+  database: DatabaseHandle;
+  clock: Clock;
+}
+
+const security: Array<Record<string, string[]>> = [{ BearerAuth: [] }, { AccessToken: [] }];
+
+/**
+ * POST /api/v1/sites/{id}/partner/check, and, when PARTNER_CHECK_INTERVAL is set, the periodic
+ * re-check of enabled integrations, started when the app is ready and stopped when it closes.
+ */
+export function registerPartnerRoutes(app: App, deps: PartnerRoutesDeps): void {
+  const checker = new PartnerChecker({ allowPrivateNetworks: deps.config.partnerAllowPrivateNetworks, timeoutMs: deps.config.partnerCheckTimeoutMs });
+  const checks = new PartnerCheckService({ sites: deps.sites, limiter: deps.limiter, checker, clock: deps.clock, log: app.log });
+
+  app.post(
+    '/api/v1/sites/:id/partner/check',
+    {
+      onRequest: deps.guard.require('sites:write'),
+      schema: {
+        summary: 'Check the partner connection now: base_url must answer over HTTP, mcp_url must speak MCP. The result is stored in partner_settings.',
+        tags: ['sites'],
+        security,
+        params: SiteParams,
+        response: {
+          200: SiteEnvelope,
+          400: ProblemSchema,
+          401: ProblemSchema,
+          403: ProblemSchema,
+          404: ProblemSchema,
+          429: ProblemSchema,
+        },
+      },
+    },
+    async (request, reply) => {
+      const row = await checks.checkOwnSite(currentUser(request).id, request.params.id, request.log);
+      return reply.header('etag', siteEtag(row)).send({ site: siteToJson(row) });
+    },
+  );
+
+  if (deps.config.partnerCheckIntervalSeconds > 0) {
+    const scheduler = new PartnerRecheckScheduler({
+      db: deps.database.db,
+      checks,
+      clock: deps.clock,
+      log: app.log,
+      intervalSeconds: deps.config.partnerCheckIntervalSeconds,
+    });
+    app.addHook('onReady', async () => scheduler.start());
+    app.addHook('onClose', async () => scheduler.stop());
+  }
+}
