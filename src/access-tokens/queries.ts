@@ -1,6 +1,6 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { AccessTokensTable, Database } from '../db/schema.js';
-import type { UserRow } from '../users/queries.js';
+import { JOINED_USER_COLUMNS, type UserRow, userFromJoin } from '../users/queries.js';
 
 export type AccessTokenRow = Selectable<AccessTokensTable>;
 
@@ -36,45 +36,29 @@ export async function findAccessTokenWithUser(
     .selectFrom('access_tokens')
     .innerJoin('users', 'users.id', 'access_tokens.user_id')
     .select([
-      'access_tokens.id as token_id',
+      'access_tokens.id',
       'access_tokens.name as token_name',
       'access_tokens.token_hash',
       'access_tokens.last_four',
       'access_tokens.scopes',
-      'access_tokens.created_at as token_created_at',
+      'access_tokens.created_at',
       'access_tokens.last_used_at',
-      'users.id as user_id',
-      'users.email',
-      'users.name',
-      'users.password_hash',
-      'users.jwt_generation',
-      'users.created_at',
-      'users.updated_at',
+      ...JOINED_USER_COLUMNS,
     ])
     .where('access_tokens.token_hash', '=', tokenHash)
     .executeTakeFirst();
   if (row === undefined) return undefined;
-  return {
-    token: {
-      id: row.token_id,
-      user_id: row.user_id,
-      name: row.token_name,
-      token_hash: row.token_hash,
-      last_four: row.last_four,
-      scopes: row.scopes,
-      created_at: row.token_created_at,
-      last_used_at: row.last_used_at,
-    },
-    user: {
-      id: row.user_id,
-      email: row.email,
-      name: row.name,
-      password_hash: row.password_hash,
-      jwt_generation: row.jwt_generation,
-      created_at: row.created_at,
-      updated_at: row.updated_at,
-    },
+  const token: AccessTokenRow = {
+    id: row.id,
+    user_id: row.user_id,
+    name: row.token_name,
+    token_hash: row.token_hash,
+    last_four: row.last_four,
+    scopes: row.scopes,
+    created_at: row.created_at,
+    last_used_at: row.last_used_at,
   };
+  return { token, user: userFromJoin(row) };
 }
 
 /** Records use, at most once a minute per token, so authentication is not a write per request. */

@@ -1,6 +1,6 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { Database, OneTimeTokensTable, SessionsTable } from '../db/schema.js';
-import type { UserRow } from '../users/queries.js';
+import { JOINED_USER_COLUMNS, type UserRow, userFromJoin } from '../users/queries.js';
 
 export type SessionRow = Selectable<SessionsTable>;
 export type OneTimeTokenRow = Selectable<OneTimeTokensTable>;
@@ -15,45 +15,29 @@ export async function findSessionWithUser(db: Kysely<Database>, tokenHash: strin
     .selectFrom('sessions')
     .innerJoin('users', 'users.id', 'sessions.user_id')
     .select([
-      'sessions.id as session_id',
+      'sessions.id',
       'sessions.token_hash',
-      'sessions.created_at as session_created_at',
+      'sessions.created_at',
       'sessions.last_seen_at',
       'sessions.expires_at',
       'sessions.user_agent',
       'sessions.ip',
-      'users.id as user_id',
-      'users.email',
-      'users.name',
-      'users.password_hash',
-      'users.jwt_generation',
-      'users.created_at',
-      'users.updated_at',
+      ...JOINED_USER_COLUMNS,
     ])
     .where('sessions.token_hash', '=', tokenHash)
     .executeTakeFirst();
   if (row === undefined) return undefined;
-  return {
-    session: {
-      id: row.session_id,
-      user_id: row.user_id,
-      token_hash: row.token_hash,
-      created_at: row.session_created_at,
-      last_seen_at: row.last_seen_at,
-      expires_at: row.expires_at,
-      user_agent: row.user_agent,
-      ip: row.ip,
-    },
-    user: {
-      id: row.user_id,
-      email: row.email,
-      name: row.name,
-      password_hash: row.password_hash,
-      jwt_generation: row.jwt_generation,
-      created_at: row.created_at,
-      updated_at: row.updated_at,
-    },
+  const session: SessionRow = {
+    id: row.id,
+    user_id: row.user_id,
+    token_hash: row.token_hash,
+    created_at: row.created_at,
+    last_seen_at: row.last_seen_at,
+    expires_at: row.expires_at,
+    user_agent: row.user_agent,
+    ip: row.ip,
   };
+  return { session, user: userFromJoin(row) };
 }
 
 export function touchSession(db: Kysely<Database>, id: string, seenAt: string): Promise<unknown> {

@@ -24,3 +24,39 @@ export async function insertUser(db: Kysely<Database>, user: UserRow): Promise<b
 export function listUsers(db: Kysely<Database>): Promise<UserRow[]> {
   return db.selectFrom('users').selectAll().orderBy('id').execute();
 }
+
+/**
+ * The users columns for a query that joins users to the row that authenticates a request
+ * (a session, an access token), aliased where they would clash with the joined table's.
+ */
+export const JOINED_USER_COLUMNS = [
+  'users.id as user_id',
+  'users.email',
+  'users.name',
+  'users.password_hash',
+  'users.jwt_generation',
+  'users.created_at as user_created_at',
+  'users.updated_at as user_updated_at',
+] as const;
+
+export interface JoinedUserColumns {
+  user_id: string;
+  email: string;
+  name: string;
+  password_hash: string;
+  jwt_generation: number;
+  user_created_at: string;
+  user_updated_at: string;
+}
+
+export function userFromJoin(row: JoinedUserColumns): UserRow {
+  return {
+    id: row.user_id,
+    email: row.email,
+    name: row.name,
+    password_hash: row.password_hash,
+    jwt_generation: row.jwt_generation,
+    created_at: row.user_created_at,
+    updated_at: row.user_updated_at,
+  };
+}
