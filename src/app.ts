@@ -31,6 +31,8 @@ import { SecretBox } from './lib/crypto.js';
 import { homePage } from './pages/home.js';
 import { registerPartnerRoutes } from './partner/routes.js';
 import { registerSiteRoutes } from './sites/routes.js';
+import { registerTotpRoutes } from './totp/routes.js';
+import { TotpService } from './totp/service.js';
 import { SiteService } from './sites/service.js';
 import { UserService } from './users/service.js';
 
@@ -111,14 +113,17 @@ export async function buildApp(options: AppOptions): Promise<App> {
     app.log,
     options.mailerOptions,
   );
+  const secrets = new SecretBox(config.encryptionKey);
   const magicLinks = new MagicLinkService(db, users, limiter, mailer, clock, config.publicUrl);
-  const auth = new AuthService(users, hasher, jwt, limiter);
+  const totp = new TotpService(db, secrets, limiter, clock);
+  const auth = new AuthService(users, hasher, jwt, limiter, totp);
   const accessTokens = new AccessTokenService(db, clock);
-  const sites = new SiteService({ db, dialect: database.dialect, clock, secrets: new SecretBox(config.encryptionKey) });
+  const sites = new SiteService({ db, dialect: database.dialect, clock, secrets });
 
   registerAuthRoutes(app, { auth, signup: config.signup });
-  registerWebSignInRoutes(app, { auth, sessions, magicLinks, publicOrigin: config.publicOrigin });
+  registerWebSignInRoutes(app, { auth, sessions, magicLinks, totp, publicOrigin: config.publicOrigin });
   registerAccountRoutes(app, { guard, sessions });
+  registerTotpRoutes(app, { guard, totp });
   registerAccessTokenRoutes(app, { guard, accessTokens });
   registerSiteRoutes(app, { guard, sites });
   registerPartnerRoutes(app, { guard, sites, limiter, config, database, clock });

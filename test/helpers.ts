@@ -10,6 +10,7 @@ import { type DatabaseHandle, openDatabase } from '../src/db/connect.js';
 import { migrateToLatest } from '../src/db/migrate.js';
 import type { App } from '../src/http/types.js';
 import type { Clock } from '../src/lib/clock.js';
+import { totp } from './rfc6238.js';
 
 /** A clock the test moves by hand: expiry is proven by advancing it, never by sleeping. */
 export class ManualClock implements Clock {
@@ -178,4 +179,29 @@ export async function createSite(app: App, authorization: string, body: Record<s
   const response = await app.inject({ method: 'POST', url: '/api/v1/sites', headers: { authorization }, payload: body });
   if (response.statusCode !== 201) throw new Error(`site creation failed: ${response.statusCode} ${response.body}`);
   return response.json<{ site: SiteBody }>().site;
+}
+
+export interface EnabledTotp {
+  secret: string;
+  recoveryCodes: string[];
+}
+
+/**
+ * Turns TOTP on for the user through the API, with a code from the tests' own RFC 6238
+ * implementation at the app's clock, then moves the clock one step on, so the next code is fresh
+ * (the enabling code's step is used up).
+ */
+export async function enableTotp(t: TestApp, user: SignedUpUser): Promise<EnabledTotp> {
+  const setup = await t.app.inject({ method: 'POST', url: '/api/v1/me/totp/setup', headers: { authorization: user.bearer } });
+  if (setup.statusCode !== 200) throw new Error(`totp setup failed: ${setup.statusCode} ${setup.body}`);
+  const { secret } = setup.json<{ secret: string }>();
+  const enable = await t.app.inject({
+    method: 'POST',
+    url: '/api/v1/me/totp/enable',
+    headers: { authorization: user.bearer },
+    payload: { code: totp(secret, t.clock.now()) },
+  });
+  if (enable.statusCode !== 200) throw new Error(`totp enable failed: ${enable.statusCode} ${enable.body}`);
+  t.clock.advance(30_000);
+  return { secret, recoveryCodes: enable.json<{ recovery_codes: string[] }>().recovery_codes };
 }

@@ -148,6 +148,7 @@ test("the README's curl walkthrough runs as written against a real server", asyn
     assert.match(result.stdout, /200\n303 http:\/\/localhost:\d+\/\n/, 'the link page answers; the POST signs in and redirects to the app');
     assert.match(result.stdout, /"email":"ada@example.com"/);
     assert.match(result.stdout, /204\n401\n/, 'sign out everywhere revokes the JWT');
+    assert.match(result.stdout, /otp_required\n200\n/, 'with 2FA on, login needs a code; a recovery code serves');
   } finally {
     await stop(running);
   }

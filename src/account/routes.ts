@@ -15,6 +15,7 @@ const SessionSchema = Type.Object({
   user_agent: Type.String(),
   ip: Type.String(),
   current: Type.Boolean({ description: 'The session this request was made with' }),
+  second_factor_pending: Type.Boolean({ description: 'A sign-in that passed the password or magic link but not yet the 2FA step' }),
 });
 
 const errors = { 401: ProblemSchema, 403: ProblemSchema };
@@ -50,6 +51,7 @@ export function registerAccountRoutes(app: App, deps: { guard: Guard; sessions: 
           user_agent: row.user_agent,
           ip: row.ip,
           current: row.id === principal.sessionId,
+          second_factor_pending: row.second_factor_pending === 1,
         })),
       };
     },

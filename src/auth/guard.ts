@@ -79,6 +79,11 @@ export class Guard {
     if (header === undefined && cookie !== undefined && cookie !== '') {
       const found = await this.sessions.authenticate(cookie);
       if (found === undefined) throw unauthorized('session_expired', 'Your session has ended; sign in again.');
+      // A session of the first factor alone (password or magic link, TOTP on) opens nothing: the
+      // second step (POST /auth/2fa) replaces it with a real session, or logout ends it.
+      if (found.session.second_factor_pending === 1) {
+        throw unauthorized('second_factor_required', 'Finish signing in: enter the code from your authenticator app (or a recovery code) at /auth/2fa.');
+      }
       if (!isSafeMethod(request.method)) assertSameOrigin(request.headers, this.publicOrigin);
       return { user: found.user, method: 'session', scopes: ACCESS_TOKEN_SCOPES, accessTokenId: null, sessionId: found.session.id };
     }

@@ -22,6 +22,7 @@ export async function findSessionWithUser(db: Kysely<Database>, tokenHash: strin
       'sessions.expires_at',
       'sessions.user_agent',
       'sessions.ip',
+      'sessions.second_factor_pending',
       ...JOINED_USER_COLUMNS,
     ])
     .where('sessions.token_hash', '=', tokenHash)
@@ -36,6 +37,7 @@ export async function findSessionWithUser(db: Kysely<Database>, tokenHash: strin
     expires_at: row.expires_at,
     user_agent: row.user_agent,
     ip: row.ip,
+    second_factor_pending: row.second_factor_pending,
   };
   return { session, user: userFromJoin(row) };
 }
@@ -52,6 +54,21 @@ export function listActiveSessions(db: Kysely<Database>, userId: string, now: st
 export async function deleteSession(db: Kysely<Database>, userId: string, id: string): Promise<boolean> {
   const result = await db.deleteFrom('sessions').where('user_id', '=', userId).where('id', '=', id).executeTakeFirst();
   return Number(result.numDeletedRows) === 1;
+}
+
+/**
+ * Ends a session that is waiting for the second factor, in one conditional DELETE: of concurrent
+ * attempts to finish the same sign-in, only one gets the user id back.
+ */
+export async function endPendingSession(db: Kysely<Database>, tokenHash: string, now: string): Promise<string | undefined> {
+  const row = await db
+    .deleteFrom('sessions')
+    .where('token_hash', '=', tokenHash)
+    .where('second_factor_pending', '=', 1)
+    .where('expires_at', '>', now)
+    .returning('user_id')
+    .executeTakeFirst();
+  return row?.user_id;
 }
 
 export function deleteSessionByHash(db: Kysely<Database>, tokenHash: string): Promise<unknown> {

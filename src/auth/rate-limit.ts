@@ -17,6 +17,8 @@ export const RATE_LIMITS = {
   signupsPerIp: { limit: 10, windowMs: 60 * 60 * 1000 },
   magicLinksPerAddress: { limit: 5, windowMs: FIFTEEN_MINUTES },
   magicLinksPerIp: { limit: 20, windowMs: FIFTEEN_MINUTES },
+  /** Wrong TOTP or recovery codes, across every sign-in path and client address. */
+  codeFailuresPerAccount: { limit: 10, windowMs: FIFTEEN_MINUTES },
 } satisfies Record<string, RateLimitRule>;
 
 /**
@@ -46,9 +48,37 @@ export class RateLimiter {
 
   /** Counts one event against the key, opening a new window when the old one has passed. */
   async hit(key: string, rule: RateLimitRule): Promise<void> {
+    await this.#count(key, rule);
+  }
+
+  /**
+   * Reserves one attempt before it is made: counts it and throws 429 when that goes over the
+   * limit. Counting first, in one statement, means concurrent attempts (from several app servers
+   * too) cannot all pass a check made before any of them counted. An attempt that succeeds gives
+   * its place back with `refund`, so only failures use up the limit.
+   */
+  async take(key: string, rule: RateLimitRule): Promise<void> {
+    const { count, windowStart } = await this.#count(key, rule);
+    if (count > rule.limit) {
+      const now = this.clock.now().getTime();
+      throw tooManyRequests(Math.max(1, Math.ceil((windowStart + rule.windowMs - now) / 1000)));
+    }
+  }
+
+  /** Gives back an attempt reserved by `take` that turned out not to be a failure. */
+  async refund(key: string): Promise<void> {
+    await this.db
+      .updateTable('rate_limits')
+      .set((eb) => ({ count: eb('count', '-', 1) }))
+      .where('key', '=', key)
+      .where('count', '>', 0)
+      .execute();
+  }
+
+  async #count(key: string, rule: RateLimitRule): Promise<{ count: number; windowStart: number }> {
     const now = this.clock.now().getTime();
     const windowOpenedBefore = now - rule.windowMs;
-    await this.db
+    const row = await this.db
       .insertInto('rate_limits')
       .values({ key, window_start: now, count: 1 })
       .onConflict((conflict) =>
@@ -57,7 +87,9 @@ export class RateLimiter {
           window_start: sql<number>`case when rate_limits.window_start <= ${windowOpenedBefore} then ${now} else rate_limits.window_start end`,
         }),
       )
-      .execute();
+      .returning(['count', 'window_start'])
+      .executeTakeFirstOrThrow();
+    return { count: Number(row.count), windowStart: Number(row.window_start) };
   }
 
   async reset(key: string): Promise<void> {

@@ -14,13 +14,13 @@ export function registerAuthRoutes(app: App, deps: { auth: AuthService; signup: 
     '/auth/login',
     {
       schema: {
-        summary: 'Log in with e-mail and password and obtain a JWT (valid 7 days)',
+        summary: 'Log in with e-mail and password (and, with 2FA on, a TOTP or recovery code in otp) and obtain a JWT (valid 7 days)',
         tags: ['auth'],
         body: LoginBody,
         response: { 200: TokenResponse, ...authErrorResponses },
       },
     },
-    async (request) => tokenResponse(await deps.auth.login(request.body.email, request.body.password, request.ip)),
+    async (request) => tokenResponse(await deps.auth.login(request.body.email, request.body.password, request.body.otp, request.ip)),
   );
 
   app.post(

@@ -1,3 +1,4 @@
+import type { TotpService } from '../totp/service.js';
 import type { UserRow } from '../users/queries.js';
 import { normalizeEmail, type NewUser, type UserService } from '../users/service.js';
 import { unauthorized } from './guard.js';
@@ -10,6 +11,12 @@ export interface SignedIn {
   jwt: IssuedJwt;
 }
 
+export interface WebSignIn {
+  user: UserRow;
+  /** The first factor passed but the account has TOTP on and no code came with it. */
+  secondFactorPending: boolean;
+}
+
 /** Password sign-in and sign-up for the API, with the limits that keep guessing expensive. */
 export class AuthService {
   constructor(
@@ -17,11 +24,26 @@ export class AuthService {
     private readonly hasher: PasswordHasher,
     private readonly jwt: JwtService,
     private readonly limiter: RateLimiter,
+    private readonly totp: TotpService,
   ) {}
 
-  async login(email: string, password: string, clientIp: string): Promise<SignedIn> {
+  /** The API's login: a JWT only once both factors are in (the code rides along in `otp`). */
+  async login(email: string, password: string, otp: string | undefined, clientIp: string): Promise<SignedIn> {
     const user = await this.verifyPassword(email, password, clientIp);
+    await this.totp.verifySignInCode(user.id, otp);
     return { user, jwt: this.jwt.issue(user.id, user.jwt_generation) };
+  }
+
+  /**
+   * The web's password sign-in. With TOTP on, a code sent along finishes it at once; without one
+   * the caller gets only a pending session, and the second step follows.
+   */
+  async passwordSignIn(email: string, password: string, otp: string | undefined, clientIp: string): Promise<WebSignIn> {
+    const user = await this.verifyPassword(email, password, clientIp);
+    if (!(await this.totp.isEnabled(user.id))) return { user, secondFactorPending: false };
+    if (otp === undefined || otp.trim() === '') return { user, secondFactorPending: true };
+    await this.totp.verifySignInCode(user.id, otp);
+    return { user, secondFactorPending: false };
   }
 
   /** The first factor, shared by the API's JWT login and the web sign-in. */

@@ -8,6 +8,7 @@ import type { UserRow } from '../users/queries.js';
 import {
   deleteSession,
   deleteSessionByHash,
+  endPendingSession,
   findSessionWithUser,
   insertSession,
   listActiveSessions,
@@ -32,6 +33,8 @@ export interface CookieSettings {
 }
 
 const LAST_SEEN_RESOLUTION_MS = 60_000;
+/** A sign-in waiting for its second factor is short-lived: long enough to open an authenticator app. */
+export const SECOND_FACTOR_WINDOW_MS = 10 * 60 * 1000;
 const USER_AGENT_MAX_LENGTH = 300;
 
 /**
@@ -54,19 +57,35 @@ export class SessionService {
     return { httpOnly: true, sameSite: 'lax', path: '/', secure: this.settings.secure, maxAge: Math.floor(this.settings.lifetimeMs / 1000) };
   }
 
-  /** A fresh session (and so a fresh id) at every sign-in: a planted cookie is never promoted. */
-  async create(userId: string, client: { userAgent: string | undefined; ip: string }): Promise<{ cookieValue: string; session: SessionRow }> {
+  /** The cookie for a session: it lives no longer than the session row does. */
+  cookieSettingsFor(session: SessionRow): CookieSettings {
+    const lifetimeMs = Date.parse(session.expires_at) - Date.parse(session.created_at);
+    return { ...this.cookieSettings, maxAge: Math.floor(lifetimeMs / 1000) };
+  }
+
+  /**
+   * A fresh session (and so a fresh id) at every sign-in: a planted cookie is never promoted.
+   * `secondFactorPending` makes the session of a first factor only: it expires within minutes and
+   * the guard refuses it everywhere; only finishing the second step (which replaces it) helps.
+   */
+  async create(
+    userId: string,
+    client: { userAgent: string | undefined; ip: string },
+    options: { secondFactorPending?: boolean } = {},
+  ): Promise<{ cookieValue: string; session: SessionRow }> {
     const cookieValue = randomToken(32);
     const now = this.clock.now();
+    const pending = options.secondFactorPending === true;
     const session: SessionRow = {
       id: newId(now),
       user_id: userId,
       token_hash: sha256(cookieValue),
       created_at: now.toISOString(),
       last_seen_at: now.toISOString(),
-      expires_at: new Date(now.getTime() + this.settings.lifetimeMs).toISOString(),
+      expires_at: new Date(now.getTime() + (pending ? SECOND_FACTOR_WINDOW_MS : this.settings.lifetimeMs)).toISOString(),
       user_agent: (client.userAgent ?? '').slice(0, USER_AGENT_MAX_LENGTH),
       ip: client.ip,
+      second_factor_pending: pending ? 1 : 0,
     };
     await insertSession(this.db, session);
     return { cookieValue, session };
@@ -88,6 +107,22 @@ export class SessionService {
       found.session.last_seen_at = seenAt;
     }
     return found;
+  }
+
+  /** The session behind a cookie if it is waiting for the second factor, with its user. */
+  async findPendingSecondFactor(cookieValue: string): Promise<{ session: SessionRow; user: UserRow } | undefined> {
+    const found = await this.authenticate(cookieValue);
+    return found?.session.second_factor_pending === 1 ? found : undefined;
+  }
+
+  /**
+   * The second factor was passed: the pending session is deleted and a fresh full one, with a new
+   * cookie value, takes its place, so whoever saw the pending cookie holds nothing of use.
+   * Undefined when the cookie names no pending session (expired, cancelled, or already finished).
+   */
+  async completeSecondFactor(cookieValue: string, client: { userAgent: string | undefined; ip: string }): Promise<{ cookieValue: string; session: SessionRow } | undefined> {
+    const userId = await endPendingSession(this.db, sha256(cookieValue), this.clock.now().toISOString());
+    return userId === undefined ? undefined : this.create(userId, client);
   }
 
   async destroy(cookieValue: string): Promise<void> {

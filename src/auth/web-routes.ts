@@ -6,9 +6,12 @@ import { ProblemSchema } from '../http/schema.js';
 import type { App } from '../http/types.js';
 import { magicConfirmPage, magicInvalidPage, magicRateLimitedPage, magicSentPage } from '../pages/magic.js';
 import { PAGE_CSP } from '../pages/layout.js';
+import { twoFactorLockedPage, twoFactorPage } from '../pages/two-factor.js';
+import type { TotpService } from '../totp/service.js';
 import { UserSchema } from '../users/schema.js';
 import { userToJson } from '../users/service.js';
 import { assertSameOrigin } from './csrf.js';
+import { unauthorized } from './guard.js';
 import type { MagicLinkService } from './magic-link.js';
 import type { AuthService } from './service.js';
 import type { SessionService } from './sessions.js';
@@ -19,6 +22,7 @@ export interface WebSignInDeps {
   auth: AuthService;
   sessions: SessionService;
   magicLinks: MagicLinkService;
+  totp: TotpService;
   publicOrigin: string;
 }
 
@@ -45,27 +49,39 @@ function sendPage(reply: FastifyReply, status: number, html: string): FastifyRep
 export function registerWebSignInRoutes(app: App, deps: WebSignInDeps): void {
   const { sessions } = deps;
 
-  async function startSession(request: FastifyRequest, reply: FastifyReply, userId: string): Promise<void> {
-    const { cookieValue } = await sessions.create(userId, { userAgent: request.headers['user-agent'], ip: request.ip });
-    reply.setCookie(sessions.cookieName, cookieValue, sessions.cookieSettings);
+  function client(request: FastifyRequest) {
+    return { userAgent: request.headers['user-agent'], ip: request.ip };
+  }
+
+  async function startSession(request: FastifyRequest, reply: FastifyReply, userId: string, secondFactorPending: boolean): Promise<void> {
+    const { cookieValue, session } = await sessions.create(userId, client(request), { secondFactorPending });
+    reply.setCookie(sessions.cookieName, cookieValue, sessions.cookieSettingsFor(session));
   }
 
   app.post(
     '/auth/session',
     {
       schema: {
-        summary: 'Web sign-in with e-mail and password: sets the session cookie',
+        summary:
+          'Web sign-in with e-mail and password: sets the session cookie. With 2FA on and no otp sent, the session waits for the second step (second_factor_required: true, then POST /auth/2fa)',
         tags: ['web sign-in'],
         body: LoginBody,
-        response: { 200: Type.Object({ user: UserSchema }), 400: ProblemSchema, 401: ProblemSchema, 403: ProblemSchema, 429: ProblemSchema },
+        response: {
+          200: Type.Object({ user: UserSchema, second_factor_required: Type.Boolean() }),
+          400: ProblemSchema,
+          401: ProblemSchema,
+          403: ProblemSchema,
+          429: ProblemSchema,
+        },
       },
     },
     async (request, reply) => {
       // A forged cross-site sign-in would put the victim in the attacker's account (login CSRF).
       assertSameOrigin(request.headers, deps.publicOrigin);
-      const user = await deps.auth.verifyPassword(request.body.email, request.body.password, request.ip);
-      await startSession(request, reply, user.id);
-      return { user: userToJson(user) };
+      const { body } = request;
+      const signIn = await deps.auth.passwordSignIn(body.email, body.password, body.otp, request.ip);
+      await startSession(request, reply, signIn.user.id, signIn.secondFactorPending);
+      return { user: userToJson(signIn.user), second_factor_required: signIn.secondFactorPending };
     },
   );
 
@@ -124,7 +140,7 @@ export function registerWebSignInRoutes(app: App, deps: WebSignInDeps): void {
       '/magic',
       {
         schema: {
-          summary: 'Redeem a sign-in link: the only step that uses the token. 303 to the app',
+          summary: 'Redeem a sign-in link: the only step that uses the token. 303 to the app, or to /auth/2fa when 2FA is on',
           tags: ['web sign-in'],
           body: Type.Object({ token: Type.String({ maxLength: 200 }) }),
         },
@@ -133,8 +149,10 @@ export function registerWebSignInRoutes(app: App, deps: WebSignInDeps): void {
         assertSameOrigin(request.headers, deps.publicOrigin);
         const userId = await deps.magicLinks.redeem((request.body as { token: string }).token);
         if (userId === undefined) return sendPage(reply, 410, magicInvalidPage());
-        await startSession(request, reply, userId);
-        return reply.code(303).header('cache-control', 'no-store').redirect('/', 303);
+        // A magic link proves the mailbox, one factor: with TOTP on, the second step still follows.
+        const secondFactorPending = await deps.totp.isEnabled(userId);
+        await startSession(request, reply, userId, secondFactorPending);
+        return reply.header('cache-control', 'no-store').redirect(secondFactorPending ? '/auth/2fa' : '/', 303);
       },
     );
 
@@ -155,5 +173,65 @@ export function registerWebSignInRoutes(app: App, deps: WebSignInDeps): void {
         return sendPage(reply, 200, magicSentPage());
       },
     );
+
+    pages.get(
+      '/auth/2fa',
+      { schema: { summary: 'The second sign-in step: a form for the TOTP or recovery code. 303 to the app when no sign-in waits', tags: ['web sign-in'] } },
+      async (request, reply) => {
+        const pending = await findPending(request);
+        if (pending === undefined) return reply.header('cache-control', 'no-store').redirect('/', 303);
+        return sendPage(reply, 200, twoFactorPage({ email: pending.user.email }));
+      },
+    );
+
+    pages.post(
+      '/auth/2fa',
+      {
+        schema: {
+          summary:
+            'Finish a sign-in waiting for its second factor: form field or JSON code. Replaces the pending session with a full one (new cookie); 303 to the app (form) or 200 {user} (JSON)',
+          tags: ['web sign-in'],
+          body: Type.Object({ code: Type.String({ maxLength: 64 }) }),
+        },
+      },
+      async (request, reply) => {
+        assertSameOrigin(request.headers, deps.publicOrigin);
+        const isForm = String(request.headers['content-type'] ?? '').startsWith('application/x-www-form-urlencoded');
+        const pending = await findPending(request);
+        if (pending === undefined) {
+          if (isForm) return reply.header('cache-control', 'no-store').redirect('/', 303);
+          throw notPending();
+        }
+        try {
+          await deps.totp.verifySignInCode(pending.user.id, (request.body as { code: string }).code);
+        } catch (error) {
+          if (!isForm || !(error instanceof AppError)) throw error;
+          if (error.status === 429) {
+            const retryAfter = Number(error.options.headers?.['retry-after'] ?? 60);
+            return sendPage(reply.header('retry-after', String(retryAfter)), 429, twoFactorLockedPage(retryAfter));
+          }
+          if (error.code !== 'otp_invalid' && error.code !== 'otp_required') throw error;
+          const message = error.code === 'otp_required' ? 'Enter the code from your app.' : 'That code is wrong or has already been used. Wait for the next one and try again.';
+          return sendPage(reply, 401, twoFactorPage({ email: pending.user.email, error: message }));
+        }
+        const cookie = request.cookies[sessions.cookieName] ?? '';
+        const finished = await sessions.completeSecondFactor(cookie, client(request));
+        // Another request finished (or cancelled) this sign-in in the meantime: it gives nothing twice.
+        if (finished === undefined) {
+          if (isForm) return reply.header('cache-control', 'no-store').redirect('/', 303);
+          throw notPending();
+        }
+        reply.setCookie(sessions.cookieName, finished.cookieValue, sessions.cookieSettingsFor(finished.session));
+        if (isForm) return reply.header('cache-control', 'no-store').redirect('/', 303);
+        return reply.header('cache-control', 'no-store').send({ user: userToJson(pending.user) });
+      },
+    );
   });
+
+  function findPending(request: FastifyRequest) {
+    const cookie = request.cookies[sessions.cookieName];
+    return cookie === undefined || cookie === '' ? Promise.resolve(undefined) : sessions.findPendingSecondFactor(cookie);
+  }
 }
+
+const notPending = () => unauthorized('second_factor_not_pending', 'No sign-in is waiting for a second factor (it may have expired after 10 minutes); sign in again.');

@@ -1,12 +1,14 @@
 import { type Kysely, type Migration, type MigrationProvider, Migrator } from 'kysely';
 import * as initial from './migrations/001-initial.js';
 import * as webSignIn from './migrations/002-web-sign-in.js';
+import * as twoFactor from './migrations/003-two-factor.js';
 import type { Database } from './schema.js';
 
 /** Migrations live in code and are listed here by explicit import, in order. */
 const migrations: Record<string, Migration> = {
   '001-initial': initial,
   '002-web-sign-in': webSignIn,
+  '003-two-factor': twoFactor,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -9,6 +9,8 @@ export interface Database {
   rate_limits: RateLimitsTable;
   sessions: SessionsTable;
   one_time_tokens: OneTimeTokensTable;
+  user_totp: UserTotpTable;
+  recovery_codes: RecoveryCodesTable;
 }
 
 export interface UsersTable {
@@ -80,6 +82,11 @@ export interface SessionsTable {
   expires_at: string;
   user_agent: string;
   ip: string;
+  /**
+   * 1 while the session has passed the first factor only (password or magic link) of a user with
+   * TOTP on: such a session can finish or cancel the second step and do nothing else.
+   */
+  second_factor_pending: number;
 }
 
 export interface OneTimeTokensTable {
@@ -91,5 +98,30 @@ export interface OneTimeTokensTable {
   token_hash: string;
   created_at: string;
   expires_at: string;
+  used_at: string | null;
+}
+
+export interface UserTotpTable {
+  user_id: string;
+  /** The TOTP secret in use, AES-256-GCM encrypted with the user id bound as associated data. */
+  secret: string | null;
+  /** A secret set up but not yet confirmed with a code, encrypted the same way. */
+  pending_secret: string | null;
+  /** When 2FA was turned on; null while only set up. */
+  enabled_at: string | null;
+  /**
+   * The last accepted 30-second time step (Unix time / 30). A code for this step or an earlier
+   * one is refused, so no code is ever accepted twice.
+   */
+  last_used_step: number | null;
+  updated_at: string;
+}
+
+export interface RecoveryCodesTable {
+  id: string;
+  user_id: string;
+  /** SHA-256 of the normalised code; the code itself is shown once and never stored. */
+  code_hash: string;
+  created_at: string;
   used_at: string | null;
 }

@@ -10,10 +10,11 @@ const STYLE = `
   h1 { font-size: 1.375rem; margin: 0 0 0.75rem; }
   p { margin: 0 0 1rem; }
   label { display: block; font-weight: 600; margin-bottom: 0.25rem; }
-  input[type=email] { width: 100%; box-sizing: border-box; padding: 0.6rem; border: 1px solid #d1d5db; border-radius: 0.5rem; font: inherit; margin-bottom: 1rem; }
+  input[type=email], input[type=text] { width: 100%; box-sizing: border-box; padding: 0.6rem; border: 1px solid #d1d5db; border-radius: 0.5rem; font: inherit; margin-bottom: 1rem; }
   button { width: 100%; padding: 0.7rem; border: 0; border-radius: 0.5rem; background: #4f46e5; color: #fff; font: inherit; font-weight: 600; cursor: pointer; }
   button:focus-visible, input:focus-visible { outline: 3px solid #a5b4fc; outline-offset: 2px; }
   .muted { color: #6b7280; font-size: 0.875rem; }
+  .error { color: #b91c1c; font-weight: 600; }
   code { background: #f3f4f6; padding: 0.1rem 0.3rem; border-radius: 0.25rem; }
 `;
 
