@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import { PasswordHasher } from './auth/passwords.js';
 import { ConfigError, loadConfig } from './config.js';
 import { openDatabase } from './db/connect.js';
-import { migrateToLatest } from './db/migrate.js';
+import { migrate } from './db/migrate.js';
 import { AppError } from './errors.js';
 import { systemClock } from './lib/clock.js';
 import { userToJson, UserService } from './users/service.js';
@@ -35,7 +35,7 @@ async function main(argv: string[]): Promise<number> {
   const config = loadConfig(process.env);
   const database = openDatabase(config.database);
   try {
-    await migrateToLatest(database.db);
+    await migrate(database);
     const users = new UserService(database.db, new PasswordHasher(), systemClock);
     if (command === 'users:create') {
       const user = userToJson(await users.createUser({ email: values.email ?? '', password: values.password ?? '', name: values.name }));

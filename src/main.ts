@@ -1,7 +1,7 @@
 import { buildApp } from './app.js';
 import { ConfigError, loadConfig } from './config.js';
 import { openDatabase } from './db/connect.js';
-import { migrateToLatest } from './db/migrate.js';
+import { migrate } from './db/migrate.js';
 
 /** The process entry: configuration, database, listen, and a graceful close on SIGTERM/SIGINT. */
 async function main(): Promise<void> {
@@ -17,7 +17,7 @@ async function main(): Promise<void> {
   }
 
   const database = openDatabase(config.database);
-  await migrateToLatest(database.db);
+  await migrate(database);
   const app = await buildApp({ config, database });
 
   let closing = false;

@@ -7,7 +7,7 @@ import pg from 'pg';
 import { buildApp } from '../src/app.js';
 import { type Config, loadConfig } from '../src/config.js';
 import { type DatabaseHandle, openDatabase } from '../src/db/connect.js';
-import { migrateToLatest } from '../src/db/migrate.js';
+import { migrate } from '../src/db/migrate.js';
 import type { App } from '../src/http/types.js';
 import type { Clock } from '../src/lib/clock.js';
 import { totp } from './rfc6238.js';
@@ -58,7 +58,7 @@ export const TEST_PASSWORD_HASHING = { memoryCost: 1024, timeCost: 1 };
  * A PostgreSQL database of its own for one test, created from TEST_DATABASE_URL (the server's
  * admin URL) and dropped on close. Unset: the test uses a SQLite file in a temporary directory.
  */
-async function createPostgresDatabase(adminUrl: string): Promise<{ url: string; drop: () => Promise<void> }> {
+export async function createPostgresDatabase(adminUrl: string): Promise<{ url: string; drop: () => Promise<void> }> {
   const name = `siteward_test_${randomBytes(6).toString('hex')}`;
   const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();
@@ -100,7 +100,7 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
     ...options.env,
   });
   const database = openDatabase(config.database);
-  await migrateToLatest(database.db);
+  await migrate(database);
   const clock = options.clock ?? new ManualClock();
   const lines: string[] = [];
   const logStream = new Writable({

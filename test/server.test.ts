@@ -1,8 +1,6 @@
 import assert from 'node:assert/strict';
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { once } from 'node:events';
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -10,8 +8,8 @@ import { afterEach, beforeEach, test } from 'node:test';
 import Database from 'better-sqlite3';
 import { SecretBox } from '../src/lib/crypto.js';
 import { STRONG_PASSWORD } from './helpers.js';
+import { freePort, MAIN, type RunningServer, startServer as startProcess, stopServer } from './processes.js';
 
-const MAIN = fileURLToPath(new URL('../src/main.js', import.meta.url));
 const CLI = fileURLToPath(new URL('../src/cli.js', import.meta.url));
 const README = fileURLToPath(new URL('../../README.md', import.meta.url));
 
@@ -23,42 +21,8 @@ afterEach(() => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-async function freePort(): Promise<number> {
-  const server = createServer().listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const address = server.address();
-  server.close();
-  if (address === null || typeof address === 'string') throw new Error('no port');
-  return address.port;
-}
-
-interface Running {
-  process: ChildProcess;
-  base: string;
-  output: () => string;
-}
-
-/** Starts the real entry point, as `npm start` does, and waits until it serves. */
-async function startServer(port: number): Promise<Running> {
-  const child = spawn(process.execPath, [MAIN], {
-    env: { PATH: process.env.PATH, DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'info' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const deadline = Date.now() + 20_000;
-  while (!output.includes('Siteward is serving')) {
-    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`server did not start:\n${output}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  return { process: child, base: `http://127.0.0.1:${port}`, output: () => output };
-}
-
-async function stop(running: Running): Promise<number | null> {
-  running.process.kill('SIGTERM');
-  const [code] = (await once(running.process, 'exit')) as [number | null];
-  return code;
+function startServer(port: number): Promise<RunningServer> {
+  return startProcess(port, { DATA_DIR: dataDir });
 }
 
 async function json(url: string, init: RequestInit = {}): Promise<{ status: number; body: Record<string, unknown> }> {
@@ -81,7 +45,7 @@ test('a restart keeps JWTs, access tokens and encrypted secrets valid; SIGTERM c
     body: JSON.stringify({ name: 'Kept', partner_settings: { access_token: 'partner-secret-survives' } }),
   });
   const siteId = (created.body.site as { id: string }).id;
-  assert.equal(await stop(first), 0);
+  assert.equal(await stopServer(first), 0);
   assert.match(first.output(), /shutting down/);
   assert.ok(!first.output().includes('partner-secret-survives'));
   assert.ok(!first.output().includes(token));
@@ -94,7 +58,7 @@ test('a restart keeps JWTs, access tokens and encrypted secrets valid; SIGTERM c
     const withToken = await json(`${second.base}/api/v1/sites`, { headers: { authorization: `Token ${token}` } });
     assert.equal(withToken.status, 200);
   } finally {
-    assert.equal(await stop(second), 0);
+    assert.equal(await stopServer(second), 0);
   }
 
   // The key kept in DATA_DIR still opens the stored partner token.
@@ -150,6 +114,6 @@ test("the README's curl walkthrough runs as written against a real server", asyn
     assert.match(result.stdout, /204\n401\n/, 'sign out everywhere revokes the JWT');
     assert.match(result.stdout, /otp_required\n200\n/, 'with 2FA on, login needs a code; a recovery code serves');
   } finally {
-    await stop(running);
+    await stopServer(running);
   }
 });

@@ -1,5 +1,5 @@
 import SQLite from 'better-sqlite3';
-import { Kysely, PostgresDialect, SqliteDialect, type SelectQueryBuilder } from 'kysely';
+import { CompiledQuery, type DatabaseConnection, type Driver, Kysely, PostgresDialect, SqliteDialect, SqliteDriver, type SelectQueryBuilder } from 'kysely';
 import pg from 'pg';
 import type { DatabaseConfig } from '../config.js';
 import type { Database } from './schema.js';
@@ -9,6 +9,8 @@ export type DialectName = 'sqlite' | 'postgres';
 export interface DatabaseHandle {
   db: Kysely<Database>;
   dialect: DialectName;
+  /** Runs `work` while no other process migrates this database. */
+  withMigrationLock<T>(work: () => Promise<T>): Promise<T>;
   close(): Promise<void>;
 }
 
@@ -24,8 +26,8 @@ export function openDatabase(config: DatabaseConfig): DatabaseHandle {
     sqlite.pragma('synchronous = NORMAL');
     sqlite.pragma('foreign_keys = ON');
     sqlite.pragma('busy_timeout = 5000');
-    const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
-    return { db, dialect: 'sqlite', close: () => db.destroy() };
+    const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: sqlite }) });
+    return { db, dialect: 'sqlite', withMigrationLock: (work) => withSqliteFileLock(`${config.file}-migration-lock`, work), close: () => db.destroy() };
   }
 
   // BIGINT columns hold epoch milliseconds, well inside a double's exact range: read them as numbers.
@@ -34,7 +36,8 @@ export function openDatabase(config: DatabaseConfig): DatabaseHandle {
   // An idle client losing its connection (a database restart) must not crash the process.
   pool.on('error', () => undefined);
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-  return { db, dialect: 'postgres', close: () => db.destroy() };
+  // Kysely's migrator holds a transaction-scoped advisory lock on PostgreSQL already.
+  return { db, dialect: 'postgres', withMigrationLock: (work) => work(), close: () => db.destroy() };
 }
 
 /**
@@ -46,4 +49,50 @@ export function forUpdate<DB, TB extends keyof DB, O>(
   query: SelectQueryBuilder<DB, TB, O>,
 ): SelectQueryBuilder<DB, TB, O> {
   return dialect === 'postgres' ? query.forUpdate() : query;
+}
+
+/**
+ * SQLite transactions that take the write lock when they begin. Ours all read and then write; a
+ * deferred transaction in another process holding a read lock at that moment would make the
+ * upgrade fail at once with SQLITE_BUSY (the busy timeout cannot help a would-be deadlock). Begun
+ * IMMEDIATE, a second writer waits its turn instead: two processes may share one database file.
+ */
+class ImmediateSqliteDriver extends SqliteDriver {
+  override async beginTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw('begin immediate'));
+  }
+}
+
+class ImmediateSqliteDialect extends SqliteDialect {
+  readonly #config: ConstructorParameters<typeof SqliteDialect>[0];
+
+  constructor(config: ConstructorParameters<typeof SqliteDialect>[0]) {
+    super(config);
+    this.#config = config;
+  }
+
+  override createDriver(): Driver {
+    return new ImmediateSqliteDriver(this.#config);
+  }
+}
+
+/**
+ * A lock across processes for SQLite, where Kysely's migrator runs without a transaction (SQLite
+ * DDL is not transactional there) and takes no lock: two servers starting together on one file
+ * would both create the tables. An IMMEDIATE transaction on a separate lock file is held while
+ * the work runs; the other process waits in its busy handler.
+ */
+async function withSqliteFileLock<T>(lockFile: string, work: () => Promise<T>): Promise<T> {
+  const lock = new SQLite(lockFile);
+  try {
+    lock.pragma('busy_timeout = 60000');
+    lock.exec('begin immediate');
+    try {
+      return await work();
+    } finally {
+      lock.exec('commit');
+    }
+  } finally {
+    lock.close();
+  }
 }

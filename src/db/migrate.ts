@@ -2,6 +2,7 @@ import { type Kysely, type Migration, type MigrationProvider, Migrator } from 'k
 import * as initial from './migrations/001-initial.js';
 import * as webSignIn from './migrations/002-web-sign-in.js';
 import * as twoFactor from './migrations/003-two-factor.js';
+import type { DatabaseHandle } from './connect.js';
 import type { Database } from './schema.js';
 
 /** Migrations live in code and are listed here by explicit import, in order. */
@@ -24,4 +25,9 @@ export async function migrateToLatest(db: Kysely<Database>): Promise<void> {
     const name = failed?.migrationName ?? 'unknown';
     throw new Error(`database migration ${name} failed: ${error instanceof Error ? error.message : String(error)}`);
   }
+}
+
+/** Migrates under the database's migration lock: what every process does at start-up. */
+export function migrate(database: DatabaseHandle): Promise<void> {
+  return database.withMigrationLock(() => migrateToLatest(database.db));
 }

@@ -1,0 +1,187 @@
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { after, before, test } from 'node:test';
+import { createPostgresDatabase, STRONG_PASSWORD } from './helpers.js';
+import { freePort, type RunningServer, startServer, stopServer } from './processes.js';
+import { totp } from './rfc6238.js';
+import { linkIn, startSmtpServer, type TestSmtpServer } from './smtp.js';
+
+/**
+ * Two real app processes on one database, as behind a load balancer: on PostgreSQL when
+ * TEST_DATABASE_URL is set, otherwise on one shared SQLite file. Every piece of shared state
+ * (sessions, one-time tokens, TOTP steps, rate limits, JWT generations, row locks) must hold
+ * across them.
+ */
+let servers: RunningServer[] = [];
+let smtp: TestSmtpServer;
+let dataDir: string;
+let dropDatabase: (() => Promise<void>) | undefined;
+let origin: string;
+
+before(async () => {
+  smtp = await startSmtpServer();
+  dataDir = mkdtempSync(path.join(tmpdir(), 'siteward-multi-'));
+  const [portA, portB] = [await freePort(), await freePort()];
+  origin = `http://localhost:${portA}`;
+  const env: Record<string, string> = {
+    DATA_DIR: dataDir,
+    PUBLIC_URL: origin,
+    JWT_SECRET: randomBytes(32).toString('base64url'),
+    ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+    SMTP_URL: smtp.url,
+  };
+  const adminUrl = process.env.TEST_DATABASE_URL;
+  if (adminUrl !== undefined && adminUrl !== '') {
+    const created = await createPostgresDatabase(adminUrl);
+    env.DATABASE_URL = created.url;
+    dropDatabase = created.drop;
+  }
+  // Started together on an empty database: the migrations must run once, not race.
+  const started = await Promise.allSettled([startServer(portA, env), startServer(portB, env)]);
+  servers = started.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []));
+  const failure = started.find((result) => result.status === 'rejected');
+  if (failure !== undefined) throw failure.reason;
+});
+
+after(async () => {
+  await Promise.all(servers.map((server) => stopServer(server)));
+  await smtp?.close();
+  if (dropDatabase !== undefined) await dropDatabase();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+interface Answer {
+  status: number;
+  body: Record<string, unknown>;
+  headers: Headers;
+}
+
+async function call(server: RunningServer, method: string, url: string, options: { body?: unknown; headers?: Record<string, string> } = {}): Promise<Answer> {
+  const headers: Record<string, string> = { ...options.headers };
+  if (options.body !== undefined) headers['content-type'] = 'application/json';
+  const response = await fetch(`${server.base}${url}`, {
+    method,
+    headers,
+    redirect: 'manual',
+    ...(options.body === undefined ? {} : { body: JSON.stringify(options.body) }),
+  });
+  const text = await response.text();
+  let body: Record<string, unknown> = {};
+  try {
+    body = JSON.parse(text) as Record<string, unknown>;
+  } catch {
+    body = { text };
+  }
+  return { status: response.status, body, headers: response.headers };
+}
+
+/** The two servers, as a pair. */
+function pair(): [RunningServer, RunningServer] {
+  const [a, b] = servers;
+  assert.ok(a !== undefined && b !== undefined, 'both servers run');
+  return [a, b];
+}
+
+let counter = 0;
+async function signUp(server: RunningServer): Promise<{ email: string; bearer: string }> {
+  const email = `multi${++counter}-${randomBytes(3).toString('hex')}@example.com`;
+  const answer = await call(server, 'POST', '/auth/signup', { body: { email, password: STRONG_PASSWORD } });
+  assert.equal(answer.status, 201);
+  return { email, bearer: `Bearer ${String(answer.body.token)}` };
+}
+
+function cookieOf(answer: Answer): string {
+  const header = answer.headers.getSetCookie().find((line) => line.startsWith('siteward_session='));
+  assert.ok(header !== undefined, 'a session cookie was set');
+  return header.split(';')[0] ?? '';
+}
+
+test('both servers came up on the same database and are ready', async () => {
+  for (const server of servers) assert.equal((await call(server, 'GET', '/readyz')).status, 200);
+});
+
+test('a session made on one server works on the other; sign out everywhere on one is seen by the other', async () => {
+  const [a, b] = pair();
+  const user = await signUp(a);
+  const signIn = await call(a, 'POST', '/auth/session', { body: { email: user.email, password: STRONG_PASSWORD }, headers: { origin } });
+  assert.equal(signIn.status, 200);
+  const cookie = cookieOf(signIn);
+  assert.equal((await call(b, 'GET', '/api/v1/me', { headers: { cookie } })).status, 200);
+  assert.equal((await call(a, 'GET', '/api/v1/me', { headers: { authorization: user.bearer } })).status, 200);
+
+  assert.equal((await call(b, 'DELETE', '/api/v1/me/sessions', { headers: { cookie, origin } })).status, 204);
+  assert.equal((await call(a, 'GET', '/api/v1/me', { headers: { cookie } })).status, 401);
+  assert.equal((await call(a, 'GET', '/api/v1/me', { headers: { authorization: user.bearer } })).status, 401);
+});
+
+test('failed logins on both servers count against one limit', async () => {
+  const [a, b] = pair();
+  const user = await signUp(a);
+  for (let i = 0; i < 10; i++) {
+    const answer = await call(i % 2 === 0 ? a : b, 'POST', '/auth/login', { body: { email: user.email, password: `wrong-${i}` } });
+    assert.equal(answer.status, 401);
+  }
+  for (const server of servers) {
+    const locked = await call(server, 'POST', '/auth/login', { body: { email: user.email, password: STRONG_PASSWORD } });
+    assert.equal(locked.status, 429);
+    assert.ok(Number(locked.headers.get('retry-after')) > 0);
+  }
+});
+
+test('a magic link posted to both servers at once is redeemed exactly once', async () => {
+  const [a, b] = pair();
+  const user = await signUp(b);
+  const before = smtp.messages.length;
+  assert.equal((await call(a, 'POST', '/auth/magic-link', { body: { email: user.email } })).status, 202);
+  const messages = await smtp.waitForMessages(before + 1, 10_000);
+  const token = new URL(linkIn(messages[before] ?? assert.fail('no mail'))).searchParams.get('token') ?? '';
+  const attempts = Array.from({ length: 20 }, (_, i) => call(i % 2 === 0 ? a : b, 'POST', '/magic', { body: { token }, headers: { origin } }));
+  const answers = await Promise.all(attempts);
+  assert.equal(answers.filter((answer) => answer.status === 303).length, 1);
+  assert.equal(answers.filter((answer) => answer.status === 410).length, 19);
+});
+
+test('a TOTP code is accepted by only one of the servers', async () => {
+  const [a, b] = pair();
+  const user = await signUp(a);
+  const setup = await call(a, 'POST', '/api/v1/me/totp/setup', { headers: { authorization: user.bearer } });
+  const secret = String(setup.body.secret);
+  const enabled = await call(b, 'POST', '/api/v1/me/totp/enable', { body: { code: totp(secret, new Date()) }, headers: { authorization: user.bearer } });
+  assert.equal(enabled.status, 200);
+  // The next step's code is within the accepted drift and not yet used.
+  const code = totp(secret, new Date(), 1);
+  const logins = await Promise.all(
+    Array.from({ length: 6 }, (_, i) => call(i % 2 === 0 ? a : b, 'POST', '/auth/login', { body: { email: user.email, password: STRONG_PASSWORD, otp: code } })),
+  );
+  assert.equal(logins.filter((answer) => answer.status === 200).length, 1);
+  assert.ok(logins.filter((answer) => answer.status !== 200).every((answer) => answer.body.code === 'otp_invalid'));
+});
+
+test('concurrent updates of different fields through both servers all land', async () => {
+  const [a, b] = pair();
+  const user = await signUp(a);
+  const created = await call(a, 'POST', '/api/v1/sites', { body: { name: 'Shared' }, headers: { authorization: user.bearer } });
+  const id = String((created.body.site as { id: string }).id);
+  const fields = ['ai_settings', 'email_settings', 'widget', 'portal', 'branding', 'public_theme', 'knowledge_sources'];
+  const partnerFields = { project_id: 'p-1', widget_project_id: 'w-1', base_url: 'https://partner.example.com', mcp_url: 'https://partner.example.com/mcp' };
+  const updates: Array<Record<string, unknown>> = [
+    ...fields.map((field) => ({ [field]: `value of ${field}` })),
+    ...Object.entries(partnerFields).map(([field, value]) => ({ partner_settings: { [field]: value } })),
+    { name: 'Renamed' },
+    { color: '#123456' },
+  ];
+  const answers = await Promise.all(
+    updates.map((body, i) => call(i % 2 === 0 ? a : b, 'PUT', `/api/v1/sites/${id}`, { body, headers: { authorization: user.bearer } })),
+  );
+  assert.ok(answers.every((answer) => answer.status === 200));
+  const site = (await call(b, 'GET', `/api/v1/sites/${id}`, { headers: { authorization: user.bearer } })).body.site as Record<string, unknown>;
+  for (const field of fields) assert.equal(site[field], `value of ${field}`);
+  const partner = site.partner_settings as Record<string, unknown>;
+  for (const [field, value] of Object.entries(partnerFields)) assert.equal(partner[field], value);
+  assert.equal(site.name, 'Renamed');
+  assert.equal(site.color, '#123456');
+  assert.equal(new Set(answers.map((answer) => answer.headers.get('etag'))).size, updates.length, 'every update saw its own version');
+});
