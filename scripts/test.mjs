@@ -13,9 +13,13 @@ function findTests(dir) {
 }
 
 const filters = process.argv.slice(2);
+// *.postgres.test.js files drive a PostgreSQL server of their own (they restart it): they run in
+// the PostgreSQL run only, where the server's binaries are known to be installed.
+const withPostgres = (process.env.TEST_DATABASE_URL ?? '') !== '';
 // Only tests whose TypeScript source still exists: a deleted test leaves no stale run behind.
 const files = findTests('dist')
   .filter((file) => existsSync(path.relative('dist', file).replace(/\.js$/, '.ts')))
+  .filter((file) => withPostgres || !file.endsWith('.postgres.test.js'))
   .filter((file) => filters.length === 0 || filters.some((filter) => file.includes(filter)))
   .sort();
 if (files.length === 0) {

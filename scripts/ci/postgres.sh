@@ -13,7 +13,8 @@ case "$action" in
     port=$3
     mkdir -p "$dir"
     [ "$(id -u)" = 0 ] && chown postgres:postgres "$dir"
-    as_postgres "$bin/initdb" -D "$dir/data" -U postgres --auth=trust --no-sync -E UTF8 >/dev/null
+    # An existing cluster is started again as it is (the restart tests rely on that).
+    [ -d "$dir/data" ] || as_postgres "$bin/initdb" -D "$dir/data" -U postgres --auth=trust --no-sync -E UTF8 >/dev/null
     as_postgres "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w \
       -o "-c listen_addresses=127.0.0.1 -c port=$port -c unix_socket_directories=$dir -c fsync=off -c max_connections=300" start >/dev/null
     echo "postgres://postgres@127.0.0.1:$port/postgres"

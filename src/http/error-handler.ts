@@ -32,6 +32,10 @@ export function handleError(error: FastifyError, request: FastifyRequest, reply:
   if (error instanceof SyntaxError || error.code === 'FST_ERR_CTP_INVALID_JSON_BODY') {
     return send(reply, problem(400, 'invalid_json', 'The body is not valid JSON.'));
   }
+  if (isDatabaseUnavailable(error)) {
+    request.log.error({ err: error }, 'database unavailable');
+    return send(reply, problem(503, 'database_unavailable', 'The database is unavailable; try again shortly.'), { 'retry-after': '5' });
+  }
   const status = error.statusCode ?? 500;
   if (status >= 400 && status < 500) {
     return send(reply, problem(status, 'bad_request', error.message));
@@ -42,4 +46,12 @@ export function handleError(error: FastifyError, request: FastifyRequest, reply:
 
 export function handleNotFound(request: FastifyRequest, reply: FastifyReply): FastifyReply {
   return send(reply, problem(404, 'route_not_found', `There is no ${request.method} ${request.url.split('?')[0]} endpoint.`));
+}
+
+/** Connection-level PostgreSQL failures (a restart, a network cut), as opposed to query errors. */
+const DATABASE_DOWN_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', '57P01', '57P02', '57P03', '08000', '08001', '08003', '08004', '08006']);
+
+function isDatabaseUnavailable(error: FastifyError): boolean {
+  const code = (error as { code?: unknown }).code;
+  return (typeof code === 'string' && DATABASE_DOWN_CODES.has(code)) || /^Connection terminated/.test(error.message);
 }
