@@ -30,6 +30,8 @@ import { type Clock, systemClock } from './lib/clock.js';
 import { SecretBox } from './lib/crypto.js';
 import { homePage } from './pages/home.js';
 import { registerPartnerRoutes } from './partner/routes.js';
+import { registerPasskeyRoutes } from './passkeys/routes.js';
+import { PasskeyService } from './passkeys/service.js';
 import { registerSiteRoutes } from './sites/routes.js';
 import { registerTotpRoutes } from './totp/routes.js';
 import { TotpService } from './totp/service.js';
@@ -116,6 +118,9 @@ export async function buildApp(options: AppOptions): Promise<App> {
   const secrets = new SecretBox(config.encryptionKey);
   const magicLinks = new MagicLinkService(db, users, limiter, mailer, clock, config.publicUrl);
   const totp = new TotpService(db, secrets, limiter, clock);
+  // Passkeys are bound to PUBLIC_URL: its host name is the relying party id, its origin the only
+  // origin whose responses count.
+  const passkeys = new PasskeyService(db, limiter, clock, { id: new URL(config.publicUrl).hostname, name: 'Siteward', origin: config.publicOrigin });
   const auth = new AuthService(users, hasher, jwt, limiter, totp);
   const accessTokens = new AccessTokenService(db, clock);
   const sites = new SiteService({ db, dialect: database.dialect, clock, secrets });
@@ -124,6 +129,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   registerWebSignInRoutes(app, { auth, sessions, magicLinks, totp, publicOrigin: config.publicOrigin });
   registerAccountRoutes(app, { guard, sessions });
   registerTotpRoutes(app, { guard, totp });
+  registerPasskeyRoutes(app, { guard, passkeys, sessions, publicOrigin: config.publicOrigin });
   registerAccessTokenRoutes(app, { guard, accessTokens });
   registerSiteRoutes(app, { guard, sites });
   registerPartnerRoutes(app, { guard, sites, limiter, config, database, clock });

@@ -19,6 +19,10 @@ export const RATE_LIMITS = {
   magicLinksPerIp: { limit: 20, windowMs: FIFTEEN_MINUTES },
   /** Wrong TOTP or recovery codes, across every sign-in path and client address. */
   codeFailuresPerAccount: { limit: 10, windowMs: FIFTEEN_MINUTES },
+  /** Failed passkey sign-ins (bad, replayed or unknown responses) from one client address. */
+  passkeyFailuresPerIp: { limit: 50, windowMs: FIFTEEN_MINUTES },
+  /** Passkey sign-in challenges: each is a database row, and a sign-in page may ask at every load. */
+  passkeyOptionsPerIp: { limit: 300, windowMs: FIFTEEN_MINUTES },
 } satisfies Record<string, RateLimitRule>;
 
 /**

@@ -42,20 +42,34 @@ function sendPage(reply: FastifyReply, status: number, html: string): FastifyRep
     .send(html);
 }
 
+function client(request: FastifyRequest) {
+  return { userAgent: request.headers['user-agent'], ip: request.ip };
+}
+
+/**
+ * Every web sign-in ends here: a fresh session row and its cookie. Used by the password, magic-link
+ * and passkey sign-ins alike, so the cookie is set the same way whichever way someone signs in.
+ */
+export async function startWebSession(
+  sessions: SessionService,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  userId: string,
+  options: { secondFactorPending: boolean },
+): Promise<void> {
+  const { cookieValue, session } = await sessions.create(userId, client(request), options);
+  reply.setCookie(sessions.cookieName, cookieValue, sessions.cookieSettingsFor(session));
+}
+
 /**
  * The web interface's sign-in: endpoints that set the session cookie. The API's own JWT login
- * (POST /auth/login) is separate and sets no cookie.
+ * (POST /auth/login) is separate and sets no cookie. Passkey sign-in is in src/passkeys/routes.ts.
  */
 export function registerWebSignInRoutes(app: App, deps: WebSignInDeps): void {
   const { sessions } = deps;
 
-  function client(request: FastifyRequest) {
-    return { userAgent: request.headers['user-agent'], ip: request.ip };
-  }
-
-  async function startSession(request: FastifyRequest, reply: FastifyReply, userId: string, secondFactorPending: boolean): Promise<void> {
-    const { cookieValue, session } = await sessions.create(userId, client(request), { secondFactorPending });
-    reply.setCookie(sessions.cookieName, cookieValue, sessions.cookieSettingsFor(session));
+  function startSession(request: FastifyRequest, reply: FastifyReply, userId: string, secondFactorPending: boolean): Promise<void> {
+    return startWebSession(sessions, request, reply, userId, { secondFactorPending });
   }
 
   app.post(

@@ -2,6 +2,7 @@ import { type Kysely, type Migration, type MigrationProvider, Migrator } from 'k
 import * as initial from './migrations/001-initial.js';
 import * as webSignIn from './migrations/002-web-sign-in.js';
 import * as twoFactor from './migrations/003-two-factor.js';
+import * as passkeys from './migrations/004-passkeys.js';
 import type { DatabaseHandle } from './connect.js';
 import type { Database } from './schema.js';
 
@@ -10,6 +11,7 @@ const migrations: Record<string, Migration> = {
   '001-initial': initial,
   '002-web-sign-in': webSignIn,
   '003-two-factor': twoFactor,
+  '004-passkeys': passkeys,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

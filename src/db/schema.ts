@@ -11,6 +11,8 @@ export interface Database {
   one_time_tokens: OneTimeTokensTable;
   user_totp: UserTotpTable;
   recovery_codes: RecoveryCodesTable;
+  passkeys: PasskeysTable;
+  webauthn_challenges: WebauthnChallengesTable;
 }
 
 export interface UsersTable {
@@ -123,5 +125,40 @@ export interface RecoveryCodesTable {
   /** SHA-256 of the normalised code; the code itself is shown once and never stored. */
   code_hash: string;
   created_at: string;
+  used_at: string | null;
+}
+
+export interface PasskeysTable {
+  id: string;
+  user_id: string;
+  /** The WebAuthn credential id, base64url; unique across every account. */
+  credential_id: string;
+  /** The credential's COSE public key, base64url. Public: a leak of it signs nothing. */
+  public_key: string;
+  /**
+   * The authenticator's last sign counter. 0 for synced passkeys, which never count; once above 0,
+   * every sign-in must report a higher one (a lower or equal one suggests a cloned key).
+   */
+  counter: number;
+  /** Space-separated transports the browser reported ("internal hybrid"), passed back as hints. */
+  transports: string;
+  /** "single_device" (device-bound) or "multi_device" (may be synced, e.g. a password manager). */
+  device_type: string;
+  /** 1 when the authenticator reported the credential as backed up (synced); updated at each sign-in. */
+  backed_up: number;
+  name: string;
+  created_at: string;
+  last_used_at: string | null;
+}
+
+export interface WebauthnChallengesTable {
+  id: string;
+  /** SHA-256 of the base64url challenge sent to the browser. */
+  challenge_hash: string;
+  /** "registration" or "authentication": a challenge is consumed only by its own ceremony. */
+  ceremony: string;
+  /** Whose registration this is; null for a sign-in, where the user is not known yet. */
+  user_id: string | null;
+  expires_at: string;
   used_at: string | null;
 }
