@@ -8,6 +8,7 @@ import { createPostgresDatabase, STRONG_PASSWORD } from './helpers.js';
 import { freePort, type RunningServer, startServer, stopServer } from './processes.js';
 import { totp } from './rfc6238.js';
 import { linkIn, startSmtpServer, type TestSmtpServer } from './smtp.js';
+import { type CreationOptions, type RequestOptions, SoftwareAuthenticator } from './software-authenticator.js';
 
 /**
  * Two real app processes on one database, as behind a load balancer: on PostgreSQL when
@@ -184,4 +185,26 @@ test('concurrent updates of different fields through both servers all land', asy
   assert.equal(site.name, 'Renamed');
   assert.equal(site.color, '#123456');
   assert.equal(new Set(answers.map((answer) => answer.headers.get('etag'))).size, updates.length, 'every update saw its own version');
+});
+
+test('a passkey challenge issued by one server is verified by the other', async () => {
+  const [a, b] = pair();
+  const user = await signUp(a);
+  const authenticator = new SoftwareAuthenticator({ origin });
+  const registration = await call(a, 'POST', '/api/v1/me/passkeys/options', { headers: { authorization: user.bearer } });
+  assert.equal(registration.status, 200);
+  const created = await call(b, 'POST', '/api/v1/me/passkeys', {
+    body: { response: authenticator.create(registration.body.options as unknown as CreationOptions) },
+    headers: { authorization: user.bearer },
+  });
+  assert.equal(created.status, 201, JSON.stringify(created.body));
+
+  const signIn = await call(b, 'POST', '/auth/passkey/options', { headers: { origin } });
+  const response = authenticator.get(signIn.body.options as unknown as RequestOptions);
+  const verified = await call(a, 'POST', '/auth/passkey/verify', { body: { challenge_id: signIn.body.challenge_id, response }, headers: { origin } });
+  assert.equal(verified.status, 200, JSON.stringify(verified.body));
+  assert.equal((await call(b, 'GET', '/api/v1/me', { headers: { cookie: cookieOf(verified) } })).status, 200);
+  // The challenge is used up on both.
+  const replay = await call(b, 'POST', '/auth/passkey/verify', { body: { challenge_id: signIn.body.challenge_id, response }, headers: { origin } });
+  assert.equal(replay.status, 401);
 });
