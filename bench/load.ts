@@ -1,0 +1,94 @@
+import autocannon, { type Request } from 'autocannon';
+import { type OwnProcesses, otherShare, readCpu } from './cpu.js';
+
+export interface LoadResult {
+  /** Responses per second over the run, whatever their status (non2xx says how many were not 2xx). */
+  requestsPerSecond: number;
+  p50Ms: number;
+  p99Ms: number;
+  responses: number;
+  non2xx: number;
+  /** Connection errors, timeouts included. */
+  errors: number;
+  statusCodes: Record<string, number>;
+  durationSeconds: number;
+  /**
+   * The share of the machine's CPU time (0–1) that processes other than the benchmark's used
+   * during the run: near 0 on a quiet machine; more means the figures were disturbed.
+   */
+  otherCpuShare: number;
+}
+
+export interface LoadOptions {
+  url: string;
+  connections: number;
+  durationSeconds: number;
+  /** The requests connection `index` cycles through, prebuilt once so the load generator stays cheap. */
+  requestsForConnection: (index: number) => Request[];
+  /** Whose CPU time is the benchmark's own; the rest of the machine's is a disturbance. */
+  ownProcesses: OwnProcesses;
+}
+
+function percentile(sorted: Float64Array, fraction: number): number {
+  if (sorted.length === 0) return Number.NaN;
+  const rank = Math.min(sorted.length - 1, Math.max(0, Math.ceil(fraction * sorted.length) - 1));
+  return sorted[rank] ?? Number.NaN;
+}
+
+/**
+ * One autocannon run, in this (the benchmark's) process, never in the server's. Latencies are kept
+ * at full precision from autocannon's per-response event: its own histogram rounds to whole
+ * milliseconds, too coarse for a 10 ms p99 target.
+ */
+export async function runLoad(options: LoadOptions): Promise<LoadResult> {
+  let latencies = new Float64Array(1 << 16);
+  let count = 0;
+  let connection = 0;
+  // The window is timed here, from the first request sent to the last answer: autocannon's own
+  // clock also covers building every connection's requests, before any is sent.
+  let firstSentAt = Number.POSITIVE_INFINITY;
+  let lastAnsweredAt = 0;
+  const cpuBefore = await readCpu(options.ownProcesses);
+  const result = await new Promise<autocannon.Result>((resolve, reject) => {
+    const instance = autocannon(
+      {
+        url: options.url,
+        connections: options.connections,
+        duration: options.durationSeconds,
+        pipelining: 1,
+        timeout: 10,
+        // autocannon stops at the first sampling tick after the duration: tick often, stop on time.
+        sampleInt: 100,
+        setupClient: (client) => client.setRequests(options.requestsForConnection(connection++)),
+      },
+      (error: unknown, finished) => (error ? reject(error instanceof Error ? error : new Error(String(error))) : resolve(finished)),
+    );
+    instance.on('response', (_client, _statusCode, _bytes, responseTime) => {
+      if (count === latencies.length) {
+        const grown = new Float64Array(latencies.length * 2);
+        grown.set(latencies);
+        latencies = grown;
+      }
+      latencies[count++] = responseTime;
+      const now = performance.now();
+      firstSentAt = Math.min(firstSentAt, now - responseTime);
+      lastAnsweredAt = now;
+    });
+  });
+  const cpuAfter = await readCpu(options.ownProcesses);
+  const sorted = latencies.subarray(0, count).sort();
+  const statusCodes: Record<string, number> = {};
+  for (const [code, stats] of Object.entries(result.statusCodeStats ?? {})) statusCodes[code] = stats.count ?? 0;
+  const durationSeconds = count > 0 ? (lastAnsweredAt - firstSentAt) / 1000 : result.duration;
+  return {
+    requestsPerSecond: durationSeconds > 0 ? count / durationSeconds : 0,
+    p50Ms: percentile(sorted, 0.5),
+    p99Ms: percentile(sorted, 0.99),
+    responses: count,
+    non2xx: result.non2xx,
+    errors: result.errors,
+    statusCodes,
+    durationSeconds,
+    otherCpuShare: otherShare(cpuBefore, cpuAfter),
+  };
+}

@@ -1,0 +1,128 @@
+import { SCENARIO_IDS, type ScenarioId } from './scenarios.js';
+
+/** What one `npm run bench` does; every field has a command-line option (see USAGE). */
+export interface BenchOptions {
+  /** Seconds of load per measured run (one baseline run and one scenario run per pair). */
+  durationSeconds: number;
+  /** Seconds of unrecorded load per scenario before round 1, so the JIT has settled. */
+  warmupSeconds: number;
+  connections: number;
+  rounds: number;
+  quick: boolean;
+  users: number;
+  sitesPerUser: number;
+  tokens: number;
+  scenarios: ScenarioId[];
+  /** The app's LOG_LEVEL; "info" is the production default (src/config.ts). */
+  logLevel: string;
+  /** Also run on PostgreSQL: a role there that may CREATE DATABASE (a throw-away one is made). */
+  databaseUrl: string | undefined;
+  /** Skip SQLite (with DATABASE_URL: PostgreSQL only). */
+  skipSqlite: boolean;
+  jsonFile: string | undefined;
+  /** Start the app under `node --cpu-prof`, writing .cpuprofile files here. */
+  profileDir: string | undefined;
+  /** Extra Node flags for the app, for experiments (heap sizes, say); none in a reported run. */
+  nodeArgs: string[];
+}
+
+export const USAGE = `Usage: npm run bench -- [options]
+
+  --duration S        seconds per measured run (default 10; --quick: 0.3)
+  --warmup S          unrecorded seconds per scenario before round 1 (default 3; --quick: 0.2)
+  --connections N     autocannon connections (default 50)
+  --rounds N          baseline/scenario rounds (default 3)
+  --quick             short runs: the whole benchmark finishes in well under a minute on SQLite
+  --users N           seeded users (default 10000)
+  --sites-per-user N  seeded sites per user (default 3, so 30000 sites)
+  --tokens N          seeded personal access tokens, one per user (default: as many as users)
+  --scenarios a,b     only these scenarios (${SCENARIO_IDS.join(', ')})
+  --log-level L       the app's LOG_LEVEL (default info, the production default)
+  --no-sqlite         with DATABASE_URL set, run on PostgreSQL only
+  --json FILE         also write every run's raw figures as JSON
+  --profile DIR       run the app under node --cpu-prof; profiles land in DIR
+  --node-args "FLAGS" extra Node flags for the app, for experiments (e.g. "--max-semi-space-size=4")
+
+Environment: DATABASE_URL=postgres://… also runs every scenario on PostgreSQL, in a database the
+benchmark creates and drops (the role needs CREATEDB); the database named in the URL is untouched.`;
+
+export class UsageError extends Error {
+  override name = 'UsageError';
+}
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+export function parseOptions(argv: readonly string[], env: Record<string, string | undefined>): BenchOptions {
+  const values = new Map<string, string>();
+  const flags = new Set<string>();
+  const valued = new Set(['duration', 'warmup', 'connections', 'rounds', 'users', 'sites-per-user', 'tokens', 'scenarios', 'log-level', 'json', 'profile', 'node-args']);
+  const booleans = new Set(['quick', 'no-sqlite', 'help']);
+  for (let i = 0; i < argv.length; i++) {
+    const argument = argv[i] ?? '';
+    const match = /^--([a-z-]+)(?:=(.*))?$/.exec(argument);
+    const name = match?.[1];
+    if (name === undefined) throw new UsageError(`unexpected argument "${argument}"`);
+    if (booleans.has(name)) {
+      if (match?.[2] !== undefined) throw new UsageError(`--${name} takes no value`);
+      flags.add(name);
+    } else if (valued.has(name)) {
+      const value = match?.[2] ?? argv[++i];
+      if (value === undefined) throw new UsageError(`--${name} needs a value`);
+      values.set(name, value);
+    } else {
+      throw new UsageError(`unknown option --${name}`);
+    }
+  }
+  if (flags.has('help')) throw new UsageError('');
+
+  const quick = flags.has('quick');
+  const users = integer(values, 'users', 10_000, 1);
+  const scenarios = parseScenarios(values.get('scenarios'));
+  const logLevel = values.get('log-level') ?? 'info';
+  if (!LOG_LEVELS.includes(logLevel)) throw new UsageError(`--log-level must be one of ${LOG_LEVELS.join(', ')}`);
+  const databaseUrl = env.DATABASE_URL?.trim() === '' ? undefined : env.DATABASE_URL?.trim();
+  const skipSqlite = flags.has('no-sqlite');
+  if (skipSqlite && databaseUrl === undefined) throw new UsageError('--no-sqlite needs DATABASE_URL (nothing would run)');
+  return {
+    durationSeconds: seconds(values, 'duration', quick ? 0.3 : 10),
+    warmupSeconds: seconds(values, 'warmup', quick ? 0.2 : 3, true),
+    connections: integer(values, 'connections', 50, 1),
+    rounds: integer(values, 'rounds', 3, 1),
+    quick,
+    users,
+    sitesPerUser: integer(values, 'sites-per-user', 3, 1),
+    tokens: integer(values, 'tokens', users, 1),
+    scenarios,
+    logLevel,
+    databaseUrl,
+    skipSqlite,
+    jsonFile: values.get('json'),
+    profileDir: values.get('profile'),
+    nodeArgs: (values.get('node-args') ?? '').split(/\s+/).filter((flag) => flag !== ''),
+  };
+}
+
+function integer(values: Map<string, string>, name: string, fallback: number, minimum: number): number {
+  const text = values.get(name);
+  if (text === undefined) return fallback;
+  const value = Number(text);
+  if (!/^\d+$/.test(text) || value < minimum) throw new UsageError(`--${name} must be a whole number of at least ${minimum}, not "${text}"`);
+  return value;
+}
+
+function seconds(values: Map<string, string>, name: string, fallback: number, zeroAllowed = false): number {
+  const text = values.get(name);
+  if (text === undefined) return fallback;
+  const value = Number(text);
+  if (!Number.isFinite(value) || value < 0 || (value === 0 && !zeroAllowed)) throw new UsageError(`--${name} must be a positive number of seconds, not "${text}"`);
+  return value;
+}
+
+function parseScenarios(text: string | undefined): ScenarioId[] {
+  if (text === undefined) return [...SCENARIO_IDS];
+  const chosen = text.split(',').map((id) => id.trim()).filter((id) => id !== '');
+  const unknown = chosen.filter((id) => !(SCENARIO_IDS as readonly string[]).includes(id));
+  if (unknown.length > 0 || chosen.length === 0) throw new UsageError(`--scenarios takes a comma-separated list of ${SCENARIO_IDS.join(', ')}`);
+  // Kept in the canonical order, so the login scenario (whose argon2 buffers raise RSS) stays last.
+  return SCENARIO_IDS.filter((id) => chosen.includes(id));
+}
