@@ -29,6 +29,7 @@ import { validatorCompiler } from './http/validation.js';
 import { type Clock, systemClock } from './lib/clock.js';
 import { SecretBox } from './lib/crypto.js';
 import { homePage } from './pages/home.js';
+import { pruneStaleRows } from './maintenance/prune.js';
 import { registerPartnerRoutes } from './partner/routes.js';
 import { registerPasskeyRoutes } from './passkeys/routes.js';
 import { PasskeyService } from './passkeys/service.js';
@@ -133,6 +134,12 @@ export async function buildApp(options: AppOptions): Promise<App> {
   registerAccessTokenRoutes(app, { guard, accessTokens });
   registerSiteRoutes(app, { guard, sites });
   registerPartnerRoutes(app, { guard, sites, limiter, config, database, clock });
+
+  // Hourly clean-up of ended sessions, tokens and rate-limit windows; every server may run it.
+  const pruning = setInterval(() => {
+    pruneStaleRows(db, limiter, clock).catch((error: unknown) => app.log.warn({ err: error }, 'pruning stale rows failed'));
+  }, 60 * 60 * 1000).unref();
+  app.addHook('onClose', async () => clearInterval(pruning));
 
   app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
   app.get('/readyz', { schema: { hide: true } }, async () => {
