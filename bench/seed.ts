@@ -5,6 +5,7 @@ import { generateAccessToken, hashAccessToken } from '../src/auth/tokens.js';
 import type { Database, UsersTable } from '../src/db/schema.js';
 import { newId } from '../src/lib/ids.js';
 import type { SiteRow } from '../src/sites/queries.js';
+import { DEFAULT_PARTNER_SETTINGS } from '../src/sites/service.js';
 import type { UserRow } from '../src/users/queries.js';
 
 export interface SeedSize {
@@ -57,21 +58,7 @@ function siteRow(userId: string, index: number, createdAt: Date): SiteRow {
     branding: JSON.stringify({ logo_url: 'https://cdn.example.com/logo.png', font: 'Inter' }),
     public_theme: 'light',
     knowledge_sources: JSON.stringify([{ type: 'sitemap', url: 'https://www.example.com/sitemap.xml' }]),
-    partner_settings: JSON.stringify({
-      enabled: false,
-      base_url: '',
-      mcp_url: '',
-      project_id: '',
-      auth_type: 'bearer',
-      read_enabled: true,
-      write_enabled: false,
-      collections: [],
-      widget_project_id: '',
-      widget_search_sources: [],
-      last_status: 'unchecked',
-      last_error: null,
-      last_checked_at: null,
-    }),
+    partner_settings: JSON.stringify(DEFAULT_PARTNER_SETTINGS),
     partner_access_token: null,
     version: 1,
     created_at: at,

@@ -22,7 +22,7 @@ export type StoredPartnerSettings = Omit<PartnerSettings, 'access_token_configur
 
 export const DEFAULT_COLOR = '#4f46e5';
 
-const DEFAULT_PARTNER_SETTINGS: StoredPartnerSettings = {
+export const DEFAULT_PARTNER_SETTINGS: StoredPartnerSettings = {
   enabled: false,
   base_url: '',
   mcp_url: '',
