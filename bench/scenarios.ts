@@ -48,7 +48,12 @@ const json = { 'content-type': 'application/json' };
 function listCheck(expectedSites: number) {
   return (status: number, body: string) => {
     if (status !== 200) return `expected 200, got ${status}: ${body.slice(0, 200)}`;
-    const sites = (JSON.parse(body) as { sites?: unknown[] }).sites;
+    let sites: unknown;
+    try {
+      sites = (JSON.parse(body) as { sites?: unknown }).sites;
+    } catch {
+      return `expected JSON, got: ${body.slice(0, 200)}`;
+    }
     return Array.isArray(sites) && sites.length === expectedSites ? 'ok' : `expected ${expectedSites} sites in the page`;
   };
 }
