@@ -1,6 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { closeSync, openSync, readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { cpuTicks } from './cpu.js';
 
@@ -47,17 +46,6 @@ export async function waitUntilIdle(pids: number[], maxMs = 10_000): Promise<voi
   }
 }
 
-/** A port free on 127.0.0.1 now. The app must know its port before it starts (it is in PUBLIC_URL). */
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address !== null ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
-}
 
 export interface StartOptions {
   name: string;
@@ -133,3 +121,5 @@ export async function startServer(options: StartOptions): Promise<ServerProcess>
     await sleep(50);
   }
 }
+
+export { freePort } from '../test/processes.js';

@@ -1,27 +1,16 @@
 import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
 import { type BrowserContext, chromium, type Page } from 'playwright-core';
 import { buildTestApp, ManualClock, signUp, STRONG_PASSWORD, type TestApp } from '../test/helpers.js';
 import { PASSKEY_TEST_PAGE, PASSKEY_TEST_PAGE_PATH } from './passkey-page.js';
+import { freePort } from '../test/processes.js';
 
 /** Debian's Chromium. The browser tests fail without it: a skipped browser test proves nothing. */
 const CHROMIUM = '/usr/bin/chromium';
 
-/** A free loopback port, known before the configuration is loaded: PUBLIC_URL must name it. */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address !== null ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
-}
 
 /** Clicks the button and answers what the page's status says once that action has finished. */
 async function act(page: Page, button: string): Promise<string> {

@@ -205,3 +205,20 @@ export async function enableTotp(t: TestApp, user: SignedUpUser): Promise<Enable
   t.clock.advance(30_000);
   return { secret, recoveryCodes: enable.json<{ recovery_codes: string[] }>().recovery_codes };
 }
+
+export interface SessionCookie {
+  name: string;
+  value: string;
+  /** "name=value", ready for a Cookie request header. */
+  header: string;
+  attributes: string[];
+}
+
+/** The session cookie a response sets, if any, with its attributes. */
+export function sessionCookie(setCookie: string | string[] | undefined): SessionCookie | undefined {
+  const line = [setCookie ?? []].flat().find((entry) => /^(__Host-)?siteward_session=/.test(entry));
+  if (line === undefined) return undefined;
+  const [pair = '', ...attributes] = line.split(';').map((part) => part.trim());
+  const separator = pair.indexOf('=');
+  return { name: pair.slice(0, separator), value: pair.slice(separator + 1), header: pair, attributes };
+}

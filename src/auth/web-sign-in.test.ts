@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, test } from 'node:test';
-import { buildTestApp, createAccessToken, createSite, signUp, STRONG_PASSWORD, type TestApp } from '../../test/helpers.js';
+import { buildTestApp, createAccessToken, createSite, signUp, STRONG_PASSWORD, type TestApp, sessionCookie } from '../../test/helpers.js';
 import { linkIn, startSmtpServer, type TestSmtpServer } from '../../test/smtp.js';
 
 const ORIGIN = 'http://localhost:3000';
@@ -18,19 +18,7 @@ afterEach(async () => {
   await smtp.close();
 });
 
-interface Cookie {
-  name: string;
-  value: string;
-  attributes: string[];
-}
 
-function sessionCookie(setCookie: string | string[] | undefined): Cookie | undefined {
-  const header = [setCookie ?? []].flat().find((line) => /^(__Host-)?siteward_session=/.test(line));
-  if (header === undefined) return undefined;
-  const [pair = '', ...attributes] = header.split(';').map((part) => part.trim());
-  const [name = '', value = ''] = pair.split('=');
-  return { name, value, attributes };
-}
 
 async function passwordSignIn(email: string, headers: Record<string, string> = { origin: ORIGIN }) {
   return t.app.inject({ method: 'POST', url: '/auth/session', headers, payload: { email, password: STRONG_PASSWORD } });

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, test } from 'node:test';
-import { buildTestApp, enableTotp, signUp, STRONG_PASSWORD, type EnabledTotp, type SignedUpUser, type TestApp } from '../../test/helpers.js';
+import { buildTestApp, enableTotp, signUp, STRONG_PASSWORD, type EnabledTotp, type SignedUpUser, type TestApp, sessionCookie } from '../../test/helpers.js';
 import { totp } from '../../test/rfc6238.js';
 import { linkIn, startSmtpServer, type TestSmtpServer } from '../../test/smtp.js';
 
@@ -18,18 +18,7 @@ afterEach(async () => {
   await smtp.close();
 });
 
-interface Cookie {
-  header: string;
-  value: string;
-  attributes: string[];
-}
 
-function sessionCookie(setCookie: string | string[] | undefined): Cookie | undefined {
-  const line = [setCookie ?? []].flat().find((entry) => entry.startsWith('siteward_session='));
-  if (line === undefined) return undefined;
-  const [pair = '', ...attributes] = line.split(';').map((part) => part.trim());
-  return { header: pair, value: pair.slice('siteward_session='.length), attributes };
-}
 
 function codeNow(secret: string, offset = 0): string {
   return totp(secret, t.clock.now(), offset);
