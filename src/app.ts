@@ -28,7 +28,6 @@ import type { App } from './http/types.js';
 import { validatorCompiler } from './http/validation.js';
 import { type Clock, systemClock } from './lib/clock.js';
 import { SecretBox } from './lib/crypto.js';
-import { homePage } from './pages/home.js';
 import { pruneStaleRows } from './maintenance/prune.js';
 import { registerPartnerRoutes } from './partner/routes.js';
 import { registerPasskeyRoutes } from './passkeys/routes.js';
@@ -38,6 +37,7 @@ import { registerTotpRoutes } from './totp/routes.js';
 import { TotpService } from './totp/service.js';
 import { SiteService } from './sites/service.js';
 import { UserService } from './users/service.js';
+import { registerDashboard } from './web/static.js';
 
 export interface AppOptions {
   config: Config;
@@ -151,7 +151,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
     return { status: 'ok' };
   });
   app.get('/api/v1/openapi.json', { schema: { hide: true } }, async () => app.swagger());
-  app.get('/', { schema: { hide: true } }, async (_request, reply) => reply.type('text/html; charset=utf-8').send(homePage(config.publicUrl)));
+  registerDashboard(app);
 
   return app;
 }

@@ -4,6 +4,7 @@ import { authErrorResponses, LoginBody, SignupBody, TokenResponse } from './sche
 import type { AuthService, SignedIn } from './service.js';
 import { AppError } from '../errors.js';
 import { ProblemSchema } from '../http/schema.js';
+import { Type } from 'typebox';
 
 function tokenResponse({ user, jwt }: SignedIn) {
   return { token: jwt.token, token_type: 'Bearer' as const, expires_at: jwt.expiresAt.toISOString(), user: userToJson(user) };
@@ -21,6 +22,19 @@ export function registerAuthRoutes(app: App, deps: { auth: AuthService; signup: 
       },
     },
     async (request) => tokenResponse(await deps.auth.login(request.body.email, request.body.password, request.body.otp, request.ip)),
+  );
+
+  // What the sign-in screen may offer; public, and it names no account.
+  app.get(
+    '/auth/config',
+    {
+      schema: {
+        summary: 'Which sign-in features this server offers (no authentication needed)',
+        tags: ['auth'],
+        response: { 200: Type.Object({ signup: Type.Enum(['open', 'closed']) }) },
+      },
+    },
+    async () => ({ signup: deps.signup }),
   );
 
   app.post(

@@ -1,0 +1,92 @@
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { type BrowserContext, type CDPSession, chromium, type Page } from 'playwright-core';
+import { buildTestApp, ManualClock, type TestApp } from '../test/helpers.js';
+import { freePort } from '../test/processes.js';
+import { startSmtpServer, type TestSmtpServer } from '../test/smtp.js';
+
+/** Debian's Chromium. The browser tests fail without it: a skipped browser test proves nothing. */
+export const CHROMIUM = '/usr/bin/chromium';
+
+/** Screenshots land here on every run, for a person to look at (`test-results/` is not committed). */
+export const SCREENSHOT_DIR = path.resolve('test-results', 'screenshots');
+
+export interface Dashboard {
+  t: TestApp;
+  smtp: TestSmtpServer;
+  /** http://localhost:<port>: PUBLIC_URL, so cookies, CSRF origin checks and WebAuthn all agree. */
+  origin: string;
+  context: BrowserContext;
+  page: Page;
+  /** Writes test-results/screenshots/<name>.png of the whole page. */
+  screenshot(name: string, target?: Page): Promise<void>;
+  /** A second, separate browser profile (another device) on the same server. */
+  newDevice(): Promise<{ context: BrowserContext; page: Page }>;
+  /** A Chromium virtual authenticator (a platform authenticator with resident keys and user verification). */
+  addVirtualAuthenticator(target?: Page): Promise<{ cdp: CDPSession; authenticatorId: string }>;
+  close(): Promise<void>;
+}
+
+async function launch(userDataDir: string, viewport: { width: number; height: number }): Promise<BrowserContext> {
+  return chromium.launchPersistentContext(userDataDir, {
+    executablePath: CHROMIUM,
+    headless: true,
+    viewport,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
+  });
+}
+
+/**
+ * The built dashboard (dist/web) served by the real app on loopback, with a temporary database
+ * (SQLite, or PostgreSQL in the PostgreSQL run), mail delivered over SMTP to an in-process server,
+ * and a headless Chromium pointed at it.
+ */
+export async function openDashboard(options: { env?: Record<string, string>; viewport?: { width: number; height: number } } = {}): Promise<Dashboard> {
+  assert.ok(existsSync(CHROMIUM), `${CHROMIUM} is missing: install Debian's chromium (apt-get install chromium)`);
+  const port = await freePort();
+  const origin = `http://localhost:${port}`;
+  const smtp = await startSmtpServer();
+  // Real time: the browser's cookies and the server's sessions and challenges must agree on it.
+  const t = await buildTestApp({ env: { PUBLIC_URL: origin, SMTP_URL: smtp.url, ...options.env }, clock: new ManualClock(Date.now()) });
+  await t.app.listen({ port, host: '127.0.0.1' });
+  const viewport = options.viewport ?? { width: 1440, height: 900 };
+  const profiles: string[] = [];
+  const contexts: BrowserContext[] = [];
+  async function newDevice() {
+    const userDataDir = mkdtempSync(path.join(tmpdir(), 'siteward-chromium-'));
+    profiles.push(userDataDir);
+    const context = await launch(userDataDir, viewport);
+    contexts.push(context);
+    const page = context.pages()[0] ?? (await context.newPage());
+    return { context, page };
+  }
+  const { context, page } = await newDevice();
+  mkdirSync(SCREENSHOT_DIR, { recursive: true });
+  return {
+    t,
+    smtp,
+    origin,
+    context,
+    page,
+    newDevice,
+    async screenshot(name, target = page) {
+      await target.screenshot({ path: path.join(SCREENSHOT_DIR, `${name}.png`), fullPage: true });
+    },
+    async addVirtualAuthenticator(target = page) {
+      const cdp = await target.context().newCDPSession(target);
+      await cdp.send('WebAuthn.enable');
+      const { authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', {
+        options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true },
+      });
+      return { cdp, authenticatorId };
+    },
+    async close() {
+      for (const each of contexts) await each.close().catch(() => undefined);
+      await t.close();
+      await smtp.close();
+      for (const dir of profiles) rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}

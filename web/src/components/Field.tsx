@@ -1,0 +1,33 @@
+import { type InputHTMLAttributes, type ReactNode, useId } from 'react';
+
+interface FieldProps extends InputHTMLAttributes<HTMLInputElement> {
+  label: string;
+  /** The server's (or the form's) message for this field; marks the input invalid. */
+  error?: string | undefined;
+  hint?: ReactNode;
+}
+
+/** A labelled input with its hint and error tied to it for screen readers. */
+export function Field({ label, error, hint, id, className, ...input }: FieldProps) {
+  const generated = useId();
+  const inputId = id ?? generated;
+  const hintId = `${inputId}-hint`;
+  const errorId = `${inputId}-error`;
+  const describedBy = [hint !== undefined ? hintId : '', error !== undefined ? errorId : ''].filter(Boolean).join(' ') || undefined;
+  return (
+    <div className={`field ${className ?? ''}`}>
+      <label htmlFor={inputId}>{label}</label>
+      <input id={inputId} aria-invalid={error !== undefined} aria-describedby={describedBy} {...input} />
+      {hint !== undefined && (
+        <p className="hint" id={hintId}>
+          {hint}
+        </p>
+      )}
+      {error !== undefined && (
+        <p className="field-error" id={errorId}>
+          {error}
+        </p>
+      )}
+    </div>
+  );
+}

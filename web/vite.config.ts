@@ -1,0 +1,22 @@
+import { fileURLToPath } from 'node:url';
+import react from '@vitejs/plugin-react';
+import { defineConfig } from 'vite';
+
+const root = fileURLToPath(new URL('.', import.meta.url));
+
+// The dashboard is built into dist/web, beside the compiled server, which serves it (src/web/static.ts).
+export default defineConfig({
+  root,
+  plugins: [react()],
+  build: {
+    outDir: fileURLToPath(new URL('../dist/web', import.meta.url)),
+    emptyOutDir: true,
+    // The server sends a strict CSP (script-src 'self'): no inline module preload polyfill.
+    modulePreload: { polyfill: false },
+    sourcemap: true,
+  },
+  server: {
+    // `npx vite --config web/vite.config.ts` for UI work: API calls go to a running `npm start`.
+    proxy: { '/api': 'http://127.0.0.1:3000', '/auth': 'http://127.0.0.1:3000', '/magic': 'http://127.0.0.1:3000' },
+  },
+});
