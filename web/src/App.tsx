@@ -8,7 +8,8 @@ import { SignInPage } from './pages/SignIn';
 import { SignUpPage } from './pages/SignUp';
 import { SiteEditorPage } from './pages/SiteEditor';
 import { SitesPage } from './pages/Sites';
-import { Link, navigate, pathOf, useLocation } from './router';
+import { Link, navigate, pathOf, queryOf, useLocation } from './router';
+import { safeNextPath } from './signInRedirect';
 import { useSession } from './session';
 
 /** Screens anyone may see; every other one needs a session. */
@@ -24,7 +25,8 @@ export function App() {
       const next = path === '/' ? '' : `?next=${encodeURIComponent(location)}`;
       navigate(`/sign-in${next}`, { replace: true, force: true });
     }
-    if (user !== null && user !== undefined && PUBLIC_PATHS.has(path)) navigate('/', { replace: true, force: true });
+    // Signed in on a sign-in screen: go where the sign-in was asked to lead (same-site only).
+    if (user !== null && user !== undefined && PUBLIC_PATHS.has(path)) navigate(safeNextPath(queryOf(location).get('next')), { replace: true, force: true });
   }, [user, path, location]);
 
   if (user === undefined) return <Loading label="Loading Siteward…" />;
