@@ -240,6 +240,21 @@ export function registerWebSignInRoutes(app: App, deps: WebSignInDeps): void {
         return reply.header('cache-control', 'no-store').send({ user: userToJson(pending.user) });
       },
     );
+
+    pages.post(
+      '/auth/2fa/cancel',
+      { schema: { summary: 'Give up a sign-in that waits for its second factor: the pending session ends; 303 to the sign-in screen', tags: ['web sign-in'] } },
+      async (request, reply) => {
+        assertSameOrigin(request.headers, deps.publicOrigin);
+        // Only a pending session is ended here; a full session is signed out by POST /auth/logout.
+        const pending = await findPending(request);
+        if (pending !== undefined) {
+          await sessions.destroy(request.cookies[sessions.cookieName] ?? '');
+          reply.clearCookie(sessions.cookieName, { path: '/', secure: sessions.cookieSettings.secure, httpOnly: true, sameSite: 'lax' });
+        }
+        return reply.header('cache-control', 'no-store').redirect('/sign-in', 303);
+      },
+    );
   });
 
   function findPending(request: FastifyRequest) {

@@ -12,6 +12,7 @@ const STYLE = `
   label { display: block; font-weight: 600; margin-bottom: 0.25rem; }
   input[type=email], input[type=text] { width: 100%; box-sizing: border-box; padding: 0.6rem; border: 1px solid #d1d5db; border-radius: 0.5rem; font: inherit; margin-bottom: 1rem; }
   button { width: 100%; padding: 0.7rem; border: 0; border-radius: 0.5rem; background: #4f46e5; color: #fff; font: inherit; font-weight: 600; cursor: pointer; }
+  button.secondary { background: transparent; color: #4f46e5; border: 1px solid #c7d2fe; }
   button:focus-visible, input:focus-visible { outline: 3px solid #a5b4fc; outline-offset: 2px; }
   .muted { color: #6b7280; font-size: 0.875rem; }
   .error { color: #b91c1c; font-weight: 600; }

@@ -15,7 +15,10 @@ ${error}<form method="post" action="/auth/2fa">
   <input id="code" name="code" type="text" autocomplete="one-time-code" autocapitalize="off" spellcheck="false" maxlength="64" required autofocus>
   <button type="submit">Verify</button>
 </form>
-<p class="muted">Lost your device? Enter one of your recovery codes instead; each works once. This step expires 10 minutes after you signed in.</p>`,
+<p class="muted">Lost your device? Enter one of your recovery codes instead; each works once. This step expires 10 minutes after you signed in.</p>
+<form method="post" action="/auth/2fa/cancel">
+  <button type="submit" class="secondary">Cancel and sign in another way</button>
+</form>`,
   );
 }
 

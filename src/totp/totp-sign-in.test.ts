@@ -265,6 +265,32 @@ describe('magic-link sign-in with TOTP on', () => {
     assert.equal((await me(pending)).statusCode, 401);
   });
 
+  test('the 2FA page can cancel the sign-in: the pending session ends and the browser goes back to sign in', async () => {
+    const user = await userWithTotp();
+    const pending = await pendingCookie(user.email);
+    const page = await t.app.inject({ method: 'GET', url: '/auth/2fa', headers: { cookie: pending } });
+    assert.match(page.body, /<form method="post" action="\/auth\/2fa\/cancel">/);
+
+    const crossSite = await t.app.inject({ method: 'POST', url: '/auth/2fa/cancel', headers: { ...FORM, origin: 'https://evil.example', cookie: pending }, payload: '' });
+    assert.equal(crossSite.statusCode, 403);
+
+    const cancelled = await t.app.inject({ method: 'POST', url: '/auth/2fa/cancel', headers: { ...FORM, cookie: pending }, payload: '' });
+    assert.equal(cancelled.statusCode, 303);
+    assert.equal(cancelled.headers.location, '/sign-in');
+    assert.match(String(cancelled.headers['set-cookie']), /siteward_session=;/);
+    // The pending session is gone: the code no longer finishes it.
+    assert.equal((await secondStep(pending, codeNow(user.secret))).json().code, 'second_factor_not_pending');
+  });
+
+  test('cancelling the 2FA step never ends a full session', async () => {
+    const user = await userWithTotp();
+    const full = await passwordSignIn(user.email, { otp: codeNow(user.secret) });
+    const cookie = (sessionCookie(full.headers['set-cookie']) ?? assert.fail('no cookie')).header;
+    const cancelled = await t.app.inject({ method: 'POST', url: '/auth/2fa/cancel', headers: { ...FORM, cookie }, payload: '' });
+    assert.equal(cancelled.statusCode, 303);
+    assert.equal((await me(cookie)).statusCode, 200);
+  });
+
   test('without 2FA the magic link still goes straight to the app', async () => {
     const user = await signUp(t.app, 'plainmagic@example.com');
     const token = await magicLinkToken(user.email);
