@@ -93,7 +93,11 @@ export const api = {
 /** A readable message for anything a request may throw. */
 export function errorMessage(error: unknown): string {
   if (error instanceof ApiError) {
-    if (error.status === 429 && error.retryAfterSeconds !== undefined) return `${error.detail} Try again in ${formatWait(error.retryAfterSeconds)}.`;
+    if (error.status === 429 && error.retryAfterSeconds !== undefined) {
+      // The server's detail may already name the wait in seconds; say it once, in words people read.
+      const reason = error.detail.replace(/\s*Try again in \d+ seconds?\.?\s*$/i, '');
+      return `${reason} Try again in ${formatWait(error.retryAfterSeconds)}.`;
+    }
     return error.detail;
   }
   if (error instanceof Error) return error.message;
@@ -127,7 +131,7 @@ export interface PartnerSettings {
   widget_project_id: string;
   widget_search_sources: string[];
   last_status: string;
-  last_error: string;
+  last_error: string | null;
   last_checked_at: string | null;
 }
 

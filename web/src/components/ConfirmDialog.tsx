@@ -1,4 +1,4 @@
-import { type ReactNode, useEffect, useRef } from 'react';
+import { type ReactNode, useEffect, useId, useRef } from 'react';
 import { Button } from './Button';
 
 interface ConfirmDialogProps {
@@ -15,6 +15,8 @@ interface ConfirmDialogProps {
 /** A modal question built on <dialog>: focus is trapped, Escape cancels, the page behind is inert. */
 export function ConfirmDialog({ open, title, children, confirmLabel, danger = false, busy = false, onConfirm, onCancel }: ConfirmDialogProps) {
   const dialog = useRef<HTMLDialogElement>(null);
+  // Unique per dialog: a screen may hold several, and each must be named by its own title.
+  const titleId = useId();
   useEffect(() => {
     const element = dialog.current;
     if (element === null) return;
@@ -25,13 +27,13 @@ export function ConfirmDialog({ open, title, children, confirmLabel, danger = fa
     <dialog
       ref={dialog}
       className="dialog"
-      aria-labelledby="confirm-dialog-title"
+      aria-labelledby={titleId}
       onCancel={(event) => {
         event.preventDefault();
         onCancel();
       }}
     >
-      <h2 id="confirm-dialog-title">{title}</h2>
+      <h2 id={titleId}>{title}</h2>
       <div className="dialog-body">{children}</div>
       <div className="dialog-actions">
         <Button onClick={onCancel} disabled={busy}>

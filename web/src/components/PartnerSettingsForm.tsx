@@ -1,0 +1,134 @@
+import { type ReactNode, useId } from 'react';
+import type { FieldError } from '../api';
+import { AUTH_TYPES, messageFor, type PartnerDraft, type TokenChange } from '../siteDraft';
+import { AccessTokenField } from './AccessTokenField';
+import { Field } from './Field';
+import { TagInput } from './TagInput';
+
+interface PartnerSettingsFormProps {
+  draft: PartnerDraft;
+  onChange: (patch: Partial<PartnerDraft>) => void;
+  tokenConfigured: boolean;
+  tokenChange: TokenChange;
+  onTokenChange: (change: TokenChange) => void;
+  errors: FieldError[];
+}
+
+const AUTH_TYPE_LABELS: Record<(typeof AUTH_TYPES)[number], { label: string; hint: string }> = {
+  none: { label: 'None', hint: 'No Authorization header is sent.' },
+  bearer: { label: 'Bearer', hint: 'Sent as Authorization: Bearer <access token>.' },
+  token: { label: 'Token', hint: 'Sent as Authorization: Token <access token>.' },
+};
+
+/** The partner integration's own settings; the connection check sits beside it (PartnerCheck). */
+export function PartnerSettingsForm({ draft, onChange, tokenConfigured, tokenChange, onTokenChange, errors }: PartnerSettingsFormProps) {
+  const error = (field: string) => messageFor(errors, `/partner_settings/${field}`);
+  return (
+    <>
+      <fieldset className="partner-switches">
+        <legend className="visually-hidden">Integration switches</legend>
+        <Switch label="Integration enabled" checked={draft.enabled} onChange={(enabled) => onChange({ enabled })} hint="Use the partner service for this site." />
+        <Switch label="Read enabled" checked={draft.read_enabled} onChange={(read_enabled) => onChange({ read_enabled })} hint="Let the assistant read from the partner." />
+        <Switch label="Write enabled" checked={draft.write_enabled} onChange={(write_enabled) => onChange({ write_enabled })} hint="Let the assistant write to the partner." />
+      </fieldset>
+
+      <div className="form-grid">
+        <Field
+          label="Base URL"
+          type="url"
+          inputMode="url"
+          placeholder="https://partner.example.com/"
+          value={draft.base_url}
+          onChange={(event) => onChange({ base_url: event.target.value })}
+          error={error('base_url')}
+          hint="The partner's HTTP API. Leave empty if you only use MCP."
+        />
+        <Field
+          label="MCP URL"
+          type="url"
+          inputMode="url"
+          placeholder="https://partner.example.com/mcp"
+          value={draft.mcp_url}
+          onChange={(event) => onChange({ mcp_url: event.target.value })}
+          error={error('mcp_url')}
+          hint="The partner's MCP endpoint (Streamable HTTP)."
+        />
+        <AuthTypeSelect value={draft.auth_type} onChange={(auth_type) => onChange({ auth_type })} error={error('auth_type')} />
+      </div>
+      <div className="form-grid">
+        <Field label="Project ID" value={draft.project_id} maxLength={200} onChange={(event) => onChange({ project_id: event.target.value })} error={error('project_id')} />
+        <Field
+          label="Widget project ID"
+          value={draft.widget_project_id}
+          maxLength={200}
+          onChange={(event) => onChange({ widget_project_id: event.target.value })}
+          error={error('widget_project_id')}
+        />
+      </div>
+
+      <AccessTokenField configured={tokenConfigured} change={tokenChange} onChange={onTokenChange} error={error('access_token')} />
+
+      <div className="form-grid">
+        <TagInput
+          label="Collections"
+          values={draft.collections}
+          onChange={(collections) => onChange({ collections })}
+          error={error('collections')}
+          hint="Partner collections the assistant may use. Enter or comma adds one."
+        />
+        <TagInput
+          label="Widget search sources"
+          values={draft.widget_search_sources}
+          onChange={(widget_search_sources) => onChange({ widget_search_sources })}
+          error={error('widget_search_sources')}
+          hint="Sources the chat widget searches. Enter or comma adds one."
+        />
+      </div>
+    </>
+  );
+}
+
+function Switch({ label, checked, onChange, hint }: { label: string; checked: boolean; onChange: (checked: boolean) => void; hint: ReactNode }) {
+  const hintId = useId();
+  return (
+    <div className="partner-switch">
+      <label className="switch">
+        <input type="checkbox" checked={checked} onChange={(event) => onChange(event.target.checked)} aria-describedby={hintId} />
+        {label}
+      </label>
+      <p className="hint" id={hintId}>
+        {hint}
+      </p>
+    </div>
+  );
+}
+
+function AuthTypeSelect({ value, onChange, error }: { value: string; onChange: (value: string) => void; error: string | undefined }) {
+  const id = useId();
+  const known = AUTH_TYPES.find((type) => type === value);
+  const describedBy = [known !== undefined ? `${id}-hint` : '', error !== undefined ? `${id}-error` : ''].filter(Boolean).join(' ') || undefined;
+  return (
+    <div className="field">
+      <label htmlFor={id}>Auth type</label>
+      <select id={id} value={value} onChange={(event) => onChange(event.target.value)} aria-invalid={error !== undefined} aria-describedby={describedBy}>
+        {/* A value the server no longer lists stays visible rather than being silently swapped. */}
+        {known === undefined && <option value={value}>{value}</option>}
+        {AUTH_TYPES.map((type) => (
+          <option key={type} value={type}>
+            {AUTH_TYPE_LABELS[type].label}
+          </option>
+        ))}
+      </select>
+      {known !== undefined && (
+        <p className="hint" id={`${id}-hint`}>
+          {AUTH_TYPE_LABELS[known].hint}
+        </p>
+      )}
+      {error !== undefined && (
+        <p className="field-error" id={`${id}-error`}>
+          {error}
+        </p>
+      )}
+    </div>
+  );
+}
