@@ -36,7 +36,7 @@ import { registerSiteRoutes } from './sites/routes.js';
 import { registerTotpRoutes } from './totp/routes.js';
 import { TotpService } from './totp/service.js';
 import { SiteService } from './sites/service.js';
-import { UserService } from './users/service.js';
+import { PasswordChangeService, UserService } from './users/service.js';
 import { registerDashboard } from './web/static.js';
 
 export interface AppOptions {
@@ -128,7 +128,8 @@ export async function buildApp(options: AppOptions): Promise<App> {
 
   registerAuthRoutes(app, { auth, signup: config.signup });
   registerWebSignInRoutes(app, { auth, sessions, magicLinks, totp, publicOrigin: config.publicOrigin });
-  registerAccountRoutes(app, { guard, sessions });
+  const passwordChanges = new PasswordChangeService(db, hasher, limiter, sessions, clock);
+  registerAccountRoutes(app, { guard, sessions, passwordChanges });
   registerTotpRoutes(app, { guard, totp });
   registerPasskeyRoutes(app, { guard, passkeys, sessions, publicOrigin: config.publicOrigin });
   registerAccessTokenRoutes(app, { guard, accessTokens });

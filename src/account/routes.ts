@@ -1,11 +1,12 @@
 import { Type } from 'typebox';
 import type { Guard } from '../auth/guard.js';
+import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../auth/passwords.js';
 import type { SessionService } from '../auth/sessions.js';
 import { currentPrincipal, currentUser } from '../http/principal.js';
 import { ProblemSchema } from '../http/schema.js';
 import type { App } from '../http/types.js';
 import { UserSchema } from '../users/schema.js';
-import { userToJson } from '../users/service.js';
+import { type PasswordChangeService, userToJson } from '../users/service.js';
 
 const SessionSchema = Type.Object({
   id: Type.String(),
@@ -18,11 +19,20 @@ const SessionSchema = Type.Object({
   second_factor_pending: Type.Boolean({ description: 'A sign-in that passed the password or magic link but not yet the 2FA step' }),
 });
 
+const ChangePasswordBody = Type.Object(
+  {
+    // Longer than the policy allows, so an over-long current password is "wrong", not a validation hint.
+    current_password: Type.String({ maxLength: PASSWORD_MAX_LENGTH * 4 }),
+    new_password: Type.String({ maxLength: PASSWORD_MAX_LENGTH * 4, description: `${PASSWORD_MIN_LENGTH}–${PASSWORD_MAX_LENGTH} characters, not a commonly used password` }),
+  },
+  { additionalProperties: false },
+);
+
 const errors = { 401: ProblemSchema, 403: ProblemSchema };
 const tags = ['account'];
 
-export function registerAccountRoutes(app: App, deps: { guard: Guard; sessions: SessionService }): void {
-  const { guard, sessions } = deps;
+export function registerAccountRoutes(app: App, deps: { guard: Guard; sessions: SessionService; passwordChanges: PasswordChangeService }): void {
+  const { guard, sessions, passwordChanges } = deps;
 
   app.get(
     '/api/v1/me',
@@ -83,6 +93,29 @@ export function registerAccountRoutes(app: App, deps: { guard: Guard; sessions: 
     async (request, reply) => {
       await sessions.revokeEverything(currentUser(request).id);
       reply.clearCookie(sessions.cookieName, { path: '/', secure: sessions.cookieSettings.secure, httpOnly: true, sameSite: 'lax' });
+      return reply.code(204).send(null);
+    },
+  );
+
+  app.post(
+    '/api/v1/me/password',
+    {
+      // "account": a personal access token cannot change the password it was never given.
+      onRequest: guard.require('account'),
+      schema: {
+        summary: 'Change your password. Every other web session ends and every JWT issued so far is refused; the web session making the change stays signed in',
+        tags,
+        body: ChangePasswordBody,
+        response: { 204: Type.Null(), 400: ProblemSchema, ...errors, 415: ProblemSchema, 429: ProblemSchema },
+      },
+    },
+    async (request, reply) => {
+      const principal = currentPrincipal(request);
+      await passwordChanges.changePassword(
+        principal.user.id,
+        { currentPassword: request.body.current_password, newPassword: request.body.new_password },
+        principal.method === 'session' ? principal.sessionId : null,
+      );
       return reply.code(204).send(null);
     },
   );

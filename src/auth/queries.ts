@@ -90,6 +90,31 @@ export function revokeAllCredentials(db: Kysely<Database>, userId: string, now: 
   });
 }
 
+/**
+ * "Sign out everywhere else", for a change of credentials (a new password): every session but
+ * `keepSessionId` goes and the JWT generation moves on, in one transaction with `alongside` (the
+ * change itself), so the new password and the revocation land together or not at all.
+ */
+export function revokeOtherCredentials(
+  db: Kysely<Database>,
+  userId: string,
+  keepSessionId: string | null,
+  now: string,
+  alongside: (trx: Kysely<Database>) => Promise<unknown>,
+): Promise<void> {
+  return db.transaction().execute(async (trx) => {
+    await alongside(trx);
+    let others = trx.deleteFrom('sessions').where('user_id', '=', userId);
+    if (keepSessionId !== null) others = others.where('id', '!=', keepSessionId);
+    await others.execute();
+    await trx
+      .updateTable('users')
+      .set((eb) => ({ jwt_generation: eb('jwt_generation', '+', 1), updated_at: now }))
+      .where('id', '=', userId)
+      .execute();
+  });
+}
+
 export function insertOneTimeToken(db: Kysely<Database>, row: OneTimeTokenRow): Promise<unknown> {
   return db.insertInto('one_time_tokens').values(row).execute();
 }

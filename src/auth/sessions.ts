@@ -13,6 +13,7 @@ import {
   insertSession,
   listActiveSessions,
   revokeAllCredentials,
+  revokeOtherCredentials,
   type SessionRow,
   touchSession,
 } from './queries.js';
@@ -140,5 +141,14 @@ export class SessionService {
   /** Ends every session of the user and refuses every JWT issued so far. */
   revokeEverything(userId: string): Promise<void> {
     return revokeAllCredentials(this.db, userId, this.clock.now().toISOString());
+  }
+
+  /**
+   * Like revokeEverything, but the session that asked (`keepSessionId`; null for a JWT caller)
+   * stays signed in. `alongside` runs in the same transaction: used by a password change, so a
+   * thief's session cannot outlive the password it was opened with.
+   */
+  revokeEverythingElse(userId: string, keepSessionId: string | null, alongside: (trx: Kysely<Database>) => Promise<unknown>): Promise<void> {
+    return revokeOtherCredentials(this.db, userId, keepSessionId, this.clock.now().toISOString(), alongside);
   }
 }

@@ -21,6 +21,11 @@ export async function insertUser(db: Kysely<Database>, user: UserRow): Promise<b
   return Number(result.numInsertedOrUpdatedRows ?? 0n) === 1;
 }
 
+/** Stores a new password hash; the caller revokes the old credentials in the same transaction. */
+export function updatePasswordHash(db: Kysely<Database>, userId: string, passwordHash: string, now: string): Promise<unknown> {
+  return db.updateTable('users').set({ password_hash: passwordHash, updated_at: now }).where('id', '=', userId).execute();
+}
+
 export function listUsers(db: Kysely<Database>): Promise<UserRow[]> {
   return db.selectFrom('users').selectAll().orderBy('id').execute();
 }

@@ -3,9 +3,11 @@ import type { Static } from 'typebox';
 import type { Database } from '../db/schema.js';
 import { AppError, type FieldError, validationError } from '../errors.js';
 import { checkPasswordPolicy, type PasswordHasher } from '../auth/passwords.js';
+import { RATE_LIMITS, type RateLimiter } from '../auth/rate-limit.js';
+import type { SessionService } from '../auth/sessions.js';
 import type { Clock } from '../lib/clock.js';
 import { newId } from '../lib/ids.js';
-import { findUserByEmail, insertUser, listUsers, type UserRow } from './queries.js';
+import { findUserByEmail, findUserById, insertUser, listUsers, updatePasswordHash, type UserRow } from './queries.js';
 import { EMAIL_MAX_LENGTH, NAME_MAX_LENGTH, type UserSchema } from './schema.js';
 
 export type PublicUser = Static<typeof UserSchema>;
@@ -67,5 +69,53 @@ export class UserService {
 
   list(): Promise<UserRow[]> {
     return listUsers(this.db);
+  }
+}
+
+export interface PasswordChange {
+  currentPassword: string;
+  newPassword: string;
+}
+
+/** Settings: the current password was wrong. 403, not 401: the caller is still signed in. */
+const currentPasswordInvalid = () =>
+  new AppError(403, 'current_password_invalid', 'The current password is wrong.', { errors: [{ path: '/current_password', message: 'is wrong' }] });
+
+/**
+ * A signed-in user's password change. The current password is asked for so that a borrowed
+ * session (an unlocked laptop, a stolen cookie) cannot lock the owner out; wrong guesses count
+ * against the same per-account limit as sign-in, so the form is no side door for guessing.
+ */
+export class PasswordChangeService {
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly hasher: PasswordHasher,
+    private readonly limiter: RateLimiter,
+    private readonly sessions: SessionService,
+    private readonly clock: Clock,
+  ) {}
+
+  /**
+   * Checks the current password, stores the new one (argon2id) and, in the same transaction, ends
+   * every other web session and refuses every JWT issued so far. `keepSessionId` is the web
+   * session making the change, which stays signed in (null for a JWT caller: its JWT is revoked too).
+   */
+  async changePassword(userId: string, change: PasswordChange, keepSessionId: string | null): Promise<void> {
+    const policy = checkPasswordPolicy(change.newPassword, '/new_password');
+    if (policy.length > 0) throw validationError(policy);
+
+    // Read afresh, not from the request's principal, which may have been cached.
+    const user = await findUserById(this.db, userId);
+    if (user === undefined) throw new AppError(404, 'user_not_found', 'This account no longer exists.');
+    // The sign-in key (AuthService.verifyPassword): sign-in and this form share the 10 failures.
+    const key = `login:account:${user.email}`;
+    // Counted before the check, so concurrent guesses cannot all pass under the limit; refunded when right.
+    await this.limiter.take(key, RATE_LIMITS.loginFailuresPerAccount);
+    if (!(await this.hasher.verify(user.password_hash, change.currentPassword))) throw currentPasswordInvalid();
+    await this.limiter.refund(key);
+
+    const passwordHash = await this.hasher.hash(change.newPassword);
+    const now = this.clock.now().toISOString();
+    await this.sessions.revokeEverythingElse(userId, keepSessionId, (trx) => updatePasswordHash(trx, userId, passwordHash, now));
   }
 }

@@ -1,0 +1,269 @@
+import { type PublicKeyCredentialCreationOptionsJSON, startRegistration, WebAuthnError } from '@simplewebauthn/browser';
+import { type FormEvent, type KeyboardEvent, useCallback, useEffect, useState } from 'react';
+import { api, ApiError, errorMessage, type Passkey } from '../api';
+import { formatDateTime, formatRelative } from '../format';
+import { Alert } from './Alert';
+import { Button } from './Button';
+import { ConfirmDialog } from './ConfirmDialog';
+import { Field } from './Field';
+import { Loading } from './Loading';
+import { operatingSystemOf } from './describeUserAgent';
+
+function defaultPasskeyName(): string {
+  const system = operatingSystemOf(navigator.userAgent);
+  return system === undefined ? 'Passkey' : `Passkey on ${system}`;
+}
+
+/** Whether the browser can make passkeys at all (not in old browsers, nor on plain http off localhost). */
+function supportsPasskeys(): boolean {
+  return typeof window.PublicKeyCredential !== 'undefined';
+}
+
+/** The user closed or timed out the browser's prompt: nothing went wrong, nothing was added. */
+function isCancelled(error: unknown): boolean {
+  return (error instanceof WebAuthnError || error instanceof DOMException) && (error.name === 'NotAllowedError' || error.name === 'AbortError');
+}
+
+function SyncBadge({ passkey }: { passkey: Passkey }) {
+  if (passkey.device_type === 'single_device') {
+    return (
+      <span className="badge" title="Bound to one authenticator, such as a security key">
+        Device-bound
+      </span>
+    );
+  }
+  return passkey.backed_up ? (
+    <span className="badge badge-success" title="Backed up and synced between your devices by a password manager or your platform">
+      Synced
+    </span>
+  ) : (
+    <span className="badge" title="Can be synced between devices, but was not backed up as of its last use">
+      Not synced yet
+    </span>
+  );
+}
+
+export function PasskeysSection() {
+  const [passkeys, setPasskeys] = useState<Passkey[]>();
+  const [loadError, setLoadError] = useState<string>();
+  const [notice, setNotice] = useState<{ kind: 'success' | 'info'; text: string }>();
+  const [removing, setRemoving] = useState<Passkey>();
+  const [removeBusy, setRemoveBusy] = useState(false);
+  const [removeError, setRemoveError] = useState<string>();
+
+  const load = useCallback(async () => {
+    try {
+      const { data } = await api.get<{ passkeys: Passkey[] }>('/api/v1/me/passkeys');
+      setPasskeys(data.passkeys);
+      setLoadError(undefined);
+    } catch (error) {
+      setLoadError(errorMessage(error));
+    }
+  }, []);
+
+  useEffect(() => {
+    void load();
+  }, [load]);
+
+  async function remove() {
+    if (removing === undefined) return;
+    setRemoveBusy(true);
+    setRemoveError(undefined);
+    try {
+      await api.delete(`/api/v1/me/passkeys/${encodeURIComponent(removing.id)}`);
+      setNotice({ kind: 'success', text: `Removed “${removing.name}”. It no longer signs you in.` });
+      setRemoving(undefined);
+      await load();
+    } catch (error) {
+      setRemoveError(errorMessage(error));
+    } finally {
+      setRemoveBusy(false);
+    }
+  }
+
+  return (
+    <section className="card security-card" aria-labelledby="passkeys-title">
+      <div className="card-header">
+        <div>
+          <h2 id="passkeys-title">Passkeys</h2>
+          <p>Sign in with your fingerprint, face, screen lock or a security key instead of a password.</p>
+        </div>
+      </div>
+      {notice !== undefined && <Alert kind={notice.kind}>{notice.text}</Alert>}
+      {loadError !== undefined ? (
+        <Alert kind="error" title="Could not load your passkeys">
+          <p>{loadError}</p>
+          <Button onClick={() => void load()}>Try again</Button>
+        </Alert>
+      ) : passkeys === undefined ? (
+        <Loading label="Loading passkeys…" />
+      ) : passkeys.length === 0 ? (
+        <p className="muted passkeys-empty">You have no passkeys yet.</p>
+      ) : (
+        <ul className="list" aria-label="Your passkeys">
+          {passkeys.map((passkey) => (
+            <PasskeyItem key={passkey.id} passkey={passkey} onRenamed={load} onRemove={() => setRemoving(passkey)} />
+          ))}
+        </ul>
+      )}
+      {passkeys !== undefined &&
+        (supportsPasskeys() ? (
+          <AddPasskeyForm
+            onAdded={async (passkey) => {
+              setNotice({ kind: 'success', text: `Added “${passkey.name}”. You can now sign in with it.` });
+              await load();
+            }}
+            onCancelled={() => setNotice({ kind: 'info', text: 'The passkey prompt was closed, so no passkey was added. You can try again whenever you like.' })}
+            onStart={() => setNotice(undefined)}
+          />
+        ) : (
+          <Alert kind="info">This browser cannot create passkeys. Use a recent version of Chrome, Edge, Firefox or Safari to add one.</Alert>
+        ))}
+      <ConfirmDialog
+        open={removing !== undefined}
+        title="Remove this passkey?"
+        confirmLabel="Remove passkey"
+        danger
+        busy={removeBusy}
+        onConfirm={() => void remove()}
+        onCancel={() => {
+          setRemoving(undefined);
+          setRemoveError(undefined);
+        }}
+      >
+        <p>“{removing?.name}” will no longer sign you in. The passkey stays on your device until you delete it there.</p>
+        {removeError !== undefined && <Alert kind="error">{removeError}</Alert>}
+      </ConfirmDialog>
+    </section>
+  );
+}
+
+function PasskeyItem({ passkey, onRenamed, onRemove }: { passkey: Passkey; onRenamed: () => Promise<void>; onRemove: () => void }) {
+  const [editing, setEditing] = useState(false);
+  const [name, setName] = useState(passkey.name);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string>();
+
+  function cancel() {
+    setEditing(false);
+    setName(passkey.name);
+    setError(undefined);
+  }
+
+  async function save(event: FormEvent) {
+    event.preventDefault();
+    if (name.trim() === '') {
+      setError('Enter a name.');
+      return;
+    }
+    setBusy(true);
+    setError(undefined);
+    try {
+      await api.patch(`/api/v1/me/passkeys/${encodeURIComponent(passkey.id)}`, { name: name.trim() });
+      await onRenamed();
+      setEditing(false);
+    } catch (caught) {
+      setError(caught instanceof ApiError ? (caught.fieldMessage('name') ?? errorMessage(caught)) : errorMessage(caught));
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  if (editing) {
+    return (
+      <li>
+        <form
+          className="passkey-rename"
+          onSubmit={save}
+          onKeyDown={(event: KeyboardEvent) => {
+            if (event.key === 'Escape') cancel();
+          }}
+          noValidate
+        >
+          <Field label="Passkey name" value={name} onChange={(event) => setName(event.target.value)} maxLength={100} error={error} autoFocus required />
+          <div className="row">
+            <Button type="submit" variant="primary" busy={busy}>
+              Save
+            </Button>
+            <Button onClick={cancel} disabled={busy}>
+              Cancel
+            </Button>
+          </div>
+        </form>
+      </li>
+    );
+  }
+  return (
+    <li>
+      <div className="list-main">
+        <strong>{passkey.name}</strong>
+        <span className="muted small">
+          Added <time dateTime={passkey.created_at}>{formatDateTime(passkey.created_at)}</time> · Last used{' '}
+          {passkey.last_used_at === null ? 'never' : <time dateTime={passkey.last_used_at} title={formatDateTime(passkey.last_used_at)}>{formatRelative(passkey.last_used_at)}</time>}
+        </span>
+      </div>
+      <SyncBadge passkey={passkey} />
+      <div className="row">
+        <Button onClick={() => setEditing(true)} aria-label={`Rename ${passkey.name}`}>
+          Rename
+        </Button>
+        <Button variant="ghost" onClick={onRemove} aria-label={`Remove ${passkey.name}`}>
+          Remove
+        </Button>
+      </div>
+    </li>
+  );
+}
+
+function AddPasskeyForm({ onAdded, onCancelled, onStart }: { onAdded: (passkey: Passkey) => Promise<void>; onCancelled: () => void; onStart: () => void }) {
+  const [name, setName] = useState(defaultPasskeyName);
+  const [busy, setBusy] = useState(false);
+  const [fieldError, setFieldError] = useState<string>();
+  const [alert, setAlert] = useState<string>();
+
+  async function add(event: FormEvent) {
+    event.preventDefault();
+    if (name.trim() === '') {
+      setFieldError('Enter a name, so you can tell your passkeys apart.');
+      return;
+    }
+    setBusy(true);
+    setFieldError(undefined);
+    setAlert(undefined);
+    onStart();
+    try {
+      const { data } = await api.post<{ options: PublicKeyCredentialCreationOptionsJSON }>('/api/v1/me/passkeys/options');
+      const response = await startRegistration({ optionsJSON: data.options });
+      const created = await api.post<{ passkey: Passkey }>('/api/v1/me/passkeys', { name: name.trim(), response });
+      await onAdded(created.data.passkey);
+      setName(defaultPasskeyName());
+    } catch (error) {
+      if (isCancelled(error)) onCancelled();
+      else if (error instanceof ApiError && error.fieldMessage('name') !== undefined) setFieldError(error.fieldMessage('name'));
+      else if (error instanceof WebAuthnError && error.code === 'ERROR_AUTHENTICATOR_PREVIOUSLY_REGISTERED') setAlert('This authenticator already holds one of your passkeys.');
+      else setAlert(errorMessage(error));
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  return (
+    <form className="passkey-add" onSubmit={add} noValidate>
+      <h3>Add a passkey</h3>
+      {alert !== undefined && <Alert kind="error">{alert}</Alert>}
+      <div className="passkey-add-row">
+        <Field
+          label="Name for the new passkey"
+          value={name}
+          onChange={(event) => setName(event.target.value)}
+          maxLength={100}
+          error={fieldError}
+          hint="Your browser will ask you to confirm with your fingerprint, face, screen lock or security key."
+        />
+        <Button type="submit" variant="primary" busy={busy}>
+          Add a passkey
+        </Button>
+      </div>
+    </form>
+  );
+}

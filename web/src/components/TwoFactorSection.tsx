@@ -1,0 +1,290 @@
+import { type FormEvent, useCallback, useEffect, useState } from 'react';
+import { api, ApiError, errorMessage } from '../api';
+import { Alert } from './Alert';
+import { Button } from './Button';
+import { CodeField } from './CodeField';
+import { ConfirmDialog } from './ConfirmDialog';
+import { CopyButton } from './CopyButton';
+import { Field } from './Field';
+import { Loading } from './Loading';
+import { RecoveryCodes } from './RecoveryCodes';
+
+interface TotpStatus {
+  enabled: boolean;
+  recovery_codes_remaining: number;
+}
+
+interface TotpSetup {
+  secret: string;
+  otpauth_url: string;
+  qr_svg: string;
+}
+
+type View = { kind: 'status' } | { kind: 'setup'; setup: TotpSetup } | { kind: 'codes'; codes: string[] };
+
+/** The message for a code field: a wrong code belongs next to the code, anything else in an alert. */
+function codeError(error: unknown): { field?: string; alert?: string } {
+  if (error instanceof ApiError && (error.code === 'otp_invalid' || error.status === 429 || error.fieldMessage('code') !== undefined)) {
+    return { field: error.code === 'otp_invalid' ? 'That code is wrong or has already been used. Wait for the next one and try again.' : errorMessage(error) };
+  }
+  return { alert: errorMessage(error) };
+}
+
+/** The SVG QR code as a data: URL for an <img>, so its markup never enters the page's DOM. */
+function svgDataUrl(svg: string): string {
+  const bytes = new TextEncoder().encode(svg);
+  let binary = '';
+  for (const byte of bytes) binary += String.fromCharCode(byte);
+  return `data:image/svg+xml;base64,${btoa(binary)}`;
+}
+
+/** "JBSW Y3DP EHPK 3PXP": easier to read and type than one long run of letters. */
+function groupInFours(secret: string): string {
+  return (secret.match(/.{1,4}/g) ?? []).join(' ');
+}
+
+const LOW_RECOVERY_CODES = 3;
+
+export function TwoFactorSection({ onChanged }: { onChanged: () => void }) {
+  const [status, setStatus] = useState<TotpStatus>();
+  const [loadError, setLoadError] = useState<string>();
+  const [view, setView] = useState<View>({ kind: 'status' });
+  const [notice, setNotice] = useState<string>();
+  const [actionError, setActionError] = useState<string>();
+  const [starting, setStarting] = useState(false);
+
+  const load = useCallback(async () => {
+    try {
+      const { data } = await api.get<TotpStatus>('/api/v1/me/totp');
+      setStatus(data);
+      setLoadError(undefined);
+    } catch (error) {
+      setLoadError(errorMessage(error));
+    }
+  }, []);
+
+  useEffect(() => {
+    void load();
+  }, [load]);
+
+  async function startSetup() {
+    setStarting(true);
+    setActionError(undefined);
+    setNotice(undefined);
+    try {
+      const { data } = await api.post<TotpSetup>('/api/v1/me/totp/setup');
+      setView({ kind: 'setup', setup: data });
+    } catch (error) {
+      setActionError(errorMessage(error));
+    } finally {
+      setStarting(false);
+    }
+  }
+
+  function showCodes(codes: string[], message: string) {
+    setView({ kind: 'codes', codes });
+    setNotice(message);
+    void load();
+    onChanged();
+  }
+
+  return (
+    <section className="card security-card" aria-labelledby="two-factor-title">
+      <div className="card-header">
+        <div>
+          <h2 id="two-factor-title">Two-factor authentication</h2>
+          <p>Ask for a code from an authenticator app whenever you sign in with your password or an e-mail link.</p>
+        </div>
+        {status !== undefined && (
+          <span className={status.enabled ? 'badge badge-success' : 'badge'}>{status.enabled ? 'On' : 'Off'}</span>
+        )}
+      </div>
+      {notice !== undefined && <Alert kind="success">{notice}</Alert>}
+      {actionError !== undefined && <Alert kind="error">{actionError}</Alert>}
+      {loadError !== undefined ? (
+        <Alert kind="error" title="Could not load two-factor settings">
+          <p>{loadError}</p>
+          <Button onClick={() => void load()}>Try again</Button>
+        </Alert>
+      ) : status === undefined ? (
+        <Loading label="Loading two-factor settings…" />
+      ) : view.kind === 'setup' ? (
+        <TotpSetupPanel
+          setup={view.setup}
+          onCancel={() => setView({ kind: 'status' })}
+          onEnabled={(codes) => showCodes(codes, 'Two-factor authentication is on. Signing in now asks for a code from your app.')}
+        />
+      ) : view.kind === 'codes' ? (
+        <RecoveryCodes
+          codes={view.codes}
+          onDone={() => {
+            setView({ kind: 'status' });
+            setNotice(undefined);
+          }}
+        />
+      ) : status.enabled ? (
+        <EnabledTotp
+          remaining={status.recovery_codes_remaining}
+          onRegenerated={(codes) => showCodes(codes, 'New recovery codes are ready; the old ones no longer work.')}
+          onDisabled={() => {
+            setNotice('Two-factor authentication is off.');
+            void load();
+            onChanged();
+          }}
+        />
+      ) : (
+        <div className="row">
+          <Button variant="primary" busy={starting} onClick={() => void startSetup()}>
+            Set up two-factor authentication
+          </Button>
+        </div>
+      )}
+    </section>
+  );
+}
+
+function TotpSetupPanel({ setup, onCancel, onEnabled }: { setup: TotpSetup; onCancel: () => void; onEnabled: (codes: string[]) => void }) {
+  const [code, setCode] = useState('');
+  const [busy, setBusy] = useState(false);
+  const [fieldError, setFieldError] = useState<string>();
+  const [alert, setAlert] = useState<string>();
+
+  async function enable(event: FormEvent) {
+    event.preventDefault();
+    setBusy(true);
+    setFieldError(undefined);
+    setAlert(undefined);
+    try {
+      const { data } = await api.post<{ recovery_codes: string[] }>('/api/v1/me/totp/enable', { code });
+      onEnabled(data.recovery_codes);
+    } catch (error) {
+      const message = codeError(error);
+      setFieldError(message.field);
+      setAlert(message.alert);
+      setBusy(false);
+    }
+  }
+
+  return (
+    <div className="totp-setup">
+      <figure className="totp-qr">
+        <img src={svgDataUrl(setup.qr_svg)} alt="QR code to scan with your authenticator app" width={200} height={200} />
+      </figure>
+      <div className="totp-steps">
+        <h3>1. Scan the QR code</h3>
+        <p className="muted">Use an authenticator app such as 1Password, Google Authenticator or Authy.</p>
+        <div className="totp-secret-row">
+          <Field
+            label="Setup key"
+            className="totp-secret"
+            readOnly
+            value={groupInFours(setup.secret)}
+            spellCheck={false}
+            onFocus={(event) => event.currentTarget.select()}
+            hint="Can’t scan the code? Type this key into the app instead."
+          />
+          <CopyButton text={setup.secret} label="Copy key" />
+        </div>
+        <h3>2. Enter the code the app shows</h3>
+        {alert !== undefined && <Alert kind="error">{alert}</Alert>}
+        <form onSubmit={enable} noValidate>
+          <CodeField value={code} onChange={setCode} error={fieldError} label="6-digit code" />
+          <div className="row">
+            <Button type="submit" variant="primary" busy={busy}>
+              Turn on
+            </Button>
+            <Button onClick={onCancel} disabled={busy}>
+              Cancel
+            </Button>
+          </div>
+        </form>
+      </div>
+    </div>
+  );
+}
+
+type CodeAction = 'disable' | 'regenerate';
+
+function EnabledTotp({ remaining, onRegenerated, onDisabled }: { remaining: number; onRegenerated: (codes: string[]) => void; onDisabled: () => void }) {
+  const [action, setAction] = useState<CodeAction>();
+  const [code, setCode] = useState('');
+  const [busy, setBusy] = useState(false);
+  const [fieldError, setFieldError] = useState<string>();
+  const [alert, setAlert] = useState<string>();
+
+  function open(next: CodeAction) {
+    setAction(next);
+    setCode('');
+    setFieldError(undefined);
+    setAlert(undefined);
+  }
+
+  async function confirm() {
+    if (action === undefined) return;
+    if (code.trim() === '') {
+      setFieldError('Enter a code to confirm.');
+      return;
+    }
+    setBusy(true);
+    setFieldError(undefined);
+    setAlert(undefined);
+    try {
+      if (action === 'disable') {
+        await api.delete('/api/v1/me/totp', { code });
+        setAction(undefined);
+        onDisabled();
+      } else {
+        const { data } = await api.post<{ recovery_codes: string[] }>('/api/v1/me/totp/recovery-codes', { code });
+        setAction(undefined);
+        onRegenerated(data.recovery_codes);
+      }
+    } catch (error) {
+      const message = codeError(error);
+      setFieldError(message.field);
+      setAlert(message.alert);
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  return (
+    <>
+      <p className="totp-remaining">
+        <span className={remaining <= LOW_RECOVERY_CODES ? 'badge badge-danger' : 'badge'}>{remaining} of 10</span> recovery codes left
+        {remaining <= LOW_RECOVERY_CODES && <span className="muted"> — make new ones before you run out.</span>}
+      </p>
+      <div className="row">
+        <Button onClick={() => open('regenerate')}>Regenerate recovery codes</Button>
+        <Button variant="danger" onClick={() => open('disable')}>
+          Turn off
+        </Button>
+      </div>
+      <ConfirmDialog
+        open={action !== undefined}
+        title={action === 'disable' ? 'Turn off two-factor authentication?' : 'Replace your recovery codes?'}
+        confirmLabel={action === 'disable' ? 'Turn off' : 'Replace codes'}
+        danger={action === 'disable'}
+        busy={busy}
+        onConfirm={() => void confirm()}
+        onCancel={() => setAction(undefined)}
+      >
+        <p>
+          {action === 'disable'
+            ? 'Signing in will need only your password or an e-mail link. Confirm with a code from your app or a recovery code.'
+            : 'Your current recovery codes stop working at once. Confirm with a code from your app or a recovery code.'}
+        </p>
+        {alert !== undefined && <Alert kind="error">{alert}</Alert>}
+        {/* A form, so Enter in the code field confirms. */}
+        <form
+          onSubmit={(event) => {
+            event.preventDefault();
+            void confirm();
+          }}
+          noValidate
+        >
+          {action !== undefined && <CodeField value={code} onChange={setCode} error={fieldError} allowRecoveryCode autoFocus label="Code" />}
+        </form>
+      </ConfirmDialog>
+    </>
+  );
+}
