@@ -15,6 +15,10 @@ export function isSafeMethod(method: string): boolean {
  */
 export function assertSameOrigin(headers: IncomingHttpHeaders, publicOrigin: string): void {
   const origin = headers.origin;
-  if (origin !== undefined ? origin === publicOrigin : headers['sec-fetch-site'] === 'same-origin') return;
+  // A page served with Referrer-Policy: no-referrer (the /magic and /auth/2fa pages) makes the
+  // browser send "Origin: null" even on a same-origin form POST; Sec-Fetch-Site, which no page
+  // can forge, then decides. Opaque origins (sandboxed frames, data: URLs) say cross-site there.
+  const named = origin !== undefined && origin !== 'null';
+  if (named ? origin === publicOrigin : headers['sec-fetch-site'] === 'same-origin') return;
   throw new AppError(403, 'cross_site_request', `This request must come from Siteward's own pages (its Origin must be ${publicOrigin}).`);
 }

@@ -381,6 +381,17 @@ describe('magic link', () => {
     assert.equal((await redeemForm(link.token, { 'sec-fetch-site': 'same-origin' })).statusCode, 303);
   });
 
+  test("the confirmation page's own form redeems though its no-referrer policy makes the browser send Origin: null", async () => {
+    await signUp(t.app, 'null-origin@example.com');
+    const link = await mailedLink('null-origin@example.com');
+    // What Chromium sends for a same-origin form POST from a page with Referrer-Policy: no-referrer.
+    const refused = await redeemForm(link.token, { origin: 'null', 'sec-fetch-site': 'cross-site' });
+    assert.equal(refused.statusCode, 403);
+    const redeemed = await redeemForm(link.token, { origin: 'null', 'sec-fetch-site': 'same-origin' });
+    assert.equal(redeemed.statusCode, 303);
+    assert.notEqual(sessionCookie(redeemed.headers['set-cookie']), undefined);
+  });
+
   test('a magic-link token is useless anywhere else', async () => {
     const user = await signUp(t.app, 'purpose@example.com');
     const link = await mailedLink(user.email);

@@ -1,6 +1,163 @@
+import { useCallback, useEffect, useState } from 'react';
+import { type AccessToken, api, errorMessage } from '../api';
+import { AccessTokenCreateForm, type CreatedAccessToken } from '../components/AccessTokenCreateForm';
+import { AccessTokenList } from '../components/AccessTokenList';
+import { AccessTokenSecret } from '../components/AccessTokenSecret';
+import { Alert } from '../components/Alert';
+import { Button } from '../components/Button';
+import { ConfirmDialog } from '../components/ConfirmDialog';
+import { Loading } from '../components/Loading';
+import { useLeaveGuard } from '../router';
 import { useTitle } from '../useTitle';
 
+/** Settings > Access Tokens: personal access tokens for integrations (Authorization: Token …). */
 export function AccessTokensPage() {
-  useTitle('AccessTokens');
-  return <h1>AccessTokens</h1>;
+  useTitle('Access tokens');
+  const [tokens, setTokens] = useState<AccessToken[]>();
+  const [loadError, setLoadError] = useState<string>();
+  const [created, setCreated] = useState<CreatedAccessToken>();
+  const [revoking, setRevoking] = useState<AccessToken>();
+  const [revokeBusy, setRevokeBusy] = useState(false);
+  const [revokeError, setRevokeError] = useState<string>();
+  const [notice, setNotice] = useState<string>();
+
+  // Leaving while the secret is on screen loses it for good: ask first.
+  useLeaveGuard(created !== undefined, 'Your new token has not been dismissed and will not be shown again. Leave anyway?');
+
+  const load = useCallback(async () => {
+    setLoadError(undefined);
+    try {
+      const { data } = await api.get<{ access_tokens: AccessToken[] }>('/api/v1/access-tokens');
+      setTokens(data.access_tokens);
+    } catch (error) {
+      setLoadError(errorMessage(error));
+    }
+  }, []);
+
+  useEffect(() => {
+    void load();
+  }, [load]);
+
+  function tokenCreated(token: CreatedAccessToken) {
+    setNotice(undefined);
+    setCreated(token);
+    setTokens((current) => [withoutSecret(token), ...(current ?? [])]);
+  }
+
+  function secretDismissed() {
+    setCreated(undefined);
+    // The panel that held focus is gone; continue at the list, where the new token now sits.
+    document.getElementById('token-list-title')?.focus();
+  }
+
+  function askToRevoke(token: AccessToken) {
+    setRevokeError(undefined);
+    setRevoking(token);
+  }
+
+  async function revoke() {
+    if (revoking === undefined) return;
+    setRevokeBusy(true);
+    setRevokeError(undefined);
+    try {
+      await api.delete(`/api/v1/access-tokens/${encodeURIComponent(revoking.id)}`);
+      setTokens((current) => current?.filter((token) => token.id !== revoking.id));
+      if (created?.id === revoking.id) setCreated(undefined);
+      setNotice(`Revoked “${revoking.name}”. Requests with it are refused from now on.`);
+      setRevoking(undefined);
+    } catch (error) {
+      setRevokeError(errorMessage(error));
+    } finally {
+      setRevokeBusy(false);
+    }
+  }
+
+  return (
+    <>
+      <div className="page-header">
+        <div>
+          <h1>Access tokens</h1>
+          <p>
+            Personal access tokens let scripts and integrations use the Siteward API as you. Send one in the <code>Authorization: Token …</code> header.
+          </p>
+        </div>
+      </div>
+
+      {created !== undefined && <AccessTokenSecret token={created} onDone={secretDismissed} />}
+
+      <section className="card" aria-labelledby="token-create-title">
+        <div className="card-header">
+          <div>
+            <h2 id="token-create-title">Create a token</h2>
+            <p>Tokens do not expire. Give each integration its own, with only the scopes it needs, and revoke it when it is no longer used.</p>
+          </div>
+        </div>
+        <AccessTokenCreateForm onCreated={tokenCreated} />
+      </section>
+
+      <section className="card" aria-labelledby="token-list-title">
+        <div className="card-header">
+          <div>
+            <h2 id="token-list-title" tabIndex={-1}>
+              Your tokens
+            </h2>
+            <p>Siteward keeps only a hash of each token and its last four characters, shown here to match a token an integration uses.</p>
+          </div>
+        </div>
+        {notice !== undefined && <Alert kind="success">{notice}</Alert>}
+        <TokenListBody tokens={tokens} loadError={loadError} onRetry={load} onRevoke={askToRevoke} />
+      </section>
+
+      <ConfirmDialog
+        open={revoking !== undefined}
+        title={`Revoke “${revoking?.name ?? ''}”?`}
+        confirmLabel="Revoke token"
+        danger
+        busy={revokeBusy}
+        onConfirm={revoke}
+        onCancel={() => setRevoking(undefined)}
+      >
+        {revokeError !== undefined && <Alert kind="error">{revokeError}</Alert>}
+        <p>
+          Anything using the token ending in <code>{revoking?.last_four}</code> stops working at once. This cannot be undone.
+        </p>
+      </ConfirmDialog>
+    </>
+  );
+}
+
+/** The list shows what any token shows; the secret stays in the one-time panel alone. */
+function withoutSecret(token: CreatedAccessToken): AccessToken {
+  return { id: token.id, name: token.name, scopes: token.scopes, last_four: token.last_four, created_at: token.created_at, last_used_at: token.last_used_at };
+}
+
+interface TokenListBodyProps {
+  tokens: AccessToken[] | undefined;
+  loadError: string | undefined;
+  onRetry: () => void;
+  onRevoke: (token: AccessToken) => void;
+}
+
+function TokenListBody({ tokens, loadError, onRetry, onRevoke }: TokenListBodyProps) {
+  if (loadError !== undefined) {
+    return (
+      <Alert kind="error" title="The tokens could not be loaded">
+        <p>{loadError}</p>
+        <Button onClick={onRetry}>Try again</Button>
+      </Alert>
+    );
+  }
+  if (tokens === undefined) return <Loading label="Loading tokens…" />;
+  if (tokens.length === 0) {
+    return (
+      <div className="empty token-empty">
+        <h3>No access tokens yet</h3>
+        <p>
+          Create one for each script or integration that calls the API, such as a deploy job or a CMS sync. It sends the token as <code>Authorization: Token …</code>; you
+          can revoke it here at any time.
+        </p>
+      </div>
+    );
+  }
+  return <AccessTokenList tokens={tokens} onRevoke={onRevoke} />;
 }

@@ -1,6 +1,117 @@
+import { useState } from 'react';
+import { errorMessage, type User } from '../api';
+import { Alert } from '../components/Alert';
+import { AuthScreen } from '../components/AuthScreen';
+import { Button } from '../components/Button';
+import { PasskeySignInButton } from '../components/PasskeySignInButton';
+import { MagicLinkRequestForm, MagicLinkSent, MailIcon } from '../components/SignInMagicLink';
+import { SignInPasswordForm } from '../components/SignInPasswordForm';
+import { SignInSecondFactor } from '../components/SignInSecondFactor';
+import { useSignupAvailability } from '../components/useSignupAvailability';
+import { Link, navigate, queryOf, useLocation } from '../router';
+import { useSession } from '../session';
+import { safeNextPath } from '../signInRedirect';
 import { useTitle } from '../useTitle';
 
+type Step =
+  | { kind: 'password' }
+  | { kind: 'second-factor'; email: string }
+  | { kind: 'magic-link' }
+  | { kind: 'magic-link-sent'; email: string };
+
+const TITLES: Record<Step['kind'], string> = {
+  password: 'Sign in to Siteward',
+  'second-factor': 'Two-factor authentication',
+  'magic-link': 'E-mail me a sign-in link',
+  'magic-link-sent': 'Check your inbox',
+};
+
+/** /sign-in: password (then the TOTP step when on), a passkey, or a link by e-mail. */
 export function SignInPage() {
-  useTitle('SignIn');
-  return <h1>SignIn</h1>;
+  const location = useLocation();
+  const { refresh } = useSession();
+  const signup = useSignupAvailability();
+  const [step, setStep] = useState<Step>({ kind: 'password' });
+  const [email, setEmail] = useState('');
+  const [notice, setNotice] = useState<string>();
+  useTitle(TITLES[step.kind]);
+
+  const nextParameter = queryOf(location).get('next');
+
+  /** The server set the full session cookie: learn who we are, then go where the sign-in leads. */
+  async function finishSignIn() {
+    try {
+      await refresh();
+    } catch (error) {
+      setNotice(errorMessage(error));
+      return;
+    }
+    navigate(safeNextPath(nextParameter), { replace: true, force: true });
+  }
+
+  async function passwordAccepted(user: User, secondFactorRequired: boolean) {
+    if (secondFactorRequired) {
+      setNotice(undefined);
+      setStep({ kind: 'second-factor', email: user.email });
+      return;
+    }
+    await finishSignIn();
+  }
+
+  function restart(message?: string) {
+    setNotice(message);
+    setStep({ kind: 'password' });
+  }
+
+  const signUpLink =
+    signup === 'open' ? (
+      <p>
+        New to Siteward? <Link to="/sign-up">Create an account</Link>
+      </p>
+    ) : signup === 'closed' ? (
+      <p>New to Siteward? Ask the administrator of this server for an account.</p>
+    ) : undefined;
+
+  switch (step.kind) {
+    case 'second-factor':
+      return (
+        <AuthScreen title={TITLES[step.kind]}>
+          <SignInSecondFactor email={step.email} onSignedIn={finishSignIn} onRestart={restart} />
+        </AuthScreen>
+      );
+    case 'magic-link':
+      return (
+        <AuthScreen title={TITLES[step.kind]} intro="We will e-mail you a link that signs you in without a password.">
+          <MagicLinkRequestForm
+            initialEmail={email}
+            onSent={(sentTo) => {
+              setEmail(sentTo);
+              setStep({ kind: 'magic-link-sent', email: sentTo });
+            }}
+            onBack={() => restart()}
+          />
+        </AuthScreen>
+      );
+    case 'magic-link-sent':
+      return (
+        <AuthScreen title={TITLES[step.kind]} icon={<MailIcon size={28} />}>
+          <MagicLinkSent email={step.email} onDifferentAddress={() => setStep({ kind: 'magic-link' })} onBack={() => restart()} />
+        </AuthScreen>
+      );
+    case 'password':
+      return (
+        <AuthScreen title={TITLES[step.kind]} intro="Welcome back. Sign in to manage your sites." footer={signUpLink}>
+          {notice !== undefined && <Alert kind="info">{notice}</Alert>}
+          <SignInPasswordForm email={email} onEmailChange={setEmail} onPasswordAccepted={passwordAccepted} />
+          <div className="divider">or</div>
+          <div className="auth-alternatives">
+            <PasskeySignInButton onSignedIn={finishSignIn} />
+            <Button className="button-block" onClick={() => setStep({ kind: 'magic-link' })}>
+              <MailIcon />
+              E-mail me a sign-in link
+            </Button>
+          </div>
+        </AuthScreen>
+      );
+  }
 }

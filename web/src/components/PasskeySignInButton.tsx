@@ -1,0 +1,66 @@
+import { type PublicKeyCredentialRequestOptionsJSON, startAuthentication } from '@simplewebauthn/browser';
+import { useState } from 'react';
+import { api, errorMessage, type User } from '../api';
+import { Alert } from './Alert';
+import { Button } from './Button';
+
+/** The browser can do WebAuthn at all; without it the button would only ever fail. */
+function browserHasWebAuthn(): boolean {
+  return typeof window.PublicKeyCredential !== 'undefined';
+}
+
+/** The person closed or let the browser's prompt time out, or it held no passkey for this site. */
+function wasCancelled(error: unknown): boolean {
+  return error instanceof Error && (error.name === 'NotAllowedError' || error.name === 'AbortError');
+}
+
+/**
+ * Signs in with a passkey held by the browser or a security key, with no e-mail typed: the server
+ * hands out a challenge, the authenticator names the account, the server checks the signature.
+ */
+export function PasskeySignInButton({ onSignedIn }: { onSignedIn: (user: User) => Promise<void> }) {
+  const [busy, setBusy] = useState(false);
+  const [message, setMessage] = useState<{ kind: 'info' | 'error'; text: string }>();
+
+  if (!browserHasWebAuthn()) return null;
+
+  async function signIn() {
+    setBusy(true);
+    setMessage(undefined);
+    try {
+      const { data } = await api.post<{ options: PublicKeyCredentialRequestOptionsJSON; challenge_id: string }>('/auth/passkey/options');
+      const response = await startAuthentication({ optionsJSON: data.options });
+      const verified = await api.post<{ user: User }>('/auth/passkey/verify', { challenge_id: data.challenge_id, response });
+      await onSignedIn(verified.data.user);
+    } catch (error) {
+      if (wasCancelled(error)) {
+        setMessage({ kind: 'info', text: 'Passkey sign-in was cancelled. Try again, or sign in another way.' });
+      } else {
+        setMessage({ kind: 'error', text: errorMessage(error) });
+      }
+      setBusy(false);
+    }
+  }
+
+  return (
+    <div className="passkey-sign-in">
+      {message !== undefined && <Alert kind={message.kind}>{message.text}</Alert>}
+      <Button className="button-block" onClick={signIn} busy={busy}>
+        <PasskeyIcon />
+        Sign in with a passkey
+      </Button>
+    </div>
+  );
+}
+
+/** A key, drawn with strokes so it takes the button's text colour. */
+function PasskeyIcon() {
+  return (
+    <svg width="18" height="18" viewBox="0 0 24 24" fill="none" stroke="currentColor" strokeWidth="2" strokeLinecap="round" strokeLinejoin="round" aria-hidden="true" focusable="false">
+      <circle cx="7.5" cy="15.5" r="4.5" />
+      <path d="M10.7 12.3 20 3" />
+      <path d="m16 7 3 3" />
+      <path d="m19 4 2 2" />
+    </svg>
+  );
+}
