@@ -1,12 +1,14 @@
 import { type PublicKeyCredentialCreationOptionsJSON, startRegistration, WebAuthnError } from '@simplewebauthn/browser';
-import { type FormEvent, type KeyboardEvent, useCallback, useEffect, useState } from 'react';
+import { type FormEvent, type KeyboardEvent, useState } from 'react';
 import { api, ApiError, errorMessage, type Passkey } from '../api';
 import { formatDateTime, formatRelative } from '../format';
 import { Alert } from './Alert';
 import { Button } from './Button';
 import { ConfirmDialog } from './ConfirmDialog';
 import { Field } from './Field';
+import { LoadFailed } from './LoadFailed';
 import { Loading } from './Loading';
+import { useResource } from '../useResource';
 import { operatingSystemOf } from './describeUserAgent';
 
 function defaultPasskeyName(): string {
@@ -44,26 +46,11 @@ function SyncBadge({ passkey }: { passkey: Passkey }) {
 }
 
 export function PasskeysSection() {
-  const [passkeys, setPasskeys] = useState<Passkey[]>();
-  const [loadError, setLoadError] = useState<string>();
+  const { data: passkeys, error: loadError, reload: load } = useResource('/api/v1/me/passkeys', (body: { passkeys: Passkey[] }) => body.passkeys);
   const [notice, setNotice] = useState<{ kind: 'success' | 'info'; text: string }>();
   const [removing, setRemoving] = useState<Passkey>();
   const [removeBusy, setRemoveBusy] = useState(false);
   const [removeError, setRemoveError] = useState<string>();
-
-  const load = useCallback(async () => {
-    try {
-      const { data } = await api.get<{ passkeys: Passkey[] }>('/api/v1/me/passkeys');
-      setPasskeys(data.passkeys);
-      setLoadError(undefined);
-    } catch (error) {
-      setLoadError(errorMessage(error));
-    }
-  }, []);
-
-  useEffect(() => {
-    void load();
-  }, [load]);
 
   async function remove() {
     if (removing === undefined) return;
@@ -91,10 +78,7 @@ export function PasskeysSection() {
       </div>
       {notice !== undefined && <Alert kind={notice.kind}>{notice.text}</Alert>}
       {loadError !== undefined ? (
-        <Alert kind="error" title="Could not load your passkeys">
-          <p>{loadError}</p>
-          <Button onClick={() => void load()}>Try again</Button>
-        </Alert>
+        <LoadFailed title="Could not load your passkeys" message={loadError} onRetry={() => void load()} />
       ) : passkeys === undefined ? (
         <Loading label="Loading passkeys…" />
       ) : passkeys.length === 0 ? (

@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useState } from 'react';
+import { useState } from 'react';
 import { api, errorMessage, type WebSession } from '../api';
 import { formatDateTime, formatRelative } from '../format';
 import { navigate } from '../router';
@@ -7,34 +7,24 @@ import { Alert } from './Alert';
 import { Button } from './Button';
 import { ConfirmDialog } from './ConfirmDialog';
 import { describeUserAgent } from './describeUserAgent';
+import { LoadFailed } from './LoadFailed';
 import { Loading } from './Loading';
+import { useResource } from '../useResource';
+
+/** This device first, then the most recently active. */
+function thisDeviceFirst(body: { sessions: WebSession[] }): WebSession[] {
+  return [...body.sessions].sort((a, b) => Number(b.current) - Number(a.current) || b.last_seen_at.localeCompare(a.last_seen_at));
+}
 
 /** `version` changes when another section ended sessions (a new password, 2FA turned off): reload then. */
 export function SessionsSection({ version }: { version: number }) {
   const { forget } = useSession();
-  const [sessions, setSessions] = useState<WebSession[]>();
-  const [loadError, setLoadError] = useState<string>();
+  const { data: sessions, error: loadError, reload: load } = useResource('/api/v1/me/sessions', thisDeviceFirst, version);
   const [notice, setNotice] = useState<string>();
   const [revoking, setRevoking] = useState<WebSession>();
   const [everywhere, setEverywhere] = useState(false);
   const [busy, setBusy] = useState(false);
   const [dialogError, setDialogError] = useState<string>();
-
-  const load = useCallback(async () => {
-    try {
-      const { data } = await api.get<{ sessions: WebSession[] }>('/api/v1/me/sessions');
-      // This device first, then the most recently active.
-      const sorted = [...data.sessions].sort((a, b) => Number(b.current) - Number(a.current) || b.last_seen_at.localeCompare(a.last_seen_at));
-      setSessions(sorted);
-      setLoadError(undefined);
-    } catch (error) {
-      setLoadError(errorMessage(error));
-    }
-  }, []);
-
-  useEffect(() => {
-    void load();
-  }, [load, version]);
 
   function closeDialogs() {
     setRevoking(undefined);
@@ -87,10 +77,7 @@ export function SessionsSection({ version }: { version: number }) {
       </div>
       {notice !== undefined && <Alert kind="success">{notice}</Alert>}
       {loadError !== undefined ? (
-        <Alert kind="error" title="Could not load your sessions">
-          <p>{loadError}</p>
-          <Button onClick={() => void load()}>Try again</Button>
-        </Alert>
+        <LoadFailed title="Could not load your sessions" message={loadError} onRetry={() => void load()} />
       ) : sessions === undefined ? (
         <Loading label="Loading sessions…" />
       ) : (

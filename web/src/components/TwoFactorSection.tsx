@@ -1,4 +1,4 @@
-import { type FormEvent, useCallback, useEffect, useState } from 'react';
+import { type FormEvent, useState } from 'react';
 import { api, ApiError, errorMessage } from '../api';
 import { Alert } from './Alert';
 import { Button } from './Button';
@@ -6,7 +6,9 @@ import { CodeField } from './CodeField';
 import { ConfirmDialog } from './ConfirmDialog';
 import { CopyButton } from './CopyButton';
 import { Field } from './Field';
+import { LoadFailed } from './LoadFailed';
 import { Loading } from './Loading';
+import { useResource } from '../useResource';
 import { RecoveryCodes } from './RecoveryCodes';
 
 interface TotpStatus {
@@ -46,26 +48,11 @@ function groupInFours(secret: string): string {
 const LOW_RECOVERY_CODES = 3;
 
 export function TwoFactorSection({ onChanged }: { onChanged: () => void }) {
-  const [status, setStatus] = useState<TotpStatus>();
-  const [loadError, setLoadError] = useState<string>();
+  const { data: status, error: loadError, reload: load } = useResource('/api/v1/me/totp', (body: TotpStatus) => body);
   const [view, setView] = useState<View>({ kind: 'status' });
   const [notice, setNotice] = useState<string>();
   const [actionError, setActionError] = useState<string>();
   const [starting, setStarting] = useState(false);
-
-  const load = useCallback(async () => {
-    try {
-      const { data } = await api.get<TotpStatus>('/api/v1/me/totp');
-      setStatus(data);
-      setLoadError(undefined);
-    } catch (error) {
-      setLoadError(errorMessage(error));
-    }
-  }, []);
-
-  useEffect(() => {
-    void load();
-  }, [load]);
 
   async function startSetup() {
     setStarting(true);
@@ -102,10 +89,7 @@ export function TwoFactorSection({ onChanged }: { onChanged: () => void }) {
       {notice !== undefined && <Alert kind="success">{notice}</Alert>}
       {actionError !== undefined && <Alert kind="error">{actionError}</Alert>}
       {loadError !== undefined ? (
-        <Alert kind="error" title="Could not load two-factor settings">
-          <p>{loadError}</p>
-          <Button onClick={() => void load()}>Try again</Button>
-        </Alert>
+        <LoadFailed title="Could not load two-factor settings" message={loadError} onRetry={() => void load()} />
       ) : status === undefined ? (
         <Loading label="Loading two-factor settings…" />
       ) : view.kind === 'setup' ? (

@@ -1,20 +1,20 @@
-import { useCallback, useEffect, useState } from 'react';
+import { useState } from 'react';
 import { type AccessToken, api, errorMessage } from '../api';
 import { AccessTokenCreateForm, type CreatedAccessToken } from '../components/AccessTokenCreateForm';
 import { AccessTokenList } from '../components/AccessTokenList';
 import { AccessTokenSecret } from '../components/AccessTokenSecret';
 import { Alert } from '../components/Alert';
-import { Button } from '../components/Button';
 import { ConfirmDialog } from '../components/ConfirmDialog';
+import { LoadFailed } from '../components/LoadFailed';
 import { Loading } from '../components/Loading';
 import { useLeaveGuard } from '../router';
+import { useResource } from '../useResource';
 import { useTitle } from '../useTitle';
 
 /** Settings > Access Tokens: personal access tokens for integrations (Authorization: Token …). */
 export function AccessTokensPage() {
   useTitle('Access tokens');
-  const [tokens, setTokens] = useState<AccessToken[]>();
-  const [loadError, setLoadError] = useState<string>();
+  const { data: tokens, setData: setTokens, error: loadError, reload: load } = useResource('/api/v1/access-tokens', (body: { access_tokens: AccessToken[] }) => body.access_tokens);
   const [created, setCreated] = useState<CreatedAccessToken>();
   const [revoking, setRevoking] = useState<AccessToken>();
   const [revokeBusy, setRevokeBusy] = useState(false);
@@ -23,20 +23,6 @@ export function AccessTokensPage() {
 
   // Leaving while the secret is on screen loses it for good: ask first.
   useLeaveGuard(created !== undefined, 'Your new token has not been dismissed and will not be shown again. Leave anyway?');
-
-  const load = useCallback(async () => {
-    setLoadError(undefined);
-    try {
-      const { data } = await api.get<{ access_tokens: AccessToken[] }>('/api/v1/access-tokens');
-      setTokens(data.access_tokens);
-    } catch (error) {
-      setLoadError(errorMessage(error));
-    }
-  }, []);
-
-  useEffect(() => {
-    void load();
-  }, [load]);
 
   function tokenCreated(token: CreatedAccessToken) {
     setNotice(undefined);
@@ -141,10 +127,7 @@ interface TokenListBodyProps {
 function TokenListBody({ tokens, loadError, onRetry, onRevoke }: TokenListBodyProps) {
   if (loadError !== undefined) {
     return (
-      <Alert kind="error" title="The tokens could not be loaded">
-        <p>{loadError}</p>
-        <Button onClick={onRetry}>Try again</Button>
-      </Alert>
+      <LoadFailed title="The tokens could not be loaded" message={loadError} onRetry={onRetry} />
     );
   }
   if (tokens === undefined) return <Loading label="Loading tokens…" />;
