@@ -1,7 +1,8 @@
 // What one authenticated sites-list request costs in the database layer, in-process and without
-// HTTP: the app's path (Kysely, which prepares every statement anew), the same queries through a
-// statement cache, and hand-prepared better-sqlite3 statements as the floor. Evidence for
-// docs/performance.md. Usage: node dist/bench/query-cost.js [--iterations N]
+// HTTP: Kysely as it was before session 2 (every query built, compiled and prepared anew), Kysely
+// over a statement cache, the app's path now (prepared queries over the statement cache, see
+// src/db/prepared-query.ts), and hand-prepared better-sqlite3 statements as the floor. Evidence
+// for docs/performance.md. Usage: node dist/bench/query-cost.js [--iterations N]
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -56,20 +57,32 @@ async function main(): Promise<void> {
 
     process.stdout.write(`The database work of one GET /api/v1/sites (user by id, then the page), ${iterations} times over 10,000 users:\n\n`);
     process.stdout.write('| path | µs per request | requests/s, one core |\n|---|---:|---:|\n');
-    await timeEach("the app's: Kysely, prepare per query", iterations, listRequest(handle.db));
+    const plainSqlite = new SQLite(file);
+    plainSqlite.pragma('journal_mode = WAL');
+    const plain = new Kysely<Database>({ dialect: new SqliteDialect({ database: plainSqlite }) });
+    const pageOfSites = (db: Kysely<Database>, userId: string) => db.selectFrom('sites').selectAll().where('user_id', '=', userId).orderBy('id').limit(51).execute();
+    const byId = (db: Kysely<Database>, id: string) => db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
+    const builtEachTime = (db: Kysely<Database>) => async (index: number) => {
+      const user = await byId(db, userAt(index));
+      return pageOfSites(db, user?.id ?? '');
+    };
+    await timeEach('Kysely, built and prepared per query (before)', iterations, builtEachTime(plain));
 
     const sqlite = new SQLite(file);
     sqlite.pragma('journal_mode = WAL');
     const cached = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
-    await timeEach('Kysely over a statement cache', iterations, listRequest(cached));
+    await timeEach('Kysely built per query, over a statement cache', iterations, builtEachTime(cached));
+    await timeEach("the app's: prepared queries over the statement cache", iterations, listRequest(handle.db));
 
     const userById = sqlite.prepare('select * from "users" where "id" = ?');
-    const page = sqlite.prepare('select * from "sites" where "user_id" = ? order by "id" limit ?');
+    // "? + 0", as the app binds it: a bare "limit ?" makes SQLite re-prepare at every run (db/connect.ts).
+    const page = sqlite.prepare('select * from "sites" where "user_id" = ? order by "id" limit ? + 0');
     await timeEach('better-sqlite3, statements prepared once', iterations, (index) => {
       userById.get(userAt(index));
       return page.all(userAt(index), 51);
     });
     await cached.destroy();
+    await plain.destroy();
     await handle.close();
   } finally {
     rmSync(dir, { recursive: true, force: true });

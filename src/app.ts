@@ -1,6 +1,5 @@
 import path from 'node:path';
 import cookie from '@fastify/cookie';
-import helmet from '@fastify/helmet';
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify from 'fastify';
@@ -23,7 +22,8 @@ import type { Config } from './config.js';
 import type { DatabaseHandle } from './db/connect.js';
 import { AppError } from './errors.js';
 import { handleError, handleNotFound } from './http/error-handler.js';
-import { createLogger, RequestLogController } from './http/logging.js';
+import { createLoggers, lazyChildLoggerFactory, RequestLogController } from './http/logging.js';
+import { registerSecurityHeaders } from './http/security-headers.js';
 import type { App } from './http/types.js';
 import { validatorCompiler } from './http/validation.js';
 import { type Clock, systemClock } from './lib/clock.js';
@@ -58,9 +58,11 @@ export async function buildApp(options: AppOptions): Promise<App> {
   const { db } = database;
   const clock = options.clock ?? systemClock;
 
+  const loggers = createLoggers(config.logLevel, options.logStream);
   const app: App = Fastify({
-    loggerInstance: createLogger(config.logLevel, options.logStream),
-    logController: new RequestLogController(),
+    loggerInstance: loggers.app,
+    logController: new RequestLogController(loggers.requestLines),
+    childLoggerFactory: lazyChildLoggerFactory,
     bodyLimit: BODY_LIMIT_BYTES,
     trustProxy: config.trustProxy,
     // Ids are ours; a client-sent request id is not trusted into the logs.
@@ -76,12 +78,8 @@ export async function buildApp(options: AppOptions): Promise<App> {
 
   const https = config.publicUrl.startsWith('https:');
   await app.register(cookie);
-  await app.register(helmet, {
-    global: true,
-    // Over plain http (local use) HSTS and the https upgrade would only break the page.
-    hsts: https,
-    contentSecurityPolicy: { directives: { upgradeInsecureRequests: https ? [] : null } },
-  });
+  // Helmet's headers, computed once; HSTS and the https upgrade only when PUBLIC_URL is https.
+  registerSecurityHeaders(app, { https });
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',

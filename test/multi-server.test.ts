@@ -4,6 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
+import { PRINCIPAL_CACHE_TTL_MS } from '../src/auth/principal-cache.js';
 import { createPostgresDatabase, STRONG_PASSWORD } from './helpers.js';
 import { freePort, type RunningServer, startServer, stopServer } from './processes.js';
 import { totp } from './rfc6238.js';
@@ -79,6 +80,22 @@ async function call(server: RunningServer, method: string, url: string, options:
   return { status: response.status, body, headers: response.headers };
 }
 
+/**
+ * A server that did not carry out a revocation may honour the credential for up to
+ * PRINCIPAL_CACHE_TTL_MS (src/auth/principal-cache.ts). Asks until the answer is `status`, giving
+ * up far beyond that bound so that a loaded machine cannot fail the test; the caller asserts the
+ * status, never how long it took.
+ */
+async function askUntil(status: number, ask: () => Promise<Answer>): Promise<Answer> {
+  const deadline = Date.now() + PRINCIPAL_CACHE_TTL_MS + 20_000;
+  let answer = await ask();
+  while (answer.status !== status && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    answer = await ask();
+  }
+  return answer;
+}
+
 /** The two servers, as a pair. */
 function pair(): [RunningServer, RunningServer] {
   const [a, b] = servers;
@@ -111,11 +128,32 @@ test('a session made on one server works on the other; sign out everywhere on on
   assert.equal(signIn.status, 200);
   const cookie = cookieOf(signIn);
   assert.equal((await call(b, 'GET', '/api/v1/me', { headers: { cookie } })).status, 200);
-  assert.equal((await call(a, 'GET', '/api/v1/me', { headers: { authorization: user.bearer } })).status, 200);
+  // Both servers have now honoured the JWT, so both remember its user.
+  for (const server of [a, b]) assert.equal((await call(server, 'GET', '/api/v1/me', { headers: { authorization: user.bearer } })).status, 200);
 
   assert.equal((await call(b, 'DELETE', '/api/v1/me/sessions', { headers: { cookie, origin } })).status, 204);
+  // Sessions are checked against the database on every request: ended everywhere at once.
   assert.equal((await call(a, 'GET', '/api/v1/me', { headers: { cookie } })).status, 401);
-  assert.equal((await call(a, 'GET', '/api/v1/me', { headers: { authorization: user.bearer } })).status, 401);
+  // The JWT: refused at once by the server that signed the user out, by the other within the bound.
+  assert.equal((await call(b, 'GET', '/api/v1/me', { headers: { authorization: user.bearer } })).status, 401);
+  const onA = await askUntil(401, () => call(a, 'GET', '/api/v1/me', { headers: { authorization: user.bearer } }));
+  assert.equal(onA.status, 401);
+});
+
+test('an access token revoked on one server is refused there at once and by the other within the bound', async () => {
+  const [a, b] = pair();
+  const user = await signUp(a);
+  const created = await call(a, 'POST', '/api/v1/access-tokens', { body: { name: 'deploy script' }, headers: { authorization: user.bearer } });
+  assert.equal(created.status, 201);
+  const { id, token } = created.body.access_token as { id: string; token: string };
+  const headers = { authorization: `Token ${token}` };
+  for (const server of [a, b]) assert.equal((await call(server, 'GET', '/api/v1/sites', { headers })).status, 200);
+
+  assert.equal((await call(a, 'DELETE', `/api/v1/access-tokens/${id}`, { headers: { authorization: user.bearer } })).status, 204);
+  assert.equal((await call(a, 'GET', '/api/v1/sites', { headers })).status, 401);
+  const onB = await askUntil(401, () => call(b, 'GET', '/api/v1/sites', { headers }));
+  assert.equal(onB.status, 401);
+  assert.equal(onB.body.code, 'invalid_token');
 });
 
 test('failed logins on both servers count against one limit', async () => {

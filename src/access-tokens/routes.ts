@@ -12,6 +12,9 @@ const security: Array<Record<string, string[]>> = [{ BearerAuth: [] }];
 /** Settings > Access Tokens. Only a signed-in owner manages tokens; a token itself cannot (403). */
 export function registerAccessTokenRoutes(app: App, deps: { guard: Guard; accessTokens: AccessTokenService }): void {
   const onRequest = deps.guard.require('account');
+  // The guard remembers what a token resolved to for a moment (auth/principal-cache.ts): a token
+  // revoked here must be refused by this process's very next request.
+  deps.accessTokens.onRevoked((accessTokenId) => deps.guard.forgetAccessToken(accessTokenId));
 
   app.get(
     '/api/v1/access-tokens',

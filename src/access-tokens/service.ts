@@ -26,10 +26,18 @@ export function accessTokenToJson(row: AccessTokenRow): AccessTokenJson {
 }
 
 export class AccessTokenService {
+  /** Told a token's id after its revocation has committed (the guard's cache of credentials). */
+  readonly #revocationListeners: Array<(accessTokenId: string) => void> = [];
+
   constructor(
     private readonly db: Kysely<Database>,
     private readonly clock: Clock,
   ) {}
+
+  /** Called with the id of every token revoked, so an in-process cache forgets it before the next request. */
+  onRevoked(listener: (accessTokenId: string) => void): void {
+    this.#revocationListeners.push(listener);
+  }
 
   /** Creates a token and returns it with its secret, which is never readable again. */
   async create(userId: string, input: { name: string; scopes?: AccessTokenScope[] | undefined }): Promise<AccessTokenJson & { token: string }> {
@@ -64,5 +72,6 @@ export class AccessTokenService {
     if (!(await deleteAccessToken(this.db, userId, id))) {
       throw new AppError(404, 'access_token_not_found', 'No access token with this id.');
     }
+    for (const listener of this.#revocationListeners) listener(id);
   }
 }

@@ -7,6 +7,7 @@ import type { Clock } from '../lib/clock.js';
 import { findUserById, type UserRow } from '../users/queries.js';
 import { findAccessTokenWithUser, touchAccessToken } from '../access-tokens/queries.js';
 import { InvalidJwtError, type JwtService, looksLikeJwt } from './jwt.js';
+import { PrincipalCache } from './principal-cache.js';
 import { assertSameOrigin, isSafeMethod } from './csrf.js';
 import type { SessionService } from './sessions.js';
 import { ACCESS_TOKEN_SCOPES, type AccessTokenScope, hashAccessToken, isWellFormedAccessToken, looksLikeAccessToken } from './tokens.js';
@@ -47,13 +48,25 @@ export function unauthorized(code: string, detail: string): AppError {
 const INVALID_CREDENTIALS_DETAIL = 'The credential is invalid, expired or revoked.';
 
 export class Guard {
+  /** What JWTs and access tokens resolved to, for at most PRINCIPAL_CACHE_TTL_MS; see principal-cache.ts. */
+  readonly #principals = new PrincipalCache();
+
   constructor(
     private readonly db: Kysely<Database>,
     private readonly jwt: JwtService,
     private readonly sessions: SessionService,
     private readonly clock: Clock,
     private readonly publicOrigin: string,
-  ) {}
+  ) {
+    // Sign out everywhere and a password change refuse the user's JWTs from now on: this process
+    // must not answer the next request from what it read before.
+    sessions.onCredentialsRevoked((userId) => this.#principals.forgetUser(userId));
+  }
+
+  /** A revoked access token is refused by this process's next request, not after the cache's bound. */
+  forgetAccessToken(accessTokenId: string): void {
+    this.#principals.forgetAccessToken(accessTokenId);
+  }
 
   /** An onRequest hook that authenticates the caller and checks the requirement. */
   require(requirement: Requirement): (request: FastifyRequest) => Promise<void> {
@@ -116,28 +129,48 @@ export class Guard {
       if (error instanceof InvalidJwtError) throw unauthorized('invalid_token', INVALID_CREDENTIALS_DETAIL);
       throw error;
     }
+    // A generation that differs from a remembered one is read afresh: the token may be newer than
+    // what this process remembers (signed out everywhere and in again on another process).
+    const cached = this.#principals.jwtUser(claims.sub);
+    if (cached !== undefined && cached.user.jwt_generation === claims.gen) return cached;
+
+    const ticket = this.#principals.readStarted();
     const user = await findUserById(this.db, claims.sub);
     // A deleted user, or a token issued before "sign out everywhere", is no longer honoured.
     if (user === undefined || claims.gen !== user.jwt_generation) {
       throw unauthorized('invalid_token', INVALID_CREDENTIALS_DETAIL);
     }
-    return { user, method: 'jwt', scopes: ACCESS_TOKEN_SCOPES, accessTokenId: null, sessionId: null };
+    const principal: Principal = { user, method: 'jwt', scopes: ACCESS_TOKEN_SCOPES, accessTokenId: null, sessionId: null };
+    this.#principals.rememberJwtUser(principal, ticket);
+    return principal;
   }
 
   async #authenticateAccessToken(token: string): Promise<Principal> {
-    // The checksum turns away typos and guesses without touching the database.
-    if (!isWellFormedAccessToken(token)) throw unauthorized('invalid_token', INVALID_CREDENTIALS_DETAIL);
-    const found = await findAccessTokenWithUser(this.db, hashAccessToken(token));
-    if (found === undefined) throw unauthorized('invalid_token', INVALID_CREDENTIALS_DETAIL);
+    const tokenHash = hashAccessToken(token);
+    let found = this.#principals.accessToken(tokenHash);
+    if (found === undefined) {
+      // The checksum turns away typos and guesses without touching the database.
+      if (!isWellFormedAccessToken(token)) throw unauthorized('invalid_token', INVALID_CREDENTIALS_DETAIL);
+      const ticket = this.#principals.readStarted();
+      const row = await findAccessTokenWithUser(this.db, tokenHash);
+      if (row === undefined) throw unauthorized('invalid_token', INVALID_CREDENTIALS_DETAIL);
+      const scopes = row.token.scopes.split(' ').filter((scope): scope is AccessTokenScope =>
+        (ACCESS_TOKEN_SCOPES as readonly string[]).includes(scope),
+      );
+      found = {
+        id: row.token.id,
+        principal: { user: row.user, method: 'access_token', scopes, accessTokenId: row.token.id, sessionId: null },
+        lastUsedMs: row.token.last_used_at === null ? 0 : Date.parse(row.token.last_used_at),
+      };
+      this.#principals.rememberAccessToken(tokenHash, found, ticket);
+    }
 
     const now = this.clock.now();
-    const lastUsed = found.token.last_used_at === null ? 0 : Date.parse(found.token.last_used_at);
-    if (now.getTime() - lastUsed >= LAST_USED_RESOLUTION_MS) {
-      await touchAccessToken(this.db, found.token.id, now.toISOString());
+    if (now.getTime() - found.lastUsedMs >= LAST_USED_RESOLUTION_MS) {
+      // Set before the write, so concurrent requests with the token do not all write it.
+      found.lastUsedMs = now.getTime();
+      await touchAccessToken(this.db, found.id, now.toISOString());
     }
-    const scopes = found.token.scopes.split(' ').filter((scope): scope is AccessTokenScope =>
-      (ACCESS_TOKEN_SCOPES as readonly string[]).includes(scope),
-    );
-    return { user: found.user, method: 'access_token', scopes, accessTokenId: found.token.id, sessionId: null };
+    return found.principal;
   }
 }

@@ -8,6 +8,9 @@ export const JWT_LIFETIME_SECONDS = 7 * 24 * 60 * 60;
 /** Tolerated difference between app servers' clocks when reading `iat`. */
 const CLOCK_SKEW_SECONDS = 60;
 
+/** Tokens whose signature and claims were already checked, kept so a repeat caller skips the HMAC. */
+export const VERIFIED_JWT_CACHE_SIZE = 10_000;
+
 export interface JwtClaims {
   sub: string;
   /** The user's JWT generation at issue; see users.jwt_generation. */
@@ -35,6 +38,13 @@ export class InvalidJwtError extends Error {
 export class JwtService {
   readonly #sign: (payload: Record<string, unknown>) => string;
   readonly #verify: (token: string) => unknown;
+  /**
+   * Token text → its checked claims. A token cannot change, so what its signature proved once it
+   * proves again; only time-dependent checks (expiry) and revocation (the guard) can turn it bad,
+   * and both are checked on every request. Keyed by the token itself: a process memory dump that
+   * reveals this map reveals JWT_SECRET too, so it exposes nothing new. Oldest dropped past the size.
+   */
+  readonly #verified = new Map<string, JwtClaims>();
 
   constructor(
     secret: string,
@@ -65,6 +75,24 @@ export class JwtService {
 
   /** Returns the claims of a valid token, or throws InvalidJwtError saying why it is not. */
   verify(token: string): JwtClaims {
+    let claims = this.#verified.get(token);
+    if (claims === undefined) {
+      claims = this.#verifySignature(token);
+      this.#verified.set(token, claims);
+      if (this.#verified.size > VERIFIED_JWT_CACHE_SIZE) {
+        const oldest = this.#verified.keys().next();
+        if (oldest.done !== true) this.#verified.delete(oldest.value);
+      }
+    }
+    const nowSeconds = this.clock.now().getTime() / 1000;
+    if (claims.exp <= nowSeconds) throw new InvalidJwtError('expired');
+    if (claims.iat > nowSeconds + CLOCK_SKEW_SECONDS) throw new InvalidJwtError('issued in the future');
+    if (claims.exp - claims.iat > JWT_LIFETIME_SECONDS) throw new InvalidJwtError('lifetime too long');
+    return claims;
+  }
+
+  /** The algorithm, signature, issuer and the claims' presence and types; time is judged by verify. */
+  #verifySignature(token: string): JwtClaims {
     let claims: unknown;
     try {
       claims = this.#verify(token);
@@ -72,11 +100,8 @@ export class JwtService {
       throw new InvalidJwtError((error as { code?: string }).code ?? 'invalid');
     }
     if (!isClaims(claims)) throw new InvalidJwtError('malformed claims');
-    const nowSeconds = this.clock.now().getTime() / 1000;
-    if (claims.exp <= nowSeconds) throw new InvalidJwtError('expired');
-    if (claims.iat > nowSeconds + CLOCK_SKEW_SECONDS) throw new InvalidJwtError('issued in the future');
-    if (claims.exp - claims.iat > JWT_LIFETIME_SECONDS) throw new InvalidJwtError('lifetime too long');
-    return claims;
+    // Shared by every request that sends this token: frozen so no caller can alter another's view.
+    return Object.freeze(claims);
   }
 }
 

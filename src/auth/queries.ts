@@ -1,4 +1,5 @@
 import type { Kysely, Selectable } from 'kysely';
+import { PreparedQuery } from '../db/prepared-query.js';
 import type { Database, OneTimeTokensTable, SessionsTable } from '../db/schema.js';
 import { JOINED_USER_COLUMNS, type UserRow, userFromJoin } from '../users/queries.js';
 
@@ -9,9 +10,9 @@ export function insertSession(db: Kysely<Database>, row: SessionRow): Promise<un
   return db.insertInto('sessions').values(row).execute();
 }
 
-/** The session and its user in one query, found by the hash of the cookie value. */
-export async function findSessionWithUser(db: Kysely<Database>, tokenHash: string): Promise<{ session: SessionRow; user: UserRow } | undefined> {
-  const row = await db
+// Run for every cookie-authenticated request: prepared once (db/prepared-query.ts).
+const sessionWithUserByHash = new PreparedQuery((db, p: { tokenHash: string }) =>
+  db
     .selectFrom('sessions')
     .innerJoin('users', 'users.id', 'sessions.user_id')
     .select([
@@ -25,8 +26,12 @@ export async function findSessionWithUser(db: Kysely<Database>, tokenHash: strin
       'sessions.second_factor_pending',
       ...JOINED_USER_COLUMNS,
     ])
-    .where('sessions.token_hash', '=', tokenHash)
-    .executeTakeFirst();
+    .where('sessions.token_hash', '=', p.tokenHash),
+);
+
+/** The session and its user in one query, found by the hash of the cookie value. */
+export async function findSessionWithUser(db: Kysely<Database>, tokenHash: string): Promise<{ session: SessionRow; user: UserRow } | undefined> {
+  const row = await sessionWithUserByHash.executeTakeFirst(db, { tokenHash });
   if (row === undefined) return undefined;
   const session: SessionRow = {
     id: row.id,

@@ -44,6 +44,8 @@ const USER_AGENT_MAX_LENGTH = 300;
  */
 export class SessionService {
   readonly cookieName: string;
+  /** Told the user id after a revocation of all the user's JWTs has committed (the guard's cache). */
+  readonly #revocationListeners: Array<(userId: string) => void> = [];
 
   constructor(
     private readonly db: Kysely<Database>,
@@ -138,9 +140,18 @@ export class SessionService {
     if (!(await deleteSession(this.db, userId, id))) throw new AppError(404, 'session_not_found', 'No session with this id.');
   }
 
+  /**
+   * Called with the user id whenever revokeEverything or revokeEverythingElse has committed, so an
+   * in-process cache of credentials (the guard's) forgets the user before the next request.
+   */
+  onCredentialsRevoked(listener: (userId: string) => void): void {
+    this.#revocationListeners.push(listener);
+  }
+
   /** Ends every session of the user and refuses every JWT issued so far. */
-  revokeEverything(userId: string): Promise<void> {
-    return revokeAllCredentials(this.db, userId, this.clock.now().toISOString());
+  async revokeEverything(userId: string): Promise<void> {
+    await revokeAllCredentials(this.db, userId, this.clock.now().toISOString());
+    this.#credentialsRevoked(userId);
   }
 
   /**
@@ -148,7 +159,12 @@ export class SessionService {
    * stays signed in. `alongside` runs in the same transaction: used by a password change, so a
    * thief's session cannot outlive the password it was opened with.
    */
-  revokeEverythingElse(userId: string, keepSessionId: string | null, alongside: (trx: Kysely<Database>) => Promise<unknown>): Promise<void> {
-    return revokeOtherCredentials(this.db, userId, keepSessionId, this.clock.now().toISOString(), alongside);
+  async revokeEverythingElse(userId: string, keepSessionId: string | null, alongside: (trx: Kysely<Database>) => Promise<unknown>): Promise<void> {
+    await revokeOtherCredentials(this.db, userId, keepSessionId, this.clock.now().toISOString(), alongside);
+    this.#credentialsRevoked(userId);
+  }
+
+  #credentialsRevoked(userId: string): void {
+    for (const listener of this.#revocationListeners) listener(userId);
   }
 }

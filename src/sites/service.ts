@@ -6,7 +6,7 @@ import { ifMatchSatisfied, versionEtag } from '../http/etag.js';
 import type { Clock } from '../lib/clock.js';
 import type { SecretBox } from '../lib/crypto.js';
 import { newId } from '../lib/ids.js';
-import { deleteSite, findSite, findSiteForUpdate, insertSite, listSites, type SiteRow, updateSite } from './queries.js';
+import { deleteSite, findSite, findSiteForUpdate, insertSite, listSites, saveSite, type SiteRow, updateSite } from './queries.js';
 import {
   type PartnerSettings,
   type PartnerSettingsUpdate,
@@ -62,7 +62,8 @@ export function readPartnerSettings(row: SiteRow): StoredPartnerSettings {
 
 /** The site as responses show it. The partner access token never leaves the server. */
 export function siteToJson(row: SiteRow): SiteJson {
-  const partner = readPartnerSettings(row);
+  // Parsed and merged in one object literal: this runs for every site of every page listed.
+  const stored = JSON.parse(row.partner_settings) as Partial<StoredPartnerSettings>;
   return {
     id: row.id,
     name: row.name,
@@ -74,7 +75,7 @@ export function siteToJson(row: SiteRow): SiteJson {
     branding: row.branding,
     public_theme: row.public_theme,
     knowledge_sources: row.knowledge_sources,
-    partner_settings: { ...partner, access_token_configured: row.partner_access_token !== null },
+    partner_settings: { ...DEFAULT_PARTNER_SETTINGS, ...stored, access_token_configured: row.partner_access_token !== null },
     created_at: row.created_at,
     updated_at: row.updated_at,
   };
@@ -184,9 +185,9 @@ export class SiteService {
       if (!ifMatchSatisfied(ifMatch, siteEtag(row))) {
         throw new AppError(412, 'precondition_failed', 'The site has changed since you read it (If-Match does not match); reload it and apply your change again.');
       }
-      const changes = { ...this.#changes(row, input), version: row.version + 1, updated_at: this.deps.clock.now().toISOString() };
-      await updateSite(trx, userId, id, changes);
-      return { ...row, ...changes };
+      const updated: SiteRow = { ...row, ...this.#changes(row, input), version: row.version + 1, updated_at: this.deps.clock.now().toISOString() };
+      await saveSite(trx, updated);
+      return updated;
     });
   }
 

@@ -1,4 +1,5 @@
 import type { Kysely, Selectable } from 'kysely';
+import { PreparedQuery } from '../db/prepared-query.js';
 import type { Database, UsersTable } from '../db/schema.js';
 
 export type UserRow = Selectable<UsersTable>;
@@ -7,8 +8,11 @@ export function findUserByEmail(db: Kysely<Database>, email: string): Promise<Us
   return db.selectFrom('users').selectAll().where('email', '=', email).executeTakeFirst();
 }
 
+// Read for a JWT whose user the guard does not remember: prepared once (db/prepared-query.ts).
+const userById = new PreparedQuery((db, p: { id: string }) => db.selectFrom('users').selectAll().where('id', '=', p.id));
+
 export function findUserById(db: Kysely<Database>, id: string): Promise<UserRow | undefined> {
-  return db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
+  return userById.executeTakeFirst(db, { id });
 }
 
 /** Inserts the user; resolves false when the e-mail is already taken. */

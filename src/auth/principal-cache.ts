@@ -1,0 +1,145 @@
+import type { Principal } from './guard.js';
+
+/**
+ * How long a process may go on trusting what it read about a credential. A JWT or a personal
+ * access token revoked on another app process (sign out everywhere, a password change, a deleted
+ * token) is refused here at most this long after the revocation committed. The process that
+ * revokes forgets the entries at once, so there the next request is refused. Stated in
+ * docs/security.md; test/multi-server.test.ts proves the bound across two processes.
+ */
+export const PRINCIPAL_CACHE_TTL_MS = 1000;
+
+/** Entries per kind of credential; past it the oldest are dropped, so memory stays bounded. */
+export const PRINCIPAL_CACHE_MAX_ENTRIES = 10_000;
+
+interface Entry<Value> {
+  value: Value;
+  userId: string;
+  /** Monotonic milliseconds after which the entry is not used. */
+  expiresAt: number;
+}
+
+/** A personal access token's principal, with when its use was last recorded (last_used_at). */
+export interface CachedAccessToken {
+  id: string;
+  principal: Principal;
+  /** Epoch milliseconds by the app's clock; the guard records use at most once a minute. */
+  lastUsedMs: number;
+}
+
+export interface PrincipalCacheOptions {
+  ttlMs?: number;
+  maxEntries?: number;
+  /**
+   * Monotonic milliseconds. Real elapsed time, not the injected business clock: the bound is a
+   * promise about wall time between processes, and a test clock that stands still must not make
+   * an entry live forever.
+   */
+  now?: () => number;
+}
+
+/**
+ * What a credential resolved to (the user row, and for a personal access token its id and
+ * scopes), kept for a short time so that an authenticated request does not read the users table
+ * every time. Per app instance, never module-level: the database stays the only shared state.
+ *
+ * Only facts that revocation can change are read from here, and every revocation this process
+ * carries out drops what it affects (forgetUser, forgetAccessToken) after it has committed. A read
+ * that was already running when a revocation happened could return the old row after the entries
+ * were dropped; `readStarted`/`remember*` refuse to store such a row, so it cannot bring a revoked
+ * credential back.
+ *
+ * Web sessions are not cached: a session cookie is checked against the database on every request,
+ * so signing out ends a session everywhere at once.
+ */
+export class PrincipalCache {
+  readonly #users = new Map<string, Entry<Principal>>();
+  readonly #accessTokens = new Map<string, Entry<CachedAccessToken>>();
+  readonly #ttlMs: number;
+  readonly #maxEntries: number;
+  readonly #now: () => number;
+  /** Moves on at every forget; a read that began before it may not be remembered. */
+  #revocations = 0;
+
+  constructor(options: PrincipalCacheOptions = {}) {
+    this.#ttlMs = options.ttlMs ?? PRINCIPAL_CACHE_TTL_MS;
+    this.#maxEntries = options.maxEntries ?? PRINCIPAL_CACHE_MAX_ENTRIES;
+    this.#now = options.now ?? (() => performance.now());
+  }
+
+  /** Taken before a database read whose result may be remembered. */
+  readStarted(): ReadTicket {
+    return { revocations: this.#revocations, at: this.#now() };
+  }
+
+  /** The principal of a JWT's user (method 'jwt'), while fresh. */
+  jwtUser(userId: string): Principal | undefined {
+    return this.#fresh(this.#users, userId);
+  }
+
+  rememberJwtUser(principal: Principal, ticket: ReadTicket): void {
+    this.#remember(this.#users, principal.user.id, principal, principal.user.id, ticket);
+  }
+
+  /**
+   * A personal access token's principal, by the token's SHA-256 as the database keys it: a dump of
+   * the process's memory yields no more usable tokens than a dump of the database.
+   */
+  accessToken(tokenHash: string): CachedAccessToken | undefined {
+    return this.#fresh(this.#accessTokens, tokenHash);
+  }
+
+  rememberAccessToken(tokenHash: string, cached: CachedAccessToken, ticket: ReadTicket): void {
+    this.#remember(this.#accessTokens, tokenHash, cached, cached.principal.user.id, ticket);
+  }
+
+  /** Drops everything read about the user: after sign out everywhere or a password change. */
+  forgetUser(userId: string): void {
+    this.#revocations++;
+    this.#users.delete(userId);
+    for (const [key, entry] of this.#accessTokens) {
+      if (entry.userId === userId) this.#accessTokens.delete(key);
+    }
+  }
+
+  /** Drops a personal access token: after it was revoked. */
+  forgetAccessToken(accessTokenId: string): void {
+    this.#revocations++;
+    for (const [key, entry] of this.#accessTokens) {
+      if (entry.value.id === accessTokenId) this.#accessTokens.delete(key);
+    }
+  }
+
+  /** Entries held, for the test of the bound. */
+  get size(): number {
+    return this.#users.size + this.#accessTokens.size;
+  }
+
+  #fresh<Value>(entries: Map<string, Entry<Value>>, key: string): Value | undefined {
+    const entry = entries.get(key);
+    if (entry === undefined) return undefined;
+    if (this.#now() >= entry.expiresAt) {
+      entries.delete(key);
+      return undefined;
+    }
+    return entry.value;
+  }
+
+  #remember<Value>(entries: Map<string, Entry<Value>>, key: string, value: Value, userId: string, ticket: ReadTicket): void {
+    if (ticket.revocations !== this.#revocations) return;
+    // Counted from when the read began, so an entry never outlives the bound measured from its data.
+    const expiresAt = ticket.at + this.#ttlMs;
+    entries.delete(key);
+    entries.set(key, { value, userId, expiresAt });
+    // Map keeps insertion order and a refreshed entry was re-inserted last: the first is the oldest.
+    if (entries.size > this.#maxEntries) {
+      const oldest = entries.keys().next();
+      if (oldest.done !== true) entries.delete(oldest.value);
+    }
+  }
+}
+
+export interface ReadTicket {
+  readonly revocations: number;
+  readonly at: number;
+}

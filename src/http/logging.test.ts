@@ -1,0 +1,63 @@
+import assert from 'node:assert/strict';
+import { Writable } from 'node:stream';
+import { test } from 'node:test';
+import { buildTestApp } from '../../test/helpers.js';
+import { createLoggers, LazyChildLogger } from './logging.js';
+
+function capture(): { stream: Writable; lines: () => Array<Record<string, unknown>> } {
+  const chunks: string[] = [];
+  const stream = new Writable({
+    write(chunk: Buffer, _encoding, callback) {
+      chunks.push(chunk.toString('utf8'));
+      callback();
+    },
+  });
+  const lines = () =>
+    chunks
+      .join('')
+      .split('\n')
+      .filter((line) => line !== '')
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+  return { stream, lines };
+}
+
+test('the request line holds the id, method, URL without credentials, status and duration, and nothing else', async () => {
+  const t = await buildTestApp();
+  try {
+    await t.app.inject({ method: 'GET', url: '/magic?token=very-secret-token&x=1', headers: { accept: 'text/html', authorization: 'Bearer not-logged' } });
+    const line = t
+      .logs()
+      .split('\n')
+      .filter((text) => text !== '')
+      .map((text) => JSON.parse(text) as Record<string, unknown>)
+      .find((entry) => entry.msg === 'request');
+    assert.ok(line !== undefined, 'a request line was written');
+    assert.equal(line.url, '/magic?token=[REDACTED]&x=1');
+    assert.equal(line.method, 'GET');
+    assert.equal(typeof line.reqId, 'string');
+    assert.equal(typeof line.status, 'number');
+    assert.equal(typeof line.ms, 'number');
+    assert.deepEqual(Object.keys(line).sort(), ['hostname', 'level', 'method', 'ms', 'msg', 'pid', 'reqId', 'status', 'time', 'url']);
+    assert.ok(!t.logs().includes('very-secret-token'));
+    assert.ok(!t.logs().includes('not-logged'));
+  } finally {
+    await t.close();
+  }
+});
+
+test("a request's own logger, made on first use, carries its bindings and redacts like the app's", () => {
+  const { stream, lines } = capture();
+  const { app } = createLoggers('info', stream);
+  const requestLog = new LazyChildLogger(app, { reqId: 'request-1' }, {});
+  requestLog.info({ password: 'hunter2', user: { token: 'abc' } }, 'signing in');
+  requestLog.child({ step: 'two' }).warn({ otp: '123456' }, 'second step');
+  const [first, second] = lines();
+  assert.equal(first?.reqId, 'request-1');
+  assert.equal(first?.password, '[REDACTED]');
+  assert.deepEqual(first?.user, { token: '[REDACTED]' });
+  assert.equal(first?.msg, 'signing in');
+  assert.equal(second?.reqId, 'request-1');
+  assert.equal(second?.step, 'two');
+  assert.equal(second?.otp, '[REDACTED]');
+  assert.equal(requestLog.level, 'info');
+});
