@@ -1,5 +1,11 @@
 import { SCENARIO_IDS, type ScenarioId } from './scenarios.js';
 
+/**
+ * The V8 heap flags `npm start` runs the app with (package.json): a smaller young generation and
+ * earlier full collections keep RSS under 200 MB with a live heap of 35–50 MB (docs/performance.md).
+ */
+export const APP_NODE_FLAGS = ['--max-semi-space-size=4', '--heap-growing-percent=50'];
+
 /** What one `npm run bench` does; every field has a command-line option (see USAGE). */
 export interface BenchOptions {
   /** Seconds of load per measured run (one baseline run and one scenario run per pair). */
@@ -41,7 +47,7 @@ export const USAGE = `Usage: npm run bench -- [options]
   --no-sqlite         with DATABASE_URL set, run on PostgreSQL only
   --json FILE         also write every run's raw figures as JSON
   --profile DIR       run the app under node --cpu-prof; profiles land in DIR
-  --node-args "FLAGS" extra Node flags for the app, for experiments (e.g. "--max-semi-space-size=4")
+  --node-args "FLAGS" Node flags for the app instead of npm start's (default "${APP_NODE_FLAGS.join(' ')}"; "" for none)
 
 Environment: DATABASE_URL=postgres://… also runs every scenario on PostgreSQL, in a database the
 benchmark creates and drops (the role needs CREATEDB); the database named in the URL is untouched.`;
@@ -98,7 +104,7 @@ export function parseOptions(argv: readonly string[], env: Record<string, string
     skipSqlite,
     jsonFile: values.get('json'),
     profileDir: values.get('profile'),
-    nodeArgs: (values.get('node-args') ?? '').split(/\s+/).filter((flag) => flag !== ''),
+    nodeArgs: (values.get('node-args') ?? APP_NODE_FLAGS.join(' ')).split(/\s+/).filter((flag) => flag !== ''),
   };
 }
 

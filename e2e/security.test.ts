@@ -200,7 +200,10 @@ test('Security: regenerate recovery codes with a code; the old ones stop working
     await dialog.getByText('That code is wrong or has already been used.').waitFor();
     await dialog.getByLabel('Code', { exact: true }).fill(totp(secret, t.clock.now()));
     await dialog.getByRole('button', { name: 'Replace codes' }).click();
-    const codes = (await page.getByRole('list', { name: 'Recovery codes' }).getByRole('listitem').allTextContents()).map((code) => code.trim());
+    // allTextContents does not wait: wait for the new list to be on screen first.
+    const newCodes = page.getByRole('list', { name: 'Recovery codes' }).getByRole('listitem');
+    await newCodes.first().waitFor();
+    const codes = (await newCodes.allTextContents()).map((code) => code.trim());
     assert.equal(codes.length, 10);
     assert.ok(!codes.some((code) => recoveryCodes.includes(code)), 'a new set');
     await page.setViewportSize({ width: 375, height: 812 });
