@@ -11,6 +11,14 @@ export interface RateLimitRule {
 const FIFTEEN_MINUTES = 15 * 60 * 1000;
 
 /** Limits on sign-in, sign-up and sign-in e-mails, per account or address and per client address. */
+/**
+ * The window of failed passwords for one account (by its normalised e-mail): sign-in and the
+ * password-change form count into the same one, so neither is a side door for guessing.
+ */
+export function failedPasswordKey(email: string): string {
+  return `login:account:${email}`;
+}
+
 export const RATE_LIMITS = {
   loginFailuresPerAccount: { limit: 10, windowMs: FIFTEEN_MINUTES },
   loginFailuresPerIp: { limit: 50, windowMs: FIFTEEN_MINUTES },

@@ -4,7 +4,7 @@ import { normalizeEmail, type NewUser, type UserService } from '../users/service
 import { unauthorized } from './guard.js';
 import type { IssuedJwt, JwtService } from './jwt.js';
 import type { PasswordHasher } from './passwords.js';
-import { RATE_LIMITS, type RateLimiter } from './rate-limit.js';
+import { failedPasswordKey, RATE_LIMITS, type RateLimiter } from './rate-limit.js';
 
 export interface SignedIn {
   user: UserRow;
@@ -49,7 +49,7 @@ export class AuthService {
   /** The first factor, shared by the API's JWT login and the web sign-in. */
   async verifyPassword(emailInput: string, password: string, clientIp: string): Promise<UserRow> {
     const email = normalizeEmail(emailInput);
-    const accountKey = `login:account:${email}`;
+    const accountKey = failedPasswordKey(email);
     const ipKey = `login:ip:${clientIp}`;
     // Checked before the password, so a locked account gives nothing away even to a right guess.
     await this.limiter.assertNotLimited([

@@ -3,7 +3,7 @@ import type { Static } from 'typebox';
 import type { Database } from '../db/schema.js';
 import { AppError, type FieldError, validationError } from '../errors.js';
 import { checkPasswordPolicy, type PasswordHasher } from '../auth/passwords.js';
-import { RATE_LIMITS, type RateLimiter } from '../auth/rate-limit.js';
+import { failedPasswordKey, RATE_LIMITS, type RateLimiter } from '../auth/rate-limit.js';
 import type { SessionService } from '../auth/sessions.js';
 import type { Clock } from '../lib/clock.js';
 import { newId } from '../lib/ids.js';
@@ -107,8 +107,8 @@ export class PasswordChangeService {
     // Read afresh, not from the request's principal, which may have been cached.
     const user = await findUserById(this.db, userId);
     if (user === undefined) throw new AppError(404, 'user_not_found', 'This account no longer exists.');
-    // The sign-in key (AuthService.verifyPassword): sign-in and this form share the 10 failures.
-    const key = `login:account:${user.email}`;
+    // Sign-in and this form share the account's 10 failures.
+    const key = failedPasswordKey(user.email);
     // Counted before the check, so concurrent guesses cannot all pass under the limit; refunded when right.
     await this.limiter.take(key, RATE_LIMITS.loginFailuresPerAccount);
     if (!(await this.hasher.verify(user.password_hash, change.currentPassword))) throw currentPasswordInvalid();
