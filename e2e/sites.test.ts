@@ -4,35 +4,7 @@ import type { Page, Request } from 'playwright-core';
 import type { App } from '../src/http/types.js';
 import { createSite, type SignedUpUser, signUp, STRONG_PASSWORD } from '../test/helpers.js';
 import { type Dashboard, openDashboard } from './harness.js';
-
-interface ApiSite {
-  id: string;
-  name: string;
-  color: string;
-  ai_settings: string;
-  email_settings: string;
-  widget: string;
-  portal: string;
-  branding: string;
-  public_theme: string;
-  knowledge_sources: string;
-  partner_settings: {
-    enabled: boolean;
-    base_url: string;
-    mcp_url: string;
-    project_id: string;
-    auth_type: string;
-    access_token_configured: boolean;
-    read_enabled: boolean;
-    write_enabled: boolean;
-    collections: string[];
-    widget_project_id: string;
-    widget_search_sources: string[];
-    last_status: string;
-    last_error: string | null;
-    last_checked_at: string | null;
-  };
-}
+import type { SiteJson } from '../src/sites/schema.js';
 
 /**
  * Signs the user in with the web session cookie. The sign-in screen is tested on its own; here the
@@ -53,12 +25,12 @@ async function signIn(dashboard: Dashboard, user: SignedUpUser): Promise<void> {
   await page.getByRole('heading', { name: 'Sites', exact: true }).waitFor();
 }
 
-async function readSite(app: App, user: SignedUpUser, id: string): Promise<{ status: number; site: ApiSite | undefined }> {
+async function readSite(app: App, user: SignedUpUser, id: string): Promise<{ status: number; site: SiteJson | undefined }> {
   const response = await app.inject({ method: 'GET', url: `/api/v1/sites/${id}`, headers: { authorization: user.bearer } });
-  return { status: response.statusCode, site: response.statusCode === 200 ? response.json<{ site: ApiSite }>().site : undefined };
+  return { status: response.statusCode, site: response.statusCode === 200 ? response.json<{ site: SiteJson }>().site : undefined };
 }
 
-async function mustReadSite(app: App, user: SignedUpUser, id: string): Promise<ApiSite> {
+async function mustReadSite(app: App, user: SignedUpUser, id: string): Promise<SiteJson> {
   const { status, site } = await readSite(app, user, id);
   assert.equal(status, 200);
   assert.ok(site !== undefined);
