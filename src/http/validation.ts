@@ -13,21 +13,30 @@ const coercing = new Ajv({ allErrors: true, coerceTypes: true, removeAdditional:
 /**
  * Text no database keeps as sent: PostgreSQL refuses NUL in a text column, and an unpaired UTF-16
  * surrogate has no UTF-8 form (it would be stored as U+FFFD while the response echoed the
- * original). With the u flag, \p{Cs} matches only unpaired surrogates.
+ * original). isWellFormed is false exactly when a surrogate is unpaired.
  */
-const UNSTORABLE_TEXT = /[\u0000\p{Cs}]/u;
+function isStorable(text: string): boolean {
+  return text.isWellFormed() && !text.includes('\u0000');
+}
 
-/** The JSON Pointer of the first string (key or value) holding unstorable text, if any. */
-function findUnstorableText(value: unknown, pointer = ''): string | undefined {
-  if (typeof value === 'string') return UNSTORABLE_TEXT.test(value) ? pointer : undefined;
+/**
+ * The path (keys from the top) to the first string, key or value, holding unstorable text, if
+ * any. Every body on every route goes through this, so the path is only built for a hit.
+ */
+function unstorablePath(value: unknown): string[] | undefined {
+  if (typeof value === 'string') return isStorable(value) ? undefined : [];
   if (typeof value !== 'object' || value === null) return undefined;
   for (const [key, item] of Object.entries(value)) {
-    const path = `${pointer}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`;
-    if (UNSTORABLE_TEXT.test(key)) return path;
-    const found = findUnstorableText(item, path);
-    if (found !== undefined) return found;
+    if (!isStorable(key)) return [key];
+    const below = unstorablePath(item);
+    if (below !== undefined) return [key, ...below];
   }
   return undefined;
+}
+
+/** The JSON Pointer (RFC 6901) of the first string holding unstorable text, if any. */
+function findUnstorableText(value: unknown): string | undefined {
+  return unstorablePath(value)?.map((key) => `/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`).join('');
 }
 
 type Validator = ((data: unknown) => boolean) & { errors?: ErrorObject[] | null };
