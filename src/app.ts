@@ -35,6 +35,9 @@ import { PasskeyService } from './passkeys/service.js';
 import { registerSiteRoutes } from './sites/routes.js';
 import { registerTotpRoutes } from './totp/routes.js';
 import { TotpService } from './totp/service.js';
+import { ForeignChanges } from './db/foreign-changes.js';
+import { SiteCache } from './sites/read-cache.js';
+import { SiteReads } from './sites/reads.js';
 import { SiteService } from './sites/service.js';
 import { PasswordChangeService, UserService } from './users/service.js';
 import { registerDashboard } from './web/static.js';
@@ -48,6 +51,11 @@ export interface AppOptions {
   passwordHashing?: PasswordHashingOptions;
   /** Retry pacing for e-mail delivery (tests shorten it). */
   mailerOptions?: MailerOptions;
+  /**
+   * The cache of site answers. Every SiteService writing through this database handle must report
+   * to the same one (see sites/read-cache.ts); made from the configuration when not given.
+   */
+  siteCache?: SiteCache;
 }
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
@@ -107,7 +115,16 @@ export async function buildApp(options: AppOptions): Promise<App> {
     lifetimeMs: config.sessionLifetimeMs,
     secure: config.publicUrl.startsWith('https:'),
   });
-  const guard = new Guard(db, jwt, sessions, clock, config.publicOrigin);
+  const foreignChanges = database.foreignChanges === null ? null : new ForeignChanges(database.foreignChanges);
+  if (foreignChanges !== null) {
+    // First of all hooks, so that no request reads a change counter read before it arrived.
+    app.addHook('onRequest', (_request, _reply, done) => {
+      foreignChanges.requestArrived();
+      done();
+    });
+  }
+  const readForeignChanges = foreignChanges === null ? null : () => foreignChanges.current();
+  const guard = new Guard(db, jwt, sessions, clock, config.publicOrigin, readForeignChanges);
   const mailer = new Mailer(
     config.smtpUrl === undefined ? new OutboxTransport(path.join(config.dataDir, 'outbox')) : new SmtpTransport(config.smtpUrl),
     config.mailFrom,
@@ -122,7 +139,8 @@ export async function buildApp(options: AppOptions): Promise<App> {
   const passkeys = new PasskeyService(db, limiter, clock, { id: new URL(config.publicUrl).hostname, name: 'Siteward', origin: config.publicOrigin });
   const auth = new AuthService(users, hasher, jwt, limiter, totp);
   const accessTokens = new AccessTokenService(db, clock);
-  const sites = new SiteService({ db, dialect: database.dialect, clock, secrets });
+  const siteCache = options.siteCache ?? new SiteCache({ foreignChanges: readForeignChanges, maxBytes: config.siteCacheBytes });
+  const sites = new SiteService({ db, dialect: database.dialect, clock, secrets, cache: siteCache });
 
   registerAuthRoutes(app, { auth, signup: config.signup });
   registerWebSignInRoutes(app, { auth, sessions, magicLinks, totp, publicOrigin: config.publicOrigin });
@@ -131,7 +149,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   registerTotpRoutes(app, { guard, totp });
   registerPasskeyRoutes(app, { guard, passkeys, sessions, publicOrigin: config.publicOrigin });
   registerAccessTokenRoutes(app, { guard, accessTokens });
-  registerSiteRoutes(app, { guard, sites });
+  registerSiteRoutes(app, { guard, sites, reads: new SiteReads(sites, siteCache) });
   registerPartnerRoutes(app, { guard, sites, limiter, config, database, clock });
 
   // Hourly clean-up of ended sessions, tokens and rate-limit windows; every server may run it.

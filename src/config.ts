@@ -30,6 +30,8 @@ export interface Config {
   sessionIdleMs: number;
   /** …and after this long in any case. */
   sessionLifetimeMs: number;
+  /** Memory for encoded site answers (src/sites/read-cache.ts), in bytes; 0 turns the cache off. */
+  siteCacheBytes: number;
   /** Passed to Fastify's trustProxy: false, true, or a comma-separated list of proxy addresses/CIDRs. */
   trustProxy: boolean | string;
 }
@@ -94,6 +96,7 @@ export function loadConfig(env: Environment = process.env): Config {
     partnerCheckTimeoutMs: parseWholeNumber('PARTNER_CHECK_TIMEOUT_MS', env.PARTNER_CHECK_TIMEOUT_MS, 10_000, 100, 60_000),
     partnerCheckIntervalSeconds: parsePartnerCheckInterval(env.PARTNER_CHECK_INTERVAL),
     trustProxy: parseTrustProxy(env.TRUST_PROXY),
+    siteCacheBytes: parseWholeNumber('SITE_CACHE_MB', env.SITE_CACHE_MB, 32, 0, 64 * 1024) * 1024 * 1024,
     sessionIdleMs: parseWholeNumber('SESSION_IDLE_HOURS', env.SESSION_IDLE_HOURS, 72, 1, 24 * 365) * 60 * 60 * 1000,
     sessionLifetimeMs: parseWholeNumber('SESSION_LIFETIME_DAYS', env.SESSION_LIFETIME_DAYS, 30, 1, 365) * 24 * 60 * 60 * 1000,
   };

@@ -10,6 +10,7 @@ import { type DatabaseHandle, openDatabase } from '../src/db/connect.js';
 import { migrate } from '../src/db/migrate.js';
 import type { App } from '../src/http/types.js';
 import type { Clock } from '../src/lib/clock.js';
+import { SiteCache } from '../src/sites/read-cache.js';
 import { totp } from './rfc6238.js';
 
 /** A clock the test moves by hand: expiry is proven by advancing it, never by sleeping. */
@@ -34,6 +35,8 @@ export interface TestApp {
   config: Config;
   database: DatabaseHandle;
   clock: ManualClock;
+  /** The app's cache of site answers: a SiteService a test makes on the same database must report to it. */
+  siteCache: SiteCache;
   dataDir: string;
   /** Everything the app logged so far, one JSON line per entry. */
   logs(): string;
@@ -109,10 +112,12 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
       callback();
     },
   });
+  const siteCache = new SiteCache({ foreignChanges: database.foreignChanges, maxBytes: config.siteCacheBytes });
   const app = await buildApp({
     config,
     database,
     clock,
+    siteCache,
     logStream,
     passwordHashing: TEST_PASSWORD_HASHING,
     mailerOptions: { retryDelaysMs: options.mailRetryDelaysMs ?? [20, 20] },
@@ -123,6 +128,7 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
     config,
     database,
     clock,
+    siteCache,
     dataDir,
     logs: () => lines.join(''),
     close: async () => {

@@ -48,8 +48,8 @@ export function unauthorized(code: string, detail: string): AppError {
 const INVALID_CREDENTIALS_DETAIL = 'The credential is invalid, expired or revoked.';
 
 export class Guard {
-  /** What JWTs and access tokens resolved to, for at most PRINCIPAL_CACHE_TTL_MS; see principal-cache.ts. */
-  readonly #principals = new PrincipalCache();
+  /** What JWTs and access tokens resolved to; see principal-cache.ts for how long. */
+  readonly #principals: PrincipalCache;
 
   constructor(
     private readonly db: Kysely<Database>,
@@ -57,7 +57,10 @@ export class Guard {
     private readonly sessions: SessionService,
     private readonly clock: Clock,
     private readonly publicOrigin: string,
+    /** The database's change counter (DatabaseHandle.foreignChanges), null where there is none. */
+    foreignChanges: (() => number) | null,
   ) {
+    this.#principals = new PrincipalCache({ foreignChanges });
     // Sign out everywhere and a password change refuse the user's JWTs from now on: this process
     // must not answer the next request from what it read before.
     sessions.onCredentialsRevoked((userId) => this.#principals.forgetUser(userId));

@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, test } from 'node:test';
 import { buildTestApp, createAccessToken, signUp, STRONG_PASSWORD, type TestApp } from '../../test/helpers.js';
 import type { UserRow } from '../users/queries.js';
 import type { Principal } from './guard.js';
-import { PrincipalCache } from './principal-cache.js';
+import { PRINCIPAL_CACHE_TTL_MS, PRINCIPAL_CACHE_TTL_WITH_CHANGE_COUNTER_MS, PrincipalCache } from './principal-cache.js';
 
 function principalOf(id: string, generation = 0): Principal {
   const user: UserRow = { id, email: `${id}@example.com`, name: '', password_hash: '', jwt_generation: generation, created_at: '', updated_at: '' };
@@ -60,6 +60,32 @@ describe('the principal cache on its own', () => {
     assert.equal(cache.size, 3);
     assert.equal(cache.jwtUser('u6'), undefined);
     assert.ok(cache.jwtUser('u9') !== undefined);
+  });
+});
+
+describe('the principal cache with a change counter (SQLite)', () => {
+  test('entries outlive the 1 s bound but not a commit by another connection, nor the 60 s safety net', () => {
+    let now = 0;
+    let counter = 3;
+    const cache = new PrincipalCache({ now: () => now, foreignChanges: () => counter });
+    cache.rememberJwtUser(principalOf('u1'), cache.readStarted());
+    now = PRINCIPAL_CACHE_TTL_MS * 10;
+    assert.ok(cache.jwtUser('u1') !== undefined, 'no foreign commit: still trusted after 10 s');
+    now = PRINCIPAL_CACHE_TTL_WITH_CHANGE_COUNTER_MS;
+    assert.equal(cache.jwtUser('u1'), undefined, 'expired by the safety net');
+
+    const token = { id: 't1', principal: { ...principalOf('u2'), method: 'access_token' as const, accessTokenId: 't1' }, lastUsedMs: 0 };
+    cache.rememberJwtUser(principalOf('u1'), cache.readStarted());
+    cache.rememberAccessToken('hash-1', token, cache.readStarted());
+    const running = cache.readStarted();
+    counter++; // another process committed: a revocation, perhaps
+    assert.equal(cache.accessToken('hash-1'), undefined);
+    assert.equal(cache.jwtUser('u1'), undefined);
+    assert.equal(cache.size, 0);
+    cache.rememberJwtUser(principalOf('u1'), running);
+    assert.equal(cache.jwtUser('u1'), undefined, 'a read begun before the commit was noticed is not stored');
+    cache.rememberJwtUser(principalOf('u1'), cache.readStarted());
+    assert.ok(cache.jwtUser('u1') !== undefined);
   });
 });
 

@@ -1,13 +1,23 @@
 import type { Principal } from './guard.js';
 
 /**
- * How long a process may go on trusting what it read about a credential. A JWT or a personal
- * access token revoked on another app process (sign out everywhere, a password change, a deleted
- * token) is refused here at most this long after the revocation committed. The process that
- * revokes forgets the entries at once, so there the next request is refused. Stated in
- * docs/security.md; test/multi-server.test.ts proves the bound across two processes.
+ * How long a process may go on trusting what it read about a credential, where the database has
+ * no change counter (PostgreSQL). A JWT or a personal access token revoked on another app process
+ * (sign out everywhere, a password change, a deleted token) is refused here at most this long
+ * after the revocation committed. The process that revokes forgets the entries at once, so there
+ * the next request is refused. On SQLite the change counter makes it "at the next request" on
+ * every process. Stated in docs/security.md; test/multi-server.test.ts proves both across two
+ * processes.
  */
 export const PRINCIPAL_CACHE_TTL_MS = 1000;
+
+/**
+ * With a change counter (SQLite's data_version, see PrincipalCacheOptions.foreignChanges) a
+ * revocation on another process empties the cache at this process's next request, so the bound
+ * above does not apply; entries still expire after this long, a safety net for a write in this
+ * process that forgot to report a revocation.
+ */
+export const PRINCIPAL_CACHE_TTL_WITH_CHANGE_COUNTER_MS = 60_000;
 
 /** Entries per kind of credential; past it the oldest are dropped, so memory stays bounded. */
 export const PRINCIPAL_CACHE_MAX_ENTRIES = 10_000;
@@ -36,12 +46,20 @@ export interface PrincipalCacheOptions {
    * an entry live forever.
    */
   now?: () => number;
+  /**
+   * A number that moves whenever another connection commits to the database (see
+   * DatabaseHandle.foreignChanges). Given, everything is dropped when it has moved, which makes
+   * revocation on other processes take effect at the next request, and the default lifetime is
+   * PRINCIPAL_CACHE_TTL_WITH_CHANGE_COUNTER_MS. Null or left out: PRINCIPAL_CACHE_TTL_MS.
+   */
+  foreignChanges?: (() => number) | null;
 }
 
 /**
  * What a credential resolved to (the user row, and for a personal access token its id and
- * scopes), kept for a short time so that an authenticated request does not read the users table
- * every time. Per app instance, never module-level: the database stays the only shared state.
+ * scopes), kept so that an authenticated request does not read the users table every time: for
+ * PRINCIPAL_CACHE_TTL_MS, or, with the database's change counter, until another connection
+ * commits anything. Per app instance, never module-level: the database stays the only shared state.
  *
  * Only facts that revocation can change are read from here, and every revocation this process
  * carries out drops what it affects (forgetUser, forgetAccessToken) after it has committed. A read
@@ -58,11 +76,15 @@ export class PrincipalCache {
   readonly #ttlMs: number;
   readonly #maxEntries: number;
   readonly #now: () => number;
+  readonly #foreignChanges: (() => number) | null;
+  #seenForeign: number;
   /** Moves on at every forget; a read that began before it may not be remembered. */
   #revocations = 0;
 
   constructor(options: PrincipalCacheOptions = {}) {
-    this.#ttlMs = options.ttlMs ?? PRINCIPAL_CACHE_TTL_MS;
+    this.#foreignChanges = options.foreignChanges ?? null;
+    this.#seenForeign = this.#foreignChanges?.() ?? 0;
+    this.#ttlMs = options.ttlMs ?? (this.#foreignChanges === null ? PRINCIPAL_CACHE_TTL_MS : PRINCIPAL_CACHE_TTL_WITH_CHANGE_COUNTER_MS);
     this.#maxEntries = options.maxEntries ?? PRINCIPAL_CACHE_MAX_ENTRIES;
     this.#now = options.now ?? (() => performance.now());
   }
@@ -116,6 +138,17 @@ export class PrincipalCache {
   }
 
   #fresh<Value>(entries: Map<string, Entry<Value>>, key: string): Value | undefined {
+    if (this.#foreignChanges !== null) {
+      const foreign = this.#foreignChanges();
+      if (foreign !== this.#seenForeign) {
+        // Another process committed something; it may have been a revocation.
+        this.#seenForeign = foreign;
+        this.#revocations++;
+        this.#users.clear();
+        this.#accessTokens.clear();
+        return undefined;
+      }
+    }
     const entry = entries.get(key);
     if (entry === undefined) return undefined;
     if (this.#now() >= entry.expiresAt) {

@@ -1,16 +1,27 @@
+import type { FastifyReply } from 'fastify';
 import { Type } from 'typebox';
 import type { Guard } from '../auth/guard.js';
-import { ifNoneMatchHits } from '../http/etag.js';
+import { ifNoneMatchHits, versionEtag } from '../http/etag.js';
 import { currentUser } from '../http/principal.js';
 import { ProblemSchema } from '../http/schema.js';
 import type { App } from '../http/types.js';
 import { IfMatchHeaders, SiteCreateBody, SiteEnvelope, SiteList, SiteListQuery, SiteParams, SiteUpdateBody } from './schema.js';
+import { encodeSiteEnvelope, encodeSiteList } from './encode.js';
+import type { SiteReads } from './reads.js';
 import { siteEtag, siteToJson, type SiteService } from './service.js';
 
 const security: Array<Record<string, string[]>> = [{ BearerAuth: [] }, { AccessToken: [] }];
+/**
+ * Sends JSON encoded beforehand from the route's own response schema (encode.ts); Fastify sends a
+ * buffer as it is. The type provider only knows the schema's objects, hence the wider reply type.
+ */
+function sendEncodedJson(reply: FastifyReply, body: Buffer): FastifyReply {
+  return reply.type('application/json; charset=utf-8').send(body);
+}
+
 const errors = { 400: ProblemSchema, 401: ProblemSchema, 403: ProblemSchema, 404: ProblemSchema, 415: ProblemSchema };
 
-export function registerSiteRoutes(app: App, deps: { guard: Guard; sites: SiteService }): void {
+export function registerSiteRoutes(app: App, deps: { guard: Guard; sites: SiteService; reads: SiteReads }): void {
   const read = deps.guard.require('sites:read');
   const write = deps.guard.require('sites:write');
   const tags = ['sites'];
@@ -18,9 +29,9 @@ export function registerSiteRoutes(app: App, deps: { guard: Guard; sites: SiteSe
   app.get(
     '/api/v1/sites',
     { onRequest: read, schema: { summary: 'List your sites, oldest first, a page at a time', tags, security, querystring: SiteListQuery, response: { 200: SiteList, ...errors } } },
-    async (request) => {
-      const page = await deps.sites.list(currentUser(request).id, request.query.limit ?? 50, request.query.cursor);
-      return { sites: page.sites.map(siteToJson), next_cursor: page.nextCursor };
+    async (request, reply) => {
+      const page = await deps.reads.page(currentUser(request).id, request.query.limit ?? 50, request.query.cursor);
+      return sendEncodedJson(reply, encodeSiteList(page));
     },
   );
 
@@ -40,11 +51,11 @@ export function registerSiteRoutes(app: App, deps: { guard: Guard; sites: SiteSe
     '/api/v1/sites/:id',
     { onRequest: read, schema: { summary: 'Read one site', tags, security, params: SiteParams, response: { 200: SiteEnvelope, 304: Type.Null(), ...errors } } },
     async (request, reply) => {
-      const row = await deps.sites.get(currentUser(request).id, request.params.id);
-      const etag = siteEtag(row);
+      const site = await deps.reads.site(currentUser(request).id, request.params.id);
+      const etag = versionEtag(site.version);
       reply.header('etag', etag);
       if (ifNoneMatchHits(request.headers['if-none-match'], etag)) return reply.code(304).send(null);
-      return { site: siteToJson(row) };
+      return sendEncodedJson(reply, encodeSiteEnvelope(site));
     },
   );
 

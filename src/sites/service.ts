@@ -6,6 +6,7 @@ import { ifMatchSatisfied, versionEtag } from '../http/etag.js';
 import type { Clock } from '../lib/clock.js';
 import type { SecretBox } from '../lib/crypto.js';
 import { newId } from '../lib/ids.js';
+import type { SiteCache } from './read-cache.js';
 import { deleteSite, findSite, findSiteForUpdate, insertSite, listSites, saveSite, type SiteRow, updateSite } from './queries.js';
 import {
   type PartnerSettings,
@@ -127,6 +128,8 @@ export interface SiteServiceDeps {
   dialect: DialectName;
   clock: Clock;
   secrets: SecretBox;
+  /** Told of every write after it commits, so that it never serves what the write replaced. */
+  cache: SiteCache;
 }
 
 export class SiteService {
@@ -169,7 +172,13 @@ export class SiteService {
       updated_at: now,
     };
     const row: SiteRow = { ...empty, ...this.#changes(empty, input), version: 1 };
-    await insertSite(this.deps.db, row);
+    try {
+      await insertSite(this.deps.db, row);
+    } finally {
+      // Reported whether or not the statement claims success: a commit whose answer was lost
+      // still changed the pages. Forgetting too much only costs a read.
+      this.deps.cache.sitesAddedOrRemoved(userId);
+    }
     return row;
   }
 
@@ -179,6 +188,14 @@ export class SiteService {
    */
   async update(userId: string, id: string, input: SiteUpdate, ifMatch: string | undefined): Promise<SiteRow> {
     checkSiteInput(input);
+    try {
+      return await this.#updateLocked(userId, id, input, ifMatch);
+    } finally {
+      this.deps.cache.siteChanged(userId, id);
+    }
+  }
+
+  #updateLocked(userId: string, id: string, input: SiteUpdate, ifMatch: string | undefined): Promise<SiteRow> {
     return this.deps.db.transaction().execute(async (trx) => {
       const row = await findSiteForUpdate(trx, this.deps.dialect, userId, id);
       if (row === undefined) throw siteNotFound();
@@ -192,7 +209,13 @@ export class SiteService {
   }
 
   async delete(userId: string, id: string): Promise<void> {
-    if (!(await deleteSite(this.deps.db, userId, id))) throw siteNotFound();
+    let deleted: boolean;
+    try {
+      deleted = await deleteSite(this.deps.db, userId, id);
+    } finally {
+      this.deps.cache.sitesAddedOrRemoved(userId, id);
+    }
+    if (!deleted) throw siteNotFound();
   }
 
   /** The columns an input changes; fields left out keep their value. */
@@ -229,6 +252,14 @@ export class SiteService {
    * since it records changes to the configuration.
    */
   async recordPartnerCheck(userId: string, id: string, result: PartnerCheckResult): Promise<SiteRow> {
+    try {
+      return await this.#recordPartnerCheckLocked(userId, id, result);
+    } finally {
+      this.deps.cache.siteChanged(userId, id);
+    }
+  }
+
+  #recordPartnerCheckLocked(userId: string, id: string, result: PartnerCheckResult): Promise<SiteRow> {
     return this.deps.db.transaction().execute(async (trx) => {
       const row = await findSiteForUpdate(trx, this.deps.dialect, userId, id);
       if (row === undefined) throw siteNotFound();

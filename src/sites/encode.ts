@@ -1,0 +1,38 @@
+import build from 'fast-json-stringify';
+import type { EncodedPage, EncodedSite } from './read-cache.js';
+import type { SiteRow } from './queries.js';
+import { SiteSchema } from './schema.js';
+import { siteToJson } from './service.js';
+
+// The same serialiser Fastify compiles for a response schema: what SiteSchema does not name (a
+// stray key in stored partner settings, say) is left out of the bytes, as from any other answer.
+const serializeSite = build(SiteSchema);
+
+/** A site's JSON, once, in a buffer of its own (a pooled slice would keep its whole 8 KiB pool alive in the cache). */
+export function encodeSite(row: SiteRow): EncodedSite {
+  const text = serializeSite(siteToJson(row));
+  const json = Buffer.allocUnsafeSlow(Buffer.byteLength(text));
+  json.write(text);
+  return { id: row.id, version: row.version, json };
+}
+
+const LIST_START = Buffer.from('{"sites":[');
+const COMMA = Buffer.from(',');
+const ENVELOPE_START = Buffer.from('{"site":');
+const OBJECT_END = Buffer.from('}');
+
+/** The body of GET /api/v1/sites, as the SiteList schema has it. */
+export function encodeSiteList(page: EncodedPage): Buffer {
+  const parts: Buffer[] = [LIST_START];
+  page.sites.forEach((site, index) => {
+    if (index > 0) parts.push(COMMA);
+    parts.push(site.json);
+  });
+  parts.push(Buffer.from(`],"next_cursor":${JSON.stringify(page.nextCursor)}}`));
+  return Buffer.concat(parts);
+}
+
+/** The body of GET /api/v1/sites/{id}, as the SiteEnvelope schema has it. */
+export function encodeSiteEnvelope(site: EncodedSite): Buffer {
+  return Buffer.concat([ENVELOPE_START, site.json, OBJECT_END]);
+}
