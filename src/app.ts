@@ -20,6 +20,7 @@ import { Mailer, type MailerOptions, OutboxTransport, SmtpTransport } from './ma
 import { AuthService } from './auth/service.js';
 import type { Config } from './config.js';
 import type { DatabaseHandle } from './db/connect.js';
+import { ForeignChanges } from './db/foreign-changes.js';
 import { AppError } from './errors.js';
 import { handleError, handleNotFound } from './http/error-handler.js';
 import { createLoggers, lazyChildLoggerFactory, RequestLogController } from './http/logging.js';
@@ -35,7 +36,6 @@ import { PasskeyService } from './passkeys/service.js';
 import { registerSiteRoutes } from './sites/routes.js';
 import { registerTotpRoutes } from './totp/routes.js';
 import { TotpService } from './totp/service.js';
-import { ForeignChanges } from './db/foreign-changes.js';
 import { SiteCache } from './sites/read-cache.js';
 import { SiteReads } from './sites/reads.js';
 import { SiteService } from './sites/service.js';
@@ -117,7 +117,8 @@ export async function buildApp(options: AppOptions): Promise<App> {
   });
   const foreignChanges = database.foreignChanges === null ? null : new ForeignChanges(database.foreignChanges);
   if (foreignChanges !== null) {
-    // First of all hooks, so that no request reads a change counter read before it arrived.
+    // A global hook runs before every route's own (the guard's), so no request is answered from a
+    // change counter read before it arrived.
     app.addHook('onRequest', (_request, _reply, done) => {
       foreignChanges.requestArrived();
       done();
