@@ -4,7 +4,7 @@ import { SCENARIO_IDS, type ScenarioId } from './scenarios.js';
  * The V8 heap flags `npm start` runs the app with (package.json): a smaller young generation and
  * earlier full collections keep RSS under 200 MB with a live heap of 35–50 MB (docs/performance.md).
  */
-export const APP_NODE_FLAGS = ['--max-semi-space-size=4', '--heap-growing-percent=50'];
+export const APP_NODE_FLAGS = ['--max-semi-space-size=2', '--heap-growing-percent=25'];
 
 /** What one `npm run bench` does; every field has a command-line option (see USAGE). */
 export interface BenchOptions {
