@@ -1,5 +1,6 @@
 import { type FormEvent, useState } from 'react';
 import { api, ApiError, type AccessToken, errorMessage } from '../api';
+import { useSubmission } from '../useSubmission';
 import { Alert } from './Alert';
 import { Button } from './Button';
 import { Field } from './Field';
@@ -16,8 +17,16 @@ const SCOPES = [
 export function AccessTokenCreateForm({ onCreated }: { onCreated: (token: CreatedAccessToken) => void }) {
   const [name, setName] = useState('');
   const [scopes, setScopes] = useState<string[]>(SCOPES.map(({ scope }) => scope));
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>();
+  const { busy, error, submit: send } = useSubmission(
+    async () => {
+      const ordered = SCOPES.map(({ scope }) => scope).filter((scope) => scopes.includes(scope));
+      const { data } = await api.post<{ access_token: CreatedAccessToken }>('/api/v1/access-tokens', { name: name.trim(), scopes: ordered });
+      setName('');
+      setScopes(SCOPES.map(({ scope }) => scope));
+      onCreated(data.access_token);
+    },
+    { staysAfterSuccess: true },
+  );
   const [localError, setLocalError] = useState<{ name?: string; scopes?: string }>({});
 
   function toggle(scope: string, checked: boolean) {
@@ -25,7 +34,7 @@ export function AccessTokenCreateForm({ onCreated }: { onCreated: (token: Create
     setScopes((current) => (checked ? [...current, scope] : current.filter((each) => each !== scope)));
   }
 
-  async function submit(event: FormEvent) {
+  function submit(event: FormEvent) {
     event.preventDefault();
     // Checked here as well as on the server, so the message names the field in plain words.
     const problems = {
@@ -34,19 +43,7 @@ export function AccessTokenCreateForm({ onCreated }: { onCreated: (token: Create
     };
     setLocalError(problems);
     if (problems.name !== undefined || problems.scopes !== undefined) return;
-    setBusy(true);
-    setError(undefined);
-    try {
-      const ordered = SCOPES.map(({ scope }) => scope).filter((scope) => scopes.includes(scope));
-      const { data } = await api.post<{ access_token: CreatedAccessToken }>('/api/v1/access-tokens', { name: name.trim(), scopes: ordered });
-      setName('');
-      setScopes(SCOPES.map(({ scope }) => scope));
-      onCreated(data.access_token);
-    } catch (caught) {
-      setError(caught);
-    } finally {
-      setBusy(false);
-    }
+    void send();
   }
 
   const nameError = localError.name ?? serverProblem(error, 'name', 'Name');

@@ -1,6 +1,7 @@
 import { type FormEvent, useEffect, useRef, useState } from 'react';
 import { api, ApiError, errorMessage, type Site } from '../api';
 import { COLOR_PATTERN, NAME_MAX_LENGTH } from '../siteDraft';
+import { useSubmission } from '../useSubmission';
 import { Alert } from './Alert';
 import { Button } from './Button';
 import { ColorField } from './ColorField';
@@ -19,8 +20,13 @@ export function NewSiteDialog({ open, onClose, onCreated }: NewSiteDialogProps) 
   const dialog = useRef<HTMLDialogElement>(null);
   const [name, setName] = useState('');
   const [color, setColor] = useState(DEFAULT_COLOR);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>();
+  const { busy, error, setError, submit: send } = useSubmission(
+    async () => {
+      const { data } = await api.post<{ site: Site }>('/api/v1/sites', { name, color });
+      onCreated(data.site);
+    },
+    { staysAfterSuccess: true },
+  );
 
   useEffect(() => {
     const element = dialog.current;
@@ -32,9 +38,9 @@ export function NewSiteDialog({ open, onClose, onCreated }: NewSiteDialogProps) 
       element.showModal();
     }
     if (!open && element.open) element.close();
-  }, [open]);
+  }, [open, setError]);
 
-  async function submit(event: FormEvent) {
+  function submit(event: FormEvent) {
     event.preventDefault();
     if (name.trim() === '') {
       setError(new ApiError(400, 'validation_failed', 'Give the site a name.', [{ path: '/name', message: 'Enter a name.' }]));
@@ -44,16 +50,7 @@ export function NewSiteDialog({ open, onClose, onCreated }: NewSiteDialogProps) 
       setError(new ApiError(400, 'validation_failed', 'Check the colour.', [{ path: '/color', message: 'Use #rgb or #rrggbb, e.g. #4f46e5.' }]));
       return;
     }
-    setBusy(true);
-    setError(undefined);
-    try {
-      const { data } = await api.post<{ site: Site }>('/api/v1/sites', { name, color });
-      onCreated(data.site);
-    } catch (failure) {
-      setError(failure);
-    } finally {
-      setBusy(false);
-    }
+    void send();
   }
 
   const fieldError = (field: string) => (error instanceof ApiError ? error.fieldMessage(field) : undefined);

@@ -1,5 +1,6 @@
-import { type FormEvent, useState } from 'react';
+import { useState } from 'react';
 import { api, ApiError, errorMessage } from '../api';
+import { useSubmission } from '../useSubmission';
 import { Alert } from './Alert';
 import { Button } from './Button';
 import { Field } from './Field';
@@ -10,21 +11,10 @@ import { Field } from './Field';
  */
 export function MagicLinkRequestForm({ initialEmail, onSent, onBack }: { initialEmail: string; onSent: (email: string) => void; onBack: () => void }) {
   const [email, setEmail] = useState(initialEmail);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>();
-
-  async function submit(event: FormEvent) {
-    event.preventDefault();
-    setBusy(true);
-    setError(undefined);
-    try {
-      await api.post('/auth/magic-link', { email: email.trim() });
-      onSent(email.trim());
-    } catch (caught) {
-      setError(caught);
-      setBusy(false);
-    }
-  }
+  const { busy, error, submit } = useSubmission(async () => {
+    await api.post('/auth/magic-link', { email: email.trim() });
+    onSent(email.trim());
+  });
 
   const emailError = error instanceof ApiError ? error.fieldMessage('email') : undefined;
   return (

@@ -1,5 +1,6 @@
-import { type FormEvent, useState } from 'react';
+import { useState } from 'react';
 import { api, ApiError, errorMessage, type User } from '../api';
+import { useSubmission } from '../useSubmission';
 import { Alert } from './Alert';
 import { Button } from './Button';
 import { Field } from './Field';
@@ -14,23 +15,18 @@ interface SignInPasswordFormProps {
 /** E-mail and password → POST /auth/session, which sets the session cookie (pending when TOTP is on). */
 export function SignInPasswordForm({ email, onEmailChange, onPasswordAccepted }: SignInPasswordFormProps) {
   const [password, setPassword] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>();
-
-  async function submit(event: FormEvent) {
-    event.preventDefault();
-    setBusy(true);
-    setError(undefined);
-    try {
+  const { busy, error, submit } = useSubmission(
+    async () => {
       const { data } = await api.post<{ user: User; second_factor_required: boolean }>('/auth/session', { email: email.trim(), password });
       await onPasswordAccepted(data.user, data.second_factor_required);
-    } catch (caught) {
-      setError(caught);
+    },
+    {
       // A refused password is retyped, never reused by accident.
-      if (caught instanceof ApiError && caught.status === 401) setPassword('');
-      setBusy(false);
-    }
-  }
+      onFailure: (caught) => {
+        if (caught instanceof ApiError && caught.status === 401) setPassword('');
+      },
+    },
+  );
 
   const emailError = error instanceof ApiError ? error.fieldMessage('email') : undefined;
   const passwordError = error instanceof ApiError ? error.fieldMessage('password') : undefined;
