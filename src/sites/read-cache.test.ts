@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { type EncodedSite, PAGES_PER_USER, SiteCache } from './read-cache.js';
+import { ADMISSION_CANDIDATES, type EncodedSite, PAGES_PER_USER, SiteCache } from './read-cache.js';
 
 function site(id: string, version = 1, size = 100): EncodedSite {
   return { id, version, json: Buffer.alloc(size, 'x') };
@@ -86,18 +86,38 @@ describe('the site cache on its own', () => {
     for (const user of ['u1', 'u2', 'u3']) cache.rememberSite(user, site(`${user}-s`, 1, 1000), cache.readStarted());
     assert.ok(cache.site('u1', 'u1-s') !== undefined, 'u1 is now the most recently used');
     cache.rememberSite('u4', site('u4-s', 1, 1000), cache.readStarted());
+    assert.equal(cache.site('u4', 'u4-s'), undefined, 'a new user is not let in at the first read once the cache is full');
+    assert.ok(cache.site('u2', 'u2-s') !== undefined, 'and nobody was dropped for it');
+    cache.rememberSite('u4', site('u4-s', 1, 1000), cache.readStarted());
     assert.ok(cache.bytes <= 4200, `${cache.bytes} bytes held`);
-    assert.equal(cache.site('u2', 'u2-s'), undefined, 'u2 was used longest ago');
+    assert.equal(cache.site('u3', 'u3-s'), undefined, 'u3 was used longest ago');
     assert.ok(cache.site('u1', 'u1-s') !== undefined);
-    assert.ok(cache.site('u4', 'u4-s') !== undefined);
+    assert.ok(cache.site('u4', 'u4-s') !== undefined, 'at the second read, u4 is let in');
+  });
+
+  test('a pass over more users than fit, each read once, leaves what is held alone', () => {
+    const { cache } = cacheWithCounter(4200);
+    for (const user of ['u1', 'u2', 'u3']) cache.rememberSite(user, site(`${user}-s`, 1, 1000), cache.readStarted());
+    const held = cache.bytes;
+    // A rotation longer than the candidates remembered: no user of it is read twice "soon".
+    for (let round = 0; round < 2; round++) {
+      for (let index = 0; index < ADMISSION_CANDIDATES + 1; index++) {
+        cache.rememberSite(`scan-${index}`, site(`scan-${index}-s`, 1, 1000), cache.readStarted());
+      }
+    }
+    assert.equal(cache.bytes, held);
+    for (const user of ['u1', 'u2', 'u3']) assert.ok(cache.site(user, `${user}-s`) !== undefined, `${user} is still held`);
+    assert.equal(cache.site('scan-0', 'scan-0-s'), undefined);
   });
 
   test('a user dropped for room cannot have a stale read stored after a write to them', () => {
     const { cache } = cacheWithCounter(2500);
     const running = cache.readStarted();
     cache.siteChanged('u1', 'a'); // remembered in u1's entry…
-    for (const user of ['u2', 'u3']) cache.rememberSite(user, site(`${user}-s`, 1, 1000), cache.readStarted());
-    cache.rememberSite('u1', site('a', 1), running); // …which may have been dropped for room since
+    // u3 is read twice: the second read is let in, and u1's entry is dropped to make room.
+    for (const user of ['u2', 'u3', 'u3']) cache.rememberSite(user, site(`${user}-s`, 1, 1000), cache.readStarted());
+    assert.ok(cache.site('u3', 'u3-s') !== undefined);
+    cache.rememberSite('u1', site('a', 1), running); // …so that what it knew of the write is gone
     assert.equal(cache.site('u1', 'a'), undefined);
   });
 

@@ -36,6 +36,12 @@ export interface SiteCacheOptions {
 /** Pages remembered per user (different limits and cursors); past it the oldest is dropped. */
 export const PAGES_PER_USER = 8;
 
+/**
+ * Users whose read found the cache full and was not stored, remembered by id so that their next
+ * read is (second-chance admission; see #admits). About 100 bytes each.
+ */
+export const ADMISSION_CANDIDATES = 4096;
+
 /** Allowance per remembered site and page for what is not JSON bytes: the objects, the keys. */
 const SITE_OVERHEAD_BYTES = 160;
 const PAGE_OVERHEAD_BYTES = 120;
@@ -70,7 +76,12 @@ interface UserSites {
  * - A read that was running when a write was reported, or when everything was dropped, may not
  *   store what it read (readStarted, then remember*): it may have read the row before the write.
  *
- * Bounded by maxBytes: past it, the users used longest ago are dropped whole.
+ * Bounded by maxBytes: past it, the users used longest ago are dropped whole. Once full, a user
+ * not held is only let in at their second read in a while: a pass over more users than fit (a
+ * crawler, a client paging through every account, the benchmark's rotation) would otherwise drop
+ * each entry before its next use, so that the cache answered nothing and only cost the work of
+ * storing and dropping. Measured at 33,334 users, the list fell from 14k to 4.3k requests/s and
+ * memory grew past 200 MB that way (docs/performance.md, "Growth").
  */
 export class SiteCache {
   readonly #users = new Map<string, UserSites>();
@@ -82,6 +93,8 @@ export class SiteCache {
   #writes = 0;
   /** The write counter when an entry was last dropped whole: what it knew of writes is gone. */
   #droppedAt = 0;
+  /** Users refused for lack of room, oldest first (see ADMISSION_CANDIDATES). */
+  readonly #candidates = new Set<string>();
 
   constructor(options: SiteCacheOptions) {
     this.#maxBytes = options.maxBytes;
@@ -122,7 +135,8 @@ export class SiteCache {
   }
 
   rememberPage(userId: string, key: string, page: EncodedPage, ticket: SiteReadTicket): void {
-    const user = this.#writable(userId, ticket);
+    const bytes = PAGE_OVERHEAD_BYTES + key.length + page.sites.length * 40;
+    const user = this.#writable(userId, ticket, page.sites.reduce((sum, site) => sum + siteBytes(site), bytes));
     if (user === undefined) return;
     for (const site of page.sites) this.#put(user, site);
     const old = user.pages.get(key);
@@ -132,14 +146,13 @@ export class SiteCache {
       if (oldestKey !== undefined && oldest !== undefined) this.#dropPage(user, oldestKey, oldest);
     }
     const ids = page.sites.map((site) => site.id);
-    const bytes = PAGE_OVERHEAD_BYTES + key.length + ids.length * 40;
     user.pages.set(key, { ids, nextCursor: page.nextCursor, bytes });
     this.#grow(user, bytes);
     this.#shrink();
   }
 
   rememberSite(userId: string, site: EncodedSite, ticket: SiteReadTicket): void {
-    const user = this.#writable(userId, ticket);
+    const user = this.#writable(userId, ticket, siteBytes(site));
     if (user === undefined) return;
     this.#put(user, site);
     this.#shrink();
@@ -187,13 +200,34 @@ export class SiteCache {
     return user;
   }
 
-  /** The user's entry, made if need be, when a read with this ticket may still store into it. */
-  #writable(userId: string, ticket: SiteReadTicket): UserSites | undefined {
+  /**
+   * The user's entry, made if need be, when a read with this ticket may still store `bytes` into
+   * it: nothing was written to the user since the read began, and a user not held is admitted.
+   */
+  #writable(userId: string, ticket: SiteReadTicket, bytes: number): UserSites | undefined {
     if (this.#foreignChanges === null) return undefined;
     const user = this.#users.get(userId);
     if (user !== undefined) return user.lastWrite <= ticket.writes ? user : undefined;
     if (this.#droppedAt > ticket.writes) return undefined;
+    if (!this.#admits(userId, USER_OVERHEAD_BYTES + userId.length + bytes)) return undefined;
     return this.#create(userId);
+  }
+
+  /**
+   * Whether a user not held may come in: always while there is room, otherwise only when the
+   * same user was refused not long ago (among the last ADMISSION_CANDIDATES refused). A user who
+   * keeps coming back is let in at the second read, and the users used longest ago make room; a
+   * pass over many users, each read once, leaves what is held alone.
+   */
+  #admits(userId: string, bytes: number): boolean {
+    if (this.#bytes + bytes <= this.#maxBytes) return true;
+    if (this.#candidates.delete(userId)) return true;
+    this.#candidates.add(userId);
+    if (this.#candidates.size > ADMISSION_CANDIDATES) {
+      const oldest = this.#candidates.values().next();
+      if (oldest.done !== true) this.#candidates.delete(oldest.value);
+    }
+    return false;
   }
 
   /** Records a write to the user's sites; the entry is kept (made if need be) to remember it. */
