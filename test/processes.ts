@@ -24,9 +24,12 @@ export interface RunningServer {
   output: () => string;
 }
 
-/** Starts the real entry point, as `npm start` does, with only the given environment, and waits until it serves. */
-export async function startServer(port: number, env: Record<string, string>): Promise<RunningServer> {
-  const child = spawn(process.execPath, [MAIN], {
+/**
+ * Starts the real entry point, as `npm start` does, with only the given environment (and any extra
+ * node flags), and waits until it serves.
+ */
+export async function startServer(port: number, env: Record<string, string>, nodeFlags: string[] = []): Promise<RunningServer> {
+  const child = spawn(process.execPath, [...nodeFlags, MAIN], {
     env: { PATH: process.env.PATH, LOG_LEVEL: 'info', ...env, PORT: String(port) },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

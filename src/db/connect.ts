@@ -13,7 +13,6 @@ import {
   type RawBuilder,
   sql,
 } from 'kysely';
-import pg from 'pg';
 import type { DatabaseConfig } from '../config.js';
 import type { Database } from './schema.js';
 
@@ -58,12 +57,18 @@ export function openDatabase(config: DatabaseConfig): DatabaseHandle {
     return { db, dialect: 'sqlite', foreignChanges, withMigrationLock: (work) => withSqliteFileLock(`${config.file}-migration-lock`, work), close: () => db.destroy() };
   }
 
-  // BIGINT columns hold epoch milliseconds, well inside a double's exact range: read them as numbers.
-  pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
-  const pool = new pg.Pool({ connectionString: config.url, max: config.poolSize });
-  // An idle client losing its connection (a database restart) must not crash the process.
-  pool.on('error', () => undefined);
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  // The driver is loaded when the first query needs a connection, so a SQLite process never holds
+  // it (docs/decisions.md, "Rarely used libraries load on first use").
+  const connect = async () => {
+    const { default: pg } = await import('pg');
+    // BIGINT columns hold epoch milliseconds, well inside a double's exact range: read them as numbers.
+    pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
+    const pool = new pg.Pool({ connectionString: config.url, max: config.poolSize });
+    // An idle client losing its connection (a database restart) must not crash the process.
+    pool.on('error', () => undefined);
+    return pool;
+  };
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: connect }) });
   // Kysely's migrator holds a transaction-scoped advisory lock on PostgreSQL already.
   return { db, dialect: 'postgres', foreignChanges: null, withMigrationLock: (work) => work(), close: () => db.destroy() };
 }

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { FastifyBaseLogger } from 'fastify';
-import nodemailer, { type Transporter } from 'nodemailer';
+import type { Transporter } from 'nodemailer';
 
 export interface MailMessage {
   to: string;
@@ -17,12 +17,32 @@ export interface MailTransport {
   deliver(from: string, message: MailMessage): Promise<string>;
 }
 
+/**
+ * nodemailer is loaded with the first message, not at start-up: it holds about 4 MB of heap in
+ * every process, and most never send (docs/decisions.md, "Rarely used libraries load on first use").
+ */
+async function loadNodemailer() {
+  return (await import('nodemailer')).default;
+}
+
 export class SmtpTransport implements MailTransport {
-  readonly #transport: Transporter;
+  readonly #url: URL;
+  #transport: Promise<Transporter> | undefined;
 
   constructor(smtpUrl: string) {
-    const url = new URL(smtpUrl);
-    this.#transport = nodemailer.createTransport({
+    this.#url = new URL(smtpUrl);
+  }
+
+  async deliver(from: string, message: MailMessage): Promise<string> {
+    this.#transport ??= this.#connect();
+    const info = await (await this.#transport).sendMail({ from, ...message });
+    return `SMTP, message id ${String(info.messageId)}`;
+  }
+
+  async #connect(): Promise<Transporter> {
+    const url = this.#url;
+    const nodemailer = await loadNodemailer();
+    return nodemailer.createTransport({
       host: url.hostname,
       port: url.port === '' ? (url.protocol === 'smtps:' ? 465 : 587) : Number(url.port),
       secure: url.protocol === 'smtps:',
@@ -33,11 +53,6 @@ export class SmtpTransport implements MailTransport {
       socketTimeout: 20_000,
     });
   }
-
-  async deliver(from: string, message: MailMessage): Promise<string> {
-    const info = await this.#transport.sendMail({ from, ...message });
-    return `SMTP, message id ${String(info.messageId)}`;
-  }
 }
 
 /**
@@ -46,12 +61,13 @@ export class SmtpTransport implements MailTransport {
  * the folder is 0700 and the files 0600.
  */
 export class OutboxTransport implements MailTransport {
-  readonly #builder = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
+  #builder: Promise<Transporter> | undefined;
 
   constructor(private readonly directory: string) {}
 
   async deliver(from: string, message: MailMessage): Promise<string> {
-    const info = await this.#builder.sendMail({ from, ...message });
+    this.#builder ??= loadNodemailer().then((nodemailer) => nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' }));
+    const info = await (await this.#builder).sendMail({ from, ...message });
     mkdirSync(this.directory, { recursive: true, mode: 0o700 });
     const name = `${new Date().toISOString().replace(/[:.]/g, '-')}-${randomBytes(4).toString('hex')}.eml`;
     const file = path.join(this.directory, name);

@@ -1,7 +1,6 @@
 import { STATUS_CODES } from 'node:http';
-import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { PartnerCheckError, PartnerNetworkError } from './check-error.js';
+import { loadedMcpSdk } from './mcp-sdk.js';
 
 /** Removes a secret from text; applied to partner-supplied text before it is cut short. */
 export type Redact = (text: string) => string;
@@ -95,11 +94,12 @@ export function isNetworkFailure(error: unknown): boolean {
  */
 export function describeFailure(error: unknown, redact: Redact = keepAsIs): string {
   if (error instanceof PartnerCheckError) return redact(error.message);
-  if (error instanceof McpError) {
-    if (error.code === ErrorCode.RequestTimeout) return 'no answer in time';
+  const sdk = loadedMcpSdk();
+  if (sdk !== undefined && error instanceof sdk.McpError) {
+    if (error.code === sdk.ErrorCode.RequestTimeout) return 'no answer in time';
     return `JSON-RPC error ${error.code}: ${cleanText(error.message.replace(/^MCP error -?\d+: /, ''), 200, redact)}`;
   }
-  if (error instanceof StreamableHTTPError) {
+  if (sdk !== undefined && error instanceof sdk.StreamableHTTPError) {
     const detail = error.message.replace(/^Streamable HTTP error: /, '');
     if (error.code !== undefined && error.code > 0) {
       const rpc = jsonRpcErrorText(detail, redact);

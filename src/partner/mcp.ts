@@ -1,8 +1,8 @@
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { PartnerCheckError, PartnerHttpError } from './check-error.js';
 import { cleanText, describeFailure, httpStatusText, isNetworkFailure, jsonRpcErrorText, type Redact } from './describe-failure.js';
 import type { FetchLike } from './guarded-fetch.js';
+import { loadMcpSdk } from './mcp-sdk.js';
 
 /**
  * The MCP part of the connection check, over Streamable HTTP.
@@ -194,6 +194,7 @@ async function readEventStreamAnswer(response: Response, id: number): Promise<un
 
 /** The 2025-11-25-and-earlier handshake, through the SDK's Client and transport. */
 async function checkWithHandshake(url: string, options: McpCheckOptions): Promise<McpCheckResult> {
+  const { Client, StreamableHTTPClientTransport } = await loadMcpSdk();
   const transport = new StreamableHTTPClientTransport(new URL(url), {
     // Every request, redirects included, goes through the guarded fetch, which re-checks each hop.
     fetch: options.fetch,

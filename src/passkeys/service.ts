@@ -1,13 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import {
-  type AuthenticationResponseJSON,
-  generateAuthenticationOptions,
-  generateRegistrationOptions,
-  type PublicKeyCredentialCreationOptionsJSON,
-  type PublicKeyCredentialRequestOptionsJSON,
-  type RegistrationResponseJSON,
-  verifyAuthenticationResponse,
-  verifyRegistrationResponse,
+import type {
+  AuthenticationResponseJSON,
+  PublicKeyCredentialCreationOptionsJSON,
+  PublicKeyCredentialRequestOptionsJSON,
+  RegistrationResponseJSON,
 } from '@simplewebauthn/server';
 import type { Kysely } from 'kysely';
 import type { Static } from 'typebox';
@@ -126,6 +122,13 @@ function reasonOf(error: unknown): string {
  * a passkey sign-in is two factors in one (the device and its PIN or biometric) and needs no TOTP.
  */
 export class PasskeyService {
+  /**
+   * The WebAuthn library is loaded at the first ceremony, not at start-up: it holds about 8 MB of
+   * heap, in every process, for a feature most requests never touch (docs/decisions.md, "Rarely
+   * used libraries load on first use").
+   */
+  static readonly #webauthn = () => import('@simplewebauthn/server');
+
   constructor(
     private readonly db: Kysely<Database>,
     private readonly limiter: RateLimiter,
@@ -138,6 +141,7 @@ export class PasskeyService {
     const existing = await listPasskeys(this.db, user.id);
     if (existing.length >= MAX_PASSKEYS_PER_USER) throw tooManyPasskeys();
     const challenge = await this.#newChallenge('registration', user.id);
+    const { generateRegistrationOptions } = await PasskeyService.#webauthn();
     return generateRegistrationOptions({
       rpName: this.relyingParty.name,
       rpID: this.relyingParty.id,
@@ -177,6 +181,7 @@ export class PasskeyService {
       },
       clientExtensionResults: response.clientExtensionResults ?? {},
     };
+    const { verifyRegistrationResponse } = await PasskeyService.#webauthn();
     let verified;
     try {
       verified = await verifyRegistrationResponse({
@@ -236,6 +241,7 @@ export class PasskeyService {
     await this.limiter.take(`passkey:options:ip:${clientIp}`, RATE_LIMITS.passkeyOptionsPerIp);
     const challengeId = newId(this.clock.now());
     const challenge = await this.#newChallenge('authentication', null, challengeId);
+    const { generateAuthenticationOptions } = await PasskeyService.#webauthn();
     const options = await generateAuthenticationOptions({
       rpID: this.relyingParty.id,
       allowCredentials: [],
@@ -286,6 +292,7 @@ export class PasskeyService {
       },
       clientExtensionResults: response.clientExtensionResults ?? {},
     };
+    const { verifyAuthenticationResponse } = await PasskeyService.#webauthn();
     let verified;
     try {
       verified = await verifyAuthenticationResponse({
