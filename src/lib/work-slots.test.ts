@@ -18,7 +18,10 @@ const settle = () => new Promise((resolve) => setImmediate(resolve));
 test('no more than the slots run at once; the others start in arrival order as slots free up, after failures too', async () => {
   const slots = new WorkSlots(2);
   const started: string[] = [];
-  const [a, b, c, d] = ['a', 'b', 'c', 'd'].map((name) => controlled(started, name)) as [ReturnType<typeof controlled>, ReturnType<typeof controlled>, ReturnType<typeof controlled>, ReturnType<typeof controlled>];
+  const a = controlled(started, 'a');
+  const b = controlled(started, 'b');
+  const c = controlled(started, 'c');
+  const d = controlled(started, 'd');
   const results = [a, b, c, d].map((piece) => slots.run(piece.work));
   await settle();
   assert.deepEqual(started, ['a', 'b']);
@@ -39,7 +42,8 @@ test('no more than the slots run at once; the others start in arrival order as s
   d.finish();
   assert.deepEqual(await Promise.all([results[2], results[3]]), ['c', 'd']);
   // Every slot is free again: two new pieces start at once.
-  const [e, f] = ['e', 'f'].map((name) => controlled(started, name)) as [ReturnType<typeof controlled>, ReturnType<typeof controlled>];
+  const e = controlled(started, 'e');
+  const f = controlled(started, 'f');
   const later = [slots.run(e.work), slots.run(f.work)];
   await settle();
   assert.deepEqual(started.slice(4), ['e', 'f']);
