@@ -116,14 +116,6 @@ export async function buildApp(options: AppOptions): Promise<App> {
     secure: config.publicUrl.startsWith('https:'),
   });
   const foreignChanges = database.foreignChanges === null ? null : new ForeignChanges(database.foreignChanges);
-  if (foreignChanges !== null) {
-    // A global hook runs before every route's own (the guard's), so no request is answered from a
-    // change counter read before it arrived.
-    app.addHook('onRequest', (_request, _reply, done) => {
-      foreignChanges.requestArrived();
-      done();
-    });
-  }
   const readForeignChanges = foreignChanges === null ? null : () => foreignChanges.current();
   const guard = new Guard(db, jwt, sessions, clock, config.publicOrigin, readForeignChanges);
   const mailer = new Mailer(
