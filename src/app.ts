@@ -23,8 +23,9 @@ import type { DatabaseHandle } from './db/connect.js';
 import { ForeignChanges } from './db/foreign-changes.js';
 import { AppError } from './errors.js';
 import { handleError, handleNotFound } from './http/error-handler.js';
-import { createLoggers, lazyChildLoggerFactory, RequestLogController } from './http/logging.js';
-import { registerSecurityHeaders } from './http/security-headers.js';
+import { createLoggers, lazyChildLoggerFactory, logRequestLine, RequestLogController } from './http/logging.js';
+import { registerSecurityHeaders, securityHeaders } from './http/security-headers.js';
+import { createHttpServer } from './http/server.js';
 import type { App } from './http/types.js';
 import { validatorCompiler } from './http/validation.js';
 import { type Clock, systemClock } from './lib/clock.js';
@@ -36,6 +37,7 @@ import { PasskeyService } from './passkeys/service.js';
 import { registerSiteRoutes } from './sites/routes.js';
 import { registerTotpRoutes } from './totp/routes.js';
 import { TotpService } from './totp/service.js';
+import { DirectReads } from './sites/direct-reads.js';
 import { SiteCache } from './sites/read-cache.js';
 import { SiteReads } from './sites/reads.js';
 import { SiteService } from './sites/service.js';
@@ -67,7 +69,11 @@ export async function buildApp(options: AppOptions): Promise<App> {
   const clock = options.clock ?? systemClock;
 
   const loggers = createLoggers(config.logLevel, options.logStream);
+  // Made once the parts it reads exist, below; until then every request goes to Fastify.
+  let directReads: DirectReads | undefined;
   const app: App = Fastify({
+    serverFactory: (handler, serverOptions) =>
+      createHttpServer(serverOptions, handler, (request, response) => directReads?.answer(request, response) === true),
     loggerInstance: loggers.app,
     logController: new RequestLogController(loggers.requestLines),
     childLoggerFactory: lazyChildLoggerFactory,
@@ -84,10 +90,10 @@ export async function buildApp(options: AppOptions): Promise<App> {
   app.setNotFoundHandler(handleNotFound);
   app.decorateRequest('principal', null);
 
-  const https = config.publicUrl.startsWith('https:');
   await app.register(cookie);
   // Helmet's headers, computed once; HSTS and the https upgrade only when PUBLIC_URL is https.
-  registerSecurityHeaders(app, { https });
+  const headers = securityHeaders({ https: config.publicUrl.startsWith('https:') });
+  registerSecurityHeaders(app, headers);
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
@@ -142,7 +148,19 @@ export async function buildApp(options: AppOptions): Promise<App> {
   registerTotpRoutes(app, { guard, totp });
   registerPasskeyRoutes(app, { guard, passkeys, sessions, publicOrigin: config.publicOrigin });
   registerAccessTokenRoutes(app, { guard, accessTokens });
-  registerSiteRoutes(app, { guard, sites, reads: new SiteReads(sites, siteCache) });
+  const reads = new SiteReads(sites, siteCache);
+  registerSiteRoutes(app, { guard, sites, reads });
+  directReads = new DirectReads({
+    guard,
+    reads,
+    headers,
+    logLine: (reqId, method, url, status, elapsedMs) => logRequestLine(loggers.requestLines, reqId, method, url, status, elapsedMs),
+  });
+  const direct = directReads;
+  app.addHook('preClose', (done) => {
+    direct.close();
+    done();
+  });
   registerPartnerRoutes(app, { guard, sites, limiter, config, database, clock });
 
   // Hourly clean-up of ended sessions, tokens and rate-limit windows; every server may run it.

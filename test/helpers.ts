@@ -52,6 +52,8 @@ export interface TestAppOptions {
   databaseUrl?: string;
   /** Waits between e-mail delivery retries; short by default so failure tests finish quickly. */
   mailRetryDelaysMs?: number[];
+  /** Runs on the built app before it is made ready: the last moment to add a hook. */
+  beforeReady?: (app: App) => void;
 }
 
 /** Cheap argon2id parameters: the tests exercise the flow, not the hash's cost. */
@@ -122,6 +124,7 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
     passwordHashing: TEST_PASSWORD_HASHING,
     mailerOptions: { retryDelaysMs: options.mailRetryDelaysMs ?? [20, 20] },
   });
+  options.beforeReady?.(app);
   await app.ready();
   return {
     app,

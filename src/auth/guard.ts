@@ -6,8 +6,8 @@ import { AppError } from '../errors.js';
 import type { Clock } from '../lib/clock.js';
 import { findUserById, type UserRow } from '../users/queries.js';
 import { findAccessTokenWithUser, touchAccessToken } from '../access-tokens/queries.js';
-import { InvalidJwtError, type JwtService, looksLikeJwt } from './jwt.js';
-import { PrincipalCache } from './principal-cache.js';
+import { InvalidJwtError, type JwtClaims, type JwtService, looksLikeJwt } from './jwt.js';
+import { type CachedAccessToken, PrincipalCache } from './principal-cache.js';
 import { assertSameOrigin, isSafeMethod } from './csrf.js';
 import type { SessionService } from './sessions.js';
 import { ACCESS_TOKEN_SCOPES, type AccessTokenScope, hashAccessToken, isWellFormedAccessToken, looksLikeAccessToken } from './tokens.js';
@@ -71,6 +71,30 @@ export class Guard {
     this.#principals.forgetAccessToken(accessTokenId);
   }
 
+  /**
+   * The caller named by an Authorization header, when this process already holds everything
+   * `authenticate` would conclude from it: a valid JWT whose user is remembered and fresh, or an
+   * access token remembered and fresh whose last use needs no write. Undefined in every other case,
+   * refusals included, so that `authenticate` decides and explains them; it never reads the database.
+   */
+  heldPrincipal(header: string): Principal | undefined {
+    const { scheme, credential } = parseAuthorization(header);
+    if (scheme === 'bearer' && !looksLikeAccessToken(credential)) {
+      try {
+        return this.#heldJwtPrincipal(this.jwt.verify(credential));
+      } catch (error) {
+        if (error instanceof InvalidJwtError) return undefined;
+        throw error;
+      }
+    }
+    if (scheme === 'token' && !looksLikeJwt(credential)) {
+      const found = this.#principals.accessToken(hashAccessToken(credential));
+      if (found === undefined || this.#lastUseDue(found, this.clock.now().getTime())) return undefined;
+      return found.principal;
+    }
+    return undefined;
+  }
+
   /** An onRequest hook that authenticates the caller and checks the requirement. */
   require(requirement: Requirement): (request: FastifyRequest) => Promise<void> {
     return async (request) => {
@@ -106,9 +130,7 @@ export class Guard {
     if (header === undefined || header.trim() === '') {
       throw unauthorized('unauthenticated', 'Sign in, or send Authorization: Bearer <JWT> or Authorization: Token <personal access token>.');
     }
-    const match = /^(\S+)\s+(\S+)\s*$/.exec(header);
-    const scheme = match?.[1]?.toLowerCase();
-    const credential = match?.[2] ?? '';
+    const { scheme, credential } = parseAuthorization(header);
     if (scheme === 'bearer') {
       if (looksLikeAccessToken(credential)) {
         throw unauthorized('wrong_scheme', 'This is a personal access token: send it as Authorization: Token <token>.');
@@ -132,10 +154,8 @@ export class Guard {
       if (error instanceof InvalidJwtError) throw unauthorized('invalid_token', INVALID_CREDENTIALS_DETAIL);
       throw error;
     }
-    // A generation that differs from a remembered one is read afresh: the token may be newer than
-    // what this process remembers (signed out everywhere and in again on another process).
-    const cached = this.#principals.jwtUser(claims.sub);
-    if (cached !== undefined && cached.user.jwt_generation === claims.gen) return cached;
+    const cached = this.#heldJwtPrincipal(claims);
+    if (cached !== undefined) return cached;
 
     const ticket = this.#principals.readStarted();
     const user = await findUserById(this.db, claims.sub);
@@ -169,11 +189,31 @@ export class Guard {
     }
 
     const now = this.clock.now();
-    if (now.getTime() - found.lastUsedMs >= LAST_USED_RESOLUTION_MS) {
+    if (this.#lastUseDue(found, now.getTime())) {
       // Set before the write, so concurrent requests with the token do not all write it.
       found.lastUsedMs = now.getTime();
       await touchAccessToken(this.db, found.id, now.toISOString());
     }
     return found.principal;
   }
+
+  /**
+   * A remembered principal for the JWT's claims. A generation that differs from the remembered one
+   * is read afresh: the token may be newer than what this process remembers (signed out
+   * everywhere and in again on another process).
+   */
+  #heldJwtPrincipal(claims: JwtClaims): Principal | undefined {
+    const cached = this.#principals.jwtUser(claims.sub);
+    return cached !== undefined && cached.user.jwt_generation === claims.gen ? cached : undefined;
+  }
+
+  #lastUseDue(found: CachedAccessToken, nowMs: number): boolean {
+    return nowMs - found.lastUsedMs >= LAST_USED_RESOLUTION_MS;
+  }
+}
+
+/** "Scheme credential", the scheme in lower case; a header of any other shape gives neither. */
+function parseAuthorization(header: string): { scheme: string | undefined; credential: string } {
+  const match = /^(\S+)\s+(\S+)\s*$/.exec(header);
+  return { scheme: match?.[1]?.toLowerCase(), credential: match?.[2] ?? '' };
 }

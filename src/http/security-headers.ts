@@ -50,8 +50,7 @@ export function securityHeaders(options: { https: boolean }): Readonly<Record<st
  * headers itself, such as the stricter CSP of the server-rendered pages or the dashboard's own,
  * replaces the default rather than being overwritten by it.
  */
-export function registerSecurityHeaders(app: App, options: { https: boolean }): void {
-  const headers = securityHeaders(options);
+export function registerSecurityHeaders(app: App, headers: Readonly<Record<string, string>>): void {
   app.addHook('onRequest', (_request, reply, done) => {
     reply.headers(headers);
     done();

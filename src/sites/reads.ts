@@ -14,7 +14,7 @@ export class SiteReads {
   ) {}
 
   async page(userId: string, limit: number, cursor: string | undefined): Promise<EncodedPage> {
-    const key = cursor === undefined ? `${limit}` : `${limit} ${cursor}`;
+    const key = pageKey(limit, cursor);
     const cached = this.cache.page(userId, key);
     if (cached !== undefined) return cached;
     const ticket = this.cache.readStarted();
@@ -22,6 +22,16 @@ export class SiteReads {
     const encoded: EncodedPage = { sites: page.sites.map(encodeSite), nextCursor: page.nextCursor };
     this.cache.rememberPage(userId, key, encoded, ticket);
     return encoded;
+  }
+
+  /** The page as `page` would answer it, if the cache holds it; never reads the database. */
+  heldPage(userId: string, limit: number, cursor: string | undefined): EncodedPage | undefined {
+    return this.cache.page(userId, pageKey(limit, cursor));
+  }
+
+  /** The site as `site` would answer it, if the cache holds it; never reads the database. */
+  heldSite(userId: string, id: string): EncodedSite | undefined {
+    return this.cache.site(userId, id);
   }
 
   async site(userId: string, id: string): Promise<EncodedSite> {
@@ -32,4 +42,8 @@ export class SiteReads {
     this.cache.rememberSite(userId, encoded, ticket);
     return encoded;
   }
+}
+
+function pageKey(limit: number, cursor: string | undefined): string {
+  return cursor === undefined ? `${limit}` : `${limit} ${cursor}`;
 }
