@@ -1,5 +1,6 @@
 import { createSigner, createVerifier } from 'fast-jwt';
 import { newId } from '../lib/ids.js';
+import { SecondChance } from '../lib/second-chance.js';
 import type { Clock } from '../lib/clock.js';
 
 /** JWT lifetime fixed by the spec: seven days. */
@@ -10,6 +11,7 @@ const CLOCK_SKEW_SECONDS = 60;
 
 /** Tokens whose signature and claims were already checked, kept so a repeat caller skips the HMAC. */
 export const VERIFIED_JWT_CACHE_SIZE = 10_000;
+const VERIFIED_JWT_ADMISSION_CANDIDATES = 4096;
 
 export interface JwtClaims {
   sub: string;
@@ -42,9 +44,12 @@ export class JwtService {
    * Token text → its checked claims. A token cannot change, so what its signature proved once it
    * proves again; only time-dependent checks (expiry) and revocation (the guard) can turn it bad,
    * and both are checked on every request. Keyed by the token itself: a process memory dump that
-   * reveals this map reveals JWT_SECRET too, so it exposes nothing new. Oldest dropped past the size.
+   * reveals this map reveals JWT_SECRET too, so it exposes nothing new. Oldest dropped past the
+   * size; once full, a token comes in at its second verification among the last few thousand
+   * refused (lib/second-chance.ts), so a rotation over more tokens than fit leaves it useful.
    */
   readonly #verified = new Map<string, JwtClaims>();
+  readonly #admission = new SecondChance(VERIFIED_JWT_ADMISSION_CANDIDATES);
 
   constructor(
     secret: string,
@@ -78,10 +83,12 @@ export class JwtService {
     let claims = this.#verified.get(token);
     if (claims === undefined) {
       claims = this.#verifySignature(token);
-      this.#verified.set(token, claims);
-      if (this.#verified.size > VERIFIED_JWT_CACHE_SIZE) {
-        const oldest = this.#verified.keys().next();
-        if (oldest.done !== true) this.#verified.delete(oldest.value);
+      if (this.#verified.size < VERIFIED_JWT_CACHE_SIZE || this.#admission.admits(token)) {
+        this.#verified.set(token, claims);
+        if (this.#verified.size > VERIFIED_JWT_CACHE_SIZE) {
+          const oldest = this.#verified.keys().next();
+          if (oldest.done !== true) this.#verified.delete(oldest.value);
+        }
       }
     }
     const nowSeconds = this.clock.now().getTime() / 1000;

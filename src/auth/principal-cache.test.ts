@@ -54,12 +54,29 @@ describe('the principal cache on its own', () => {
     assert.ok(cache.accessToken('hash-c') !== undefined);
   });
 
-  test('holds at most maxEntries per kind, dropping the oldest', () => {
+  test('holds at most maxEntries per kind; once full, a newcomer gets in at its second read and the oldest goes', () => {
     const cache = new PrincipalCache({ maxEntries: 3, now: () => 0 });
     for (let i = 0; i < 10; i++) cache.rememberJwtUser(principalOf(`u${i}`), cache.readStarted());
     assert.equal(cache.size, 3);
-    assert.equal(cache.jwtUser('u6'), undefined);
-    assert.ok(cache.jwtUser('u9') !== undefined);
+    assert.ok(cache.jwtUser('u0') !== undefined, 'a pass over users read once leaves what is held alone');
+    assert.equal(cache.jwtUser('u9'), undefined);
+
+    cache.rememberJwtUser(principalOf('u9'), cache.readStarted());
+    assert.equal(cache.size, 3);
+    assert.ok(cache.jwtUser('u9') !== undefined, 'read again soon after, u9 is let in');
+    assert.equal(cache.jwtUser('u0'), undefined, 'the oldest made room');
+    assert.ok(cache.jwtUser('u1') !== undefined);
+  });
+
+  test('a held entry read afresh is refreshed, however full the cache is', () => {
+    let now = 0;
+    const cache = new PrincipalCache({ maxEntries: 2, now: () => now, ttlMs: 100 });
+    for (const id of ['u1', 'u2']) cache.rememberJwtUser(principalOf(id), cache.readStarted());
+    now = 90;
+    cache.rememberJwtUser(principalOf('u1'), cache.readStarted());
+    now = 150;
+    assert.ok(cache.jwtUser('u1') !== undefined);
+    assert.equal(cache.jwtUser('u2'), undefined, 'expired');
   });
 });
 

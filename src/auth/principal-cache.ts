@@ -1,3 +1,4 @@
+import { SecondChance } from '../lib/second-chance.js';
 import type { Principal } from './guard.js';
 
 /**
@@ -5,28 +6,39 @@ import type { Principal } from './guard.js';
  * no change counter (PostgreSQL). A JWT or a personal access token revoked on another app process
  * (sign out everywhere, a password change, a deleted token) is refused here at most this long
  * after the revocation committed. The process that revokes forgets the entries at once, so there
- * the next request is refused. On SQLite the change counter makes it "at the next request" on
- * every process. Stated in docs/security.md; test/multi-server.test.ts proves both across two
+ * the next request is refused. On SQLite the change counter makes it "from the next turn of the
+ * event loop" on every process (db/foreign-changes.ts). Stated in docs/security.md; test/multi-server.test.ts proves both across two
  * processes.
  */
 export const PRINCIPAL_CACHE_TTL_MS = 1000;
 
 /**
  * With a change counter (SQLite's data_version, see PrincipalCacheOptions.foreignChanges) a
- * revocation on another process empties the cache at this process's next request, so the bound
+ * revocation on another process empties the cache from this process's next turn, so the bound
  * above does not apply; entries still expire after this long, a safety net for a write in this
  * process that forgot to report a revocation.
  */
 export const PRINCIPAL_CACHE_TTL_WITH_CHANGE_COUNTER_MS = 60_000;
 
-/** Entries per kind of credential; past it the oldest are dropped, so memory stays bounded. */
+/**
+ * Entries per kind of credential; past it the oldest are dropped, so memory stays bounded. Once
+ * full, a credential not held comes in at its second read among the last
+ * PRINCIPAL_ADMISSION_CANDIDATES refused (lib/second-chance.ts).
+ */
 export const PRINCIPAL_CACHE_MAX_ENTRIES = 10_000;
+export const PRINCIPAL_ADMISSION_CANDIDATES = 4096;
 
 interface Entry<Value> {
   value: Value;
   userId: string;
   /** Monotonic milliseconds after which the entry is not used. */
   expiresAt: number;
+}
+
+/** Entries of one kind, and who may come in once they are full. */
+interface Held<Value> {
+  entries: Map<string, Entry<Value>>;
+  admission: SecondChance;
 }
 
 /** A personal access token's principal, with when its use was last recorded (last_used_at). */
@@ -49,7 +61,7 @@ export interface PrincipalCacheOptions {
   /**
    * A number that moves whenever another connection commits to the database (see
    * DatabaseHandle.foreignChanges). Given, everything is dropped when it has moved, which makes
-   * revocation on other processes take effect at the next request, and the default lifetime is
+   * revocation on other processes take effect as soon as it is seen, and the default lifetime is
    * PRINCIPAL_CACHE_TTL_WITH_CHANGE_COUNTER_MS. Null or left out: PRINCIPAL_CACHE_TTL_MS.
    */
   foreignChanges?: (() => number) | null;
@@ -71,8 +83,8 @@ export interface PrincipalCacheOptions {
  * so signing out ends a session everywhere at once.
  */
 export class PrincipalCache {
-  readonly #users = new Map<string, Entry<Principal>>();
-  readonly #accessTokens = new Map<string, Entry<CachedAccessToken>>();
+  readonly #users: Held<Principal> = { entries: new Map(), admission: new SecondChance(PRINCIPAL_ADMISSION_CANDIDATES) };
+  readonly #accessTokens: Held<CachedAccessToken> = { entries: new Map(), admission: new SecondChance(PRINCIPAL_ADMISSION_CANDIDATES) };
   readonly #ttlMs: number;
   readonly #maxEntries: number;
   readonly #now: () => number;
@@ -118,34 +130,34 @@ export class PrincipalCache {
   /** Drops everything read about the user: after sign out everywhere or a password change. */
   forgetUser(userId: string): void {
     this.#revocations++;
-    this.#users.delete(userId);
-    for (const [key, entry] of this.#accessTokens) {
-      if (entry.userId === userId) this.#accessTokens.delete(key);
+    this.#users.entries.delete(userId);
+    for (const [key, entry] of this.#accessTokens.entries) {
+      if (entry.userId === userId) this.#accessTokens.entries.delete(key);
     }
   }
 
   /** Drops a personal access token: after it was revoked. */
   forgetAccessToken(accessTokenId: string): void {
     this.#revocations++;
-    for (const [key, entry] of this.#accessTokens) {
-      if (entry.value.id === accessTokenId) this.#accessTokens.delete(key);
+    for (const [key, entry] of this.#accessTokens.entries) {
+      if (entry.value.id === accessTokenId) this.#accessTokens.entries.delete(key);
     }
   }
 
   /** Entries held, for the test of the bound. */
   get size(): number {
-    return this.#users.size + this.#accessTokens.size;
+    return this.#users.entries.size + this.#accessTokens.entries.size;
   }
 
-  #fresh<Value>(entries: Map<string, Entry<Value>>, key: string): Value | undefined {
+  #fresh<Value>({ entries }: Held<Value>, key: string): Value | undefined {
     if (this.#foreignChanges !== null) {
       const foreign = this.#foreignChanges();
       if (foreign !== this.#seenForeign) {
         // Another process committed something; it may have been a revocation.
         this.#seenForeign = foreign;
         this.#revocations++;
-        this.#users.clear();
-        this.#accessTokens.clear();
+        this.#users.entries.clear();
+        this.#accessTokens.entries.clear();
         return undefined;
       }
     }
@@ -158,11 +170,11 @@ export class PrincipalCache {
     return entry.value;
   }
 
-  #remember<Value>(entries: Map<string, Entry<Value>>, key: string, value: Value, userId: string, ticket: ReadTicket): void {
+  #remember<Value>({ entries, admission }: Held<Value>, key: string, value: Value, userId: string, ticket: ReadTicket): void {
     if (ticket.revocations !== this.#revocations) return;
+    if (!entries.delete(key) && entries.size >= this.#maxEntries && !admission.admits(key)) return;
     // Counted from when the read began, so an entry never outlives the bound measured from its data.
     const expiresAt = ticket.at + this.#ttlMs;
-    entries.delete(key);
     entries.set(key, { value, userId, expiresAt });
     // Map keeps insertion order and a refreshed entry was re-inserted last: the first is the oldest.
     if (entries.size > this.#maxEntries) {

@@ -1,3 +1,5 @@
+import { SecondChance } from '../lib/second-chance.js';
+
 /**
  * A site as GET answers show it, already encoded: the JSON bytes of its object in the response
  * (see encode.ts), and its version, which is the ETag.
@@ -93,8 +95,8 @@ export class SiteCache {
   #writes = 0;
   /** The write counter when an entry was last dropped whole: what it knew of writes is gone. */
   #droppedAt = 0;
-  /** Users refused for lack of room, oldest first (see ADMISSION_CANDIDATES). */
-  readonly #candidates = new Set<string>();
+  /** Who may come in once full (see ADMISSION_CANDIDATES). */
+  readonly #admission = new SecondChance(ADMISSION_CANDIDATES);
 
   constructor(options: SiteCacheOptions) {
     this.#maxBytes = options.maxBytes;
@@ -220,14 +222,7 @@ export class SiteCache {
    * pass over many users, each read once, leaves what is held alone.
    */
   #admits(userId: string, bytes: number): boolean {
-    if (this.#bytes + bytes <= this.#maxBytes) return true;
-    if (this.#candidates.delete(userId)) return true;
-    this.#candidates.add(userId);
-    if (this.#candidates.size > ADMISSION_CANDIDATES) {
-      const oldest = this.#candidates.values().next();
-      if (oldest.done !== true) this.#candidates.delete(oldest.value);
-    }
-    return false;
+    return this.#bytes + bytes <= this.#maxBytes || this.#admission.admits(userId);
   }
 
   /** Records a write to the user's sites; the entry is kept (made if need be) to remember it. */
