@@ -1,5 +1,6 @@
 import { createSigner, createVerifier } from 'fast-jwt';
 import { newId } from '../lib/ids.js';
+import { dropOldest } from '../lib/insertion-order.js';
 import { SecondChance } from '../lib/second-chance.js';
 import type { Clock } from '../lib/clock.js';
 
@@ -85,10 +86,7 @@ export class JwtService {
       claims = this.#verifySignature(token);
       if (this.#verified.size < VERIFIED_JWT_CACHE_SIZE || this.#admission.admits(token)) {
         this.#verified.set(token, claims);
-        if (this.#verified.size > VERIFIED_JWT_CACHE_SIZE) {
-          const oldest = this.#verified.keys().next();
-          if (oldest.done !== true) this.#verified.delete(oldest.value);
-        }
+        dropOldest(this.#verified, VERIFIED_JWT_CACHE_SIZE);
       }
     }
     const nowSeconds = this.clock.now().getTime() / 1000;

@@ -1,3 +1,4 @@
+import { dropOldest } from '../lib/insertion-order.js';
 import { SecondChance } from '../lib/second-chance.js';
 import type { Principal } from './guard.js';
 
@@ -177,10 +178,7 @@ export class PrincipalCache {
     const expiresAt = ticket.at + this.#ttlMs;
     entries.set(key, { value, userId, expiresAt });
     // Map keeps insertion order and a refreshed entry was re-inserted last: the first is the oldest.
-    if (entries.size > this.#maxEntries) {
-      const oldest = entries.keys().next();
-      if (oldest.done !== true) entries.delete(oldest.value);
-    }
+    dropOldest(entries, this.#maxEntries);
   }
 }
 

@@ -14,6 +14,7 @@ import {
   sql,
 } from 'kysely';
 import type { DatabaseConfig } from '../config.js';
+import { dropOldest } from '../lib/insertion-order.js';
 import type { Database } from './schema.js';
 
 export type DialectName = 'sqlite' | 'postgres';
@@ -129,10 +130,7 @@ export class StatementCachingSqlite implements SqliteDatabase {
     }
     const statement = this.sqlite.prepare(sql);
     this.#statements.set(sql, statement);
-    if (this.#statements.size > this.capacity) {
-      const oldest = this.#statements.keys().next();
-      if (oldest.done !== true) this.#statements.delete(oldest.value);
-    }
+    dropOldest(this.#statements, this.capacity);
     return statement;
   }
 

@@ -1,3 +1,5 @@
+import { dropOldest } from './insertion-order.js';
+
 /**
  * Second-chance admission, for a cache that is full: a key it does not hold is let in only when
  * the same key was refused not long ago (among the last `remembered` refused). A key that keeps
@@ -16,10 +18,7 @@ export class SecondChance {
   admits(key: string): boolean {
     if (this.#refused.delete(key)) return true;
     this.#refused.add(key);
-    if (this.#refused.size > this.remembered) {
-      const oldest = this.#refused.values().next();
-      if (oldest.done !== true) this.#refused.delete(oldest.value);
-    }
+    dropOldest(this.#refused, this.remembered);
     return false;
   }
 
