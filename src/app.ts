@@ -150,17 +150,21 @@ export async function buildApp(options: AppOptions): Promise<App> {
   registerAccessTokenRoutes(app, { guard, accessTokens });
   const reads = new SiteReads(sites, siteCache);
   registerSiteRoutes(app, { guard, sites, reads });
-  directReads = new DirectReads({
-    guard,
-    reads,
-    headers,
-    logLine: (reqId, method, url, status, elapsedMs) => logRequestLine(loggers.requestLines, reqId, method, url, status, elapsedMs),
-  });
-  const direct = directReads;
-  app.addHook('preClose', (done) => {
-    direct.close();
-    done();
-  });
+  if (siteCache.enabled) {
+    // Without the site cache (PostgreSQL) it would never hold an answer.
+    const direct = new DirectReads({
+      guard,
+      reads,
+      headers,
+      logLine: (reqId, method, url, status, elapsedMs) => logRequestLine(loggers.requestLines, reqId, method, url, status, elapsedMs),
+      onError: (error) => app.log.error({ err: error }, 'answering a site read directly failed; Fastify answers it'),
+    });
+    app.addHook('preClose', (done) => {
+      direct.close();
+      done();
+    });
+    directReads = direct;
+  }
   registerPartnerRoutes(app, { guard, sites, limiter, config, database, clock });
 
   // Hourly clean-up of ended sessions, tokens and rate-limit windows; every server may run it.
