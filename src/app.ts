@@ -5,6 +5,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify from 'fastify';
 import { sql } from 'kysely';
 import type { DestinationStream } from 'pino';
+import { LastUseRecorder } from './access-tokens/last-use.js';
 import { registerAccessTokenRoutes } from './access-tokens/routes.js';
 import { AccessTokenService } from './access-tokens/service.js';
 import { Guard } from './auth/guard.js';
@@ -123,7 +124,10 @@ export async function buildApp(options: AppOptions): Promise<App> {
   });
   const foreignChanges = database.foreignChanges === null ? null : new ForeignChanges(database.foreignChanges);
   const readForeignChanges = foreignChanges === null ? null : () => foreignChanges.current();
-  const guard = new Guard(db, jwt, sessions, clock, config.publicOrigin, readForeignChanges);
+  const lastUses = new LastUseRecorder(db, (error) => app.log.warn({ err: error }, 'recording access tokens\' last use failed; kept for the next write'));
+  // After the server has stopped taking requests, before whoever built the app closes the database.
+  app.addHook('onClose', () => lastUses.close());
+  const guard = new Guard(db, jwt, sessions, clock, config.publicOrigin, readForeignChanges, lastUses);
   const mailer = new Mailer(
     config.smtpUrl === undefined ? new OutboxTransport(path.join(config.dataDir, 'outbox')) : new SmtpTransport(config.smtpUrl),
     config.mailFrom,

@@ -67,7 +67,11 @@ export async function findAccessTokenWithUser(
   return { token, user: userFromJoin(row) };
 }
 
-/** Records use, at most once a minute per token, so authentication is not a write per request. */
+const lastUseOfToken = new PreparedQuery((db, p: { id: string; usedAt: string }) =>
+  db.updateTable('access_tokens').set({ last_used_at: p.usedAt }).where('id', '=', p.id),
+);
+
+/** Records use (last-use.ts writes it, at most once a minute per token). */
 export function touchAccessToken(db: Kysely<Database>, id: string, usedAt: string): Promise<unknown> {
-  return db.updateTable('access_tokens').set({ last_used_at: usedAt }).where('id', '=', id).execute();
+  return lastUseOfToken.execute(db, { id, usedAt });
 }

@@ -5,7 +5,8 @@ import type { Database } from '../db/schema.js';
 import { AppError } from '../errors.js';
 import type { Clock } from '../lib/clock.js';
 import { findUserById, type UserRow } from '../users/queries.js';
-import { findAccessTokenWithUser, touchAccessToken } from '../access-tokens/queries.js';
+import type { LastUseRecorder } from '../access-tokens/last-use.js';
+import { findAccessTokenWithUser } from '../access-tokens/queries.js';
 import { InvalidJwtError, type JwtClaims, type JwtService, looksLikeJwt } from './jwt.js';
 import { type CachedAccessToken, PrincipalCache } from './principal-cache.js';
 import { assertSameOrigin, isSafeMethod } from './csrf.js';
@@ -59,6 +60,8 @@ export class Guard {
     private readonly publicOrigin: string,
     /** The database's change counter (DatabaseHandle.foreignChanges), null where there is none. */
     foreignChanges: (() => number) | null,
+    /** Writes access tokens' last-use times. */
+    private readonly lastUses: LastUseRecorder,
   ) {
     this.#principals = new PrincipalCache({ foreignChanges });
     // Sign out everywhere and a password change refuse the user's JWTs from now on: this process
@@ -74,8 +77,9 @@ export class Guard {
   /**
    * The caller named by an Authorization header, when this process already holds everything
    * `authenticate` would conclude from it: a valid JWT whose user is remembered and fresh, or an
-   * access token remembered and fresh whose last use needs no write. Undefined in every other case,
-   * refusals included, so that `authenticate` decides and explains them; it never reads the database.
+   * access token remembered and fresh. Undefined in every other case, refusals included, so that
+   * `authenticate` decides and explains them; it never reads the database. An access token due for
+   * its last-use record has it written in the background: the answer does not wait for it.
    */
   heldPrincipal(header: string): Principal | undefined {
     const { scheme, credential } = parseAuthorization(header);
@@ -89,7 +93,8 @@ export class Guard {
     }
     if (scheme === 'token' && !looksLikeJwt(credential)) {
       const found = this.#principals.accessToken(hashAccessToken(credential));
-      if (found === undefined || this.#lastUseDue(found, this.clock.now().getTime())) return undefined;
+      if (found === undefined) return undefined;
+      void this.#recordUse(found);
       return found.principal;
     }
     return undefined;
@@ -188,13 +193,17 @@ export class Guard {
       this.#principals.rememberAccessToken(tokenHash, found, ticket);
     }
 
-    const now = this.clock.now();
-    if (this.#lastUseDue(found, now.getTime())) {
-      // Set before the write, so concurrent requests with the token do not all write it.
-      found.lastUsedMs = now.getTime();
-      await touchAccessToken(this.db, found.id, now.toISOString());
-    }
+    await this.#recordUse(found);
     return found.principal;
+  }
+
+  /** Records the token's use when its last record is a minute old; settles once it is written. */
+  #recordUse(found: CachedAccessToken): Promise<void> | undefined {
+    const now = this.clock.now();
+    if (now.getTime() - found.lastUsedMs < LAST_USED_RESOLUTION_MS) return undefined;
+    // Set before the write, so concurrent requests with the token do not all record it.
+    found.lastUsedMs = now.getTime();
+    return this.lastUses.record(found.id, now.toISOString());
   }
 
   /**
@@ -205,10 +214,6 @@ export class Guard {
   #heldJwtPrincipal(claims: JwtClaims): Principal | undefined {
     const cached = this.#principals.jwtUser(claims.sub);
     return cached !== undefined && cached.user.jwt_generation === claims.gen ? cached : undefined;
-  }
-
-  #lastUseDue(found: CachedAccessToken, nowMs: number): boolean {
-    return nowMs - found.lastUsedMs >= LAST_USED_RESOLUTION_MS;
   }
 }
 

@@ -72,7 +72,7 @@ test('a held list or site is answered without Fastify, with the status, headers 
 
   // The scheme is case-insensitive and may be followed by more than one space, on both paths.
   for (const authorization of [owner.bearer, token.header, `bearer   ${owner.jwt}`]) {
-    // The access token's first use is recorded (a write), which only Fastify's path does.
+    // A credential's first use is looked up in the database, which only Fastify's path does.
     await overHttp('/api/v1/sites', { authorization });
     for (const url of urls) {
       const expected = await fromFastify(url, { authorization });
@@ -159,7 +159,7 @@ test('a site changed through the API is read fresh, and then held again', async 
   assert.deepEqual((JSON.parse(list.body) as { sites: Array<{ name: string }> }).sites.map((one) => one.name), ['After']);
 });
 
-test('an access token due for its last-use record goes to Fastify, which records it', async () => {
+test('an access token due for its last-use record is answered at once, and the record is written after', async () => {
   const token = await createAccessToken(t.app, owner);
   await overHttp('/api/v1/sites', { authorization: token.header });
   assert.equal((await overHttp('/api/v1/sites', { authorization: token.header })).byFastify, !cached);
@@ -167,12 +167,17 @@ test('an access token due for its last-use record goes to Fastify, which records
   t.clock.advance(61_000);
   const due = await overHttp('/api/v1/sites', { authorization: token.header });
   assert.equal(due.status, 200);
-  assert.equal(due.byFastify, true);
-  assert.equal((await overHttp('/api/v1/sites', { authorization: token.header })).byFastify, !cached);
+  assert.equal(due.byFastify, !cached);
 
-  const listed = await t.app.inject({ method: 'GET', url: '/api/v1/access-tokens', headers: { authorization: owner.bearer } });
-  const [record] = listed.json<{ access_tokens: Array<{ last_used_at: string }> }>().access_tokens;
-  assert.equal(record?.last_used_at, t.clock.now().toISOString());
+  const recorded = async () => {
+    const listed = await t.app.inject({ method: 'GET', url: '/api/v1/access-tokens', headers: { authorization: owner.bearer } });
+    return listed.json<{ access_tokens: Array<{ last_used_at: string }> }>().access_tokens[0]?.last_used_at;
+  };
+  // Written in the background: within a few turns of the event loop, not necessarily before the answer.
+  for (let turn = 0; turn < 20 && (await recorded()) !== t.clock.now().toISOString(); turn++) {
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  assert.equal(await recorded(), t.clock.now().toISOString());
 });
 
 test('whatever the direct path does not recognise is answered by Fastify, as Fastify would', async () => {
