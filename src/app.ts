@@ -25,6 +25,7 @@ import { ForeignChanges } from './db/foreign-changes.js';
 import { AppError } from './errors.js';
 import { handleError, handleNotFound } from './http/error-handler.js';
 import { createLoggers, lazyChildLoggerFactory, logRequestLine, RequestLogController } from './http/logging.js';
+import { SecurityEvents } from './security/events.js';
 import { registerSecurityHeaders, securityHeaders } from './http/security-headers.js';
 import { createHttpServer } from './http/server.js';
 import type { App } from './http/types.js';
@@ -134,6 +135,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
     app.log,
     options.mailerOptions,
   );
+  const securityEvents = new SecurityEvents(app.log, mailer, clock);
   const secrets = new SecretBox(config.encryptionKey);
   const magicLinks = new MagicLinkService(db, users, limiter, mailer, clock, config.publicUrl);
   const totp = new TotpService(db, secrets, limiter, clock);
@@ -148,7 +150,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   registerAuthRoutes(app, { auth, signup: config.signup });
   registerWebSignInRoutes(app, { auth, sessions, magicLinks, totp, publicOrigin: config.publicOrigin });
   const passwordChanges = new PasswordChangeService(db, hasher, limiter, sessions, clock);
-  registerAccountRoutes(app, { guard, sessions, passwordChanges });
+  registerAccountRoutes(app, { guard, sessions, passwordChanges, securityEvents });
   registerTotpRoutes(app, { guard, totp });
   registerPasskeyRoutes(app, { guard, passkeys, sessions, publicOrigin: config.publicOrigin });
   registerAccessTokenRoutes(app, { guard, accessTokens });

@@ -3,15 +3,25 @@ import { once } from 'node:events';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 
-/** A port free on 127.0.0.1 now, for a server whose PUBLIC_URL must name its port before it starts. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
+/**
+ * A port free on 127.0.0.1 now, for a server whose PUBLIC_URL must name its port before it starts.
+ * Drawn below the kernel's ephemeral range (32768 and up on Linux): a port from that range can be
+ * handed to an outgoing connection (to PostgreSQL, SMTP, a load generator) between this check and
+ * the server's own listen, which then fails with EADDRINUSE.
+ */
+export async function freePort(): Promise<number> {
+  for (let attempt = 0; attempt < 100; attempt++) {
+    const port = 20_000 + Math.floor(Math.random() * 12_000);
+    if (await canListen(port)) return port;
+  }
+  throw new Error('no free port between 20000 and 32000 after 100 tries');
+}
+
+function canListen(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
     const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address !== null ? resolve(address.port) : reject(new Error('no port'))));
-    });
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
   });
 }
 

@@ -5,6 +5,7 @@ import type { SessionService } from '../auth/sessions.js';
 import { currentPrincipal, currentUser } from '../http/principal.js';
 import { ProblemSchema } from '../http/schema.js';
 import type { App } from '../http/types.js';
+import { requestOrigin, type SecurityEvents } from '../security/events.js';
 import { UserSchema } from '../users/schema.js';
 import { type PasswordChangeService, userToJson } from '../users/service.js';
 
@@ -31,8 +32,11 @@ const ChangePasswordBody = Type.Object(
 const errors = { 401: ProblemSchema, 403: ProblemSchema };
 const tags = ['account'];
 
-export function registerAccountRoutes(app: App, deps: { guard: Guard; sessions: SessionService; passwordChanges: PasswordChangeService }): void {
-  const { guard, sessions, passwordChanges } = deps;
+export function registerAccountRoutes(
+  app: App,
+  deps: { guard: Guard; sessions: SessionService; passwordChanges: PasswordChangeService; securityEvents: SecurityEvents },
+): void {
+  const { guard, sessions, passwordChanges, securityEvents } = deps;
 
   app.get(
     '/api/v1/me',
@@ -91,7 +95,9 @@ export function registerAccountRoutes(app: App, deps: { guard: Guard; sessions: 
       schema: { summary: 'Sign out everywhere: ends every web session and revokes every JWT issued so far', tags, response: { 204: Type.Null(), ...errors } },
     },
     async (request, reply) => {
-      await sessions.revokeEverything(currentUser(request).id);
+      const principal = currentPrincipal(request);
+      await sessions.revokeEverything(principal.user.id);
+      securityEvents.record({ type: 'sessions.revoked', user: principal.user, origin: requestOrigin(request), credential: principal.method });
       reply.clearCookie(sessions.cookieName, { path: '/', secure: sessions.cookieSettings.secure, httpOnly: true, sameSite: 'lax' });
       return reply.code(204).send(null);
     },

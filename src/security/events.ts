@@ -1,0 +1,110 @@
+import type { FastifyBaseLogger, FastifyRequest } from 'fastify';
+import type { Clock } from '../lib/clock.js';
+import type { Mailer } from '../mail/mailer.js';
+import { securityNoticeMessage } from '../mail/templates.js';
+
+/**
+ * What happened to an account's security. The names are the ones DESIGN.md gives the stored,
+ * user-visible history (GET /api/v1/me/security-events); `sign_in.refused` covers a limit or a
+ * policy saying no before any credential was checked.
+ */
+export const SECURITY_EVENT_TYPES = [
+  'sign_in.succeeded',
+  'sign_in.failed',
+  'sign_in.refused',
+  'password.changed',
+  'email.verified',
+  'email.changed',
+  'totp.enabled',
+  'totp.disabled',
+  'recovery_codes.regenerated',
+  'passkey.added',
+  'passkey.removed',
+  'access_token.created',
+  'access_token.revoked',
+  'sessions.revoked',
+  'reauthenticated',
+  'account.taken_over',
+] as const;
+export type SecurityEventType = (typeof SECURITY_EVENT_TYPES)[number];
+
+/** How a person proved who they are, for sign-ins and re-authentication. */
+export type AuthenticationMethod = 'password' | 'magic_link' | 'passkey' | 'totp' | 'recovery_code';
+
+/** The credential a request came with, as the log names it. */
+export type CredentialKind = 'session' | 'jwt' | 'access_token' | 'cli' | 'none';
+
+/** Where a request came from; never a header value that could carry a credential. */
+export interface RequestOrigin {
+  ip: string;
+  userAgent: string;
+}
+
+export interface SecurityEvent {
+  type: SecurityEventType;
+  /** The account it concerns; null when no account is known (a failed sign-in for an unknown address). */
+  user: { id: string; email: string } | null;
+  origin: RequestOrigin;
+  method?: AuthenticationMethod;
+  credential?: CredentialKind;
+  /** Why a sign-in failed or was refused, in a word: `invalid_credentials`, `rate_limited`, `otp_invalid`. */
+  reason?: string;
+  /** Facts that name no secret: a token's or passkey's name, how many sessions ended. */
+  details?: Record<string, string | number | boolean>;
+}
+
+/**
+ * Events after which the account's owner is mailed: each is a change an intruder would make to keep
+ * access or lock the owner out, so the owner must learn of it even when the intruder holds the
+ * session.
+ */
+const MAILED: ReadonlySet<SecurityEventType> = new Set<SecurityEventType>([
+  'password.changed',
+  'email.changed',
+  'totp.enabled',
+  'totp.disabled',
+  'recovery_codes.regenerated',
+  'passkey.added',
+  'access_token.created',
+  'sessions.revoked',
+  'account.taken_over',
+]);
+
+const USER_AGENT_MAX_LENGTH = 300;
+
+export function requestOrigin(request: FastifyRequest): RequestOrigin {
+  return { ip: request.ip, userAgent: String(request.headers['user-agent'] ?? '').slice(0, USER_AGENT_MAX_LENGTH) };
+}
+
+/**
+ * The one place security events go: a structured log line for each (the operator's record, with no
+ * secret in it), and a notice to the account's address for the changes in MAILED.
+ */
+export class SecurityEvents {
+  constructor(
+    private readonly log: FastifyBaseLogger,
+    private readonly mailer: Mailer,
+    private readonly clock: Clock,
+  ) {}
+
+  record(event: SecurityEvent): void {
+    const outcome = event.type === 'sign_in.failed' || event.type === 'sign_in.refused' ? 'failure' : 'success';
+    this.log.info(
+      {
+        security_event: event.type,
+        outcome,
+        user_id: event.user?.id ?? null,
+        method: event.method,
+        credential: event.credential,
+        reason: event.reason,
+        ip: event.origin.ip,
+        user_agent: event.origin.userAgent,
+        details: event.details,
+      },
+      `security: ${event.type}`,
+    );
+    if (event.user !== null && MAILED.has(event.type)) {
+      this.mailer.send(securityNoticeMessage(event.user.email, event.type, { at: this.clock.now(), origin: event.origin, details: event.details ?? {} }));
+    }
+  }
+}
