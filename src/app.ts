@@ -24,6 +24,7 @@ import type { DatabaseHandle } from './db/connect.js';
 import { ForeignChanges } from './db/foreign-changes.js';
 import { AppError } from './errors.js';
 import { handleError, handleNotFound } from './http/error-handler.js';
+import { registerJsonParser } from './http/json-body.js';
 import { createLoggers, lazyChildLoggerFactory, logRequestLine, RequestLogController } from './http/logging.js';
 import { SecurityEvents } from './security/events.js';
 import { registerSecurityHeaders, securityHeaders } from './http/security-headers.js';
@@ -87,6 +88,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
 
   // Bodies are JSON only; Fastify's built-in text/plain parser would let a text body reach validation.
   app.removeContentTypeParser('text/plain');
+  registerJsonParser(app, BODY_LIMIT_BYTES);
   app.setValidatorCompiler(validatorCompiler);
   app.setErrorHandler(handleError);
   app.setNotFoundHandler(handleNotFound);
