@@ -23,11 +23,11 @@ import type { Config } from './config.js';
 import type { DatabaseHandle } from './db/connect.js';
 import { ForeignChanges } from './db/foreign-changes.js';
 import { AppError } from './errors.js';
-import { handleError, handleNotFound } from './http/error-handler.js';
+import { clientErrorHandler, frameworkErrorHandler, handleError, handleNotFound } from './http/error-handler.js';
 import { registerJsonParser } from './http/json-body.js';
 import { createLoggers, lazyChildLoggerFactory, logRequestLine, RequestLogController } from './http/logging.js';
 import { SecurityEvents } from './security/events.js';
-import { registerSecurityHeaders, securityHeaders } from './http/security-headers.js';
+import { registerSecurityHeaders, responseHeaders } from './http/security-headers.js';
 import { createHttpServer } from './http/server.js';
 import type { App } from './http/types.js';
 import { validatorCompiler } from './http/validation.js';
@@ -72,6 +72,8 @@ export async function buildApp(options: AppOptions): Promise<App> {
   const clock = options.clock ?? systemClock;
 
   const loggers = createLoggers(config.logLevel, options.logStream);
+  // Helmet's headers, computed once; HSTS and the https upgrade only when PUBLIC_URL is https.
+  const headers = responseHeaders({ https: config.publicUrl.startsWith('https:') });
   // Made once the parts it reads exist, below; until then every request goes to Fastify.
   let directReads: DirectReads | undefined;
   const app: App = Fastify({
@@ -84,6 +86,9 @@ export async function buildApp(options: AppOptions): Promise<App> {
     trustProxy: config.trustProxy,
     // Ids are ours; a client-sent request id is not trusted into the logs.
     genReqId: () => crypto.randomUUID(),
+    // Errors met before routing, or before there is a request at all, are problems like any other.
+    frameworkErrors: frameworkErrorHandler(headers),
+    clientErrorHandler: clientErrorHandler(headers),
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   // Bodies are JSON only; Fastify's built-in text/plain parser would let a text body reach validation.
@@ -95,8 +100,6 @@ export async function buildApp(options: AppOptions): Promise<App> {
   app.decorateRequest('principal', null);
 
   await app.register(cookie);
-  // Helmet's headers, computed once; HSTS and the https upgrade only when PUBLIC_URL is https.
-  const headers = securityHeaders({ https: config.publicUrl.startsWith('https:') });
   registerSecurityHeaders(app, headers);
   await app.register(swagger, {
     openapi: {
@@ -163,7 +166,8 @@ export async function buildApp(options: AppOptions): Promise<App> {
     const direct = new DirectReads({
       guard,
       reads,
-      headers,
+      // Every URL it answers is under /api/v1.
+      headers: headers.noStore,
       logLine: (reqId, method, url, status, elapsedMs) => logRequestLine(loggers.requestLines, reqId, method, url, status, elapsedMs),
       onError: (error) => app.log.error({ err: error }, 'answering a site read directly failed; Fastify answers it'),
     });

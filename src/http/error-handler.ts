@@ -1,6 +1,16 @@
+import { STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, PROBLEM_CONTENT_TYPE, problem, type Problem } from '../errors.js';
+import { headersFor, type ResponseHeaders } from './security-headers.js';
 import { fieldErrors } from './validation.js';
+
+/** Failures node:http meets before there is a request to hand to Fastify. */
+export const REQUEST_TIMEOUT = 'request_timeout';
+export const HEADERS_TOO_LARGE = 'headers_too_large';
+export const MALFORMED_REQUEST = 'malformed_request';
+/** A percent-escape in the path that does not decode. */
+export const BAD_URL = 'bad_url';
 
 function send(reply: FastifyReply, body: Problem, headers: Record<string, string> = {}): FastifyReply {
   return reply.code(body.status).headers(headers).type(PROBLEM_CONTENT_TYPE).send(JSON.stringify(body));
@@ -12,6 +22,8 @@ const FRAMEWORK_ERRORS: Record<string, { status: number; code: string; detail: s
   FST_ERR_CTP_INVALID_MEDIA_TYPE: { status: 415, code: 'unsupported_media_type', detail: 'Send the body as application/json.' },
   FST_ERR_CTP_EMPTY_JSON_BODY: { status: 400, code: 'empty_body', detail: 'The body is empty; send a JSON object.' },
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: { status: 400, code: 'bad_content_length', detail: 'Content-Length does not match the body.' },
+  FST_ERR_BAD_URL: { status: 400, code: BAD_URL, detail: 'The URL is malformed: a percent-escape in its path does not decode.' },
+  FST_ERR_MAX_PARAM_LENGTH: { status: 414, code: 'uri_too_long', detail: 'A segment of the URL path is too long.' },
 };
 
 /**
@@ -42,6 +54,52 @@ export function handleError(error: FastifyError, request: FastifyRequest, reply:
   }
   request.log.error({ err: error }, 'unhandled error');
   return send(reply, problem(500, 'internal_error', 'Something went wrong on our side. It has been logged.'));
+}
+
+/**
+ * For Fastify's frameworkErrors option: errors raised before routing (a malformed URL), so before
+ * the onRequest hook that sets the security headers. They get those headers here, then the same
+ * treatment as every other error.
+ */
+export function frameworkErrorHandler(headers: ResponseHeaders): (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => void {
+  return (error, request, reply) => {
+    reply.headers(headersFor(headers, request.url));
+    handleError(error, request, reply);
+  };
+}
+
+/** The problem for an error node:http reports on a connection (see clientErrorHandler). */
+function clientErrorProblem(code: string | undefined): Problem {
+  if (code === 'ERR_HTTP_REQUEST_TIMEOUT') return problem(408, REQUEST_TIMEOUT, 'The request did not arrive in time; the connection is closed.');
+  if (code === 'HPE_HEADER_OVERFLOW') return problem(431, HEADERS_TOO_LARGE, 'The request headers are larger than the server accepts.');
+  return problem(400, MALFORMED_REQUEST, 'The request is not valid HTTP/1.1.');
+}
+
+/**
+ * A whole HTTP/1.1 response carrying a problem, for a socket on which there is no request object to
+ * answer through: the same body and headers Fastify's path sends, and the connection closed, since
+ * after a malformed or late request the next one cannot be found in the byte stream.
+ */
+export function rawProblemResponse(body: Problem, headers: Readonly<Record<string, string>>): string {
+  const json = JSON.stringify(body);
+  const all = { ...headers, 'content-type': PROBLEM_CONTENT_TYPE, 'content-length': String(Buffer.byteLength(json)), connection: 'close' };
+  const lines = [`HTTP/1.1 ${body.status} ${STATUS_CODES[body.status] ?? 'Error'}`];
+  for (const [name, value] of Object.entries(all)) lines.push(`${name}: ${value}`);
+  return `${lines.join('\r\n')}\r\n\r\n${json}`;
+}
+
+/**
+ * For Fastify's clientErrorHandler option: a request line or headers node:http cannot parse, headers
+ * past its size limit (431), or a request that did not arrive within the request or headers timeout
+ * (408). Answered with a problem when the socket can still take it, then closed.
+ */
+export function clientErrorHandler(headers: ResponseHeaders): (error: Error & { code?: string }, socket: Socket) => void {
+  return (error, socket) => {
+    // A reset connection has nobody left to answer.
+    if (error.code === 'ECONNRESET' || socket.destroyed) return;
+    if (socket.writable) socket.write(rawProblemResponse(clientErrorProblem(error.code), headers.noStore));
+    socket.destroy();
+  };
 }
 
 export function handleNotFound(request: FastifyRequest, reply: FastifyReply): FastifyReply {

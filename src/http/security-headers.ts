@@ -45,14 +45,42 @@ export function securityHeaders(options: { https: boolean }): Readonly<Record<st
 }
 
 /**
+ * The two header sets a response starts from. Answers of the API and of sign-in hold account data
+ * or credentials (tokens, recovery codes, user records), so no browser or proxy cache may keep one:
+ * they carry `Cache-Control: no-store` on every status, errors and 304s included.
+ */
+export interface ResponseHeaders {
+  common: Readonly<Record<string, string>>;
+  noStore: Readonly<Record<string, string>>;
+}
+
+export function responseHeaders(options: { https: boolean }): ResponseHeaders {
+  const common = securityHeaders(options);
+  return { common, noStore: Object.freeze({ ...common, 'cache-control': 'no-store' }) };
+}
+
+const API_PREFIXES = ['/api/v1', '/auth'];
+
+/** The header set for a request URL (path and query as sent): no-store under /api/v1 and /auth. */
+export function headersFor(headers: ResponseHeaders, url: string): Readonly<Record<string, string>> {
+  for (const prefix of API_PREFIXES) {
+    if (!url.startsWith(prefix)) continue;
+    const next = url[prefix.length];
+    if (next === undefined || next === '/' || next === '?') return headers.noStore;
+  }
+  return headers.common;
+}
+
+/**
  * Sets the security headers on every response, 404s and errors included, as defaults: the hook
  * runs first (onRequest, before any route hook or handler), so a route that sets one of these
  * headers itself, such as the stricter CSP of the server-rendered pages or the dashboard's own,
- * replaces the default rather than being overwritten by it.
+ * replaces the default rather than being overwritten by it. Errors Fastify raises before this hook
+ * (a malformed URL) get the same headers from the one error handler's framework-error path.
  */
-export function registerSecurityHeaders(app: App, headers: Readonly<Record<string, string>>): void {
-  app.addHook('onRequest', (_request, reply, done) => {
-    reply.headers(headers);
+export function registerSecurityHeaders(app: App, headers: ResponseHeaders): void {
+  app.addHook('onRequest', (request, reply, done) => {
+    reply.headers(headersFor(headers, request.url));
     done();
   });
 }

@@ -85,6 +85,11 @@ test('a held list or site is answered without Fastify, with the status, headers 
   const site = await overHttp(`/api/v1/sites/${sites[0]!.id}`, { authorization: owner.bearer });
   assert.equal(site.headers.etag, '"1"');
   assert.equal(site.headers['x-content-type-options'], 'nosniff');
+  // An answer holding account data is kept by no cache, on either path.
+  assert.equal(site.headers['cache-control'], 'no-store');
+  const list = await overHttp('/api/v1/sites', { authorization: owner.bearer });
+  assert.equal(list.byFastify, !cached);
+  assert.equal(list.headers['cache-control'], 'no-store');
   assert.equal((JSON.parse(site.body) as { site: { name: string } }).site.name, 'One');
 });
 

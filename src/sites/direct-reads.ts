@@ -9,7 +9,7 @@ import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from './schema.js';
 export interface DirectReadsOptions {
   guard: Guard;
   reads: SiteReads;
-  /** What every response carries (security-headers.ts), as Fastify's onRequest hook sets them. */
+  /** What every response under /api/v1 carries (security-headers.ts, no-store included), as Fastify's onRequest hook sets them. */
   headers: Readonly<Record<string, string>>;
   /** Writes the request line (logging.ts, logRequestLine). */
   logLine: (reqId: string, method: string, url: string, status: number, elapsedMs: number) => void;
