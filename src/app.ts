@@ -28,7 +28,7 @@ import { registerJsonParser } from './http/json-body.js';
 import { createLoggers, lazyChildLoggerFactory, logRequestLine, RequestLogController } from './http/logging.js';
 import { SecurityEvents } from './security/events.js';
 import { registerSecurityHeaders, responseHeaders } from './http/security-headers.js';
-import { createHttpServer } from './http/server.js';
+import { createHttpServer, DEFAULT_HTTP_LIMITS, fastifyTimeoutOptions, type HttpLimits } from './http/server.js';
 import type { App } from './http/types.js';
 import { validatorCompiler } from './http/validation.js';
 import { type Clock, systemClock } from './lib/clock.js';
@@ -61,6 +61,8 @@ export interface AppOptions {
    * to the same one (see sites/read-cache.ts); made from the configuration when not given.
    */
   siteCache?: SiteCache;
+  /** Connection timeouts (http/server.ts); tests shorten them. */
+  httpLimits?: Partial<HttpLimits>;
 }
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
@@ -86,6 +88,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
     trustProxy: config.trustProxy,
     // Ids are ours; a client-sent request id is not trusted into the logs.
     genReqId: () => crypto.randomUUID(),
+    ...fastifyTimeoutOptions({ ...DEFAULT_HTTP_LIMITS, ...options.httpLimits }),
     // Errors met before routing, or before there is a request at all, are problems like any other.
     frameworkErrors: frameworkErrorHandler(headers),
     clientErrorHandler: clientErrorHandler(headers),

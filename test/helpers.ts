@@ -8,6 +8,7 @@ import { buildApp } from '../src/app.js';
 import { type Config, loadConfig } from '../src/config.js';
 import { type DatabaseHandle, openDatabase } from '../src/db/connect.js';
 import { migrate } from '../src/db/migrate.js';
+import type { HttpLimits } from '../src/http/server.js';
 import type { App } from '../src/http/types.js';
 import type { Clock } from '../src/lib/clock.js';
 import { SiteCache } from '../src/sites/read-cache.js';
@@ -54,6 +55,8 @@ export interface TestAppOptions {
   mailRetryDelaysMs?: number[];
   /** Runs on the built app before it is made ready: the last moment to add a hook. */
   beforeReady?: (app: App) => void;
+  /** Connection timeouts shorter than the service's, to see them expire. */
+  httpLimits?: Partial<HttpLimits>;
 }
 
 /** Cheap argon2id parameters: the tests exercise the flow, not the hash's cost. */
@@ -123,6 +126,7 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
     logStream,
     passwordHashing: TEST_PASSWORD_HASHING,
     mailerOptions: { retryDelaysMs: options.mailRetryDelaysMs ?? [20, 20] },
+    ...(options.httpLimits === undefined ? {} : { httpLimits: options.httpLimits }),
   });
   options.beforeReady?.(app);
   await app.ready();

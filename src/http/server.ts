@@ -3,6 +3,55 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 type Listener = (request: IncomingMessage, response: ServerResponse) => void;
 
 /**
+ * How long a connection may take over what it sends. Without them a client that sends a body one
+ * byte every few seconds, or opens connections and sends nothing, holds a socket and a parser for
+ * as long as it likes, and a thousand such clients hold a thousand.
+ */
+export interface HttpLimits {
+  /** The whole request, headers and body, must have arrived this long after its first byte: else 408 and the connection closes. */
+  requestTimeoutMs: number;
+  /** The request line and headers must have arrived this long after the first byte (at most requestTimeoutMs). */
+  headersTimeoutMs: number;
+  /**
+   * An idle keep-alive connection closes after this. Longer than the 60 s idle timeout common in
+   * load balancers and proxies, so that they, not we, close a connection they might be reusing.
+   */
+  keepAliveTimeoutMs: number;
+  /** A socket on which nothing moves either way (no first request yet, or an answer that never comes) is destroyed after this. */
+  idleTimeoutMs: number;
+}
+
+/** The service's limits. A body that stalls is cut off 30 s after its request began. */
+export const DEFAULT_HTTP_LIMITS: Readonly<HttpLimits> = Object.freeze({
+  requestTimeoutMs: 30_000,
+  headersTimeoutMs: 10_000,
+  keepAliveTimeoutMs: 72_000,
+  idleTimeoutMs: 60_000,
+});
+
+/**
+ * node:http checks the request and headers timeouts only on a timer (every 30 s by default), so a
+ * late request is cut off up to that long after its limit. Checked every second, or four times per
+ * limit when a limit is shorter (tests).
+ */
+function checkingIntervalMs(limits: HttpLimits): number {
+  return Math.max(10, Math.min(1_000, Math.floor(Math.min(limits.requestTimeoutMs, limits.headersTimeoutMs) / 4)));
+}
+
+/**
+ * The Fastify options that carry the limits to the server: Fastify hands them to the server
+ * factory below, as it would to the server it makes for itself.
+ */
+export function fastifyTimeoutOptions(limits: HttpLimits): { requestTimeout: number; keepAliveTimeout: number; connectionTimeout: number; http: { headersTimeout: number; connectionsCheckingInterval: number } } {
+  return {
+    requestTimeout: limits.requestTimeoutMs,
+    keepAliveTimeout: limits.keepAliveTimeoutMs,
+    connectionTimeout: limits.idleTimeoutMs,
+    http: { headersTimeout: Math.min(limits.headersTimeoutMs, limits.requestTimeoutMs), connectionsCheckingInterval: checkingIntervalMs(limits) },
+  };
+}
+
+/**
  * The HTTP/1.1 server Fastify makes for itself (same options and timeouts), with one difference:
  * `first` sees each request before Fastify, and Fastify gets every request it did not answer.
  */
@@ -11,12 +60,12 @@ export function createHttpServer(
   fastify: Listener,
   first: (request: IncomingMessage, response: ServerResponse) => boolean,
 ): Server {
-  const http = options.http;
-  const server = createServer(typeof http === 'object' && http !== null ? http : {}, (request, response) => {
+  const http = typeof options.http === 'object' && options.http !== null ? options.http : {};
+  // The request timeout goes to the constructor with the headers timeout, which may not exceed it.
+  const server = createServer({ ...http, requestTimeout: numberOption(options, 'requestTimeout') }, (request, response) => {
     if (!first(request, response)) fastify(request, response);
   });
   server.keepAliveTimeout = numberOption(options, 'keepAliveTimeout');
-  server.requestTimeout = numberOption(options, 'requestTimeout');
   server.setTimeout(numberOption(options, 'connectionTimeout'));
   const maxRequestsPerSocket = numberOption(options, 'maxRequestsPerSocket');
   if (maxRequestsPerSocket > 0) server.maxRequestsPerSocket = maxRequestsPerSocket;
