@@ -65,8 +65,11 @@ export function openDatabase(config: DatabaseConfig): DatabaseHandle {
     // BIGINT columns hold epoch milliseconds, well inside a double's exact range: read them as numbers.
     pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
     const pool = new pg.Pool({ connectionString: config.url, max: config.poolSize });
-    // An idle client losing its connection (a database restart) must not crash the process.
+    // A client losing its connection (a database restart) must not crash the process: the pool
+    // reports idle ones, and a client in use reports it both to its query, which fails, and as an
+    // 'error' event, which with no listener would be thrown.
     pool.on('error', () => undefined);
+    pool.on('connect', (client) => client.on('error', () => undefined));
     return pool;
   };
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: connect }) });
