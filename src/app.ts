@@ -22,8 +22,9 @@ import { AuthService } from './auth/service.js';
 import type { Config } from './config.js';
 import type { DatabaseHandle } from './db/connect.js';
 import { ForeignChanges } from './db/foreign-changes.js';
+import { DatabaseOutage, type DatabaseOutageOptions } from './db/outage.js';
 import { AppError } from './errors.js';
-import { clientErrorHandler, frameworkErrorHandler, handleError, handleNotFound } from './http/error-handler.js';
+import { clientErrorHandler, errorHandler, frameworkErrorHandler, handleNotFound } from './http/error-handler.js';
 import { registerJsonParser } from './http/json-body.js';
 import { createLoggers, lazyChildLoggerFactory, logRequestLine, RequestLogController } from './http/logging.js';
 import { SecurityEvents } from './security/events.js';
@@ -63,6 +64,8 @@ export interface AppOptions {
   siteCache?: SiteCache;
   /** Connection timeouts (http/server.ts); tests shorten them. */
   httpLimits?: Partial<HttpLimits>;
+  /** How often an outage of the database is summarised in the log and probed (tests shorten them). */
+  databaseOutage?: Pick<DatabaseOutageOptions, 'summaryIntervalMs' | 'probeIntervalMs'>;
 }
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
@@ -76,6 +79,8 @@ export async function buildApp(options: AppOptions): Promise<App> {
   const loggers = createLoggers(config.logLevel, options.logStream);
   // Helmet's headers, computed once; HSTS and the https upgrade only when PUBLIC_URL is https.
   const headers = responseHeaders({ https: config.publicUrl.startsWith('https:') });
+  const outage = new DatabaseOutage({ log: loggers.app, clock, probe: () => sql`select 1`.execute(db), ...options.databaseOutage });
+  const handleError = errorHandler(outage);
   // Made once the parts it reads exist, below; until then every request goes to Fastify.
   let directReads: DirectReads | undefined;
   const app: App = Fastify({
@@ -90,7 +95,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
     genReqId: () => crypto.randomUUID(),
     ...fastifyTimeoutOptions({ ...DEFAULT_HTTP_LIMITS, ...options.httpLimits }),
     // Errors met before routing, or before there is a request at all, are problems like any other.
-    frameworkErrors: frameworkErrorHandler(headers),
+    frameworkErrors: frameworkErrorHandler(headers, handleError),
     clientErrorHandler: clientErrorHandler(headers),
   }).withTypeProvider<TypeBoxTypeProvider>();
 
@@ -186,7 +191,10 @@ export async function buildApp(options: AppOptions): Promise<App> {
   const pruning = setInterval(() => {
     pruneStaleRows(db, limiter, clock).catch((error: unknown) => app.log.warn({ err: error }, 'pruning stale rows failed'));
   }, 60 * 60 * 1000).unref();
-  app.addHook('onClose', async () => clearInterval(pruning));
+  app.addHook('onClose', async () => {
+    clearInterval(pruning);
+    outage.close();
+  });
 
   app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
   app.get('/readyz', { schema: { hide: true } }, async () => {

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import pg from 'pg';
-import { buildApp } from '../src/app.js';
+import { type AppOptions, buildApp } from '../src/app.js';
 import { type Config, loadConfig } from '../src/config.js';
 import { type DatabaseHandle, openDatabase } from '../src/db/connect.js';
 import { migrate } from '../src/db/migrate.js';
@@ -57,6 +57,8 @@ export interface TestAppOptions {
   beforeReady?: (app: App) => void;
   /** Connection timeouts shorter than the service's, to see them expire. */
   httpLimits?: Partial<HttpLimits>;
+  /** Outage logging intervals shorter than the service's. */
+  databaseOutage?: AppOptions['databaseOutage'];
 }
 
 /** Cheap argon2id parameters: the tests exercise the flow, not the hash's cost. */
@@ -127,6 +129,7 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
     passwordHashing: TEST_PASSWORD_HASHING,
     mailerOptions: { retryDelaysMs: options.mailRetryDelaysMs ?? [20, 20] },
     ...(options.httpLimits === undefined ? {} : { httpLimits: options.httpLimits }),
+    ...(options.databaseOutage === undefined ? {} : { databaseOutage: options.databaseOutage }),
   });
   options.beforeReady?.(app);
   await app.ready();

@@ -1,6 +1,7 @@
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { isDatabaseUnavailable, type DatabaseOutage } from '../db/outage.js';
 import { AppError, PROBLEM_CONTENT_TYPE, problem, type Problem } from '../errors.js';
 import { headersFor, type ResponseHeaders } from './security-headers.js';
 import { fieldErrors } from './validation.js';
@@ -26,34 +27,40 @@ const FRAMEWORK_ERRORS: Record<string, { status: number; code: string; detail: s
   FST_ERR_MAX_PARAM_LENGTH: { status: 414, code: 'uri_too_long', detail: 'A segment of the URL path is too long.' },
 };
 
+type ErrorHandler = (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => FastifyReply;
+
 /**
  * The one error handler. Client errors become RFC 9457 problems with a stable code; anything else
- * is logged in full and answered with a bare 500, so no stack trace or internal detail leaks.
+ * is logged in full and answered with a bare 500, so no stack trace or internal detail leaks. A
+ * request refused because the database is away is told to retry; the outage is logged by
+ * `outage`, once, not by every refusal.
  */
-export function handleError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
-  if (error instanceof AppError) {
-    return send(reply, problem(error.status, error.code, error.detail, error.options.errors), error.options.headers);
-  }
-  if (error.validation !== undefined) {
-    const errors = fieldErrors(error.validation, error.validationContext);
-    const detail = errors.map((field) => `${field.path || '/'}: ${field.message}`).join('; ');
-    return send(reply, problem(400, 'validation_failed', detail, errors));
-  }
-  const known = error.code === undefined ? undefined : FRAMEWORK_ERRORS[error.code];
-  if (known !== undefined) return send(reply, problem(known.status, known.code, known.detail));
-  if (error instanceof SyntaxError || error.code === 'FST_ERR_CTP_INVALID_JSON_BODY') {
-    return send(reply, problem(400, 'invalid_json', 'The body is not valid JSON.'));
-  }
-  if (isDatabaseUnavailable(error)) {
-    request.log.error({ err: error }, 'database unavailable');
-    return send(reply, problem(503, 'database_unavailable', 'The database is unavailable; try again shortly.'), { 'retry-after': '5' });
-  }
-  const status = error.statusCode ?? 500;
-  if (status >= 400 && status < 500) {
-    return send(reply, problem(status, 'bad_request', error.message));
-  }
-  request.log.error({ err: error }, 'unhandled error');
-  return send(reply, problem(500, 'internal_error', 'Something went wrong on our side. It has been logged.'));
+export function errorHandler(outage: DatabaseOutage): ErrorHandler {
+  return (error, request, reply) => {
+    if (error instanceof AppError) {
+      return send(reply, problem(error.status, error.code, error.detail, error.options.errors), error.options.headers);
+    }
+    if (error.validation !== undefined) {
+      const errors = fieldErrors(error.validation, error.validationContext);
+      const detail = errors.map((field) => `${field.path || '/'}: ${field.message}`).join('; ');
+      return send(reply, problem(400, 'validation_failed', detail, errors));
+    }
+    const known = error.code === undefined ? undefined : FRAMEWORK_ERRORS[error.code];
+    if (known !== undefined) return send(reply, problem(known.status, known.code, known.detail));
+    if (error instanceof SyntaxError || error.code === 'FST_ERR_CTP_INVALID_JSON_BODY') {
+      return send(reply, problem(400, 'invalid_json', 'The body is not valid JSON.'));
+    }
+    if (isDatabaseUnavailable(error)) {
+      outage.refused(error);
+      return send(reply, problem(503, 'database_unavailable', 'The database is unavailable; try again shortly.'), { 'retry-after': '5' });
+    }
+    const status = error.statusCode ?? 500;
+    if (status >= 400 && status < 500) {
+      return send(reply, problem(status, 'bad_request', error.message));
+    }
+    request.log.error({ err: error }, 'unhandled error');
+    return send(reply, problem(500, 'internal_error', 'Something went wrong on our side. It has been logged.'));
+  };
 }
 
 /**
@@ -61,7 +68,7 @@ export function handleError(error: FastifyError, request: FastifyRequest, reply:
  * the onRequest hook that sets the security headers. They get those headers here, then the same
  * treatment as every other error.
  */
-export function frameworkErrorHandler(headers: ResponseHeaders): (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => void {
+export function frameworkErrorHandler(headers: ResponseHeaders, handleError: ErrorHandler): (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => void {
   return (error, request, reply) => {
     reply.headers(headersFor(headers, request.url));
     handleError(error, request, reply);
@@ -104,12 +111,4 @@ export function clientErrorHandler(headers: ResponseHeaders): (error: Error & { 
 
 export function handleNotFound(request: FastifyRequest, reply: FastifyReply): FastifyReply {
   return send(reply, problem(404, 'route_not_found', `There is no ${request.method} ${request.url.split('?')[0]} endpoint.`));
-}
-
-/** Connection-level PostgreSQL failures (a restart, a network cut), as opposed to query errors. */
-const DATABASE_DOWN_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', '57P01', '57P02', '57P03', '08000', '08001', '08003', '08004', '08006']);
-
-function isDatabaseUnavailable(error: FastifyError): boolean {
-  const code = (error as { code?: unknown }).code;
-  return (typeof code === 'string' && DATABASE_DOWN_CODES.has(code)) || /^Connection terminated/.test(error.message);
 }
