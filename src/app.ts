@@ -22,7 +22,7 @@ import { AuthService } from './auth/service.js';
 import type { Config } from './config.js';
 import type { DatabaseHandle } from './db/connect.js';
 import { ForeignChanges } from './db/foreign-changes.js';
-import { DatabaseOutage, type DatabaseOutageOptions } from './db/outage.js';
+import { DatabaseOutage, type DatabaseOutageOptions, isDatabaseUnavailable } from './db/outage.js';
 import { AppError } from './errors.js';
 import { clientErrorHandler, errorHandler, frameworkErrorHandler, handleNotFound } from './http/error-handler.js';
 import { registerJsonParser } from './http/json-body.js';
@@ -138,7 +138,12 @@ export async function buildApp(options: AppOptions): Promise<App> {
   });
   const foreignChanges = database.foreignChanges === null ? null : new ForeignChanges(database.foreignChanges);
   const readForeignChanges = foreignChanges === null ? null : () => foreignChanges.current();
-  const lastUses = new LastUseRecorder(db, (error) => app.log.warn({ err: error }, 'recording access tokens\' last use failed; kept for the next write'));
+  // Background writes that fail because the database is away are part of the outage's lines.
+  const backgroundFailure = (message: string) => (error: unknown) => {
+    if (isDatabaseUnavailable(error)) outage.failed(error);
+    else app.log.warn({ err: error }, message);
+  };
+  const lastUses = new LastUseRecorder(db, backgroundFailure('recording access tokens\' last use failed; kept for the next write'));
   // After the server has stopped taking requests, before whoever built the app closes the database.
   app.addHook('onClose', () => lastUses.close());
   const guard = new Guard(db, jwt, sessions, clock, config.publicOrigin, readForeignChanges, lastUses);
@@ -189,7 +194,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
 
   // Hourly clean-up of ended sessions, tokens and rate-limit windows; every server may run it.
   const pruning = setInterval(() => {
-    pruneStaleRows(db, limiter, clock).catch((error: unknown) => app.log.warn({ err: error }, 'pruning stale rows failed'));
+    pruneStaleRows(db, limiter, clock).catch(backgroundFailure('pruning stale rows failed'));
   }, 60 * 60 * 1000).unref();
   app.addHook('onClose', async () => {
     clearInterval(pruning);

@@ -76,6 +76,21 @@ test('an outage is one error line, then at most one summary per interval, then o
   }
 });
 
+test('background work failing begins an outage without counting a refused request', async () => {
+  const { outage, lines } = outageWith(async () => undefined);
+  try {
+    outage.failed(refusal());
+    outage.failed(refusal());
+    assert.equal(lines.length, 1);
+    assert.equal(lines[0]?.level, 50);
+    outage.refused(refusal());
+    await outage.probe();
+    assert.deepEqual([lines[1]?.msg, lines[1]?.refused], ['database answers again', 1]);
+  } finally {
+    outage.close();
+  }
+});
+
 test('a probe while the database answers, or a recovery without an outage, logs nothing', async () => {
   let probes = 0;
   const { outage, lines } = outageWith(async () => probes++);

@@ -53,19 +53,31 @@ export class DatabaseOutage {
 
   /** A request was refused because the database did not answer. */
   refused(error: unknown): void {
-    const now = this.options.clock.now().getTime();
-    if (this.#since === undefined) {
-      this.#since = now;
-      this.#lastSummaryAt = now;
-      this.#refused = 1;
-      this.#refusedSinceSummary = 0;
-      this.options.log.error({ err: error }, 'database unavailable: requests that need it are refused (503) until it answers');
-      this.#startProbing();
-      return;
-    }
+    if (this.#begin(error, 1)) return;
     this.#refused++;
     this.#refusedSinceSummary++;
-    this.#summarise(now);
+    this.#summarise(this.options.clock.now().getTime());
+  }
+
+  /**
+   * Background work (not a request) failed because the database did not answer: it begins the
+   * outage if none is under way, and is otherwise already told by the outage's lines.
+   */
+  failed(error: unknown): void {
+    this.#begin(error, 0);
+  }
+
+  /** Begins an outage unless one is under way; true if it began one. */
+  #begin(error: unknown, refused: number): boolean {
+    if (this.#since !== undefined) return false;
+    const now = this.options.clock.now().getTime();
+    this.#since = now;
+    this.#lastSummaryAt = now;
+    this.#refused = refused;
+    this.#refusedSinceSummary = 0;
+    this.options.log.error({ err: error }, 'database unavailable: requests that need it are refused (503) until it answers');
+    this.#startProbing();
+    return true;
   }
 
   /** The database answered: the outage, if there was one, is over. */
