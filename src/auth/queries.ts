@@ -24,6 +24,7 @@ const sessionWithUserByHash = new PreparedQuery((db, p: { tokenHash: string }) =
       'sessions.user_agent',
       'sessions.ip',
       'sessions.second_factor_pending',
+      'sessions.claim_pending',
       ...JOINED_USER_COLUMNS,
     ])
     .where('sessions.token_hash', '=', p.tokenHash),
@@ -43,6 +44,7 @@ export async function findSessionWithUser(db: Kysely<Database>, tokenHash: strin
     user_agent: row.user_agent,
     ip: row.ip,
     second_factor_pending: row.second_factor_pending,
+    claim_pending: row.claim_pending,
   };
   return { session, user: userFromJoin(row) };
 }
@@ -70,6 +72,21 @@ export async function endPendingSession(db: Kysely<Database>, tokenHash: string,
     .deleteFrom('sessions')
     .where('token_hash', '=', tokenHash)
     .where('second_factor_pending', '=', 1)
+    .where('expires_at', '>', now)
+    .returning('user_id')
+    .executeTakeFirst();
+  return row?.user_id;
+}
+
+/**
+ * Ends a session that waits for the claim (keep or reset), in one conditional DELETE: of
+ * concurrent answers, only one sees the row and is applied. Run inside the answer's transaction.
+ */
+export async function endPendingClaim(db: Kysely<Database>, tokenHash: string, now: string): Promise<string | undefined> {
+  const row = await db
+    .deleteFrom('sessions')
+    .where('token_hash', '=', tokenHash)
+    .where('claim_pending', '=', 1)
     .where('expires_at', '>', now)
     .returning('user_id')
     .executeTakeFirst();
@@ -119,6 +136,10 @@ export function revokeOtherCredentials(
       .execute();
   });
 }
+
+/** What a one-time token is for: each is redeemed only for its own purpose. */
+export const MAGIC_LINK_PURPOSE = 'magic_link';
+export const EMAIL_VERIFICATION_PURPOSE = 'email_verification';
 
 export function insertOneTimeToken(db: Kysely<Database>, row: OneTimeTokenRow): Promise<unknown> {
   return db.insertInto('one_time_tokens').values(row).execute();
