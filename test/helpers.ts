@@ -168,8 +168,9 @@ export async function signUp(app: App, email = `user${++userCounter}-${randomByt
 
 /** Confirms an address as its owner would: the token of the mailed link, posted to /verify-email. */
 export async function confirmEmail(app: App, link: string): Promise<void> {
-  const token = new URL(link).searchParams.get('token') ?? '';
-  const response = await app.inject({ method: 'POST', url: '/verify-email', headers: { origin: 'http://localhost:3000' }, payload: { token } });
+  const url = new URL(link);
+  // The link's origin is PUBLIC_URL's, as the page's form would send it.
+  const response = await app.inject({ method: 'POST', url: '/verify-email', headers: { origin: url.origin }, payload: { token: url.searchParams.get('token') ?? '' } });
   if (response.statusCode !== 200) throw new Error(`confirming the address failed: ${response.statusCode} ${response.body}`);
 }
 
