@@ -17,6 +17,9 @@ import { MagicLinkService } from './auth/magic-link.js';
 import { SessionService } from './auth/sessions.js';
 import { registerWebSignInRoutes } from './auth/web-routes.js';
 import { registerAccountRoutes } from './account/routes.js';
+import { AccountClaimService } from './email-verification/claim.js';
+import { registerEmailVerificationRoutes } from './email-verification/routes.js';
+import { EmailVerificationService } from './email-verification/service.js';
 import { Mailer, type MailerOptions, OutboxTransport, SmtpTransport } from './mail/mailer.js';
 import { AuthService } from './auth/service.js';
 import type { Config } from './config.js';
@@ -165,8 +168,11 @@ export async function buildApp(options: AppOptions): Promise<App> {
   const siteCache = options.siteCache ?? new SiteCache({ foreignChanges: readForeignChanges, maxBytes: config.siteCacheBytes });
   const sites = new SiteService({ db, dialect: database.dialect, clock, secrets, cache: siteCache });
 
-  registerAuthRoutes(app, { auth, signup: config.signup });
-  registerWebSignInRoutes(app, { auth, sessions, magicLinks, totp, publicOrigin: config.publicOrigin });
+  const emailVerification = new EmailVerificationService(db, limiter, mailer, clock, config.publicUrl);
+  registerAuthRoutes(app, { auth, emailVerification, signup: config.signup });
+  registerWebSignInRoutes(app, { auth, guard, sessions, magicLinks, emailVerification, totp, securityEvents, publicOrigin: config.publicOrigin });
+  const claims = new AccountClaimService(db, sessions, totp, clock);
+  registerEmailVerificationRoutes(app, { guard, sessions, emailVerification, claims, securityEvents, publicOrigin: config.publicOrigin });
   const passwordChanges = new PasswordChangeService(db, hasher, limiter, sessions, clock);
   registerAccountRoutes(app, { guard, sessions, passwordChanges, securityEvents });
   registerTotpRoutes(app, { guard, totp });

@@ -19,6 +19,8 @@ export interface TestSmtpServer {
   /** Connections opened so far, accepted or not. */
   connections: number;
   waitForMessages(count: number, timeoutMs?: number): Promise<ReceivedMail[]>;
+  /** The first message received (so far or within the timeout) that `matches`. */
+  waitForMail(matches: (mail: ReceivedMail) => boolean, timeoutMs?: number): Promise<ReceivedMail>;
   close(): Promise<void>;
 }
 
@@ -97,6 +99,15 @@ export async function startSmtpServer(options: { rejectWith?: number } = {}): Pr
       }
       return messages;
     },
+    async waitForMail(matches, timeoutMs = 5000) {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const found = messages.find(matches);
+        if (found !== undefined) return found;
+        if (Date.now() > deadline) throw new Error(`no matching message among ${messages.length}`);
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+    },
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
 }
@@ -106,4 +117,16 @@ export function linkIn(mail: ReceivedMail): string {
   const match = /https?:\/\/\S+\/magic\?token=[A-Za-z0-9_-]+/.exec(mail.text);
   if (match === null) throw new Error(`no sign-in link in:\n${mail.text}`);
   return match[0];
+}
+
+/** The address-confirmation link in a message's text. */
+export function verificationLinkIn(mail: ReceivedMail): string {
+  const match = /https?:\/\/\S+\/verify-email\?token=[A-Za-z0-9_-]+/.exec(mail.text);
+  if (match === null) throw new Error(`no confirmation link in:\n${mail.text}`);
+  return match[0];
+}
+
+/** The confirmation mail sent to the address at sign-up (or on resend), waiting for it. */
+export function verificationMailTo(smtp: TestSmtpServer, email: string): Promise<ReceivedMail> {
+  return smtp.waitForMail((mail) => mail.to.includes(email) && mail.subject.startsWith('Confirm your e-mail address'));
 }

@@ -69,6 +69,11 @@ export class Guard {
     sessions.onCredentialsRevoked((userId) => this.#principals.forgetUser(userId));
   }
 
+  /** The user's row changed (its address was verified): this process reads it afresh next time. */
+  forgetUser(userId: string): void {
+    this.#principals.forgetUser(userId);
+  }
+
   /** A revoked access token is refused by this process's next request, not after the cache's bound. */
   forgetAccessToken(accessTokenId: string): void {
     this.#principals.forgetAccessToken(accessTokenId);
@@ -126,6 +131,11 @@ export class Guard {
       if (found === undefined) throw unauthorized('session_expired', 'Your session has ended; sign in again.');
       // A session of the first factor alone (password or magic link, TOTP on) opens nothing: the
       // second step (POST /auth/2fa) replaces it with a real session, or logout ends it.
+      // A magic-link sign-in to an unverified account with credentials opens nothing either until
+      // the mailbox holder has kept or reset them (POST /auth/claim).
+      if (found.session.claim_pending === 1) {
+        throw unauthorized('claim_required', 'Finish signing in: choose whether to keep or reset this account at /auth/claim.');
+      }
       if (found.session.second_factor_pending === 1) {
         throw unauthorized('second_factor_required', 'Finish signing in: enter the code from your authenticator app (or a recovery code) at /auth/2fa.');
       }

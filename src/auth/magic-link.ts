@@ -7,13 +7,12 @@ import type { Mailer } from '../mail/mailer.js';
 import { magicLinkMessage } from '../mail/templates.js';
 import { findUserById } from '../users/queries.js';
 import { normalizeEmail, type UserService } from '../users/service.js';
-import { findRedeemableToken, insertOneTimeToken, redeemToken } from './queries.js';
+import { findRedeemableToken, insertOneTimeToken, MAGIC_LINK_PURPOSE, redeemToken } from './queries.js';
 import { RATE_LIMITS, type RateLimiter, type RateLimitRule } from './rate-limit.js';
 
 export const MAGIC_LINK_LIFETIME_MS = 15 * 60 * 1000;
-const PURPOSE = 'magic_link';
 /** 32 random bytes in base64url; anything else is not ours and costs no lookup. */
-const TOKEN_SHAPE = /^[A-Za-z0-9_-]{43}$/;
+export const TOKEN_SHAPE = /^[A-Za-z0-9_-]{43}$/;
 
 /**
  * Passwordless sign-in by e-mail. The token is redeemed only by POST /magic, never by opening the
@@ -48,13 +47,13 @@ export class MagicLinkService {
     const user = await this.users.findByEmail(email);
     const now = this.clock.now();
     if (user === undefined) {
-      await findRedeemableToken(this.db, PURPOSE, tokenHash, now.toISOString());
+      await findRedeemableToken(this.db, MAGIC_LINK_PURPOSE, tokenHash, now.toISOString());
       return;
     }
     await insertOneTimeToken(this.db, {
       id: newId(now),
       user_id: user.id,
-      purpose: PURPOSE,
+      purpose: MAGIC_LINK_PURPOSE,
       token_hash: tokenHash,
       created_at: now.toISOString(),
       expires_at: new Date(now.getTime() + MAGIC_LINK_LIFETIME_MS).toISOString(),
@@ -67,7 +66,7 @@ export class MagicLinkService {
   /** For the confirmation page: whose link this is, if it can still be redeemed. Changes nothing. */
   async inspect(token: string): Promise<{ email: string } | undefined> {
     if (!TOKEN_SHAPE.test(token)) return undefined;
-    const row = await findRedeemableToken(this.db, PURPOSE, sha256(token), this.clock.now().toISOString());
+    const row = await findRedeemableToken(this.db, MAGIC_LINK_PURPOSE, sha256(token), this.clock.now().toISOString());
     if (row === undefined) return undefined;
     const user = await findUserById(this.db, row.user_id);
     return user === undefined ? undefined : { email: user.email };
@@ -76,6 +75,6 @@ export class MagicLinkService {
   /** Redeems the token at most once, whatever the concurrency; returns the user id. */
   async redeem(token: string): Promise<string | undefined> {
     if (!TOKEN_SHAPE.test(token)) return undefined;
-    return redeemToken(this.db, PURPOSE, sha256(token), this.clock.now().toISOString());
+    return redeemToken(this.db, MAGIC_LINK_PURPOSE, sha256(token), this.clock.now().toISOString());
   }
 }

@@ -6,7 +6,7 @@ import type { Principal } from './guard.js';
 import { PRINCIPAL_CACHE_TTL_MS, PRINCIPAL_CACHE_TTL_WITH_CHANGE_COUNTER_MS, PrincipalCache } from './principal-cache.js';
 
 function principalOf(id: string, generation = 0): Principal {
-  const user: UserRow = { id, email: `${id}@example.com`, name: '', password_hash: '', jwt_generation: generation, created_at: '', updated_at: '' };
+  const user: UserRow = { id, email: `${id}@example.com`, name: '', password_hash: '', jwt_generation: generation, email_verified_at: null, created_at: '', updated_at: '' };
   return { user, method: 'jwt', scopes: ['sites:read', 'sites:write'], accessTokenId: null, sessionId: null };
 }
 

@@ -24,6 +24,7 @@ const sessionWithUserByHash = new PreparedQuery((db, p: { tokenHash: string }) =
       'sessions.user_agent',
       'sessions.ip',
       'sessions.second_factor_pending',
+      'sessions.claim_pending',
       ...JOINED_USER_COLUMNS,
     ])
     .where('sessions.token_hash', '=', p.tokenHash),
@@ -43,6 +44,7 @@ export async function findSessionWithUser(db: Kysely<Database>, tokenHash: strin
     user_agent: row.user_agent,
     ip: row.ip,
     second_factor_pending: row.second_factor_pending,
+    claim_pending: row.claim_pending,
   };
   return { session, user: userFromJoin(row) };
 }
@@ -76,17 +78,33 @@ export async function endPendingSession(db: Kysely<Database>, tokenHash: string,
   return row?.user_id;
 }
 
+/**
+ * Ends a session that waits for the claim (keep or reset), in one conditional DELETE: of
+ * concurrent answers, only one sees the row and is applied. Run inside the answer's transaction.
+ */
+export async function endPendingClaim(db: Kysely<Database>, tokenHash: string, now: string): Promise<string | undefined> {
+  const row = await db
+    .deleteFrom('sessions')
+    .where('token_hash', '=', tokenHash)
+    .where('claim_pending', '=', 1)
+    .where('expires_at', '>', now)
+    .returning('user_id')
+    .executeTakeFirst();
+  return row?.user_id;
+}
+
 export function deleteSessionByHash(db: Kysely<Database>, tokenHash: string): Promise<unknown> {
   return db.deleteFrom('sessions').where('token_hash', '=', tokenHash).execute();
 }
 
 /**
- * "Sign out everywhere": every session goes and the JWT generation moves on, in one transaction,
- * so no request can slip between the two.
+ * "Sign out everywhere": every session and unused sign-in link goes and the JWT generation moves
+ * on, in one transaction, so no request can slip between them.
  */
 export function revokeAllCredentials(db: Kysely<Database>, userId: string, now: string): Promise<void> {
   return db.transaction().execute(async (trx) => {
     await trx.deleteFrom('sessions').where('user_id', '=', userId).execute();
+    await voidMagicLinks(trx, userId);
     await trx
       .updateTable('users')
       .set((eb) => ({ jwt_generation: eb('jwt_generation', '+', 1), updated_at: now }))
@@ -97,7 +115,7 @@ export function revokeAllCredentials(db: Kysely<Database>, userId: string, now: 
 
 /**
  * "Sign out everywhere else", for a change of credentials (a new password): every session but
- * `keepSessionId` goes and the JWT generation moves on, in one transaction with `alongside` (the
+ * `keepSessionId` and every unused sign-in link goes and the JWT generation moves on, in one transaction with `alongside` (the
  * change itself), so the new password and the revocation land together or not at all.
  */
 export function revokeOtherCredentials(
@@ -112,12 +130,26 @@ export function revokeOtherCredentials(
     let others = trx.deleteFrom('sessions').where('user_id', '=', userId);
     if (keepSessionId !== null) others = others.where('id', '!=', keepSessionId);
     await others.execute();
+    await voidMagicLinks(trx, userId);
     await trx
       .updateTable('users')
       .set((eb) => ({ jwt_generation: eb('jwt_generation', '+', 1), updated_at: now }))
       .where('id', '=', userId)
       .execute();
   });
+}
+
+/** What a one-time token is for: each is redeemed only for its own purpose. */
+export const MAGIC_LINK_PURPOSE = 'magic_link';
+export const EMAIL_VERIFICATION_PURPOSE = 'email_verification';
+
+/**
+ * Sign-in links not yet used go with the credentials they could replace: a link mailed before a
+ * password change or "sign out everywhere" (to a mailbox read by an intruder, or still lying in
+ * one) must not open a session afterwards.
+ */
+function voidMagicLinks(trx: Kysely<Database>, userId: string): Promise<unknown> {
+  return trx.deleteFrom('one_time_tokens').where('user_id', '=', userId).where('purpose', '=', MAGIC_LINK_PURPOSE).where('used_at', 'is', null).execute();
 }
 
 export function insertOneTimeToken(db: Kysely<Database>, row: OneTimeTokenRow): Promise<unknown> {

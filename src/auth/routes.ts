@@ -1,3 +1,4 @@
+import type { EmailVerificationService } from '../email-verification/service.js';
 import type { App } from '../http/types.js';
 import { userToJson } from '../users/service.js';
 import { authErrorResponses, LoginBody, SignupBody, TokenResponse } from './schema.js';
@@ -10,7 +11,7 @@ function tokenResponse({ user, jwt }: SignedIn) {
   return { token: jwt.token, token_type: 'Bearer' as const, expires_at: jwt.expiresAt.toISOString(), user: userToJson(user) };
 }
 
-export function registerAuthRoutes(app: App, deps: { auth: AuthService; signup: 'open' | 'closed' }): void {
+export function registerAuthRoutes(app: App, deps: { auth: AuthService; emailVerification: EmailVerificationService; signup: 'open' | 'closed' }): void {
   app.post(
     '/auth/login',
     {
@@ -41,7 +42,7 @@ export function registerAuthRoutes(app: App, deps: { auth: AuthService; signup: 
     '/auth/signup',
     {
       schema: {
-        summary: 'Create an account and obtain a JWT',
+        summary: 'Create an account and obtain a JWT; a link that confirms the address is mailed to it',
         tags: ['auth'],
         body: SignupBody,
         response: { 201: TokenResponse, ...authErrorResponses, 403: ProblemSchema, 409: ProblemSchema },
@@ -52,6 +53,8 @@ export function registerAuthRoutes(app: App, deps: { auth: AuthService; signup: 
         throw new AppError(403, 'signup_closed', 'Sign-up is closed on this server; ask an administrator for an account.');
       }
       const signedIn = await deps.auth.signup(request.body, request.ip);
+      // Typing an address proves nothing about it: the account is unverified until its link is used.
+      await deps.emailVerification.send(signedIn.user);
       return reply.code(201).send(tokenResponse(signedIn));
     },
   );

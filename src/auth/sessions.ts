@@ -74,11 +74,14 @@ export class SessionService {
   async create(
     userId: string,
     client: { userAgent: string | undefined; ip: string },
-    options: { secondFactorPending?: boolean } = {},
+    options: { secondFactorPending?: boolean; claimPending?: boolean } = {},
   ): Promise<{ cookieValue: string; session: SessionRow }> {
     const cookieValue = randomToken(32);
     const now = this.clock.now();
-    const pending = options.secondFactorPending === true;
+    const claimPending = options.claimPending === true;
+    // The claim comes first: the second step is asked for only once the choice is made.
+    const secondFactorPending = options.secondFactorPending === true && !claimPending;
+    const pending = claimPending || secondFactorPending;
     const session: SessionRow = {
       id: newId(now),
       user_id: userId,
@@ -88,7 +91,8 @@ export class SessionService {
       expires_at: new Date(now.getTime() + (pending ? SECOND_FACTOR_WINDOW_MS : this.settings.lifetimeMs)).toISOString(),
       user_agent: (client.userAgent ?? '').slice(0, USER_AGENT_MAX_LENGTH),
       ip: client.ip,
-      second_factor_pending: pending ? 1 : 0,
+      second_factor_pending: secondFactorPending ? 1 : 0,
+      claim_pending: claimPending ? 1 : 0,
     };
     await insertSession(this.db, session);
     return { cookieValue, session };
@@ -116,6 +120,12 @@ export class SessionService {
   async findPendingSecondFactor(cookieValue: string): Promise<{ session: SessionRow; user: UserRow } | undefined> {
     const found = await this.authenticate(cookieValue);
     return found?.session.second_factor_pending === 1 ? found : undefined;
+  }
+
+  /** The session behind a cookie if it is waiting for the choice about an unverified account, with its user. */
+  async findPendingClaim(cookieValue: string): Promise<{ session: SessionRow; user: UserRow } | undefined> {
+    const found = await this.authenticate(cookieValue);
+    return found?.session.claim_pending === 1 ? found : undefined;
   }
 
   /**
@@ -164,6 +174,7 @@ export class SessionService {
     this.#credentialsRevoked(userId);
   }
 
+  /** Tells the listeners (the guard's cache) that what they hold about the user is out of date. */
   #credentialsRevoked(userId: string): void {
     for (const listener of this.#revocationListeners) listener(userId);
   }

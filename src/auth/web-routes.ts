@@ -11,7 +11,9 @@ import type { TotpService } from '../totp/service.js';
 import { UserSchema } from '../users/schema.js';
 import { userToJson } from '../users/service.js';
 import { assertSameOrigin } from './csrf.js';
-import { unauthorized } from './guard.js';
+import { type Guard, unauthorized } from './guard.js';
+import type { EmailVerificationService } from '../email-verification/service.js';
+import { requestOrigin, type SecurityEvents } from '../security/events.js';
 import type { MagicLinkService } from './magic-link.js';
 import type { AuthService } from './service.js';
 import type { SessionService } from './sessions.js';
@@ -20,16 +22,19 @@ import { LoginBody } from './schema.js';
 
 export interface WebSignInDeps {
   auth: AuthService;
+  guard: Guard;
   sessions: SessionService;
   magicLinks: MagicLinkService;
+  emailVerification: EmailVerificationService;
   totp: TotpService;
+  securityEvents: SecurityEvents;
   publicOrigin: string;
 }
 
 const MAGIC_LINK_ACCEPTED = 'If an account exists for this address, we have sent it a sign-in link. It expires in 15 minutes.';
 
 /** Headers for the server-rendered sign-in pages: never cached, never framed, no referrer. */
-function sendPage(reply: FastifyReply, status: number, html: string): FastifyReply {
+export function sendPage(reply: FastifyReply, status: number, html: string): FastifyReply {
   return reply
     .code(status)
     .headers({
@@ -55,7 +60,7 @@ export async function startWebSession(
   request: FastifyRequest,
   reply: FastifyReply,
   userId: string,
-  options: { secondFactorPending: boolean },
+  options: { secondFactorPending: boolean; claimPending?: boolean },
 ): Promise<void> {
   const { cookieValue, session } = await sessions.create(userId, client(request), options);
   reply.setCookie(sessions.cookieName, cookieValue, sessions.cookieSettingsFor(session));
@@ -154,7 +159,7 @@ export function registerWebSignInRoutes(app: App, deps: WebSignInDeps): void {
       '/magic',
       {
         schema: {
-          summary: 'Redeem a sign-in link: the only step that uses the token. 303 to the app, or to /auth/2fa when 2FA is on',
+          summary: 'Redeem a sign-in link: the only step that uses the token. 303 to the app, to /auth/claim when the address was unverified and the account already has credentials, or to /auth/2fa when 2FA is on',
           tags: ['web sign-in'],
           body: Type.Object({ token: Type.String({ maxLength: 200 }) }),
         },
@@ -163,9 +168,23 @@ export function registerWebSignInRoutes(app: App, deps: WebSignInDeps): void {
         assertSameOrigin(request.headers, deps.publicOrigin);
         const userId = await deps.magicLinks.redeem((request.body as { token: string }).token);
         if (userId === undefined) return sendPage(reply, 410, magicInvalidPage());
+        const signIn = await deps.emailVerification.afterMagicLink(userId);
+        if (signIn === undefined) return sendPage(reply, 410, magicInvalidPage());
+        const origin = requestOrigin(request);
+        if (signIn.newlyVerified) {
+          deps.guard.forgetUser(userId);
+          deps.securityEvents.record({ type: 'email.verified', user: signIn.user, origin, method: 'magic_link' });
+        }
+        // Credentials made before anyone proved the address may be a squatter's: the mailbox
+        // holder chooses to keep or reset them before the session opens anything (POST /auth/claim).
+        if (signIn.claimRequired) {
+          await startWebSession(sessions, request, reply, userId, { secondFactorPending: false, claimPending: true });
+          return reply.header('cache-control', 'no-store').redirect('/auth/claim', 303);
+        }
         // A magic link proves the mailbox, one factor: with TOTP on, the second step still follows.
         const secondFactorPending = await deps.totp.isEnabled(userId);
         await startSession(request, reply, userId, secondFactorPending);
+        if (!secondFactorPending) deps.securityEvents.record({ type: 'sign_in.succeeded', user: signIn.user, origin, method: 'magic_link', credential: 'session' });
         return reply.header('cache-control', 'no-store').redirect(secondFactorPending ? '/auth/2fa' : '/', 303);
       },
     );

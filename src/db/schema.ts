@@ -26,6 +26,11 @@ export interface UsersTable {
    * between app servers.
    */
   jwt_generation: number;
+  /**
+   * When the account's holder proved they read the address's mail (a verification or sign-in
+   * link); null until then. An empty password_hash means the account has no password.
+   */
+  email_verified_at: string | null;
   created_at: string;
   updated_at: string;
 }
@@ -89,12 +94,17 @@ export interface SessionsTable {
    * TOTP on: such a session can finish or cancel the second step and do nothing else.
    */
   second_factor_pending: number;
+  /**
+   * 1 while a magic-link sign-in to an unverified account that already has credentials waits for
+   * the mailbox holder to keep or reset them (POST /auth/claim): such a session can do nothing else.
+   */
+  claim_pending: number;
 }
 
 export interface OneTimeTokensTable {
   id: string;
   user_id: string;
-  /** What the token is for ("magic_link"); it is redeemed only for that purpose. */
+  /** What the token is for ("magic_link", "email_verification"); it is redeemed only for that purpose. */
   purpose: string;
   /** SHA-256 of the token; the token itself is only ever in the e-mail. */
   token_hash: string;

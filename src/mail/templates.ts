@@ -26,6 +26,36 @@ export function magicLinkMessage(to: string, link: string, minutes: number): Mai
   return { to, subject: 'Your Siteward sign-in link', text, html };
 }
 
+/**
+ * The link that proves the address is the account holder's. The mail speaks to someone who did
+ * not sign up too: confirming another person's sign-up would hand them a verified account, and a
+ * sign-in link lets the address's owner reset it instead.
+ */
+export function emailVerificationMessage(to: string, link: string, signInUrl: string, hours: number): MailMessage {
+  const notYou = `If you did not create this account, do not confirm it: someone else may have used your address. Sign in at ${signInUrl} with "E-mail me a link" and choose "Reset the account" to take it over.`;
+  const text = [
+    'Hello,',
+    '',
+    'A Siteward account was created with this e-mail address. Use this link to confirm that the address is yours:',
+    '',
+    link,
+    '',
+    `The link works once and expires in ${hours} hours. Opening it shows a page with a "Confirm" button; nothing changes until you press it.`,
+    '',
+    notYou,
+  ].join('\n');
+  const html = `<!doctype html>
+<html lang="en"><body style="font-family: system-ui, sans-serif; color: #1f2937; line-height: 1.5">
+<p>Hello,</p>
+<p>A Siteward account was created with this e-mail address. Use this button to confirm that the address is yours:</p>
+<p><a href="${escapeHtml(link)}" style="display: inline-block; background: #4f46e5; color: #ffffff; padding: 10px 18px; border-radius: 6px; text-decoration: none">Confirm my address</a></p>
+<p>Or paste this link into your browser:<br><span style="word-break: break-all">${escapeHtml(link)}</span></p>
+<p>The link works once and expires in ${hours} hours.</p>
+<p style="color: #6b7280">${escapeHtml(notYou)}</p>
+</body></html>`;
+  return { to, subject: 'Confirm your e-mail address for Siteward', text, html };
+}
+
 /** What each notice tells the owner happened, as a sentence completing "On <date>, …". */
 const NOTICES: Partial<Record<SecurityEventType, { subject: string; sentence: string }>> = {
   'password.changed': { subject: 'Your Siteward password was changed', sentence: 'the password of your Siteward account was changed. Other devices were signed out.' },

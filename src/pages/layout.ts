@@ -9,6 +9,7 @@ const STYLE = `
   main { max-width: 26rem; margin: 12vh auto; padding: 2rem; background: #fff; border: 1px solid #e5e7eb; border-radius: 0.75rem; }
   h1 { font-size: 1.375rem; margin: 0 0 0.75rem; }
   p { margin: 0 0 1rem; }
+  form + p { margin-top: 1rem; }
   label { display: block; font-weight: 600; margin-bottom: 0.25rem; }
   input[type=email], input[type=text] { width: 100%; box-sizing: border-box; padding: 0.6rem; border: 1px solid #d1d5db; border-radius: 0.5rem; font: inherit; margin-bottom: 1rem; }
   button { width: 100%; padding: 0.7rem; border: 0; border-radius: 0.5rem; background: #4f46e5; color: #fff; font: inherit; font-weight: 600; cursor: pointer; }

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { buildTestApp, signUp, type TestApp } from '../../test/helpers.js';
+import { buildTestApp, signUpConfirmed, type TestApp } from '../../test/helpers.js';
 import { startSmtpServer, type TestSmtpServer } from '../../test/smtp.js';
 
 let smtp: TestSmtpServer;
@@ -27,7 +27,7 @@ function securityLines(): Array<Record<string, unknown>> {
 
 describe('security events', () => {
   test('signing out everywhere is logged as a structured line and mailed to the owner, with no secret in either', async () => {
-    const user = await signUp(t.app);
+    const user = await signUpConfirmed(t.app, smtp);
     const before = smtp.messages.length;
     const response = await t.app.inject({
       method: 'DELETE',

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, test } from 'node:test';
-import { buildTestApp, enableTotp, signUp, STRONG_PASSWORD, type EnabledTotp, type SignedUpUser, type TestApp, sessionCookie } from '../../test/helpers.js';
+import { buildTestApp, enableTotp, signUp, signUpConfirmed, STRONG_PASSWORD, type EnabledTotp, type SignedUpUser, type TestApp, sessionCookie } from '../../test/helpers.js';
 import { totp } from '../../test/rfc6238.js';
 import { linkIn, startSmtpServer, type TestSmtpServer } from '../../test/smtp.js';
 
@@ -30,7 +30,7 @@ function wrongCode(secret: string): string {
 }
 
 async function userWithTotp(email?: string): Promise<SignedUpUser & EnabledTotp> {
-  const user = await signUp(t.app, email);
+  const user = await signUpConfirmed(t.app, smtp, email);
   return { ...user, ...(await enableTotp(t, user)) };
 }
 
@@ -292,7 +292,7 @@ describe('magic-link sign-in with TOTP on', () => {
   });
 
   test('without 2FA the magic link still goes straight to the app', async () => {
-    const user = await signUp(t.app, 'plainmagic@example.com');
+    const user = await signUpConfirmed(t.app, smtp, 'plainmagic@example.com');
     const token = await magicLinkToken(user.email);
     const redeemed = await t.app.inject({ method: 'POST', url: '/magic', headers: FORM, payload: `token=${token}` });
     assert.equal(redeemed.headers.location, '/');

@@ -44,6 +44,7 @@ export const JOINED_USER_COLUMNS = [
   'users.name',
   'users.password_hash',
   'users.jwt_generation',
+  'users.email_verified_at',
   'users.created_at as user_created_at',
   'users.updated_at as user_updated_at',
 ] as const;
@@ -54,6 +55,7 @@ export interface JoinedUserColumns {
   name: string;
   password_hash: string;
   jwt_generation: number;
+  email_verified_at: string | null;
   user_created_at: string;
   user_updated_at: string;
 }
@@ -65,6 +67,7 @@ export function userFromJoin(row: JoinedUserColumns): UserRow {
     name: row.name,
     password_hash: row.password_hash,
     jwt_generation: row.jwt_generation,
+    email_verified_at: row.email_verified_at,
     created_at: row.user_created_at,
     updated_at: row.user_updated_at,
   };

@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Static } from 'typebox';
 import type { Database } from '../db/schema.js';
 import { AppError, type FieldError, validationError } from '../errors.js';
-import { checkPasswordPolicy, type PasswordHasher } from '../auth/passwords.js';
+import { checkPasswordPolicy, NO_PASSWORD, type PasswordHasher } from '../auth/passwords.js';
 import { failedPasswordKey, RATE_LIMITS, type RateLimiter } from '../auth/rate-limit.js';
 import type { SessionService } from '../auth/sessions.js';
 import type { Clock } from '../lib/clock.js';
@@ -14,7 +14,22 @@ export type PublicUser = Static<typeof UserSchema>;
 
 /** The user as every response shows it: never the password hash or token state. */
 export function userToJson(user: UserRow): PublicUser {
-  return { id: user.id, email: user.email, name: user.name, created_at: user.created_at };
+  return {
+    id: user.id,
+    email: user.email,
+    name: user.name,
+    email_verified: isEmailVerified(user),
+    has_password: hasPassword(user),
+    created_at: user.created_at,
+  };
+}
+
+export function hasPassword(user: UserRow): boolean {
+  return user.password_hash !== NO_PASSWORD;
+}
+
+export function isEmailVerified(user: UserRow): boolean {
+  return user.email_verified_at !== null;
 }
 
 /** E-mail addresses compare case-insensitively and without surrounding blanks. */
@@ -38,7 +53,11 @@ export class UserService {
   ) {}
 
   /** Creates a user after checking the e-mail and the password policy; 409 when the e-mail is taken. */
-  async createUser(input: NewUser): Promise<UserRow> {
+  /**
+   * `emailVerified`: the creator vouches for the address (the CLI, run by the server's operator);
+   * a sign-up over HTTP does not, and the address stays unverified until its link is used.
+   */
+  async createUser(input: NewUser, options: { emailVerified?: boolean } = {}): Promise<UserRow> {
     const email = normalizeEmail(input.email);
     const name = (input.name ?? '').trim();
     const errors: FieldError[] = [];
@@ -54,6 +73,7 @@ export class UserService {
       name,
       password_hash: await this.hasher.hash(input.password),
       jwt_generation: 0,
+      email_verified_at: options.emailVerified === true ? now.toISOString() : null,
       created_at: now.toISOString(),
       updated_at: now.toISOString(),
     };
@@ -73,7 +93,8 @@ export class UserService {
 }
 
 export interface PasswordChange {
-  currentPassword: string;
+  /** Needed while the account has a password; an account without one (after a reset) sets one without. */
+  currentPassword: string | undefined;
   newPassword: string;
 }
 
@@ -107,12 +128,15 @@ export class PasswordChangeService {
     // Read afresh, not from the request's principal, which may have been cached.
     const user = await findUserById(this.db, userId);
     if (user === undefined) throw new AppError(404, 'user_not_found', 'This account no longer exists.');
-    // Sign-in and this form share the account's 10 failures.
-    const key = failedPasswordKey(user.email);
-    // Counted before the check, so concurrent guesses cannot all pass under the limit; refunded when right.
-    await this.limiter.take(key, RATE_LIMITS.loginFailuresPerAccount);
-    if (!(await this.hasher.verify(user.password_hash, change.currentPassword))) throw currentPasswordInvalid();
-    await this.limiter.refund(key);
+    if (hasPassword(user)) {
+      if (change.currentPassword === undefined) throw validationError([{ path: '/current_password', message: 'is required' }]);
+      // Sign-in and this form share the account's 10 failures.
+      const key = failedPasswordKey(user.email);
+      // Counted before the check, so concurrent guesses cannot all pass under the limit; refunded when right.
+      await this.limiter.take(key, RATE_LIMITS.loginFailuresPerAccount);
+      if (!(await this.hasher.verify(user.password_hash, change.currentPassword))) throw currentPasswordInvalid();
+      await this.limiter.refund(key);
+    }
 
     const passwordHash = await this.hasher.hash(change.newPassword);
     const now = this.clock.now().toISOString();

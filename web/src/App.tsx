@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'react';
 import { errorMessage } from './api';
 import { Loading } from './components/Loading';
+import { VerifyEmailBanner } from './components/VerifyEmailBanner';
 import { AccessTokensPage } from './pages/AccessTokens';
 import { NotFoundPage } from './pages/NotFound';
 import { SecurityPage } from './pages/Security';
@@ -91,6 +92,7 @@ function Shell({ path, children }: { path: string; children: React.ReactNode }) 
           </button>
         </div>
       </header>
+      {user !== null && user !== undefined && !user.email_verified && <VerifyEmailBanner email={user.email} />}
       {signOutError !== undefined && (
         <div className="alert alert-error" role="alert">
           {signOutError}

@@ -115,6 +115,10 @@ export interface User {
   id: string;
   email: string;
   name: string;
+  /** Whether the holder of the address has confirmed it. */
+  email_verified: boolean;
+  /** False after an account reset: a password is set without a current one. */
+  has_password: boolean;
   created_at: string;
 }
 

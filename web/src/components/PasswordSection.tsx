@@ -18,7 +18,9 @@ function sentence(message: string): string {
 }
 
 export function PasswordSection({ onChanged }: { onChanged: () => void }) {
-  const { user } = useSession();
+  const { user, refresh } = useSession();
+  // After an account reset there is no password: one is set without the current one.
+  const needsCurrent = user?.has_password !== false;
   const [current, setCurrent] = useState('');
   const [next, setNext] = useState('');
   const [confirm, setConfirm] = useState('');
@@ -32,7 +34,7 @@ export function PasswordSection({ onChanged }: { onChanged: () => void }) {
     setDone(false);
     setAlert(undefined);
     const local: FieldErrors = {
-      current: current === '' ? 'Enter your current password.' : undefined,
+      current: needsCurrent && current === '' ? 'Enter your current password.' : undefined,
       next: next === '' ? 'Choose a new password.' : undefined,
       confirm: next !== '' && confirm !== next ? 'The passwords do not match.' : undefined,
     };
@@ -41,7 +43,8 @@ export function PasswordSection({ onChanged }: { onChanged: () => void }) {
 
     setBusy(true);
     try {
-      await api.post('/api/v1/me/password', { current_password: current, new_password: next });
+      await api.post('/api/v1/me/password', needsCurrent ? { current_password: current, new_password: next } : { new_password: next });
+      if (!needsCurrent) await refresh();
       setCurrent('');
       setNext('');
       setConfirm('');
@@ -61,11 +64,15 @@ export function PasswordSection({ onChanged }: { onChanged: () => void }) {
   }
 
   return (
-    <section className="card security-card" aria-labelledby="password-title">
+    <section className="card security-card" id="password" aria-labelledby="password-title">
       <div className="card-header">
         <div>
-          <h2 id="password-title">Password</h2>
-          <p>Changing it signs you out on every other device and revokes API tokens (JWTs) issued before.</p>
+          <h2 id="password-title">{needsCurrent ? 'Password' : 'Set a password'}</h2>
+          <p>
+            {needsCurrent
+              ? 'Changing it signs you out on every other device and revokes API tokens (JWTs) issued before.'
+              : 'Your account has no password since it was reset. Choose one to sign in with e-mail and password.'}
+          </p>
         </div>
       </div>
       {done && (
@@ -77,15 +84,17 @@ export function PasswordSection({ onChanged }: { onChanged: () => void }) {
       <form onSubmit={submit} noValidate className="password-form">
         {/* Lets password managers file the new password under the right account. */}
         <input type="email" name="username" autoComplete="username" value={user?.email ?? ''} readOnly hidden />
-        <Field
-          label="Current password"
-          type="password"
-          autoComplete="current-password"
-          value={current}
-          onChange={(event) => setCurrent(event.target.value)}
-          error={errors.current}
-          required
-        />
+        {needsCurrent && (
+          <Field
+            label="Current password"
+            type="password"
+            autoComplete="current-password"
+            value={current}
+            onChange={(event) => setCurrent(event.target.value)}
+            error={errors.current}
+            required
+          />
+        )}
         <div className="form-grid">
           <Field
             label="New password"
@@ -109,7 +118,7 @@ export function PasswordSection({ onChanged }: { onChanged: () => void }) {
         </div>
         <div className="row">
           <Button type="submit" variant="primary" busy={busy}>
-            Change password
+            {needsCurrent ? 'Change password' : 'Set password'}
           </Button>
         </div>
       </form>

@@ -1,0 +1,78 @@
+import type { Kysely } from 'kysely';
+import { endPendingClaim } from '../auth/queries.js';
+import type { SessionService } from '../auth/sessions.js';
+import type { Database } from '../db/schema.js';
+import type { Clock } from '../lib/clock.js';
+import { sha256 } from '../lib/crypto.js';
+import type { TotpService } from '../totp/service.js';
+import { findUserById, type UserRow } from '../users/queries.js';
+import { markEmailVerified, resetAccountCredentials } from './queries.js';
+
+export const CLAIM_DECISIONS = ['keep', 'reset'] as const;
+export type ClaimDecision = (typeof CLAIM_DECISIONS)[number];
+
+export const CLAIM_NOT_PENDING = 'claim_not_pending';
+
+/** Thrown inside the reset's transaction when another answer came first: it rolls the reset back. */
+class ClaimAlreadyAnswered extends Error {}
+
+export interface ClaimOutcome {
+  user: UserRow;
+  /** TOTP is still on (the account was kept): the second step follows. */
+  secondFactorPending: boolean;
+  /** The address was not verified before this answer. */
+  newlyVerified: boolean;
+}
+
+/**
+ * The one-time choice about an unverified account that already had credentials when its address's
+ * mailbox holder signed in by magic link. Someone may have signed up with another person's address
+ * and waited (pre-account hijacking): "reset" ends everything granted before; "keep" is for the
+ * owner who set the account up and never confirmed the address.
+ */
+export class AccountClaimService {
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly sessions: SessionService,
+    private readonly totp: TotpService,
+    private readonly clock: Clock,
+  ) {}
+
+  /**
+   * Applies the answer of the pending session behind the cookie, once: the session is ended in the
+   * answer's own transaction by a conditional DELETE, so a second answer (or a concurrent one)
+   * finds nothing and changes nothing. Undefined when no claim waits behind the cookie.
+   */
+  async decide(cookieValue: string, decision: ClaimDecision): Promise<ClaimOutcome | undefined> {
+    const pending = await this.sessions.findPendingClaim(cookieValue);
+    if (pending === undefined) return undefined;
+    const userId = pending.user.id;
+    const tokenHash = sha256(cookieValue);
+    const now = this.clock.now().toISOString();
+
+    if (decision === 'keep') {
+      const newlyVerified = await this.db.transaction().execute(async (trx) => {
+        if ((await endPendingClaim(trx, tokenHash, now)) === undefined) return undefined;
+        return markEmailVerified(trx, userId, now);
+      });
+      if (newlyVerified === undefined) return undefined;
+      const user = await findUserById(this.db, userId);
+      if (user === undefined) return undefined;
+      return { user, secondFactorPending: await this.totp.isEnabled(userId), newlyVerified };
+    }
+
+    try {
+      // Every session (the pending one included), every JWT and every unused sign-in link go in
+      // the same transaction as the password, passkeys, TOTP and access tokens.
+      await this.sessions.revokeEverythingElse(userId, null, async (trx) => {
+        if ((await endPendingClaim(trx, tokenHash, now)) === undefined) throw new ClaimAlreadyAnswered();
+        await resetAccountCredentials(trx, userId, now);
+      });
+    } catch (error) {
+      if (error instanceof ClaimAlreadyAnswered) return undefined;
+      throw error;
+    }
+    const user = await findUserById(this.db, userId);
+    return user === undefined ? undefined : { user, secondFactorPending: false, newlyVerified: pending.user.email_verified_at === null };
+  }
+}

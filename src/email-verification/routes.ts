@@ -1,0 +1,157 @@
+import formBody from '@fastify/formbody';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import { assertSameOrigin } from '../auth/csrf.js';
+import { type Guard, unauthorized } from '../auth/guard.js';
+import type { SessionService } from '../auth/sessions.js';
+import { sendPage, startWebSession } from '../auth/web-routes.js';
+import { currentUser } from '../http/principal.js';
+import { ProblemSchema } from '../http/schema.js';
+import type { App } from '../http/types.js';
+import { claimPage } from '../pages/claim.js';
+import { verifyEmailConfirmPage, verifyEmailDonePage, verifyEmailInvalidPage } from '../pages/verify-email.js';
+import { requestOrigin, type SecurityEvents } from '../security/events.js';
+import { UserSchema } from '../users/schema.js';
+import { userToJson } from '../users/service.js';
+import { type AccountClaimService, CLAIM_DECISIONS, CLAIM_NOT_PENDING, type ClaimDecision } from './claim.js';
+import { type EmailVerificationService, verificationTokenInvalid } from './service.js';
+
+export interface EmailVerificationDeps {
+  guard: Guard;
+  sessions: SessionService;
+  emailVerification: EmailVerificationService;
+  claims: AccountClaimService;
+  securityEvents: SecurityEvents;
+  publicOrigin: string;
+}
+
+const tags = ['e-mail verification'];
+
+const claimNotPending = () => unauthorized(CLAIM_NOT_PENDING, 'No sign-in is waiting for this choice (it may have been answered, or expired after 10 minutes); sign in again.');
+
+function isForm(request: FastifyRequest): boolean {
+  return String(request.headers['content-type'] ?? '').startsWith('application/x-www-form-urlencoded');
+}
+
+function redirect(reply: FastifyReply, location: string): FastifyReply {
+  return reply.header('cache-control', 'no-store').redirect(location, 303);
+}
+
+/**
+ * Verifying an account's address (the link mailed at sign-up) and the choice that follows a magic
+ * link to an unverified account that already has credentials (pre-account hijacking).
+ */
+export function registerEmailVerificationRoutes(app: App, deps: EmailVerificationDeps): void {
+  const { guard, sessions, emailVerification, claims, securityEvents } = deps;
+
+  app.post(
+    '/auth/verify-email/resend',
+    {
+      onRequest: guard.require('account'),
+      schema: {
+        summary: 'Mail a new link that confirms your e-mail address (at most 3 an hour)',
+        tags,
+        response: { 202: Type.Object({ detail: Type.String() }), 401: ProblemSchema, 403: ProblemSchema, 409: ProblemSchema, 429: ProblemSchema },
+      },
+    },
+    async (request, reply) => {
+      const user = currentUser(request);
+      await emailVerification.resend(user.id);
+      return reply.header('cache-control', 'no-store').code(202).send({ detail: `We have sent a new confirmation link to ${user.email}. It expires in 24 hours.` });
+    },
+  );
+
+  // The pages post HTML forms; only they accept form bodies.
+  void app.register(async (pages) => {
+    await pages.register(formBody, { bodyLimit: 4096 });
+
+    pages.get(
+      '/verify-email',
+      {
+        schema: {
+          summary: 'Confirmation page for an e-mail verification link. Never verifies (HEAD neither): mail scanners open links',
+          tags,
+          querystring: Type.Object({ token: Type.Optional(Type.String({ maxLength: 200 })) }),
+        },
+      },
+      async (request, reply) => {
+        const token = (request.query as { token?: string }).token ?? '';
+        const link = await emailVerification.inspect(token);
+        if (link === undefined) return sendPage(reply, 410, verifyEmailInvalidPage());
+        return sendPage(reply, 200, verifyEmailConfirmPage(token, link.email));
+      },
+    );
+
+    pages.post(
+      '/verify-email',
+      {
+        schema: {
+          summary: 'Use an e-mail verification link (form field or JSON token): 200 page (form) or {user} (JSON); 410 when unknown, used or expired',
+          tags,
+          body: Type.Object({ token: Type.String({ maxLength: 200 }) }),
+        },
+      },
+      async (request, reply) => {
+        // A forged cross-site confirmation could confirm a sign-up the mailbox's owner never made.
+        assertSameOrigin(request.headers, deps.publicOrigin);
+        const verified = await emailVerification.verify((request.body as { token: string }).token);
+        if (verified === undefined) {
+          if (isForm(request)) return sendPage(reply, 410, verifyEmailInvalidPage());
+          throw verificationTokenInvalid();
+        }
+        guard.forgetUser(verified.user.id);
+        if (verified.newlyVerified) securityEvents.record({ type: 'email.verified', user: verified.user, origin: requestOrigin(request) });
+        if (isForm(request)) return sendPage(reply, 200, verifyEmailDonePage(verified.user.email));
+        return reply.header('cache-control', 'no-store').send({ user: userToJson(verified.user) });
+      },
+    );
+
+    pages.get(
+      '/auth/claim',
+      { schema: { summary: 'The choice after a magic link to an unverified account that has credentials: keep or reset. 303 to the app when no choice waits', tags } },
+      async (request, reply) => {
+        const cookie = request.cookies[sessions.cookieName];
+        const pending = cookie === undefined || cookie === '' ? undefined : await sessions.findPendingClaim(cookie);
+        if (pending === undefined) return redirect(reply, '/');
+        return sendPage(reply, 200, claimPage(pending.user.email));
+      },
+    );
+
+    pages.post(
+      '/auth/claim',
+      {
+        schema: {
+          summary:
+            'Answer the choice once (form field or JSON decision): keep verifies the address and keeps every credential; reset verifies it and ends every password, session, JWT, access token, passkey and TOTP set up before. 303 to the 2FA step, the app or the password form (form), or 200 {user, second_factor_required} (JSON)',
+          tags,
+          body: Type.Object({ decision: Type.Enum([...CLAIM_DECISIONS]) }),
+          response: { 200: Type.Object({ user: UserSchema, second_factor_required: Type.Boolean() }), 400: ProblemSchema, 401: ProblemSchema, 403: ProblemSchema },
+        },
+      },
+      async (request, reply) => {
+        // Answered from another site, the choice could reset a victim's account or keep a squatter's.
+        assertSameOrigin(request.headers, deps.publicOrigin);
+        const decision = (request.body as { decision: ClaimDecision }).decision;
+        const cookie = request.cookies[sessions.cookieName] ?? '';
+        const outcome = cookie === '' ? undefined : await claims.decide(cookie, decision);
+        if (outcome === undefined) {
+          if (isForm(request)) return redirect(reply, '/');
+          throw claimNotPending();
+        }
+        const origin = requestOrigin(request);
+        guard.forgetUser(outcome.user.id);
+        if (outcome.newlyVerified) securityEvents.record({ type: 'email.verified', user: outcome.user, origin, method: 'magic_link', details: { claim: decision } });
+        if (decision === 'reset') securityEvents.record({ type: 'account.taken_over', user: outcome.user, origin, method: 'magic_link' });
+        await startWebSession(sessions, request, reply, outcome.user.id, { secondFactorPending: outcome.secondFactorPending });
+        if (!outcome.secondFactorPending) {
+          securityEvents.record({ type: 'sign_in.succeeded', user: outcome.user, origin, method: 'magic_link', credential: 'session', details: { claim: decision } });
+        }
+        if (isForm(request)) {
+          // After a reset the account has no password: the dashboard's password form sets one.
+          return redirect(reply, outcome.secondFactorPending ? '/auth/2fa' : decision === 'reset' ? '/settings/security#password' : '/');
+        }
+        return reply.header('cache-control', 'no-store').send({ user: userToJson(outcome.user), second_factor_required: outcome.secondFactorPending });
+      },
+    );
+  });
+}

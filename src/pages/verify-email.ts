@@ -1,0 +1,37 @@
+import { escapeHtml, page } from './layout.js';
+
+/**
+ * GET /verify-email: says what confirming does and asks for a click. Loading it verifies nothing,
+ * so a mail scanner that opens every link confirms no one's address.
+ */
+export function verifyEmailConfirmPage(token: string, email: string): string {
+  return page(
+    'Confirm your e-mail address',
+    `<h1>Confirm your e-mail address</h1>
+<p>Confirm that <strong>${escapeHtml(email)}</strong> is yours and that you created this Siteward account.</p>
+<form method="post" action="/verify-email">
+  <input type="hidden" name="token" value="${escapeHtml(token)}">
+  <button type="submit">Confirm</button>
+</form>
+<p class="muted">Did not create an account? Do not confirm: someone may have used your address. <a href="/sign-in">Sign in with an e-mail link</a> instead and choose to reset the account.</p>`,
+  );
+}
+
+export function verifyEmailDonePage(email: string): string {
+  return page(
+    'Address confirmed',
+    `<h1>Address confirmed</h1>
+<p><strong>${escapeHtml(email)}</strong> is confirmed for your Siteward account.</p>
+<p><a href="/">Open Siteward</a></p>`,
+  );
+}
+
+/** An unknown, used or expired link, and how to get a new one. */
+export function verifyEmailInvalidPage(): string {
+  return page(
+    'Link expired',
+    `<h1>This confirmation link no longer works</h1>
+<p>Confirmation links work once and expire after 24 hours. Sign in and use "Send a new link" in the banner at the top of Siteward.</p>
+<p><a href="/sign-in">Sign in</a></p>`,
+  );
+}
