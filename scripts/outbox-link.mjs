@@ -1,4 +1,4 @@
-// Prints the sign-in link from the newest message in the mail outbox (DATA_DIR/outbox, ./data by
+// Prints the link (sign-in or address confirmation) from the newest message in the mail outbox (DATA_DIR/outbox, ./data by
 // default): the outbox is where e-mail goes when SMTP_URL is not set.
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -13,9 +13,9 @@ if (newest === undefined) {
 const text = readFileSync(path.join(outbox, newest), 'utf8')
   .replace(/=\r?\n/g, '')
   .replace(/=([0-9A-F]{2})/g, (_match, hex) => String.fromCharCode(parseInt(hex, 16)));
-const link = /https?:\/\/\S+?\/magic\?token=[A-Za-z0-9_-]+/.exec(text);
+const link = /https?:\/\/\S+?\/(?:magic|verify-email)\?token=[A-Za-z0-9_-]+/.exec(text);
 if (link === null) {
-  console.error(`no sign-in link in ${newest}`);
+  console.error(`no link in ${newest}`);
   process.exit(1);
 }
 console.log(link[0]);
