@@ -49,30 +49,27 @@ export class AuthService {
   /** The first factor, shared by the API's JWT login and the web sign-in. */
   async verifyPassword(emailInput: string, password: string, clientIp: string): Promise<UserRow> {
     const email = normalizeEmail(emailInput);
-    const accountKey = failedPasswordKey(email);
-    const ipKey = `login:ip:${clientIp}`;
-    // Checked before the password, so a locked account gives nothing away even to a right guess.
-    await this.limiter.assertNotLimited([
-      [accountKey, RATE_LIMITS.loginFailuresPerAccount],
-      [ipKey, RATE_LIMITS.loginFailuresPerIp],
+    // Counted before the password is checked: parallel guesses cannot all pass a limit read before
+    // any of them was counted. A locked account answers 429 even to the right password, so the
+    // lock tells a guesser nothing. The key is the address as typed (normalised), known or not, so
+    // the limit does not reveal which addresses have accounts.
+    const reservation = await this.limiter.reserve([
+      [failedPasswordKey(email), RATE_LIMITS.loginFailuresPerAccount],
+      [`login:ip:${clientIp}`, RATE_LIMITS.loginFailuresPerIp],
     ]);
 
     const user = await this.users.findByEmail(email);
     // Unknown addresses take the same path and time as a wrong password: no account enumeration.
     const valid = user === undefined ? await this.hasher.verifyAgainstDummy(password) : await this.hasher.verify(user.password_hash, password);
-    if (user === undefined || !valid) {
-      await this.limiter.hit(accountKey, RATE_LIMITS.loginFailuresPerAccount);
-      await this.limiter.hit(ipKey, RATE_LIMITS.loginFailuresPerIp);
-      throw unauthorized('invalid_credentials', 'The e-mail address or password is wrong.');
-    }
-    await this.limiter.reset(accountKey);
+    if (user === undefined || !valid) throw unauthorized('invalid_credentials', 'The e-mail address or password is wrong.');
+    // Only failures use up the limits: the right password gives its places back.
+    await reservation.refund();
     return user;
   }
 
   async signup(input: NewUser, clientIp: string): Promise<SignedIn> {
-    const ipKey = `signup:ip:${clientIp}`;
-    await this.limiter.assertNotLimited([[ipKey, RATE_LIMITS.signupsPerIp]]);
-    await this.limiter.hit(ipKey, RATE_LIMITS.signupsPerIp);
+    // Every attempt counts, successful or not, and before the argon2id hash it costs.
+    await this.limiter.reserve([[`signup:ip:${clientIp}`, RATE_LIMITS.signupsPerIp]]);
     const user = await this.users.createUser(input);
     return { user, jwt: this.jwt.issue(user.id, user.jwt_generation) };
   }

@@ -162,10 +162,9 @@ export class TotpService {
    * wrong code.
    */
   async #attempt<T>(userId: string, code: string, check: (normalized: string) => Promise<T | undefined>): Promise<T | undefined> {
-    const key = `totp:account:${userId}`;
-    await this.limiter.take(key, RATE_LIMITS.codeFailuresPerAccount);
+    const reservation = await this.limiter.reserve([[`totp:account:${userId}`, RATE_LIMITS.codeFailuresPerAccount]]);
     const result = await check(normalizeCode(code));
-    if (result !== undefined) await this.limiter.refund(key);
+    if (result !== undefined) await reservation.refund();
     return result;
   }
 

@@ -108,11 +108,10 @@ export class PasswordChangeService {
     const user = await findUserById(this.db, userId);
     if (user === undefined) throw new AppError(404, 'user_not_found', 'This account no longer exists.');
     // Sign-in and this form share the account's 10 failures.
-    const key = failedPasswordKey(user.email);
     // Counted before the check, so concurrent guesses cannot all pass under the limit; refunded when right.
-    await this.limiter.take(key, RATE_LIMITS.loginFailuresPerAccount);
+    const reservation = await this.limiter.reserve([[failedPasswordKey(user.email), RATE_LIMITS.loginFailuresPerAccount]]);
     if (!(await this.hasher.verify(user.password_hash, change.currentPassword))) throw currentPasswordInvalid();
-    await this.limiter.refund(key);
+    await reservation.refund();
 
     const passwordHash = await this.hasher.hash(change.newPassword);
     const now = this.clock.now().toISOString();
