@@ -7,6 +7,7 @@ import type { App } from '../http/types.js';
 import { magicConfirmPage, magicInvalidPage, magicRateLimitedPage, magicSentPage } from '../pages/magic.js';
 import { PAGE_CSP } from '../pages/layout.js';
 import { twoFactorLockedPage, twoFactorPage } from '../pages/two-factor.js';
+import { requestOrigin } from '../security/events.js';
 import type { TotpService } from '../totp/service.js';
 import { UserSchema } from '../users/schema.js';
 import { userToJson } from '../users/service.js';
@@ -93,7 +94,7 @@ export function registerWebSignInRoutes(app: App, deps: WebSignInDeps): void {
       // A forged cross-site sign-in would put the victim in the attacker's account (login CSRF).
       assertSameOrigin(request.headers, deps.publicOrigin);
       const { body } = request;
-      const signIn = await deps.auth.passwordSignIn(body.email, body.password, body.otp, request.ip);
+      const signIn = await deps.auth.passwordSignIn(body.email, body.password, body.otp, requestOrigin(request));
       await startSession(request, reply, signIn.user.id, signIn.secondFactorPending);
       return { user: userToJson(signIn.user), second_factor_required: signIn.secondFactorPending };
     },
@@ -217,7 +218,7 @@ export function registerWebSignInRoutes(app: App, deps: WebSignInDeps): void {
           throw notPending();
         }
         try {
-          await deps.totp.verifySignInCode(pending.user.id, (request.body as { code: string }).code);
+          await deps.auth.completeSecondFactor(pending.user, (request.body as { code: string }).code, requestOrigin(request));
         } catch (error) {
           if (!isForm || !(error instanceof AppError)) throw error;
           if (error.status === 429) {
