@@ -69,6 +69,10 @@ test('sign up in the browser, sign out, and sign in again with the password; a w
     await page.getByText('Password is one of the most commonly used passwords').waitFor();
     assert.equal(await page.getByLabel('Password').getAttribute('aria-invalid'), 'true');
     await dashboard.screenshot('sign-up-password-refused');
+    // A password made of the account's own e-mail address is refused by name, too.
+    await page.getByLabel('Password').fill(email.toUpperCase());
+    await page.getByRole('button', { name: 'Create account' }).click();
+    await page.getByText('Password must not be built from your e-mail address').waitFor();
     assert.equal((await whoAmI(page)).status, 401);
 
     await page.getByLabel('Password').fill(STRONG_PASSWORD);

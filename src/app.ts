@@ -163,7 +163,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   // Passkeys are bound to PUBLIC_URL: its host name is the relying party id, its origin the only
   // origin whose responses count.
   const passkeys = new PasskeyService(db, limiter, clock, { id: new URL(config.publicUrl).hostname, name: 'Siteward', origin: config.publicOrigin });
-  const auth = new AuthService(users, hasher, jwt, limiter, totp);
+  const auth = new AuthService(users, hasher, jwt, limiter, totp, securityEvents);
   const accessTokens = new AccessTokenService(db, clock);
   const siteCache = options.siteCache ?? new SiteCache({ foreignChanges: readForeignChanges, maxBytes: config.siteCacheBytes });
   const sites = new SiteService({ db, dialect: database.dialect, clock, secrets, cache: siteCache });
@@ -176,7 +176,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   const passwordChanges = new PasswordChangeService(db, hasher, limiter, sessions, clock);
   registerAccountRoutes(app, { guard, sessions, passwordChanges, securityEvents });
   registerTotpRoutes(app, { guard, totp });
-  registerPasskeyRoutes(app, { guard, passkeys, sessions, publicOrigin: config.publicOrigin });
+  registerPasskeyRoutes(app, { guard, passkeys, sessions, securityEvents, publicOrigin: config.publicOrigin });
   registerAccessTokenRoutes(app, { guard, accessTokens });
   const reads = new SiteReads(sites, siteCache);
   registerSiteRoutes(app, { guard, sites, reads });
@@ -187,7 +187,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
       reads,
       // Every URL it answers is under /api/v1.
       headers: headers.noStore,
-      logLine: (reqId, method, url, status, elapsedMs) => logRequestLine(loggers.requestLines, reqId, method, url, status, elapsedMs),
+      logLine: (reqId, method, url, status, elapsedMs, caller) => logRequestLine(loggers.requestLines, reqId, method, url, status, elapsedMs, caller),
       onError: (error) => app.log.error({ err: error }, 'answering a site read directly failed; Fastify answers it'),
     });
     app.addHook('preClose', (done) => {

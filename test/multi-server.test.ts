@@ -174,6 +174,20 @@ test('failed logins on both servers count against one limit', async () => {
   }
 });
 
+test('30 wrong passwords sent at once to both servers: together they check no more than 10', async () => {
+  const [a, b] = pair();
+  // An address without an account is limited exactly like one with (and leaves the sign-up limit alone).
+  const email = `parallel-${randomBytes(3).toString('hex')}@example.com`;
+  const answers = await Promise.all(
+    Array.from({ length: 30 }, (_, i) => call(i % 2 === 0 ? a : b, 'POST', '/auth/login', { body: { email, password: `wrong-guess-${i}` } })),
+  );
+  const checked = answers.filter((answer) => answer.status === 401).length;
+  assert.ok(checked <= 10, `${checked} wrong passwords were checked`);
+  const refused = answers.filter((answer) => answer.status === 429);
+  assert.equal(checked + refused.length, 30);
+  assert.ok(refused.every((answer) => Number(answer.headers.get('retry-after')) > 0));
+});
+
 test('a magic link posted to both servers at once is redeemed exactly once', async () => {
   const [a, b] = pair();
   const user = await signUp(b);

@@ -89,6 +89,13 @@ test('the CLI creates and lists users, and refuses a duplicate', () => {
   assert.deepEqual(JSON.parse(listed.stdout).users.map((user: { email: string }) => user.email), ['admin@example.com']);
   const usage = spawnSync(process.execPath, [CLI, 'users:create', '--email', 'x@example.com'], { env, encoding: 'utf8' });
   assert.equal(usage.status, 2);
+  // The same password policy as sign-up, the account's own address and name included.
+  const weak = spawnSync(process.execPath, [CLI, 'users:create', '--email', 'ops@example.com', '--password', 'ops@example.com', '--name', 'Ops'], { env, encoding: 'utf8' });
+  assert.equal(weak.status, 1);
+  assert.match(weak.stderr, /\/password: must not be built from your e-mail address/);
+  const named = spawnSync(process.execPath, [CLI, 'users:create', '--email', 'ops@example.com', '--password', 'Operator-2026', '--name', 'Operator'], { env, encoding: 'utf8' });
+  assert.equal(named.status, 1);
+  assert.match(named.stderr, /must not be built from your name/);
 });
 
 test("the README's curl walkthrough runs as written against a real server", async () => {

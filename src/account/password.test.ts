@@ -112,6 +112,21 @@ describe('POST /api/v1/me/password', () => {
     });
   }
 
+  test("a new password built from the account's own e-mail address or name is 400 naming /new_password", async () => {
+    const user = await signUp(t.app, 'katherine.johnson@example.com');
+    await t.database.db.updateTable('users').set({ name: 'Katherine Johnson' }).where('id', '=', user.id).execute();
+    for (const [password, message] of [
+      ['Katherine.Johnson@Example.com', 'must not be built from your e-mail address'],
+      ['johnson1918!', 'must not be built from your name'],
+      ['siteward-siteward', "must not be built from the service's name (siteward)"],
+    ] as const) {
+      const response = await changePassword({ authorization: user.bearer }, { current_password: STRONG_PASSWORD, new_password: password });
+      assert.equal(response.statusCode, 400, password);
+      assert.deepEqual(response.json<{ errors: unknown }>().errors, [{ path: '/new_password', message }]);
+    }
+    assert.equal((await login(user.email, STRONG_PASSWORD)).statusCode, 200, 'the password is unchanged');
+  });
+
   test('a personal access token cannot change the password (403)', async () => {
     const user = await signUp(t.app);
     const token = await createAccessToken(t.app, user);

@@ -24,7 +24,7 @@ const ChangePasswordBody = Type.Object(
   {
     // Longer than the policy allows, so an over-long current password is "wrong", not a validation hint.
     current_password: Type.Optional(Type.String({ maxLength: PASSWORD_MAX_LENGTH * 4, description: 'Required while the account has a password' })),
-    new_password: Type.String({ maxLength: PASSWORD_MAX_LENGTH * 4, description: `${PASSWORD_MIN_LENGTH}–${PASSWORD_MAX_LENGTH} characters, not a commonly used password` }),
+    new_password: Type.String({ maxLength: PASSWORD_MAX_LENGTH * 4, description: `${PASSWORD_MIN_LENGTH}–${PASSWORD_MAX_LENGTH} characters; not a commonly used password, a repeat, a sequence, or built from your e-mail address, name or the service's name` }),
   },
   { additionalProperties: false },
 );

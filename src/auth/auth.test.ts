@@ -93,6 +93,22 @@ describe('sign-up', () => {
     }
   });
 
+  test("refuses a password built from the account's own e-mail address or name, the service's name, a repeat or a sequence (400 naming /password)", async () => {
+    for (const [password, message] of [
+      ['grace.hopper@example.com', 'must not be built from your e-mail address'],
+      ['GraceHopper1906', 'must not be built from your name'],
+      ['Siteward2026', "must not be built from the service's name (siteward)"],
+      ['zzzzzzzzzz', 'must not be one character repeated'],
+      ['abcdefghij', 'must not be a simple sequence, like abcdefgh, 12345678 or qwerty'],
+    ] as const) {
+      const response = await t.app.inject({ method: 'POST', url: '/auth/signup', payload: { email: 'Grace.Hopper@example.com', password, name: 'Grace Hopper' } });
+      assert.equal(response.statusCode, 400, password);
+      assert.equal(response.json().code, 'validation_failed');
+      assert.deepEqual(response.json().errors, [{ path: '/password', message }]);
+    }
+    assert.equal((await t.database.db.selectFrom('users').select('id').execute()).length, 0);
+  });
+
   test('is limited per address: the 11th sign-up within an hour is 429 with Retry-After', async () => {
     for (let i = 0; i < 10; i++) await signUp(t.app, `many${i}@example.com`);
     const response = await t.app.inject({ method: 'POST', url: '/auth/signup', payload: { email: 'many10@example.com', password: STRONG_PASSWORD } });

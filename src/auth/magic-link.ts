@@ -8,7 +8,7 @@ import { magicLinkMessage } from '../mail/templates.js';
 import { findUserById } from '../users/queries.js';
 import { normalizeEmail, type UserService } from '../users/service.js';
 import { findRedeemableToken, insertOneTimeToken, MAGIC_LINK_PURPOSE, redeemToken } from './queries.js';
-import { RATE_LIMITS, type RateLimiter, type RateLimitRule } from './rate-limit.js';
+import { RATE_LIMITS, type RateLimiter } from './rate-limit.js';
 
 export const MAGIC_LINK_LIFETIME_MS = 15 * 60 * 1000;
 /** 32 random bytes in base64url; anything else is not ours and costs no lookup. */
@@ -35,12 +35,12 @@ export class MagicLinkService {
    */
   async request(emailInput: string, clientIp: string): Promise<void> {
     const email = normalizeEmail(emailInput);
-    const checks: Array<[string, RateLimitRule]> = [
+    // Counted before anything is looked up or mailed, every request alike: concurrent requests
+    // cannot all pass a limit read before any of them was counted (a mailbox flooded with links).
+    await this.limiter.reserve([
       [`magic:address:${email}`, RATE_LIMITS.magicLinksPerAddress],
       [`magic:ip:${clientIp}`, RATE_LIMITS.magicLinksPerIp],
-    ];
-    await this.limiter.assertNotLimited(checks);
-    for (const [key, rule] of checks) await this.limiter.hit(key, rule);
+    ]);
 
     const token = randomToken(32);
     const tokenHash = sha256(token);

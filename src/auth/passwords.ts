@@ -79,11 +79,117 @@ export function isCommonPassword(password: string): boolean {
   return loadCommonPasswords().has(password.toLowerCase());
 }
 
-/** The password rules, as field errors under `path` (empty when the password is acceptable). */
-export function checkPasswordPolicy(password: string, path = '/password'): FieldError[] {
+/** Whom a password protects: it must not be made of what anyone can learn about the account. */
+export interface PasswordContext {
+  email: string;
+  name?: string | undefined;
+}
+
+/** Guessers try the name of the service a password is for first. */
+const PRODUCT_NAME = 'siteward';
+
+/** Runs people type instead of choosing: the alphabet, the digits and the keyboard's rows. */
+const SEQUENCES = ['abcdefghijklmnopqrstuvwxyz', '0123456789', 'qwertyuiop', 'asdfghjkl', 'zxcvbnm', 'azertyuiop', 'qwertzuiop'];
+const SEQUENCE_RUNS = SEQUENCES.flatMap((sequence) => [sequence, [...sequence].reverse().join('')]);
+/** The shortest piece of a sequence that counts as one (shorter ones are in every word). */
+const MIN_RUN = 3;
+
+/** Compared without case or compatibility variants, so "SiteWard" and "ｓｉｔｅｗａｒｄ" are one word. */
+function fold(text: string): string {
+  return text.normalize('NFKC').toLowerCase();
+}
+
+/** One character, or a piece of up to four, said again and again: "aaaaaaaa", "abcabcabc". */
+function repetition(folded: string): 'character' | 'pattern' | undefined {
+  const match = /^(.{1,4}?)\1+$/su.exec(folded);
+  if (match === null) return undefined;
+  return [...(match[1] ?? '')].length === 1 ? 'character' : 'pattern';
+}
+
+function isRun(piece: string): boolean {
+  return SEQUENCE_RUNS.some((run) => run.includes(piece));
+}
+
+/**
+ * Made only of runs of the sequences above, forwards or backwards, of three or more characters
+ * each ("abcdefgh", "87654321", "qwerty123"), its punctuation left out. An empty remainder is
+ * trivial too.
+ */
+function isSequence(folded: string): boolean {
+  const letters = folded.replace(/[^\p{L}\p{N}]/gu, '');
+  // covered[i]: the first i characters split into runs.
+  const covered = Array.from({ length: letters.length + 1 }, (_, i) => i === 0);
+  for (let start = 0; start < letters.length; start++) {
+    if (covered[start] !== true) continue;
+    for (let end = start + MIN_RUN; end <= letters.length; end++) {
+      if (!isRun(letters.slice(start, end))) break;
+      covered[end] = true;
+    }
+  }
+  return covered[letters.length] === true;
+}
+
+type ContextKind = 'email' | 'name' | 'product';
+
+/** The words of the account that a password must not be built from, longest first. */
+function contextWords(context: PasswordContext): Array<{ word: string; kind: ContextKind }> {
+  const email = fold(context.email.trim());
+  const localPart = email.slice(0, Math.max(0, email.lastIndexOf('@')));
+  const name = fold((context.name ?? '').trim());
+  const words: Array<{ word: string; kind: ContextKind }> = [
+    { word: email, kind: 'email' },
+    { word: localPart, kind: 'email' },
+    { word: name, kind: 'name' },
+    { word: name.replace(/\s+/gu, ''), kind: 'name' },
+    ...name.split(/[^\p{L}\p{N}]+/u).map((word) => ({ word, kind: 'name' as const })),
+    ...localPart.split(/[^\p{L}\p{N}]+/u).map((word) => ({ word, kind: 'email' as const })),
+    { word: PRODUCT_NAME, kind: 'product' },
+  ];
+  // Longest first, so a whole address goes before its parts; a word that is both a name and part
+  // of the address is named as the name (the order above, kept by the stable sort).
+  return words.filter(({ word }) => [...word].length >= MIN_RUN).sort((a, b) => b.word.length - a.word.length);
+}
+
+/**
+ * Which of the account's words the password is built from: what is left once they are taken out
+ * is too short to stand alone, or only a sequence ("ada@example.com", "Ada2026!", "siteward1234").
+ * A password that merely contains one of them among enough else is not refused.
+ */
+function builtFrom(folded: string, context: PasswordContext): ContextKind | undefined {
+  let rest = folded;
+  let first: ContextKind | undefined;
+  for (const { word, kind } of contextWords(context)) {
+    if (!rest.includes(word)) continue;
+    rest = rest.split(word).join('');
+    first ??= kind;
+  }
+  if (first === undefined) return undefined;
+  const weak = [...rest].length < PASSWORD_MIN_LENGTH || repetition(rest) !== undefined || isSequence(rest);
+  return weak ? first : undefined;
+}
+
+const BUILT_FROM_MESSAGE: Record<ContextKind, string> = {
+  email: 'must not be built from your e-mail address',
+  name: 'must not be built from your name',
+  product: `must not be built from the service's name (${PRODUCT_NAME})`,
+};
+
+/**
+ * The password rules, as field errors under `path` (empty when the password is acceptable). The
+ * first guesses of anyone attacking one account are its own e-mail address and name, the
+ * service's name, repeats, sequences and the most common passwords; none of them may be chosen.
+ */
+export function checkPasswordPolicy(password: string, context: PasswordContext, path = '/password'): FieldError[] {
   const length = [...password].length;
   if (length < PASSWORD_MIN_LENGTH) return [{ path, message: `must be at least ${PASSWORD_MIN_LENGTH} characters` }];
   if (length > PASSWORD_MAX_LENGTH) return [{ path, message: `must be at most ${PASSWORD_MAX_LENGTH} characters` }];
+  const folded = fold(password);
+  const source = builtFrom(folded, context);
+  if (source !== undefined) return [{ path, message: BUILT_FROM_MESSAGE[source] }];
+  const repeated = repetition(folded);
+  if (repeated === 'character') return [{ path, message: 'must not be one character repeated' }];
+  if (repeated === 'pattern') return [{ path, message: 'must not be a short pattern repeated, like abcabcabc' }];
+  if (isSequence(folded)) return [{ path, message: 'must not be a simple sequence, like abcdefgh, 12345678 or qwerty' }];
   if (isCommonPassword(password)) return [{ path, message: 'is one of the most commonly used passwords; choose another' }];
   return [];
 }

@@ -10,7 +10,6 @@ export interface RateLimitRule {
 
 const FIFTEEN_MINUTES = 15 * 60 * 1000;
 
-/** Limits on sign-in, sign-up and sign-in e-mails, per account or address and per client address. */
 /**
  * The window of failed passwords for one account (by its normalised e-mail): sign-in and the
  * password-change form count into the same one, so neither is a side door for guessing.
@@ -33,6 +32,15 @@ export const RATE_LIMITS = {
   passkeyOptionsPerIp: { limit: 300, windowMs: FIFTEEN_MINUTES },
 } satisfies Record<string, RateLimitRule>;
 
+/** One limit an attempt counts against: the counter's key (what is limited) and its rule. */
+export type RateLimitCheck = readonly [key: string, rule: RateLimitRule];
+
+/** The places an attempt holds under its limits, until it gives them back. */
+export interface Reservation {
+  /** Gives the places back: the attempt turned out not to be one the limit is about (a success). */
+  refund(): Promise<void>;
+}
+
 /**
  * Fixed-window counters kept in the database, not in process memory: two app servers behind one
  * load balancer must share them, or an attacker simply gets twice the attempts.
@@ -43,52 +51,47 @@ export class RateLimiter {
     private readonly clock: Clock,
   ) {}
 
-  /** Seconds until the key may try again, or 0 when it is not limited. */
-  async retryAfter(key: string, rule: RateLimitRule): Promise<number> {
-    const row = await this.db.selectFrom('rate_limits').select(['window_start', 'count']).where('key', '=', key).executeTakeFirst();
-    const now = this.clock.now().getTime();
-    if (row === undefined || row.window_start <= now - rule.windowMs || row.count < rule.limit) return 0;
-    return Math.max(1, Math.ceil((row.window_start + rule.windowMs - now) / 1000));
-  }
-
-  /** Throws 429 with Retry-After when any of the keys is over its limit. */
-  async assertNotLimited(checks: Array<[key: string, rule: RateLimitRule]>): Promise<void> {
-    let wait = 0;
-    for (const [key, rule] of checks) wait = Math.max(wait, await this.retryAfter(key, rule));
-    if (wait > 0) throw tooManyRequests(wait);
-  }
-
-  /** Counts one event against the key, opening a new window when the old one has passed. */
-  async hit(key: string, rule: RateLimitRule): Promise<void> {
-    await this.#count(key, rule);
-  }
-
   /**
-   * Reserves one attempt before it is made: counts it and throws 429 when that goes over the
-   * limit. Counting first, in one statement, means concurrent attempts (from several app servers
-   * too) cannot all pass a check made before any of them counted. An attempt that succeeds gives
-   * its place back with `refund`, so only failures use up the limit.
+   * Reserves one attempt against every key before the attempt is made, and throws 429 with
+   * Retry-After when that goes over any key's limit. Counting comes first, one atomic statement
+   * per key, because a limit read before an expensive check (argon2id, a passkey signature) and
+   * counted after it lets every concurrent guess, from one process or several, pass the same read.
+   * A refused attempt gives its places back at once, so the counters hold only attempts that were
+   * let through. Where only failures should use up the limit, the caller refunds the reservation
+   * when the attempt succeeds.
    */
-  async take(key: string, rule: RateLimitRule): Promise<void> {
-    const { count, windowStart } = await this.#count(key, rule);
-    if (count > rule.limit) {
-      const now = this.clock.now().getTime();
-      throw tooManyRequests(Math.max(1, Math.ceil((windowStart + rule.windowMs - now) / 1000)));
+  async reserve(checks: ReadonlyArray<RateLimitCheck>): Promise<Reservation> {
+    const now = this.clock.now().getTime();
+    const counted: Array<{ key: string; windowStart: number }> = [];
+    let wait = 0;
+    for (const [key, rule] of checks) {
+      const { count, windowStart } = await this.#count(key, rule, now);
+      counted.push({ key, windowStart });
+      if (count > rule.limit) wait = Math.max(wait, Math.max(1, Math.ceil((windowStart + rule.windowMs - now) / 1000)));
+    }
+    const reservation: Reservation = { refund: () => this.#refund(counted) };
+    if (wait > 0) {
+      await reservation.refund();
+      throw tooManyRequests(wait);
+    }
+    return reservation;
+  }
+
+  /** Gives back one counted attempt per key, in the window it was counted in (never a later one). */
+  async #refund(counted: ReadonlyArray<{ key: string; windowStart: number }>): Promise<void> {
+    for (const { key, windowStart } of counted) {
+      await this.db
+        .updateTable('rate_limits')
+        .set((eb) => ({ count: eb('count', '-', 1) }))
+        .where('key', '=', key)
+        .where('window_start', '=', windowStart)
+        .where('count', '>', 0)
+        .execute();
     }
   }
 
-  /** Gives back an attempt reserved by `take` that turned out not to be a failure. */
-  async refund(key: string): Promise<void> {
-    await this.db
-      .updateTable('rate_limits')
-      .set((eb) => ({ count: eb('count', '-', 1) }))
-      .where('key', '=', key)
-      .where('count', '>', 0)
-      .execute();
-  }
-
-  async #count(key: string, rule: RateLimitRule): Promise<{ count: number; windowStart: number }> {
-    const now = this.clock.now().getTime();
+  /** Counts one attempt against the key, opening a new window when the old one has passed. */
+  async #count(key: string, rule: RateLimitRule, now: number): Promise<{ count: number; windowStart: number }> {
     const windowOpenedBefore = now - rule.windowMs;
     const row = await this.db
       .insertInto('rate_limits')
@@ -102,10 +105,6 @@ export class RateLimiter {
       .returning(['count', 'window_start'])
       .executeTakeFirstOrThrow();
     return { count: Number(row.count), windowStart: Number(row.window_start) };
-  }
-
-  async reset(key: string): Promise<void> {
-    await this.db.deleteFrom('rate_limits').where('key', '=', key).execute();
   }
 
   /** Drops windows that ended long ago, so the table does not grow with every address ever seen. */

@@ -1,5 +1,6 @@
 import type { EmailVerificationService } from '../email-verification/service.js';
 import type { App } from '../http/types.js';
+import { requestOrigin } from '../security/events.js';
 import { userToJson } from '../users/service.js';
 import { authErrorResponses, LoginBody, SignupBody, TokenResponse } from './schema.js';
 import type { AuthService, SignedIn } from './service.js';
@@ -22,7 +23,7 @@ export function registerAuthRoutes(app: App, deps: { auth: AuthService; emailVer
         response: { 200: TokenResponse, ...authErrorResponses },
       },
     },
-    async (request) => tokenResponse(await deps.auth.login(request.body.email, request.body.password, request.body.otp, request.ip)),
+    async (request) => tokenResponse(await deps.auth.login(request.body.email, request.body.password, request.body.otp, requestOrigin(request))),
   );
 
   // What the sign-in screen may offer; public, and it names no account.

@@ -1,4 +1,6 @@
-import type { TotpService } from '../totp/service.js';
+import { AppError } from '../errors.js';
+import type { RequestOrigin, SecurityEvents } from '../security/events.js';
+import type { SecondFactorKind, TotpService } from '../totp/service.js';
 import type { UserRow } from '../users/queries.js';
 import { normalizeEmail, type NewUser, type UserService } from '../users/service.js';
 import { unauthorized } from './guard.js';
@@ -25,54 +27,84 @@ export class AuthService {
     private readonly jwt: JwtService,
     private readonly limiter: RateLimiter,
     private readonly totp: TotpService,
+    private readonly events: SecurityEvents,
   ) {}
 
   /** The API's login: a JWT only once both factors are in (the code rides along in `otp`). */
-  async login(email: string, password: string, otp: string | undefined, clientIp: string): Promise<SignedIn> {
-    const user = await this.verifyPassword(email, password, clientIp);
-    await this.totp.verifySignInCode(user.id, otp);
+  async login(email: string, password: string, otp: string | undefined, origin: RequestOrigin): Promise<SignedIn> {
+    const user = await this.#firstFactor(email, password, origin);
+    const method = (await this.#secondFactor(user, otp, origin)) ?? 'password';
+    this.events.record({ type: 'sign_in.succeeded', user, origin, method, credential: 'jwt' });
     return { user, jwt: this.jwt.issue(user.id, user.jwt_generation) };
   }
 
   /**
    * The web's password sign-in. With TOTP on, a code sent along finishes it at once; without one
-   * the caller gets only a pending session, and the second step follows.
+   * the caller gets only a pending session, and the second step follows (`completeSecondFactor`).
    */
-  async passwordSignIn(email: string, password: string, otp: string | undefined, clientIp: string): Promise<WebSignIn> {
-    const user = await this.verifyPassword(email, password, clientIp);
-    if (!(await this.totp.isEnabled(user.id))) return { user, secondFactorPending: false };
+  async passwordSignIn(email: string, password: string, otp: string | undefined, origin: RequestOrigin): Promise<WebSignIn> {
+    const user = await this.#firstFactor(email, password, origin);
+    if (!(await this.totp.isEnabled(user.id))) {
+      this.events.record({ type: 'sign_in.succeeded', user, origin, method: 'password', credential: 'session' });
+      return { user, secondFactorPending: false };
+    }
     if (otp === undefined || otp.trim() === '') return { user, secondFactorPending: true };
-    await this.totp.verifySignInCode(user.id, otp);
+    await this.completeSecondFactor(user, otp, origin);
     return { user, secondFactorPending: false };
+  }
+
+  /** The web's second step: the code for a sign-in that passed its first factor and waits. */
+  async completeSecondFactor(user: UserRow, code: string, origin: RequestOrigin): Promise<void> {
+    const method = (await this.#secondFactor(user, code, origin)) ?? 'password';
+    this.events.record({ type: 'sign_in.succeeded', user, origin, method, credential: 'session' });
+  }
+
+  /** The password, with its failure or refusal recorded as a security event. */
+  async #firstFactor(email: string, password: string, origin: RequestOrigin): Promise<UserRow> {
+    try {
+      return await this.verifyPassword(email, password, origin.ip);
+    } catch (error) {
+      // The account, when the address names one: its owner's history shows the failed guesses.
+      const user = error instanceof AppError ? ((await this.users.findByEmail(email)) ?? null) : null;
+      this.events.recordSignInError(error, { user, origin, method: 'password' });
+      throw error;
+    }
+  }
+
+  /** The TOTP or recovery code, when the account has 2FA on, with its failure recorded. */
+  async #secondFactor(user: UserRow, code: string | undefined, origin: RequestOrigin): Promise<SecondFactorKind | undefined> {
+    try {
+      return await this.totp.verifySignInCode(user.id, code);
+    } catch (error) {
+      this.events.recordSignInError(error, { user, origin, method: 'totp' });
+      throw error;
+    }
   }
 
   /** The first factor, shared by the API's JWT login and the web sign-in. */
   async verifyPassword(emailInput: string, password: string, clientIp: string): Promise<UserRow> {
     const email = normalizeEmail(emailInput);
-    const accountKey = failedPasswordKey(email);
-    const ipKey = `login:ip:${clientIp}`;
-    // Checked before the password, so a locked account gives nothing away even to a right guess.
-    await this.limiter.assertNotLimited([
-      [accountKey, RATE_LIMITS.loginFailuresPerAccount],
-      [ipKey, RATE_LIMITS.loginFailuresPerIp],
+    // Counted before the password is checked: parallel guesses cannot all pass a limit read before
+    // any of them was counted. A locked account answers 429 even to the right password, so the
+    // lock tells a guesser nothing. The key is the address as typed (normalised), known or not, so
+    // the limit does not reveal which addresses have accounts.
+    const reservation = await this.limiter.reserve([
+      [failedPasswordKey(email), RATE_LIMITS.loginFailuresPerAccount],
+      [`login:ip:${clientIp}`, RATE_LIMITS.loginFailuresPerIp],
     ]);
 
     const user = await this.users.findByEmail(email);
     // Unknown addresses take the same path and time as a wrong password: no account enumeration.
     const valid = user === undefined ? await this.hasher.verifyAgainstDummy(password) : await this.hasher.verify(user.password_hash, password);
-    if (user === undefined || !valid) {
-      await this.limiter.hit(accountKey, RATE_LIMITS.loginFailuresPerAccount);
-      await this.limiter.hit(ipKey, RATE_LIMITS.loginFailuresPerIp);
-      throw unauthorized('invalid_credentials', 'The e-mail address or password is wrong.');
-    }
-    await this.limiter.reset(accountKey);
+    if (user === undefined || !valid) throw unauthorized('invalid_credentials', 'The e-mail address or password is wrong.');
+    // Only failures use up the limits: the right password gives its places back.
+    await reservation.refund();
     return user;
   }
 
   async signup(input: NewUser, clientIp: string): Promise<SignedIn> {
-    const ipKey = `signup:ip:${clientIp}`;
-    await this.limiter.assertNotLimited([[ipKey, RATE_LIMITS.signupsPerIp]]);
-    await this.limiter.hit(ipKey, RATE_LIMITS.signupsPerIp);
+    // Every attempt counts, successful or not, and before the argon2id hash it costs.
+    await this.limiter.reserve([[`signup:ip:${clientIp}`, RATE_LIMITS.signupsPerIp]]);
     const user = await this.users.createUser(input);
     return { user, jwt: this.jwt.issue(user.id, user.jwt_generation) };
   }

@@ -98,7 +98,7 @@ export function registerWebSignInRoutes(app: App, deps: WebSignInDeps): void {
       // A forged cross-site sign-in would put the victim in the attacker's account (login CSRF).
       assertSameOrigin(request.headers, deps.publicOrigin);
       const { body } = request;
-      const signIn = await deps.auth.passwordSignIn(body.email, body.password, body.otp, request.ip);
+      const signIn = await deps.auth.passwordSignIn(body.email, body.password, body.otp, requestOrigin(request));
       await startSession(request, reply, signIn.user.id, signIn.secondFactorPending);
       return { user: userToJson(signIn.user), second_factor_required: signIn.secondFactorPending };
     },
@@ -236,7 +236,7 @@ export function registerWebSignInRoutes(app: App, deps: WebSignInDeps): void {
           throw notPending();
         }
         try {
-          await deps.totp.verifySignInCode(pending.user.id, (request.body as { code: string }).code);
+          await deps.auth.completeSecondFactor(pending.user, (request.body as { code: string }).code, requestOrigin(request));
         } catch (error) {
           if (!isForm || !(error instanceof AppError)) throw error;
           if (error.status === 429) {

@@ -75,7 +75,7 @@ export class EmailVerificationService {
     const user = await findUserById(this.db, userId);
     if (user === undefined) throw new AppError(404, 'user_not_found', 'This account no longer exists.');
     if (isEmailVerified(user)) throw new AppError(409, EMAIL_ALREADY_VERIFIED, 'This e-mail address is already confirmed.');
-    await this.limiter.take(`verify-email:user:${user.id}`, VERIFICATION_RESENDS_PER_ACCOUNT);
+    await this.limiter.reserve([[`verify-email:user:${user.id}`, VERIFICATION_RESENDS_PER_ACCOUNT]]);
     await this.send(user);
   }
 

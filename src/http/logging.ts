@@ -1,5 +1,6 @@
 import { type FastifyBaseLogger, type FastifyReply, type FastifyRequest, LogController } from 'fastify';
 import pino, { type Bindings, type ChildLoggerOptions, type DestinationStream, type LogFn } from 'pino';
+import type { AuthMethod } from '../auth/guard.js';
 
 /** Query parameters whose values are credentials (the magic-link token) and never logged. */
 const SECRET_QUERY_PARAMETERS = /([?&](?:token|access_token|code)=)[^&#]*/gi;
@@ -42,8 +43,9 @@ export interface Loggers {
  * The service's loggers, writing to one destination. Every object logged through `app` passes
  * pino's redaction, a second line of defence should an object with a secret ever be logged.
  * The request line does not: it is built by RequestLogController from fields that never hold a
- * secret (request id, method, the URL with its credentials stripped, status, duration), and redaction,
- * walking eighteen paths for every line, was the largest cost of a request that does little else
+ * secret (request id, method, the URL with its credentials stripped, status, duration, the
+ * caller's user id and credential kind), and redaction, walking eighteen paths for every line,
+ * was the largest cost of a request that does little else
  * (about 30 µs of a /healthz answer, docs/performance.md).
  */
 export function createLoggers(level: string, stream?: DestinationStream): Loggers {
@@ -67,21 +69,42 @@ export class RequestLogController extends LogController {
   override incomingRequest(): void {}
 
   override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
+    const caller = request.principal === null ? undefined : { userId: request.principal.user.id, credential: request.principal.method };
     if (error) {
       const ms = tenths(reply.elapsedTime);
-      reply.log.error({ method: request.method, url: redactUrl(request.url), status: reply.statusCode, ms, err: error }, 'request failed');
+      reply.log.error(
+        { method: request.method, url: redactUrl(request.url), status: reply.statusCode, ms, user_id: caller?.userId, credential: caller?.credential, err: error },
+        'request failed',
+      );
     } else {
-      logRequestLine(this.lines, request.id, request.method, request.url, reply.statusCode, reply.elapsedTime);
+      logRequestLine(this.lines, request.id, request.method, request.url, reply.statusCode, reply.elapsedTime, caller);
     }
   }
 }
 
+/** Who made a request, as its line names them: the user's id and the kind of credential, never the credential. */
+export interface RequestCaller {
+  userId: string;
+  credential: AuthMethod;
+}
+
 /**
- * The line of a request that succeeded, with its time in milliseconds to a tenth. Only these five
- * fields: adding one that could hold a secret needs the redacting logger.
+ * The line of a request that succeeded, with its time in milliseconds to a tenth, and for an
+ * authenticated request its user and credential kind, so that what an account did (or what was
+ * done with a stolen credential) can be traced in the log. Only these fields: adding one that
+ * could hold a secret needs the redacting logger.
  */
-export function logRequestLine(lines: FastifyBaseLogger, reqId: string, method: string, url: string, status: number, elapsedMs: number): void {
-  lines.info({ reqId, method, url: redactUrl(url), status, ms: tenths(elapsedMs) }, 'request');
+export function logRequestLine(
+  lines: FastifyBaseLogger,
+  reqId: string,
+  method: string,
+  url: string,
+  status: number,
+  elapsedMs: number,
+  caller: RequestCaller | undefined,
+): void {
+  if (caller === undefined) lines.info({ reqId, method, url: redactUrl(url), status, ms: tenths(elapsedMs) }, 'request');
+  else lines.info({ reqId, method, url: redactUrl(url), status, ms: tenths(elapsedMs), user_id: caller.userId, credential: caller.credential }, 'request');
 }
 
 function tenths(ms: number): number {

@@ -30,12 +30,11 @@ export class PartnerCheckService {
   /** A check asked for by the site's owner: ownership first (404), then the rate limit (429). */
   async checkOwnSite(userId: string, siteId: string, log: FastifyBaseLogger = this.deps.log): Promise<SiteRow> {
     const row = await this.deps.sites.get(userId, siteId);
-    const limits: Array<[string, RateLimitRule]> = [
+    // Counted before the check goes out, so parallel requests cannot all pass one reading of the limit.
+    await this.deps.limiter.reserve([
       [`partner-check:site:${row.id}`, PARTNER_CHECK_LIMITS.perSite],
       [`partner-check:user:${userId}`, PARTNER_CHECK_LIMITS.perUser],
-    ];
-    await this.deps.limiter.assertNotLimited(limits);
-    for (const [key, rule] of limits) await this.deps.limiter.hit(key, rule);
+    ]);
     return this.checkAndRecord(row, log);
   }
 

@@ -6,6 +6,8 @@ import { startWebSession } from '../auth/web-routes.js';
 import { currentUser } from '../http/principal.js';
 import { ProblemSchema } from '../http/schema.js';
 import type { App } from '../http/types.js';
+import { requestOrigin, type SecurityEvents } from '../security/events.js';
+import type { UserRow } from '../users/queries.js';
 import { UserSchema } from '../users/schema.js';
 import { userToJson } from '../users/service.js';
 import {
@@ -28,6 +30,7 @@ export interface PasskeyRouteDeps {
   guard: Guard;
   passkeys: PasskeyService;
   sessions: SessionService;
+  securityEvents: SecurityEvents;
   publicOrigin: string;
 }
 
@@ -131,7 +134,16 @@ export function registerPasskeyRoutes(app: App, deps: PasskeyRouteDeps): void {
     },
     async (request, reply) => {
       assertSameOrigin(request.headers, deps.publicOrigin);
-      const user = await passkeys.signIn(request.body.challenge_id, request.body.response, request.ip);
+      const origin = requestOrigin(request);
+      let user: UserRow;
+      try {
+        user = await passkeys.signIn(request.body.challenge_id, request.body.response, request.ip);
+      } catch (error) {
+        // One reason for every way a response can fail (unknown, replayed, forged); the code is kept in details.
+        deps.securityEvents.recordSignInError(error, { user: null, origin, method: 'passkey', reason: 'passkey_invalid' });
+        throw error;
+      }
+      deps.securityEvents.record({ type: 'sign_in.succeeded', user, origin, method: 'passkey', credential: 'session' });
       await startWebSession(deps.sessions, request, reply, user.id, { secondFactorPending: false });
       return reply.header('cache-control', 'no-store').send({ user: userToJson(user) });
     },

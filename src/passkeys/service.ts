@@ -238,7 +238,7 @@ export class PasskeyService {
    * response names its user. Each call stores a row, so calls are limited per client address.
    */
   async signInOptions(clientIp: string): Promise<{ options: PublicKeyCredentialRequestOptionsJSON; challengeId: string }> {
-    await this.limiter.take(`passkey:options:ip:${clientIp}`, RATE_LIMITS.passkeyOptionsPerIp);
+    await this.limiter.reserve([[`passkey:options:ip:${clientIp}`, RATE_LIMITS.passkeyOptionsPerIp]]);
     const challengeId = newId(this.clock.now());
     const challenge = await this.#newChallenge('authentication', null, challengeId);
     const { generateAuthenticationOptions } = await PasskeyService.#webauthn();
@@ -258,10 +258,9 @@ export class PasskeyService {
    * limit and parallel attempts cannot overshoot it.
    */
   async signIn(challengeId: string, response: Static<typeof AuthenticationResponse>, clientIp: string): Promise<UserRow> {
-    const key = `passkey:failures:ip:${clientIp}`;
-    await this.limiter.take(key, RATE_LIMITS.passkeyFailuresPerIp);
+    const reservation = await this.limiter.reserve([[`passkey:failures:ip:${clientIp}`, RATE_LIMITS.passkeyFailuresPerIp]]);
     const user = await this.#verifySignIn(challengeId, response);
-    await this.limiter.refund(key);
+    await reservation.refund();
     return user;
   }
 

@@ -1,4 +1,5 @@
 import type { FastifyBaseLogger, FastifyRequest } from 'fastify';
+import { AppError } from '../errors.js';
 import type { Clock } from '../lib/clock.js';
 import type { Mailer } from '../mail/mailer.js';
 import { securityNoticeMessage } from '../mail/templates.js';
@@ -38,6 +39,8 @@ export type CredentialKind = 'session' | 'jwt' | 'access_token' | 'cli' | 'none'
 export interface RequestOrigin {
   ip: string;
   userAgent: string;
+  /** The request's id, so an event's line can be matched with its request line. */
+  requestId?: string;
 }
 
 export interface SecurityEvent {
@@ -73,7 +76,7 @@ const MAILED: ReadonlySet<SecurityEventType> = new Set<SecurityEventType>([
 const USER_AGENT_MAX_LENGTH = 300;
 
 export function requestOrigin(request: FastifyRequest): RequestOrigin {
-  return { ip: request.ip, userAgent: String(request.headers['user-agent'] ?? '').slice(0, USER_AGENT_MAX_LENGTH) };
+  return { ip: request.ip, userAgent: String(request.headers['user-agent'] ?? '').slice(0, USER_AGENT_MAX_LENGTH), requestId: request.id };
 }
 
 /**
@@ -91,6 +94,7 @@ export class SecurityEvents {
     const outcome = event.type === 'sign_in.failed' || event.type === 'sign_in.refused' ? 'failure' : 'success';
     this.log.info(
       {
+        reqId: event.origin.requestId,
         security_event: event.type,
         outcome,
         user_id: event.user?.id ?? null,
@@ -106,5 +110,18 @@ export class SecurityEvents {
     if (event.user !== null && MAILED.has(event.type)) {
       this.mailer.send(securityNoticeMessage(event.user.email, event.type, { at: this.clock.now(), origin: event.origin, details: event.details ?? {} }));
     }
+  }
+
+  /**
+   * A sign-in attempt that ended in `error`: refused by a limit before any credential was checked
+   * (429, `sign_in.refused`), or failed (401, `sign_in.failed`, the reason being the error's code
+   * unless one is given). Anything else (a malformed request, a bug) is not a sign-in outcome and
+   * records nothing. The error's detail is never logged: only its code.
+   */
+  recordSignInError(error: unknown, attempt: { user: { id: string; email: string } | null; origin: RequestOrigin; method: AuthenticationMethod; reason?: string }): void {
+    if (!(error instanceof AppError)) return;
+    const { user, origin, method } = attempt;
+    if (error.status === 429) this.record({ type: 'sign_in.refused', user, origin, method, reason: 'rate_limited' });
+    else if (error.status === 401) this.record({ type: 'sign_in.failed', user, origin, method, reason: attempt.reason ?? error.code, ...(attempt.reason === undefined ? {} : { details: { code: error.code } }) });
   }
 }

@@ -103,8 +103,11 @@ test('a direct answer writes the same request line as Fastify, with no credentia
   const requestLines = lines.filter((line) => line.url === '/api/v1/sites?limit=5');
   assert.equal(requestLines.length, 2);
   for (const line of requestLines) {
-    assert.deepEqual(Object.keys(line).sort(), ['hostname', 'level', 'method', 'ms', 'msg', 'pid', 'reqId', 'status', 'time', 'url']);
+    assert.deepEqual(Object.keys(line).sort(), ['credential', 'hostname', 'level', 'method', 'ms', 'msg', 'pid', 'reqId', 'status', 'time', 'url', 'user_id']);
     assert.equal(line.msg, 'request');
+    // Who asked, the same way on both paths: the user and the kind of credential, never the credential.
+    assert.equal(line.user_id, owner.id);
+    assert.equal(line.credential, 'access_token');
     assert.equal(line.status, 200);
     assert.equal(line.method, 'GET');
     assert.match(String(line.reqId), /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Guard } from '../auth/guard.js';
 import { versionEtag } from '../http/etag.js';
+import type { RequestCaller } from '../http/logging.js';
 import { encodeSiteEnvelope, encodeSiteList } from './encode.js';
 import type { SiteReads } from './reads.js';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from './schema.js';
@@ -12,7 +13,7 @@ export interface DirectReadsOptions {
   /** What every response under /api/v1 carries (security-headers.ts, no-store included), as Fastify's onRequest hook sets them. */
   headers: Readonly<Record<string, string>>;
   /** Writes the request line (logging.ts, logRequestLine). */
-  logLine: (reqId: string, method: string, url: string, status: number, elapsedMs: number) => void;
+  logLine: (reqId: string, method: string, url: string, status: number, elapsedMs: number, caller: RequestCaller) => void;
   /** Told of anything that failed before an answer was sent; Fastify then answers the request. */
   onError: (error: unknown) => void;
 }
@@ -21,6 +22,8 @@ interface HeldAnswer {
   body: Buffer;
   /** Only one site's answer has an ETag. */
   etag: string | undefined;
+  /** For the request line, as Fastify's would name them. */
+  caller: RequestCaller;
 }
 
 const LIST_PATH = '/api/v1/sites';
@@ -74,7 +77,7 @@ export class DirectReads {
     const reqId = randomUUID();
     response.writeHead(200, this.#responseHeaders(answer.body.length, answer.etag));
     response.end(answer.body);
-    this.options.logLine(reqId, method, url, 200, performance.now() - startedAt);
+    this.options.logLine(reqId, method, url, 200, performance.now() - startedAt, answer.caller);
     return true;
   }
 
@@ -85,21 +88,21 @@ export class DirectReads {
     if (path === LIST_PATH) {
       const page = query === -1 ? { limit: DEFAULT_PAGE_SIZE, cursor: undefined } : parseListQuery(url.slice(query + 1));
       if (page === undefined) return undefined;
-      const userId = this.#userId(authorization);
-      const held = userId === undefined ? undefined : this.options.reads.heldPage(userId, page.limit, page.cursor);
-      return held === undefined ? undefined : { body: encodeSiteList(held), etag: undefined };
+      const caller = this.#caller(authorization);
+      const held = caller === undefined ? undefined : this.options.reads.heldPage(caller.userId, page.limit, page.cursor);
+      return held === undefined || caller === undefined ? undefined : { body: encodeSiteList(held), etag: undefined, caller };
     }
     const id = path.slice(SITE_PATH.length);
     if (query !== -1 || path[LIST_PATH.length] !== '/' || !SITE_ID.test(id)) return undefined;
-    const userId = this.#userId(authorization);
-    const held = userId === undefined ? undefined : this.options.reads.heldSite(userId, id);
-    return held === undefined ? undefined : { body: encodeSiteEnvelope(held), etag: versionEtag(held.version) };
+    const caller = this.#caller(authorization);
+    const held = caller === undefined ? undefined : this.options.reads.heldSite(caller.userId, id);
+    return held === undefined || caller === undefined ? undefined : { body: encodeSiteEnvelope(held), etag: versionEtag(held.version), caller };
   }
 
-  /** The id of a caller allowed to read sites, as far as memory tells; see Guard.heldPrincipal. */
-  #userId(authorization: string): string | undefined {
+  /** A caller allowed to read sites, as far as memory tells (see Guard.heldPrincipal). */
+  #caller(authorization: string): RequestCaller | undefined {
     const principal = this.options.guard.heldPrincipal(authorization);
-    return principal?.scopes.includes('sites:read') === true ? principal.user.id : undefined;
+    return principal?.scopes.includes('sites:read') === true ? { userId: principal.user.id, credential: principal.method } : undefined;
   }
 
   /** In the order the routes send them: the security headers, the ETag, then the type and length. */

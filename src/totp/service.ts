@@ -41,6 +41,9 @@ export interface TotpSetup {
   qrSvg: string;
 }
 
+/** Which second factor a sign-in was finished with. */
+export type SecondFactorKind = 'totp' | 'recovery_code';
+
 export interface TotpStatus {
   enabled: boolean;
   recoveryCodesRemaining: number;
@@ -121,37 +124,38 @@ export class TotpService {
   }
 
   /**
-   * The second factor of a sign-in. Does nothing for an account without 2FA; otherwise the code
-   * (TOTP or recovery) must be sent and valid: 401 `otp_required` / `otp_invalid`, 429 when the
-   * account has used up its wrong codes.
+   * The second factor of a sign-in. Does nothing for an account without 2FA (undefined); otherwise
+   * the code (TOTP or recovery) must be sent and valid: 401 `otp_required` / `otp_invalid`, 429
+   * when the account has used up its wrong codes. Answers which kind of code it was.
    */
-  async verifySignInCode(userId: string, code: string | undefined): Promise<void> {
+  async verifySignInCode(userId: string, code: string | undefined): Promise<SecondFactorKind | undefined> {
     const row = await findUserTotp(this.db, userId);
-    if (!isEnabled(row)) return;
+    if (!isEnabled(row)) return undefined;
     if (code === undefined || normalizeCode(code) === '') throw otpRequired();
-    if (!(await this.#checkEnabledCode(row, code))) throw otpInvalidAtSignIn();
+    const kind = await this.#checkEnabledCode(row, code);
+    if (kind === undefined) throw otpInvalidAtSignIn();
+    return kind;
   }
 
   async #confirmChange(userId: string, code: string): Promise<void> {
     const row = await findUserTotp(this.db, userId);
     if (!isEnabled(row)) throw totpNotEnabled();
-    if (!(await this.#checkEnabledCode(row, code))) throw otpInvalidForChange();
+    if ((await this.#checkEnabledCode(row, code)) === undefined) throw otpInvalidForChange();
   }
 
   /** A TOTP code for a step not used yet, or an unused recovery code; either is used up by this. */
-  async #checkEnabledCode(row: UserTotpRow & { secret: string }, code: string): Promise<boolean> {
-    const accepted = await this.#attempt(row.user_id, code, async (normalized) => {
+  async #checkEnabledCode(row: UserTotpRow & { secret: string }, code: string): Promise<SecondFactorKind | undefined> {
+    return this.#attempt(row.user_id, code, async (normalized): Promise<SecondFactorKind | undefined> => {
       if (isTotpCodeShape(normalized)) {
         const step = matchingTimeStep(this.#decrypt(row.user_id, row.secret), normalized, this.clock.now());
-        return step !== undefined && (await acceptTimeStep(this.db, row.user_id, row.secret, step)) ? true : undefined;
+        return step !== undefined && (await acceptTimeStep(this.db, row.user_id, row.secret, step)) ? 'totp' : undefined;
       }
       if (isRecoveryCodeShape(normalized)) {
         // Looked up by its SHA-256: the comparison the database makes reveals nothing about the code.
-        return (await useRecoveryCode(this.db, row.user_id, hashRecoveryCode(normalized), this.clock.now().toISOString())) ? true : undefined;
+        return (await useRecoveryCode(this.db, row.user_id, hashRecoveryCode(normalized), this.clock.now().toISOString())) ? 'recovery_code' : undefined;
       }
       return undefined;
     });
-    return accepted === true;
   }
 
   /**
@@ -162,10 +166,9 @@ export class TotpService {
    * wrong code.
    */
   async #attempt<T>(userId: string, code: string, check: (normalized: string) => Promise<T | undefined>): Promise<T | undefined> {
-    const key = `totp:account:${userId}`;
-    await this.limiter.take(key, RATE_LIMITS.codeFailuresPerAccount);
+    const reservation = await this.limiter.reserve([[`totp:account:${userId}`, RATE_LIMITS.codeFailuresPerAccount]]);
     const result = await check(normalizeCode(code));
-    if (result !== undefined) await this.limiter.refund(key);
+    if (result !== undefined) await reservation.refund();
     return result;
   }
 

@@ -63,7 +63,7 @@ export class UserService {
     const errors: FieldError[] = [];
     if (!EMAIL_PATTERN.test(email) || email.length > EMAIL_MAX_LENGTH) errors.push({ path: '/email', message: 'must be an e-mail address' });
     if ([...name].length > NAME_MAX_LENGTH) errors.push({ path: '/name', message: `must be at most ${NAME_MAX_LENGTH} characters` });
-    errors.push(...checkPasswordPolicy(input.password));
+    errors.push(...checkPasswordPolicy(input.password, { email, name }));
     if (errors.length > 0) throw validationError(errors);
 
     const now = this.clock.now();
@@ -122,20 +122,18 @@ export class PasswordChangeService {
    * session making the change, which stays signed in (null for a JWT caller: its JWT is revoked too).
    */
   async changePassword(userId: string, change: PasswordChange, keepSessionId: string | null): Promise<void> {
-    const policy = checkPasswordPolicy(change.newPassword, '/new_password');
-    if (policy.length > 0) throw validationError(policy);
-
     // Read afresh, not from the request's principal, which may have been cached.
     const user = await findUserById(this.db, userId);
     if (user === undefined) throw new AppError(404, 'user_not_found', 'This account no longer exists.');
+    const policy = checkPasswordPolicy(change.newPassword, { email: user.email, name: user.name }, '/new_password');
+    if (policy.length > 0) throw validationError(policy);
     if (hasPassword(user)) {
       if (change.currentPassword === undefined) throw validationError([{ path: '/current_password', message: 'is required' }]);
-      // Sign-in and this form share the account's 10 failures.
-      const key = failedPasswordKey(user.email);
-      // Counted before the check, so concurrent guesses cannot all pass under the limit; refunded when right.
-      await this.limiter.take(key, RATE_LIMITS.loginFailuresPerAccount);
+      // Sign-in and this form share the account's 10 failures. Counted before the check, so
+      // concurrent guesses cannot all pass under the limit; refunded when right.
+      const reservation = await this.limiter.reserve([[failedPasswordKey(user.email), RATE_LIMITS.loginFailuresPerAccount]]);
       if (!(await this.hasher.verify(user.password_hash, change.currentPassword))) throw currentPasswordInvalid();
-      await this.limiter.refund(key);
+      await reservation.refund();
     }
 
     const passwordHash = await this.hasher.hash(change.newPassword);

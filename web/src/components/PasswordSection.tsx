@@ -103,7 +103,7 @@ export function PasswordSection({ onChanged }: { onChanged: () => void }) {
             value={next}
             onChange={(event) => setNext(event.target.value)}
             error={errors.next}
-            hint="At least 8 characters. Commonly used passwords are refused."
+            hint="At least 8 characters. Common passwords, repeats, sequences and your own e-mail address or name are refused."
             required
           />
           <Field

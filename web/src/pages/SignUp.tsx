@@ -114,7 +114,7 @@ export function SignUpPage() {
           value={password}
           onChange={(event) => setPassword(event.target.value)}
           error={fieldErrors.password}
-          hint="8 to 256 characters. Common passwords are refused; a few unrelated words make a strong one."
+          hint="8 to 256 characters. Common passwords, repeats, sequences and your own e-mail address or name are refused; a few unrelated words make a strong one."
         />
         <Button type="submit" variant="primary" className="button-block" busy={busy}>
           Create account
