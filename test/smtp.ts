@@ -19,6 +19,11 @@ export interface TestSmtpServer {
   /** Connections opened so far, accepted or not. */
   connections: number;
   waitForMessages(count: number, timeoutMs?: number): Promise<ReceivedMail[]>;
+  /**
+   * The first message from index `from` on that matches: security notices are sent in the
+   * background, so the message a test waits for is not always the next one to arrive.
+   */
+  waitForMessage(from: number, matches: (mail: ReceivedMail) => boolean, timeoutMs?: number): Promise<ReceivedMail>;
   close(): Promise<void>;
 }
 
@@ -88,6 +93,15 @@ export async function startSmtpServer(options: { rejectWith?: number } = {}): Pr
     messages,
     get connections() {
       return state.connections;
+    },
+    async waitForMessage(from, matches, timeoutMs = 5000) {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const found = messages.slice(from).find(matches);
+        if (found !== undefined) return found;
+        if (Date.now() > deadline) throw new Error(`no matching message among the ${messages.length - from} received`);
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
     },
     async waitForMessages(count, timeoutMs = 5000) {
       const deadline = Date.now() + timeoutMs;

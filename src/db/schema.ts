@@ -89,6 +89,11 @@ export interface SessionsTable {
    * TOTP on: such a session can finish or cancel the second step and do nothing else.
    */
   second_factor_pending: number;
+  /**
+   * When the person behind the session last proved who they are: the sign-in that made it, or a
+   * later POST /api/v1/me/reauthenticate. Changes that could lock the owner out need it recent.
+   */
+  authenticated_at: string;
 }
 
 export interface OneTimeTokensTable {

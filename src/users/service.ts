@@ -4,6 +4,7 @@ import type { Database } from '../db/schema.js';
 import { AppError, type FieldError, validationError } from '../errors.js';
 import { checkPasswordPolicy, type PasswordHasher } from '../auth/passwords.js';
 import { failedPasswordKey, RATE_LIMITS, type RateLimiter } from '../auth/rate-limit.js';
+import { reauthenticationRequired } from '../auth/recent-authentication.js';
 import type { SessionService } from '../auth/sessions.js';
 import type { Clock } from '../lib/clock.js';
 import { newId } from '../lib/ids.js';
@@ -73,8 +74,10 @@ export class UserService {
 }
 
 export interface PasswordChange {
-  currentPassword: string;
+  /** Checked whenever given; may be left out only by a caller who authenticated recently. */
+  currentPassword: string | undefined;
   newPassword: string;
+  recentlyAuthenticated: boolean;
 }
 
 /** Settings: the current password was wrong. 403, not 401: the caller is still signed in. */
@@ -82,9 +85,11 @@ const currentPasswordInvalid = () =>
   new AppError(403, 'current_password_invalid', 'The current password is wrong.', { errors: [{ path: '/current_password', message: 'is wrong' }] });
 
 /**
- * A signed-in user's password change. The current password is asked for so that a borrowed
- * session (an unlocked laptop, a stolen cookie) cannot lock the owner out; wrong guesses count
- * against the same per-account limit as sign-in, so the form is no side door for guessing.
+ * A signed-in user's password change. The current password, or a recent authentication, is asked
+ * for so that a borrowed session (an unlocked laptop, a stolen cookie) cannot lock the owner out;
+ * a recent one is enough so that someone who forgot it can sign in by e-mail link and set a new
+ * one. Wrong guesses count against the same per-account limit as sign-in, so the form is no side
+ * door for guessing.
  */
 export class PasswordChangeService {
   constructor(
@@ -101,18 +106,21 @@ export class PasswordChangeService {
    * session making the change, which stays signed in (null for a JWT caller: its JWT is revoked too).
    */
   async changePassword(userId: string, change: PasswordChange, keepSessionId: string | null): Promise<void> {
+    if (change.currentPassword === undefined && !change.recentlyAuthenticated) throw reauthenticationRequired();
     const policy = checkPasswordPolicy(change.newPassword, '/new_password');
     if (policy.length > 0) throw validationError(policy);
 
     // Read afresh, not from the request's principal, which may have been cached.
     const user = await findUserById(this.db, userId);
     if (user === undefined) throw new AppError(404, 'user_not_found', 'This account no longer exists.');
-    // Sign-in and this form share the account's 10 failures.
-    const key = failedPasswordKey(user.email);
-    // Counted before the check, so concurrent guesses cannot all pass under the limit; refunded when right.
-    await this.limiter.take(key, RATE_LIMITS.loginFailuresPerAccount);
-    if (!(await this.hasher.verify(user.password_hash, change.currentPassword))) throw currentPasswordInvalid();
-    await this.limiter.refund(key);
+    if (change.currentPassword !== undefined) {
+      // Sign-in and this form share the account's 10 failures.
+      const key = failedPasswordKey(user.email);
+      // Counted before the check, so concurrent guesses cannot all pass under the limit; refunded when right.
+      await this.limiter.take(key, RATE_LIMITS.loginFailuresPerAccount);
+      if (!(await this.hasher.verify(user.password_hash, change.currentPassword))) throw currentPasswordInvalid();
+      await this.limiter.refund(key);
+    }
 
     const passwordHash = await this.hasher.hash(change.newPassword);
     const now = this.clock.now().toISOString();
