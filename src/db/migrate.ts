@@ -35,3 +35,9 @@ export async function migrateToLatest(db: Kysely<Database>): Promise<void> {
 export function migrate(database: DatabaseHandle): Promise<void> {
   return database.withMigrationLock(() => migrateToLatest(database.db));
 }
+
+/** Brings the schema up to the named migration and no further: for tests of a migration's data step. */
+export async function migrateTo(db: Kysely<Database>, name: string): Promise<void> {
+  const { error } = await new Migrator({ db, provider }).migrateTo(name);
+  if (error !== undefined) throw new Error(`database migration to ${name} failed: ${error instanceof Error ? error.message : String(error)}`);
+}

@@ -1,6 +1,7 @@
 import { type FormEvent, useState } from 'react';
 import { api, ApiError, errorMessage } from '../api';
 import { useSession } from '../session';
+import { useResource } from '../useResource';
 import { Alert } from './Alert';
 import { Button } from './Button';
 import { Field } from './Field';
@@ -17,8 +18,16 @@ function sentence(message: string): string {
   return /[.!?]$/.test(text) ? text : `${text}.`;
 }
 
+/**
+ * Settings > Security > Password. The current password is asked for unless the sign-in is recent
+ * (the server says until when): after signing in by e-mail link, someone who forgot it sets a new
+ * one here. Should the recent sign-in lapse while the form is open, the server refuses and the
+ * confirmation dialog (reauthentication.tsx) takes over.
+ */
 export function PasswordSection({ onChanged }: { onChanged: () => void }) {
   const { user } = useSession();
+  const { data: recentUntil } = useResource('/api/v1/me', (body: { recent_authentication_until: string | null }) => body.recent_authentication_until);
+  const recent = typeof recentUntil === 'string';
   const [current, setCurrent] = useState('');
   const [next, setNext] = useState('');
   const [confirm, setConfirm] = useState('');
@@ -32,7 +41,7 @@ export function PasswordSection({ onChanged }: { onChanged: () => void }) {
     setDone(false);
     setAlert(undefined);
     const local: FieldErrors = {
-      current: current === '' ? 'Enter your current password.' : undefined,
+      current: current === '' && !recent ? 'Enter your current password.' : undefined,
       next: next === '' ? 'Choose a new password.' : undefined,
       confirm: next !== '' && confirm !== next ? 'The passwords do not match.' : undefined,
     };
@@ -41,7 +50,7 @@ export function PasswordSection({ onChanged }: { onChanged: () => void }) {
 
     setBusy(true);
     try {
-      await api.post('/api/v1/me/password', { current_password: current, new_password: next });
+      await api.post('/api/v1/me/password', current === '' ? { new_password: next } : { current_password: current, new_password: next });
       setCurrent('');
       setNext('');
       setConfirm('');
@@ -77,15 +86,19 @@ export function PasswordSection({ onChanged }: { onChanged: () => void }) {
       <form onSubmit={submit} noValidate className="password-form">
         {/* Lets password managers file the new password under the right account. */}
         <input type="email" name="username" autoComplete="username" value={user?.email ?? ''} readOnly hidden />
-        <Field
-          label="Current password"
-          type="password"
-          autoComplete="current-password"
-          value={current}
-          onChange={(event) => setCurrent(event.target.value)}
-          error={errors.current}
-          required
-        />
+        {recent ? (
+          <p className="muted">You signed in a moment ago, so your current password is not needed.</p>
+        ) : (
+          <Field
+            label="Current password"
+            type="password"
+            autoComplete="current-password"
+            value={current}
+            onChange={(event) => setCurrent(event.target.value)}
+            error={errors.current}
+            required
+          />
+        )}
         <div className="form-grid">
           <Field
             label="New password"
