@@ -31,7 +31,7 @@ test('an unverified account sees the banner and sends a new link; the mailbox ho
     const owner = await dashboard.newDevice();
     const asked = smtp.messages.length;
     assert.equal((await t.app.inject({ method: 'POST', url: '/auth/magic-link', payload: { email: squatter.email } })).statusCode, 202);
-    const mail = await smtp.waitForMail((message) => smtp.messages.indexOf(message) >= asked && message.subject === 'Your Siteward sign-in link', 30_000);
+    const mail = await smtp.waitForMessage(asked, (message) => message.subject === 'Your Siteward sign-in link', 30_000);
     await owner.page.goto(linkIn(mail));
     await owner.page.getByRole('button', { name: 'Sign in' }).click();
     await owner.page.getByRole('heading', { name: 'Is this account yours?' }).waitFor();

@@ -12,10 +12,12 @@ import { Guard } from './auth/guard.js';
 import { JwtService } from './auth/jwt.js';
 import { DEFAULT_PASSWORD_HASHING, PasswordHasher, type PasswordHashingOptions } from './auth/passwords.js';
 import { RateLimiter } from './auth/rate-limit.js';
+import { RecentAuthentication } from './auth/recent-authentication.js';
 import { registerAuthRoutes } from './auth/routes.js';
 import { MagicLinkService } from './auth/magic-link.js';
 import { SessionService } from './auth/sessions.js';
 import { registerWebSignInRoutes } from './auth/web-routes.js';
+import { ReauthenticationService } from './account/reauthentication.js';
 import { registerAccountRoutes } from './account/routes.js';
 import { AccountClaimService } from './email-verification/claim.js';
 import { registerEmailVerificationRoutes } from './email-verification/routes.js';
@@ -149,7 +151,8 @@ export async function buildApp(options: AppOptions): Promise<App> {
   const lastUses = new LastUseRecorder(db, backgroundFailure('recording access tokens\' last use failed; kept for the next write'));
   // After the server has stopped taking requests, before whoever built the app closes the database.
   app.addHook('onClose', () => lastUses.close());
-  const guard = new Guard(db, jwt, sessions, clock, config.publicOrigin, readForeignChanges, lastUses);
+  const recentAuthentication = new RecentAuthentication(clock, config.reauthWindowSeconds * 1000);
+  const guard = new Guard(db, jwt, sessions, clock, config.publicOrigin, readForeignChanges, lastUses, recentAuthentication);
   const mailer = new Mailer(
     config.smtpUrl === undefined ? new OutboxTransport(path.join(config.dataDir, 'outbox')) : new SmtpTransport(config.smtpUrl),
     config.mailFrom,
@@ -174,10 +177,11 @@ export async function buildApp(options: AppOptions): Promise<App> {
   const claims = new AccountClaimService(db, sessions, totp, clock);
   registerEmailVerificationRoutes(app, { guard, sessions, emailVerification, claims, securityEvents, publicOrigin: config.publicOrigin });
   const passwordChanges = new PasswordChangeService(db, hasher, limiter, sessions, clock);
-  registerAccountRoutes(app, { guard, sessions, passwordChanges, securityEvents });
-  registerTotpRoutes(app, { guard, totp });
+  const reauthentication = new ReauthenticationService({ db, hasher, limiter, totp, passkeys, sessions, jwt, clock, recentAuthentication });
+  registerAccountRoutes(app, { guard, sessions, passwordChanges, securityEvents, recentAuthentication, reauthentication, passkeys });
+  registerTotpRoutes(app, { guard, totp, securityEvents });
   registerPasskeyRoutes(app, { guard, passkeys, sessions, securityEvents, publicOrigin: config.publicOrigin });
-  registerAccessTokenRoutes(app, { guard, accessTokens });
+  registerAccessTokenRoutes(app, { guard, accessTokens, securityEvents });
   const reads = new SiteReads(sites, siteCache);
   registerSiteRoutes(app, { guard, sites, reads });
   if (siteCache.enabled) {

@@ -59,6 +59,9 @@ test('each bad value stops start-up with one line naming the variable', () => {
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
     [{ SMTP_URL: 'mail.example.com' }, 'SMTP_URL'],
     [{ PARTNER_ALLOW_PRIVATE_NETWORKS: 'sometimes' }, 'PARTNER_ALLOW_PRIVATE_NETWORKS'],
+    [{ REAUTH_WINDOW_SECONDS: 'ten minutes' }, 'REAUTH_WINDOW_SECONDS'],
+    [{ REAUTH_WINDOW_SECONDS: '30' }, 'REAUTH_WINDOW_SECONDS'],
+    [{ REAUTH_WINDOW_SECONDS: '86401' }, 'REAUTH_WINDOW_SECONDS'],
   ];
   for (const [env, variable] of cases) {
     assert.throws(
@@ -67,6 +70,12 @@ test('each bad value stops start-up with one line naming the variable', () => {
       variable,
     );
   }
+});
+
+test('REAUTH_WINDOW_SECONDS: ten minutes by default, from a minute to a day when set', () => {
+  assert.equal(loadConfig({ DATA_DIR: dataDir }).reauthWindowSeconds, 600);
+  assert.equal(loadConfig({ DATA_DIR: dataDir, REAUTH_WINDOW_SECONDS: '60' }).reauthWindowSeconds, 60);
+  assert.equal(loadConfig({ DATA_DIR: dataDir, REAUTH_WINDOW_SECONDS: '86400' }).reauthWindowSeconds, 86400);
 });
 
 test('PUBLIC_URL keeps a path prefix but loses its trailing slash', () => {

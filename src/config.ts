@@ -32,6 +32,11 @@ export interface Config {
   sessionLifetimeMs: number;
   /** Memory for encoded site answers (src/sites/read-cache.ts), in bytes; 0 turns the cache off. */
   siteCacheBytes: number;
+  /**
+   * How long a sign-in or re-authentication counts as recent: changes that could lock the owner
+   * out (new access tokens, passkeys, TOTP, a password without the old one) need one this fresh.
+   */
+  reauthWindowSeconds: number;
   /** Passed to Fastify's trustProxy: false, true, or a comma-separated list of proxy addresses/CIDRs. */
   trustProxy: boolean | string;
 }
@@ -99,6 +104,8 @@ export function loadConfig(env: Environment = process.env): Config {
     siteCacheBytes: parseWholeNumber('SITE_CACHE_MB', env.SITE_CACHE_MB, 32, 0, 64 * 1024) * 1024 * 1024,
     sessionIdleMs: parseWholeNumber('SESSION_IDLE_HOURS', env.SESSION_IDLE_HOURS, 72, 1, 24 * 365) * 60 * 60 * 1000,
     sessionLifetimeMs: parseWholeNumber('SESSION_LIFETIME_DAYS', env.SESSION_LIFETIME_DAYS, 30, 1, 365) * 24 * 60 * 60 * 1000,
+    // At least a minute, so a person can finish what they confirmed; at most a day, or it stops meaning "recent".
+    reauthWindowSeconds: parseWholeNumber('REAUTH_WINDOW_SECONDS', env.REAUTH_WINDOW_SECONDS, 600, 60, 24 * 60 * 60),
   };
 }
 

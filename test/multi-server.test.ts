@@ -194,7 +194,7 @@ test('a magic link posted to both servers at once is redeemed exactly once', asy
   const before = smtp.messages.length;
   assert.equal((await call(a, 'POST', '/auth/magic-link', { body: { email: user.email } })).status, 202);
   // The sign-up's address confirmation may arrive in between: the sign-in link is the one asked for.
-  const mail = await smtp.waitForMail((message) => smtp.messages.indexOf(message) >= before && message.subject === 'Your Siteward sign-in link', 10_000);
+  const mail = await smtp.waitForMessage(before, (message) => message.subject === 'Your Siteward sign-in link', 10_000);
   const token = new URL(linkIn(mail)).searchParams.get('token') ?? '';
   const attempts = Array.from({ length: 20 }, (_, i) => call(i % 2 === 0 ? a : b, 'POST', '/magic', { body: { token }, headers: { origin } }));
   const answers = await Promise.all(attempts);

@@ -23,9 +23,10 @@ export function countAccessTokens(db: Kysely<Database>, userId: string): Promise
 }
 
 /** Resolves true when the owner's token existed and is now gone. */
-export async function deleteAccessToken(db: Kysely<Database>, userId: string, id: string): Promise<boolean> {
-  const result = await db.deleteFrom('access_tokens').where('user_id', '=', userId).where('id', '=', id).executeTakeFirst();
-  return Number(result.numDeletedRows) === 1;
+/** Deletes the user's token; answers its name, or undefined when the user has no such token. */
+export async function deleteAccessToken(db: Kysely<Database>, userId: string, id: string): Promise<string | undefined> {
+  const row = await db.deleteFrom('access_tokens').where('user_id', '=', userId).where('id', '=', id).returning('name').executeTakeFirst();
+  return row?.name;
 }
 
 // Run for every request with a token the guard does not remember: prepared once, since building

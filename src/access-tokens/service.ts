@@ -67,11 +67,14 @@ export class AccessTokenService {
     return (await listAccessTokens(this.db, userId)).map(accessTokenToJson);
   }
 
-  /** Revokes at once: the next request with the token is refused. Another user's token is 404. */
-  async revoke(userId: string, id: string): Promise<void> {
-    if (!(await deleteAccessToken(this.db, userId, id))) {
-      throw new AppError(404, 'access_token_not_found', 'No access token with this id.');
-    }
+  /**
+   * Revokes at once: the next request with the token is refused. Another user's token is 404.
+   * Answers the token's name, for the owner's notice.
+   */
+  async revoke(userId: string, id: string): Promise<{ name: string }> {
+    const name = await deleteAccessToken(this.db, userId, id);
+    if (name === undefined) throw new AppError(404, 'access_token_not_found', 'No access token with this id.');
     for (const listener of this.#revocationListeners) listener(id);
+    return { name };
   }
 }

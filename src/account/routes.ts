@@ -1,5 +1,9 @@
 import { Type } from 'typebox';
 import type { Guard } from '../auth/guard.js';
+import type { RecentAuthentication } from '../auth/recent-authentication.js';
+import { validationError } from '../errors.js';
+import { AuthenticationResponse, SignInOptionsResponse } from '../passkeys/schema.js';
+import type { PasskeyService } from '../passkeys/service.js';
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../auth/passwords.js';
 import type { SessionService } from '../auth/sessions.js';
 import { currentPrincipal, currentUser } from '../http/principal.js';
@@ -8,6 +12,7 @@ import type { App } from '../http/types.js';
 import { requestOrigin, type SecurityEvents } from '../security/events.js';
 import { UserSchema } from '../users/schema.js';
 import { type PasswordChangeService, userToJson } from '../users/service.js';
+import type { ReauthenticationProof, ReauthenticationService } from './reauthentication.js';
 
 const SessionSchema = Type.Object({
   id: Type.String(),
@@ -23,28 +28,126 @@ const SessionSchema = Type.Object({
 const ChangePasswordBody = Type.Object(
   {
     // Longer than the policy allows, so an over-long current password is "wrong", not a validation hint.
-    current_password: Type.Optional(Type.String({ maxLength: PASSWORD_MAX_LENGTH * 4, description: 'Required while the account has a password' })),
+    current_password: Type.Optional(
+      Type.String({
+        maxLength: PASSWORD_MAX_LENGTH * 4,
+        description:
+          'Needed unless you signed in or re-authenticated within REAUTH_WINDOW_SECONDS (see recent_authentication_until); checked whenever sent to an account that has a password',
+      }),
+    ),
     new_password: Type.String({ maxLength: PASSWORD_MAX_LENGTH * 4, description: `${PASSWORD_MIN_LENGTH}–${PASSWORD_MAX_LENGTH} characters; not a commonly used password, a repeat, a sequence, or built from your e-mail address, name or the service's name` }),
   },
   { additionalProperties: false },
 );
 
+const ReauthenticateBody = Type.Object(
+  {
+    password: Type.Optional(Type.String({ maxLength: PASSWORD_MAX_LENGTH * 4 })),
+    otp: Type.Optional(Type.String({ maxLength: 64, description: 'With the password, when two-factor authentication is on: a TOTP or recovery code' })),
+    passkey: Type.Optional(
+      Type.Object(
+        {
+          challenge_id: Type.String({ maxLength: 64, description: 'From POST /api/v1/me/reauthenticate/passkey-options' }),
+          response: AuthenticationResponse,
+        },
+        { additionalProperties: false },
+      ),
+    ),
+  },
+  { additionalProperties: false, description: 'Either {password, otp?} or {passkey: {challenge_id, response}}' },
+);
+
+const RecentAuthenticationUntil = Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
+  description:
+    'Until when changes that need a recent authentication (new access tokens, passkeys, TOTP, a new password without the current one) go through without POST /api/v1/me/reauthenticate; null when they need it now, and always for a personal access token',
+});
+
+const ReauthenticatedResponse = Type.Object({
+  recent_authentication_until: Type.String({ format: 'date-time' }),
+  token: Type.Optional(Type.String({ description: 'JWT callers only: a fresh JWT that carries the new authentication time; the one sent stays valid but not recent' })),
+  token_type: Type.Optional(Type.Literal('Bearer')),
+  expires_at: Type.Optional(Type.String({ format: 'date-time' })),
+});
+
 const errors = { 401: ProblemSchema, 403: ProblemSchema };
 const tags = ['account'];
 
-export function registerAccountRoutes(
-  app: App,
-  deps: { guard: Guard; sessions: SessionService; passwordChanges: PasswordChangeService; securityEvents: SecurityEvents },
-): void {
-  const { guard, sessions, passwordChanges, securityEvents } = deps;
+export interface AccountRouteDeps {
+  guard: Guard;
+  sessions: SessionService;
+  passwordChanges: PasswordChangeService;
+  securityEvents: SecurityEvents;
+  recentAuthentication: RecentAuthentication;
+  reauthentication: ReauthenticationService;
+  passkeys: PasskeyService;
+}
+
+export function registerAccountRoutes(app: App, deps: AccountRouteDeps): void {
+  const { guard, sessions, passwordChanges, securityEvents, recentAuthentication, reauthentication, passkeys } = deps;
 
   app.get(
     '/api/v1/me',
     {
       onRequest: guard.require('authenticated'),
-      schema: { summary: 'The signed-in user', tags, response: { 200: Type.Object({ user: UserSchema }), ...errors } },
+      schema: {
+        summary: 'The signed-in user, and until when their sign-in counts as recent',
+        tags,
+        response: { 200: Type.Object({ user: UserSchema, recent_authentication_until: RecentAuthenticationUntil }), ...errors },
+      },
     },
-    async (request) => ({ user: userToJson(currentUser(request)) }),
+    async (request) => {
+      const principal = currentPrincipal(request);
+      const until = recentAuthentication.isRecent(principal) ? recentAuthentication.endsAt(principal) : null;
+      return { user: userToJson(principal.user), recent_authentication_until: until === null ? null : until.toISOString() };
+    },
+  );
+
+  app.post(
+    '/api/v1/me/reauthenticate/passkey-options',
+    {
+      onRequest: guard.require('account'),
+      schema: {
+        summary: 'Start confirming who you are with a passkey: options for navigator.credentials.get() (your passkeys only) and the challenge id, valid 5 minutes, once',
+        tags,
+        response: { 200: SignInOptionsResponse, ...errors, 409: ProblemSchema, 429: ProblemSchema },
+      },
+    },
+    async (request, reply) => {
+      const { options, challengeId } = await passkeys.reauthenticationOptions(currentUser(request), request.ip);
+      return reply.header('cache-control', 'no-store').send({ options, challenge_id: challengeId });
+    },
+  );
+
+  app.post(
+    '/api/v1/me/reauthenticate',
+    {
+      // "account": a personal access token never proves a person, so it cannot be made recent either.
+      onRequest: guard.require('account'),
+      schema: {
+        summary:
+          'Confirm who you are (password, with otp when 2FA is on; or a passkey), so changes that need a recent authentication go through for REAUTH_WINDOW_SECONDS. A web session is renewed in place; a JWT caller gets a fresh JWT',
+        tags,
+        body: ReauthenticateBody,
+        response: { 200: ReauthenticatedResponse, 400: ProblemSchema, ...errors, 409: ProblemSchema, 415: ProblemSchema, 429: ProblemSchema },
+      },
+    },
+    async (request, reply) => {
+      const principal = currentPrincipal(request);
+      const { password, otp, passkey } = request.body;
+      if ((password === undefined) === (passkey === undefined) || (passkey !== undefined && otp !== undefined)) {
+        throw validationError([{ path: '/', message: 'send either password (with otp when two-factor authentication is on) or passkey' }]);
+      }
+      const proof: ReauthenticationProof =
+        passkey === undefined
+          ? { kind: 'password', password: password ?? '', otp }
+          : { kind: 'passkey', challengeId: passkey.challenge_id, response: passkey.response, clientIp: request.ip };
+      const done = await reauthentication.reauthenticate(principal, proof);
+      securityEvents.record({ type: 'reauthenticated', user: principal.user, origin: requestOrigin(request), method: done.method, credential: principal.method });
+      return reply.header('cache-control', 'no-store').send({
+        recent_authentication_until: done.until.toISOString(),
+        ...(done.jwt === null ? {} : { token: done.jwt.token, token_type: 'Bearer' as const, expires_at: done.jwt.expiresAt.toISOString() }),
+      });
+    },
   );
 
   app.get(
@@ -109,7 +212,8 @@ export function registerAccountRoutes(
       // "account": a personal access token cannot change the password it was never given.
       onRequest: guard.require('account'),
       schema: {
-        summary: 'Change your password. Every other web session ends and every JWT issued so far is refused; the web session making the change stays signed in',
+        summary:
+          'Change your password. Without current_password only within a recent authentication (the "forgot password" path: sign in by e-mail link, then set one), else 403 reauthentication_required. Every other web session ends and every JWT issued so far is refused; the web session making the change stays signed in',
         tags,
         body: ChangePasswordBody,
         response: { 204: Type.Null(), 400: ProblemSchema, ...errors, 415: ProblemSchema, 429: ProblemSchema },
@@ -119,9 +223,10 @@ export function registerAccountRoutes(
       const principal = currentPrincipal(request);
       await passwordChanges.changePassword(
         principal.user.id,
-        { currentPassword: request.body.current_password, newPassword: request.body.new_password },
+        { currentPassword: request.body.current_password, newPassword: request.body.new_password, recentlyAuthenticated: recentAuthentication.isRecent(principal) },
         principal.method === 'session' ? principal.sessionId : null,
       );
+      securityEvents.record({ type: 'password.changed', user: principal.user, origin: requestOrigin(request), credential: principal.method });
       return reply.code(204).send(null);
     },
   );

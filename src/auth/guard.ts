@@ -10,6 +10,7 @@ import { findAccessTokenWithUser } from '../access-tokens/queries.js';
 import { InvalidJwtError, type JwtClaims, type JwtService, looksLikeJwt } from './jwt.js';
 import { type CachedAccessToken, PrincipalCache } from './principal-cache.js';
 import { assertSameOrigin, isSafeMethod } from './csrf.js';
+import type { RecentAuthentication } from './recent-authentication.js';
 import type { SessionService } from './sessions.js';
 import { ACCESS_TOKEN_SCOPES, type AccessTokenScope, hashAccessToken, isWellFormedAccessToken, looksLikeAccessToken } from './tokens.js';
 
@@ -22,6 +23,11 @@ export interface Principal {
   scopes: readonly AccessTokenScope[];
   accessTokenId: string | null;
   sessionId: string | null;
+  /**
+   * When the person behind the credential last proved who they are (epoch milliseconds): the
+   * session's authenticated_at or the JWT's auth_time; null for a personal access token.
+   */
+  authenticatedAt: number | null;
 }
 
 declare module 'fastify' {
@@ -31,12 +37,13 @@ declare module 'fastify' {
 }
 
 /**
- * What a route needs: any valid credential, a scope on sites, or "account", which only the owner's
- * own sign-in grants.
+ * What a route needs: any valid credential, a scope on sites, "account", which only the owner's
+ * own sign-in grants, or "recent": "account" with a proof of the person within the
+ * re-authentication window (recent-authentication.ts), for changes that could lock the owner out.
  * A personal access token is made for integrations; it cannot mint or list other tokens, so a
  * leaked token cannot be turned into a persistent foothold.
  */
-export type Requirement = AccessTokenScope | 'account' | 'authenticated';
+export type Requirement = AccessTokenScope | 'account' | 'recent' | 'authenticated';
 
 const LAST_USED_RESOLUTION_MS = 60_000;
 
@@ -62,6 +69,7 @@ export class Guard {
     foreignChanges: (() => number) | null,
     /** Writes access tokens' last-use times. */
     private readonly lastUses: LastUseRecorder,
+    private readonly recentAuthentication: RecentAuthentication,
   ) {
     this.#principals = new PrincipalCache({ foreignChanges });
     // Sign out everywhere and a password change refuse the user's JWTs from now on: this process
@@ -109,10 +117,12 @@ export class Guard {
   require(requirement: Requirement): (request: FastifyRequest) => Promise<void> {
     return async (request) => {
       const principal = await this.authenticate(request);
-      if (requirement === 'account' && principal.method === 'access_token') {
+      const forAccount = requirement === 'account' || requirement === 'recent';
+      if (forAccount && principal.method === 'access_token') {
         throw new AppError(403, 'access_token_not_allowed', 'Personal access tokens cannot manage account settings or other tokens; sign in instead.');
       }
-      if (requirement !== 'account' && requirement !== 'authenticated' && !principal.scopes.includes(requirement)) {
+      if (requirement === 'recent') this.recentAuthentication.assert(principal);
+      if (!forAccount && requirement !== 'authenticated' && !principal.scopes.includes(requirement)) {
         throw new AppError(403, 'insufficient_scope', `This access token lacks the "${requirement}" scope.`);
       }
       request.principal = principal;
@@ -140,7 +150,14 @@ export class Guard {
         throw unauthorized('second_factor_required', 'Finish signing in: enter the code from your authenticator app (or a recovery code) at /auth/2fa.');
       }
       if (!isSafeMethod(request.method)) assertSameOrigin(request.headers, this.publicOrigin);
-      return { user: found.user, method: 'session', scopes: ACCESS_TOKEN_SCOPES, accessTokenId: null, sessionId: found.session.id };
+      return {
+        user: found.user,
+        method: 'session',
+        scopes: ACCESS_TOKEN_SCOPES,
+        accessTokenId: null,
+        sessionId: found.session.id,
+        authenticatedAt: Date.parse(found.session.authenticated_at),
+      };
     }
     if (header === undefined || header.trim() === '') {
       throw unauthorized('unauthenticated', 'Sign in, or send Authorization: Bearer <JWT> or Authorization: Token <personal access token>.');
@@ -178,7 +195,7 @@ export class Guard {
     if (user === undefined || claims.gen !== user.jwt_generation) {
       throw unauthorized('invalid_token', INVALID_CREDENTIALS_DETAIL);
     }
-    const principal: Principal = { user, method: 'jwt', scopes: ACCESS_TOKEN_SCOPES, accessTokenId: null, sessionId: null };
+    const principal: Principal = { user, method: 'jwt', scopes: ACCESS_TOKEN_SCOPES, accessTokenId: null, sessionId: null, authenticatedAt: claims.auth_time * 1000 };
     this.#principals.rememberJwtUser(principal, ticket);
     return principal;
   }
@@ -197,7 +214,7 @@ export class Guard {
       );
       found = {
         id: row.token.id,
-        principal: { user: row.user, method: 'access_token', scopes, accessTokenId: row.token.id, sessionId: null },
+        principal: { user: row.user, method: 'access_token', scopes, accessTokenId: row.token.id, sessionId: null, authenticatedAt: null },
         lastUsedMs: row.token.last_used_at === null ? 0 : Date.parse(row.token.last_used_at),
       };
       this.#principals.rememberAccessToken(tokenHash, found, ticket);
@@ -219,11 +236,14 @@ export class Guard {
   /**
    * A remembered principal for the JWT's claims. A generation that differs from the remembered one
    * is read afresh: the token may be newer than what this process remembers (signed out
-   * everywhere and in again on another process).
+   * everywhere and in again on another process). The user is remembered, not the token: another
+   * of the user's JWTs gets a copy that carries its own auth_time.
    */
   #heldJwtPrincipal(claims: JwtClaims): Principal | undefined {
     const cached = this.#principals.jwtUser(claims.sub);
-    return cached !== undefined && cached.user.jwt_generation === claims.gen ? cached : undefined;
+    if (cached === undefined || cached.user.jwt_generation !== claims.gen) return undefined;
+    const authenticatedAt = claims.auth_time * 1000;
+    return cached.authenticatedAt === authenticatedAt ? cached : { ...cached, authenticatedAt };
   }
 }
 

@@ -22,6 +22,12 @@ export interface JwtClaims {
   exp: number;
   iss: string;
   jti: string;
+  /**
+   * When the person proved who they are (sign-in or re-authentication), Unix seconds; the name
+   * OpenID Connect gives it. A token from before the claim existed was issued at sign-in, so its
+   * `iat` stands in.
+   */
+  auth_time: number;
 }
 
 export interface IssuedJwt {
@@ -71,11 +77,12 @@ export class JwtService {
     });
   }
 
+  /** A token for a person who proved who they are just now. */
   issue(userId: string, generation: number): IssuedJwt {
     const now = this.clock.now();
     const iat = Math.floor(now.getTime() / 1000);
     const exp = iat + JWT_LIFETIME_SECONDS;
-    const token = this.#sign({ sub: userId, gen: generation, iat, exp, iss: this.issuer, jti: newId(now) });
+    const token = this.#sign({ sub: userId, gen: generation, iat, exp, iss: this.issuer, jti: newId(now), auth_time: iat });
     return { token, expiresAt: new Date(exp * 1000) };
   }
 
@@ -105,12 +112,15 @@ export class JwtService {
       throw new InvalidJwtError((error as { code?: string }).code ?? 'invalid');
     }
     if (!isClaims(claims)) throw new InvalidJwtError('malformed claims');
+    // A proof of the person cannot postdate the token that records it.
+    const { auth_time: authTime = claims.iat } = claims as { auth_time?: unknown };
+    if (typeof authTime !== 'number' || !Number.isInteger(authTime) || authTime > claims.iat) throw new InvalidJwtError('malformed auth_time');
     // Shared by every request that sends this token: frozen so no caller can alter another's view.
-    return Object.freeze(claims);
+    return Object.freeze({ ...claims, auth_time: authTime });
   }
 }
 
-function isClaims(value: unknown): value is JwtClaims {
+function isClaims(value: unknown): value is Omit<JwtClaims, 'auth_time'> {
   if (typeof value !== 'object' || value === null) return false;
   const claims = value as Record<string, unknown>;
   return (

@@ -21,7 +21,7 @@ async function mailedToken(email: string): Promise<string> {
   const before = smtp.messages.length;
   assert.equal((await t.app.inject({ method: 'POST', url: '/auth/magic-link', payload: { email } })).statusCode, 202);
   // Other mail (a security notice) may arrive in between: the sign-in link is the one sent after asking.
-  const mail = await smtp.waitForMail((message) => smtp.messages.indexOf(message) >= before && message.subject === 'Your Siteward sign-in link');
+  const mail = await smtp.waitForMessage(before, (message) => message.subject === 'Your Siteward sign-in link');
   return new URL(linkIn(mail)).searchParams.get('token') ?? '';
 }
 

@@ -7,7 +7,7 @@ import { PRINCIPAL_CACHE_TTL_MS, PRINCIPAL_CACHE_TTL_WITH_CHANGE_COUNTER_MS, Pri
 
 function principalOf(id: string, generation = 0): Principal {
   const user: UserRow = { id, email: `${id}@example.com`, name: '', password_hash: '', jwt_generation: generation, email_verified_at: null, created_at: '', updated_at: '' };
-  return { user, method: 'jwt', scopes: ['sites:read', 'sites:write'], accessTokenId: null, sessionId: null };
+  return { user, method: 'jwt', scopes: ['sites:read', 'sites:write'], accessTokenId: null, sessionId: null, authenticatedAt: null };
 }
 
 describe('the principal cache on its own', () => {

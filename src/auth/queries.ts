@@ -25,6 +25,7 @@ const sessionWithUserByHash = new PreparedQuery((db, p: { tokenHash: string }) =
       'sessions.ip',
       'sessions.second_factor_pending',
       'sessions.claim_pending',
+      'sessions.authenticated_at',
       ...JOINED_USER_COLUMNS,
     ])
     .where('sessions.token_hash', '=', p.tokenHash),
@@ -45,8 +46,15 @@ export async function findSessionWithUser(db: Kysely<Database>, tokenHash: strin
     ip: row.ip,
     second_factor_pending: row.second_factor_pending,
     claim_pending: row.claim_pending,
+    authenticated_at: row.authenticated_at,
   };
   return { session, user: userFromJoin(row) };
+}
+
+/** A re-authentication: the session's proof of its person is from `at`. Scoped by the owner. */
+export async function markSessionAuthenticated(db: Kysely<Database>, userId: string, id: string, at: string): Promise<boolean> {
+  const result = await db.updateTable('sessions').set({ authenticated_at: at }).where('user_id', '=', userId).where('id', '=', id).executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
 }
 
 export function touchSession(db: Kysely<Database>, id: string, seenAt: string): Promise<unknown> {

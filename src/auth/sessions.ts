@@ -5,6 +5,7 @@ import type { Clock } from '../lib/clock.js';
 import { randomToken, sha256 } from '../lib/crypto.js';
 import { newId } from '../lib/ids.js';
 import type { UserRow } from '../users/queries.js';
+import { unauthorized } from './guard.js';
 import {
   deleteSession,
   deleteSessionByHash,
@@ -12,6 +13,7 @@ import {
   findSessionWithUser,
   insertSession,
   listActiveSessions,
+  markSessionAuthenticated,
   revokeAllCredentials,
   revokeOtherCredentials,
   type SessionRow,
@@ -93,6 +95,8 @@ export class SessionService {
       ip: client.ip,
       second_factor_pending: secondFactorPending ? 1 : 0,
       claim_pending: claimPending ? 1 : 0,
+      // A sign-in (a finished second step makes a new session) is a proof of the person, now.
+      authenticated_at: now.toISOString(),
     };
     await insertSession(this.db, session);
     return { cookieValue, session };
@@ -136,6 +140,13 @@ export class SessionService {
   async completeSecondFactor(cookieValue: string, client: { userAgent: string | undefined; ip: string }): Promise<{ cookieValue: string; session: SessionRow } | undefined> {
     const userId = await endPendingSession(this.db, sha256(cookieValue), this.clock.now().toISOString());
     return userId === undefined ? undefined : this.create(userId, client);
+  }
+
+  /** The person behind the session proved who they are again (POST /api/v1/me/reauthenticate). */
+  async markAuthenticated(userId: string, sessionId: string, at: Date): Promise<void> {
+    if (!(await markSessionAuthenticated(this.db, userId, sessionId, at.toISOString()))) {
+      throw unauthorized('session_expired', 'Your session has ended; sign in again.');
+    }
   }
 
   async destroy(cookieValue: string): Promise<void> {

@@ -440,7 +440,7 @@ describe('magic link', () => {
     });
     assert.equal(response.statusCode, 200);
     assert.match(response.body, /Check your inbox/);
-    const mail = await smtp.waitForMail((message) => message.subject === 'Your Siteward sign-in link');
+    const mail = await smtp.waitForMessage(0, (message) => message.subject === 'Your Siteward sign-in link');
     assert.ok(linkIn(mail).includes('/magic?token='));
   });
 

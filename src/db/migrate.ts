@@ -4,6 +4,7 @@ import * as webSignIn from './migrations/002-web-sign-in.js';
 import * as twoFactor from './migrations/003-two-factor.js';
 import * as passkeys from './migrations/004-passkeys.js';
 import * as emailVerification from './migrations/005-email-verification.js';
+import * as recentAuthentication from './migrations/006-recent-authentication.js';
 import type { DatabaseHandle } from './connect.js';
 import type { Database } from './schema.js';
 
@@ -14,6 +15,7 @@ const migrations: Record<string, Migration> = {
   '003-two-factor': twoFactor,
   '004-passkeys': passkeys,
   '005-email-verification': emailVerification,
+  '006-recent-authentication': recentAuthentication,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };
@@ -34,4 +36,10 @@ export async function migrateToLatest(db: Kysely<Database>): Promise<void> {
 /** Migrates under the database's migration lock: what every process does at start-up. */
 export function migrate(database: DatabaseHandle): Promise<void> {
   return database.withMigrationLock(() => migrateToLatest(database.db));
+}
+
+/** Brings the schema up to the named migration and no further: for tests of a migration's data step. */
+export async function migrateTo(db: Kysely<Database>, name: string): Promise<void> {
+  const { error } = await new Migrator({ db, provider }).migrateTo(name);
+  if (error !== undefined) throw new Error(`database migration to ${name} failed: ${error instanceof Error ? error.message : String(error)}`);
 }

@@ -99,6 +99,11 @@ export interface SessionsTable {
    * the mailbox holder to keep or reset them (POST /auth/claim): such a session can do nothing else.
    */
   claim_pending: number;
+  /**
+   * When the person behind the session last proved who they are: the sign-in that made it, or a
+   * later POST /api/v1/me/reauthenticate. Changes that could lock the owner out need it recent.
+   */
+  authenticated_at: string;
 }
 
 export interface OneTimeTokensTable {

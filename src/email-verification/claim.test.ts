@@ -34,7 +34,7 @@ afterEach(async () => {
 async function redeemMailedLink(email: string): Promise<{ status: number; location: string; cookie: string }> {
   const before = smtp.messages.length;
   assert.equal((await t.app.inject({ method: 'POST', url: '/auth/magic-link', payload: { email } })).statusCode, 202);
-  const mail = await smtp.waitForMail((message) => smtp.messages.indexOf(message) >= before && message.subject === 'Your Siteward sign-in link');
+  const mail = await smtp.waitForMessage(before, (message) => message.subject === 'Your Siteward sign-in link');
   const link = new URL(linkIn(mail));
   assert.equal((await t.app.inject({ method: 'GET', url: `${link.pathname}${link.search}` })).statusCode, 200);
   const token = link.searchParams.get('token') ?? '';
@@ -143,7 +143,7 @@ describe('pre-account hijacking: the mailbox holder chooses after a magic link',
     assert.deepEqual(ownList.json().sites.map((site: { name: string }) => site.name).sort(), ['Owner only', planted.name].sort());
 
     // The owner is told, and sets a password without knowing the squatter's.
-    const notice = await smtp.waitForMail((message) => smtp.messages.indexOf(message) >= before && message.subject === 'Your Siteward account was reset');
+    const notice = await smtp.waitForMessage(before, (message) => message.subject === 'Your Siteward account was reset');
     assert.deepEqual(notice.to, [victim]);
     const set = await t.app.inject({ method: 'POST', url: '/api/v1/me/password', headers: { cookie: owner, origin: ORIGIN }, payload: { new_password: 'copper-meadow-whistle-58' } });
     assert.equal(set.statusCode, 204, set.body);

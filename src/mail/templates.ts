@@ -64,7 +64,9 @@ const NOTICES: Partial<Record<SecurityEventType, { subject: string; sentence: st
   'totp.disabled': { subject: 'Two-factor authentication is off', sentence: 'two-factor authentication was turned off for your Siteward account.' },
   'recovery_codes.regenerated': { subject: 'New Siteward recovery codes', sentence: 'new recovery codes were made for your Siteward account; the old ones no longer work.' },
   'passkey.added': { subject: 'A passkey was added to your Siteward account', sentence: 'a passkey was added to your Siteward account.' },
+  'passkey.removed': { subject: 'A passkey was removed from your Siteward account', sentence: 'a passkey was removed from your Siteward account; it no longer signs in.' },
   'access_token.created': { subject: 'A Siteward access token was created', sentence: 'a personal access token was created for your Siteward account.' },
+  'access_token.revoked': { subject: 'A Siteward access token was revoked', sentence: 'a personal access token of your Siteward account was revoked; it no longer works.' },
   'sessions.revoked': { subject: 'You were signed out everywhere', sentence: 'every device signed in to your Siteward account was signed out.' },
   'account.taken_over': {
     subject: 'Your Siteward account was reset',

@@ -4,23 +4,26 @@ import { JOINED_USER_COLUMNS, type UserRow, userFromJoin } from '../users/querie
 
 export type PasskeyRow = Selectable<PasskeysTable>;
 export type ChallengeRow = Selectable<WebauthnChallengesTable>;
-export type Ceremony = 'registration' | 'authentication';
+/** registration: adding a passkey; authentication: signing in; reauthentication: a signed-in user confirming who they are. */
+export type Ceremony = 'registration' | 'authentication' | 'reauthentication';
 
 export function insertChallenge(db: Kysely<Database>, row: ChallengeRow): Promise<unknown> {
   return db.insertInto('webauthn_challenges').values(row).execute();
 }
 
 /**
- * Consumes a sign-in challenge by its id in one conditional UPDATE: of any number of concurrent
- * attempts (on any app server) exactly one sees it unused, unexpired and of this ceremony, and gets
- * its hash back; the rest get nothing.
+ * Consumes a sign-in or re-authentication challenge by its id in one conditional UPDATE: of any
+ * number of concurrent attempts (on any app server) exactly one sees it unused, unexpired, of this
+ * ceremony and issued to `userId` (null for a sign-in, where nobody is known yet), and gets its hash
+ * back; the rest get nothing.
  */
-export async function consumeChallengeById(db: Kysely<Database>, id: string, ceremony: Ceremony, now: string): Promise<string | undefined> {
+export async function consumeChallengeById(db: Kysely<Database>, id: string, ceremony: Ceremony, userId: string | null, now: string): Promise<string | undefined> {
   const row = await db
     .updateTable('webauthn_challenges')
     .set({ used_at: now })
     .where('id', '=', id)
     .where('ceremony', '=', ceremony)
+    .where('user_id', userId === null ? 'is' : '=', userId)
     .where('used_at', 'is', null)
     .where('expires_at', '>', now)
     .returning('challenge_hash')
@@ -138,7 +141,8 @@ export function renamePasskey(db: Kysely<Database>, userId: string, id: string, 
   return db.updateTable('passkeys').set({ name }).where('user_id', '=', userId).where('id', '=', id).returningAll().executeTakeFirst();
 }
 
-export async function deletePasskey(db: Kysely<Database>, userId: string, id: string): Promise<boolean> {
-  const result = await db.deleteFrom('passkeys').where('user_id', '=', userId).where('id', '=', id).executeTakeFirst();
-  return Number(result.numDeletedRows) === 1;
+/** Deletes the user's passkey; answers its name, or undefined when the user has no such passkey. */
+export async function deletePasskey(db: Kysely<Database>, userId: string, id: string): Promise<string | undefined> {
+  const row = await db.deleteFrom('passkeys').where('user_id', '=', userId).where('id', '=', id).returning('name').executeTakeFirst();
+  return row?.name;
 }

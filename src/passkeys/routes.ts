@@ -3,7 +3,7 @@ import { assertSameOrigin } from '../auth/csrf.js';
 import type { Guard } from '../auth/guard.js';
 import type { SessionService } from '../auth/sessions.js';
 import { startWebSession } from '../auth/web-routes.js';
-import { currentUser } from '../http/principal.js';
+import { currentPrincipal, currentUser } from '../http/principal.js';
 import { ProblemSchema } from '../http/schema.js';
 import type { App } from '../http/types.js';
 import { requestOrigin, type SecurityEvents } from '../security/events.js';
@@ -37,16 +37,20 @@ export interface PasskeyRouteDeps {
 /**
  * Passkeys: managed by the signed-in user under /api/v1/me/passkeys ("account" requirement: a
  * personal access token cannot add a way to sign in), and used to sign in to the web interface
- * without a user name under /auth/passkey.
+ * without a user name under /auth/passkey. Adding or removing one needs a recent authentication
+ * ("recent"): a stolen session must not plant a passkey of the thief's, or remove the owner's; the
+ * owner is mailed about either.
  */
 export function registerPasskeyRoutes(app: App, deps: PasskeyRouteDeps): void {
-  const { passkeys } = deps;
+  const { passkeys, securityEvents } = deps;
   const onRequest = deps.guard.require('account');
+  const recent = deps.guard.require('recent');
 
   app.post(
     '/api/v1/me/passkeys/options',
     {
-      onRequest,
+      // Asked before the browser's prompt, so the person confirms who they are first, not after.
+      onRequest: recent,
       schema: {
         summary: 'Start adding a passkey: options for navigator.credentials.create(), valid 5 minutes, once',
         tags,
@@ -63,7 +67,7 @@ export function registerPasskeyRoutes(app: App, deps: PasskeyRouteDeps): void {
   app.post(
     '/api/v1/me/passkeys',
     {
-      onRequest,
+      onRequest: recent,
       schema: {
         summary: 'Finish adding a passkey: the credential navigator.credentials.create() made (PublicKeyCredential.toJSON())',
         tags,
@@ -73,7 +77,9 @@ export function registerPasskeyRoutes(app: App, deps: PasskeyRouteDeps): void {
       },
     },
     async (request, reply) => {
-      const passkey = await passkeys.register(currentUser(request), request.body);
+      const principal = currentPrincipal(request);
+      const passkey = await passkeys.register(principal.user, request.body);
+      securityEvents.record({ type: 'passkey.added', user: principal.user, origin: requestOrigin(request), credential: principal.method, details: { name: passkey.name } });
       return reply.code(201).send({ passkey });
     },
   );
@@ -96,11 +102,13 @@ export function registerPasskeyRoutes(app: App, deps: PasskeyRouteDeps): void {
   app.delete(
     '/api/v1/me/passkeys/:id',
     {
-      onRequest,
+      onRequest: recent,
       schema: { summary: 'Remove a passkey: it no longer signs in', tags, security, params: PasskeyParams, response: { 204: Type.Null(), ...errors, 404: ProblemSchema } },
     },
     async (request, reply) => {
-      await passkeys.remove(currentUser(request).id, request.params.id);
+      const principal = currentPrincipal(request);
+      const { name } = await passkeys.remove(principal.user.id, request.params.id);
+      securityEvents.record({ type: 'passkey.removed', user: principal.user, origin: requestOrigin(request), credential: principal.method, details: { name } });
       return reply.code(204).send(null);
     },
   );

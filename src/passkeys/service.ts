@@ -65,6 +65,10 @@ const counterNotIncreased = () =>
 const alreadyRegistered = () => new AppError(409, 'passkey_already_registered', 'This passkey is already registered.');
 const tooManyPasskeys = () => new AppError(409, 'too_many_passkeys', `An account can hold at most ${MAX_PASSKEYS_PER_USER} passkeys; remove one first.`);
 const passkeyNotFound = () => new AppError(404, 'passkey_not_found', 'No passkey with this id.');
+const challengeInvalidAtReauthentication = () =>
+  new AppError(403, 'passkey_challenge_invalid', 'This confirmation is unknown, used or expired (5 minutes); start again with POST /api/v1/me/reauthenticate/passkey-options.');
+const noPasskeys = () => new AppError(409, 'no_passkeys', 'This account has no passkeys; confirm with your password instead.');
+const notYourPasskey = () => new AppError(403, 'passkey_unknown_credential', 'This passkey does not belong to your account; use one of yours, or your password.');
 
 export type PasskeyJson = Static<typeof PasskeySchema>;
 
@@ -228,8 +232,11 @@ export class PasskeyService {
     return passkeyToJson(row);
   }
 
-  async remove(userId: string, id: string): Promise<void> {
-    if (!(await deletePasskey(this.db, userId, id))) throw passkeyNotFound();
+  /** Removes the passkey and answers its name, for the owner's notice. */
+  async remove(userId: string, id: string): Promise<{ name: string }> {
+    const name = await deletePasskey(this.db, userId, id);
+    if (name === undefined) throw passkeyNotFound();
+    return { name };
   }
 
   /**
@@ -264,15 +271,70 @@ export class PasskeyService {
     return user;
   }
 
+  /**
+   * Options for navigator.credentials.get() when a signed-in user confirms who they are: the
+   * challenge is issued to that user, and only their passkeys are offered.
+   */
+  async reauthenticationOptions(user: UserRow, clientIp: string): Promise<{ options: PublicKeyCredentialRequestOptionsJSON; challengeId: string }> {
+    await this.limiter.reserve([[`passkey:options:ip:${clientIp}`, RATE_LIMITS.passkeyOptionsPerIp]]);
+    const passkeys = await listPasskeys(this.db, user.id);
+    if (passkeys.length === 0) throw noPasskeys();
+    const challengeId = newId(this.clock.now());
+    const challenge = await this.#newChallenge('reauthentication', user.id, challengeId);
+    const { generateAuthenticationOptions } = await PasskeyService.#webauthn();
+    const options = await generateAuthenticationOptions({
+      rpID: this.relyingParty.id,
+      allowCredentials: passkeys.map((passkey) => ({ id: passkey.credential_id, transports: transportList(passkey.transports) })),
+      challenge,
+      timeout: CHALLENGE_LIFETIME_MS,
+      userVerification: 'required',
+    });
+    return { options, challengeId };
+  }
+
+  /**
+   * Checks a signed-in user's passkey confirmation: a challenge issued to them, answered by one of
+   * their own passkeys. Counted like a passkey sign-in (the same limit per client address), and
+   * every failure is 403: the caller stays signed in.
+   */
+  async reauthenticate(user: UserRow, challengeId: string, response: Static<typeof AuthenticationResponse>, clientIp: string): Promise<void> {
+    const reservation = await this.limiter.reserve([[`passkey:failures:ip:${clientIp}`, RATE_LIMITS.passkeyFailuresPerIp]]);
+    const now = this.clock.now().toISOString();
+    const challengeHash = await consumeChallengeById(this.db, challengeId, 'reauthentication', user.id, now);
+    if (challengeHash === undefined) throw challengeInvalidAtReauthentication();
+    const found = await findPasskeyWithUser(this.db, response.id);
+    if (found === undefined || found.user.id !== user.id) throw notYourPasskey();
+    try {
+      await this.#verifyAssertion(challengeHash, found, response, now);
+    } catch (error) {
+      // The sign-in checks answer 401; here the session or JWT is still good, so the same refusal is 403.
+      if (error instanceof AppError && error.status === 401) throw new AppError(403, error.code, error.detail);
+      throw error;
+    }
+    await reservation.refund();
+  }
+
   async #verifySignIn(challengeId: string, response: Static<typeof AuthenticationResponse>): Promise<UserRow> {
     const now = this.clock.now().toISOString();
-    const challengeHash = await consumeChallengeById(this.db, challengeId, 'authentication', now);
+    const challengeHash = await consumeChallengeById(this.db, challengeId, 'authentication', null, now);
     if (challengeHash === undefined) throw challengeInvalidAtSignIn();
 
     const found = await findPasskeyWithUser(this.db, response.id);
     if (found === undefined) throw unknownCredential();
-    const { passkey, user } = found;
+    await this.#verifyAssertion(challengeHash, found, response, now);
+    return found.user;
+  }
 
+  /**
+   * The assertion's user handle, signature (over the consumed challenge, origin and relying party)
+   * and sign counter; records the use. Failures are the sign-in's 401s.
+   */
+  async #verifyAssertion(
+    challengeHash: string,
+    { passkey, user }: { passkey: PasskeyRow; user: UserRow },
+    response: Static<typeof AuthenticationResponse>,
+    now: string,
+  ): Promise<void> {
     // Discoverable sign-in: the authenticator names the account; it must be the passkey's owner.
     const userHandle = response.response.userHandle;
     if (typeof userHandle === 'string' && userHandle !== '' && !secretsEqual(userHandle, Buffer.from(userHandleOf(user.id)).toString('base64url'))) {
@@ -318,7 +380,6 @@ export class PasskeyService {
       // Another sign-in with this counter value landed first (or the passkey was just removed).
       throw counterNotIncreased();
     }
-    return user;
   }
 
   /**

@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { buildTestApp, signUpConfirmed, type TestApp } from '../../test/helpers.js';
-import { startSmtpServer, type TestSmtpServer } from '../../test/smtp.js';
+import { buildTestApp, signUp, signUpConfirmed, STRONG_PASSWORD, type TestApp } from '../../test/helpers.js';
+import { totp } from '../../test/rfc6238.js';
+import { type ReceivedMail, startSmtpServer, type TestSmtpServer } from '../../test/smtp.js';
+import { SoftwareAuthenticator } from '../../test/software-authenticator.js';
 
 let smtp: TestSmtpServer;
 let t: TestApp;
@@ -49,5 +51,78 @@ describe('security events', () => {
     assert.match(notice.subject, /signed out everywhere/i);
     assert.match(notice.text, /Security test agent/);
     assert.ok(!notice.raw.includes(user.jwt));
+  });
+});
+
+describe('notices of credential changes', () => {
+  test('each change mails the owner exactly once, naming what changed and no secret; re-authenticating is logged, not mailed', async () => {
+    const user = await signUp(t.app);
+    const start = smtp.messages.length;
+    const headers = { authorization: user.bearer };
+    const inject = async (method: 'POST' | 'DELETE', url: string, payload?: Record<string, unknown>, status = 200) => {
+      const response = await t.app.inject({ method, url, headers, ...(payload === undefined ? {} : { payload }) });
+      assert.equal(response.statusCode, status, `${method} ${url}: ${response.body}`);
+      return response.statusCode === 204 ? undefined : response.json();
+    };
+    /** Each notice, and the secrets none of them may carry. */
+    const expected: Array<{ subject: RegExp; names?: string }> = [];
+    const secrets: string[] = [STRONG_PASSWORD];
+
+    const created = (await inject('POST', '/api/v1/access-tokens', { name: 'Deploy bot' }, 201)).access_token;
+    secrets.push(created.token);
+    expected.push({ subject: /access token was created/, names: 'Deploy bot' });
+    await inject('DELETE', `/api/v1/access-tokens/${created.id}`, undefined, 204);
+    expected.push({ subject: /access token was revoked/, names: 'Deploy bot' });
+
+    const { secret } = await inject('POST', '/api/v1/me/totp/setup');
+    const enablingCode = totp(secret, t.clock.now());
+    const enabled = await inject('POST', '/api/v1/me/totp/enable', { code: enablingCode });
+    secrets.push(secret, enablingCode, ...enabled.recovery_codes);
+    expected.push({ subject: /Two-factor authentication is on/ });
+    t.clock.advance(30_000);
+    const confirming = totp(secret, t.clock.now());
+    const regenerated = await inject('POST', '/api/v1/me/totp/recovery-codes', { code: confirming });
+    secrets.push(confirming, ...regenerated.recovery_codes);
+    expected.push({ subject: /New Siteward recovery codes/ });
+    t.clock.advance(30_000);
+    const disabling = totp(secret, t.clock.now());
+    await inject('DELETE', '/api/v1/me/totp', { code: disabling }, 204);
+    secrets.push(disabling);
+    expected.push({ subject: /Two-factor authentication is off/ });
+
+    const authenticator = new SoftwareAuthenticator({ origin: 'http://localhost:3000' });
+    const { options } = await inject('POST', '/api/v1/me/passkeys/options');
+    const { passkey } = await inject('POST', '/api/v1/me/passkeys', { name: 'Work laptop', response: authenticator.create(options) }, 201);
+    expected.push({ subject: /passkey was added/, names: 'Work laptop' });
+    await inject('DELETE', `/api/v1/me/passkeys/${passkey.id}`, undefined, 204);
+    expected.push({ subject: /passkey was removed/, names: 'Work laptop' });
+
+    await inject('POST', '/api/v1/me/reauthenticate', { password: STRONG_PASSWORD });
+    const newPassword = 'quartz-meadow-lantern-97';
+    await inject('POST', '/api/v1/me/password', { current_password: STRONG_PASSWORD, new_password: newPassword }, 204);
+    secrets.push(newPassword);
+    expected.push({ subject: /password was changed/ });
+
+    await smtp.waitForMessages(start + expected.length);
+    // Sent in the background: give a duplicate the time to arrive, so "exactly once" means it.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const notices = smtp.messages.slice(start).filter((message) => message.to.includes(user.email));
+    assert.equal(notices.length, expected.length, notices.map((message) => message.subject).join(' | '));
+    for (const { subject, names } of expected) {
+      const matching = notices.filter((message: ReceivedMail) => subject.test(message.subject));
+      assert.equal(matching.length, 1, `one notice for ${subject}`);
+      const [notice] = matching;
+      if (names !== undefined) assert.ok(notice?.text.includes(names), `${subject} names ${names}`);
+    }
+    for (const notice of notices) {
+      for (const value of secrets) assert.ok(!notice.raw.includes(value), `"${notice.subject}" carries no secret`);
+    }
+
+    const logged = securityLines().filter((entry) => entry.user_id === user.id).map((entry) => entry.security_event);
+    for (const type of ['access_token.created', 'access_token.revoked', 'totp.enabled', 'recovery_codes.regenerated', 'totp.disabled', 'passkey.added', 'passkey.removed', 'reauthenticated', 'password.changed']) {
+      assert.equal(logged.filter((each) => each === type).length, 1, `${type} logged once`);
+    }
+    const logs = t.logs();
+    for (const value of secrets) assert.ok(!logs.includes(value), 'no secret in the log');
   });
 });

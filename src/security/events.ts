@@ -59,7 +59,8 @@ export interface SecurityEvent {
 /**
  * Events after which the account's owner is mailed: each is a change an intruder would make to keep
  * access or lock the owner out, so the owner must learn of it even when the intruder holds the
- * session.
+ * session. Removals are mailed too: an intruder removing the owner's passkey or a working token is
+ * as much the owner's business as one adding theirs.
  */
 const MAILED: ReadonlySet<SecurityEventType> = new Set<SecurityEventType>([
   'password.changed',
@@ -68,7 +69,9 @@ const MAILED: ReadonlySet<SecurityEventType> = new Set<SecurityEventType>([
   'totp.disabled',
   'recovery_codes.regenerated',
   'passkey.added',
+  'passkey.removed',
   'access_token.created',
+  'access_token.revoked',
   'sessions.revoked',
   'account.taken_over',
 ]);

@@ -1,8 +1,9 @@
 import { Type } from 'typebox';
 import type { Guard } from '../auth/guard.js';
-import { currentUser } from '../http/principal.js';
+import { currentPrincipal, currentUser } from '../http/principal.js';
 import { ProblemSchema } from '../http/schema.js';
 import type { App } from '../http/types.js';
+import { requestOrigin, type SecurityEvents } from '../security/events.js';
 import { CodeBody, RecoveryCodesResponse, TotpSetupResponse, TotpStatusResponse } from './schema.js';
 import type { TotpService } from './service.js';
 
@@ -13,11 +14,14 @@ const security: Array<Record<string, string[]>> = [{ BearerAuth: [] }];
 /**
  * Two-factor settings of the signed-in user. "account" requirement: a personal access token cannot
  * turn 2FA off or read recovery codes, and a session still waiting for its second factor is refused
- * by the guard like everywhere under /api/v1.
+ * by the guard like everywhere under /api/v1. Every change needs a recent authentication ("recent"):
+ * a thief with a stolen session could otherwise put 2FA on with their own secret and lock the owner
+ * out. Each change is recorded and mailed to the owner.
  */
-export function registerTotpRoutes(app: App, deps: { guard: Guard; totp: TotpService }): void {
+export function registerTotpRoutes(app: App, deps: { guard: Guard; totp: TotpService; securityEvents: SecurityEvents }): void {
   const onRequest = deps.guard.require('account');
-  const { totp } = deps;
+  const recent = deps.guard.require('recent');
+  const { totp, securityEvents } = deps;
 
   app.get(
     '/api/v1/me/totp',
@@ -31,7 +35,7 @@ export function registerTotpRoutes(app: App, deps: { guard: Guard; totp: TotpSer
   app.post(
     '/api/v1/me/totp/setup',
     {
-      onRequest,
+      onRequest: recent,
       schema: {
         summary: 'Start TOTP setup: a new secret to scan. 2FA is on only after POST /api/v1/me/totp/enable',
         tags,
@@ -48,7 +52,7 @@ export function registerTotpRoutes(app: App, deps: { guard: Guard; totp: TotpSer
   app.post(
     '/api/v1/me/totp/enable',
     {
-      onRequest,
+      onRequest: recent,
       schema: {
         summary: 'Confirm setup with a code from the app: 2FA is on. Answers the recovery codes, shown this once',
         tags,
@@ -58,7 +62,9 @@ export function registerTotpRoutes(app: App, deps: { guard: Guard; totp: TotpSer
       },
     },
     async (request, reply) => {
-      const codes = await totp.enable(currentUser(request).id, request.body.code);
+      const principal = currentPrincipal(request);
+      const codes = await totp.enable(principal.user.id, request.body.code);
+      securityEvents.record({ type: 'totp.enabled', user: principal.user, origin: requestOrigin(request), credential: principal.method });
       return reply.header('cache-control', 'no-store').send({ recovery_codes: codes });
     },
   );
@@ -66,11 +72,13 @@ export function registerTotpRoutes(app: App, deps: { guard: Guard; totp: TotpSer
   app.delete(
     '/api/v1/me/totp',
     {
-      onRequest,
+      onRequest: recent,
       schema: { summary: 'Turn two-factor authentication off; needs a TOTP or recovery code', tags, security, body: CodeBody, response: { 204: Type.Null(), ...errors } },
     },
     async (request, reply) => {
-      await totp.disable(currentUser(request).id, request.body.code);
+      const principal = currentPrincipal(request);
+      await totp.disable(principal.user.id, request.body.code);
+      securityEvents.record({ type: 'totp.disabled', user: principal.user, origin: requestOrigin(request), credential: principal.method });
       return reply.code(204).send(null);
     },
   );
@@ -78,7 +86,7 @@ export function registerTotpRoutes(app: App, deps: { guard: Guard; totp: TotpSer
   app.post(
     '/api/v1/me/totp/recovery-codes',
     {
-      onRequest,
+      onRequest: recent,
       schema: {
         summary: 'Replace the recovery codes (the old ones stop working); needs a TOTP or recovery code',
         tags,
@@ -88,7 +96,9 @@ export function registerTotpRoutes(app: App, deps: { guard: Guard; totp: TotpSer
       },
     },
     async (request, reply) => {
-      const codes = await totp.regenerateRecoveryCodes(currentUser(request).id, request.body.code);
+      const principal = currentPrincipal(request);
+      const codes = await totp.regenerateRecoveryCodes(principal.user.id, request.body.code);
+      securityEvents.record({ type: 'recovery_codes.regenerated', user: principal.user, origin: requestOrigin(request), credential: principal.method });
       return reply.header('cache-control', 'no-store').send({ recovery_codes: codes });
     },
   );

@@ -30,6 +30,8 @@ export const otpRequired = () =>
 export const otpInvalidAtSignIn = () => unauthorized('otp_invalid', 'The code is wrong or has already been used.');
 /** Account settings: the signed-in user confirmed a change with a wrong code (not a sign-out, so not 401). */
 const otpInvalidForChange = () => new AppError(403, 'otp_invalid', 'The code is wrong or has already been used.');
+const otpRequiredForChange = () =>
+  new AppError(403, 'otp_required', 'This account uses two-factor authentication: send the code from your authenticator app, or a recovery code, in "otp".');
 const totpAlreadyEnabled = () =>
   new AppError(409, 'totp_already_enabled', 'Two-factor authentication is already on. Turn it off first to move it to another device.');
 const totpNotEnabled = () => new AppError(409, 'totp_not_enabled', 'Two-factor authentication is not on for this account.');
@@ -135,6 +137,17 @@ export class TotpService {
     const kind = await this.#checkEnabledCode(row, code);
     if (kind === undefined) throw otpInvalidAtSignIn();
     return kind;
+  }
+
+  /**
+   * The second factor of a re-authentication: like a sign-in's, under the same per-account limit,
+   * but refusals are 403 (the caller stays signed in): `otp_required`, `otp_invalid`.
+   */
+  async verifyReauthenticationCode(userId: string, code: string | undefined): Promise<void> {
+    const row = await findUserTotp(this.db, userId);
+    if (!isEnabled(row)) return;
+    if (code === undefined || normalizeCode(code) === '') throw otpRequiredForChange();
+    if (!(await this.#checkEnabledCode(row, code))) throw otpInvalidForChange();
   }
 
   async #confirmChange(userId: string, code: string): Promise<void> {

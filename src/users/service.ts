@@ -4,6 +4,7 @@ import type { Database } from '../db/schema.js';
 import { AppError, type FieldError, validationError } from '../errors.js';
 import { checkPasswordPolicy, NO_PASSWORD, type PasswordHasher } from '../auth/passwords.js';
 import { failedPasswordKey, RATE_LIMITS, type RateLimiter } from '../auth/rate-limit.js';
+import { reauthenticationRequired } from '../auth/recent-authentication.js';
 import type { SessionService } from '../auth/sessions.js';
 import type { Clock } from '../lib/clock.js';
 import { newId } from '../lib/ids.js';
@@ -93,9 +94,13 @@ export class UserService {
 }
 
 export interface PasswordChange {
-  /** Needed while the account has a password; an account without one (after a reset) sets one without. */
+  /**
+   * Checked whenever given to an account that has a password; may be left out only by a caller who
+   * authenticated recently, the one way an account without a password (after a reset) sets one.
+   */
   currentPassword: string | undefined;
   newPassword: string;
+  recentlyAuthenticated: boolean;
 }
 
 /** Settings: the current password was wrong. 403, not 401: the caller is still signed in. */
@@ -103,9 +108,11 @@ const currentPasswordInvalid = () =>
   new AppError(403, 'current_password_invalid', 'The current password is wrong.', { errors: [{ path: '/current_password', message: 'is wrong' }] });
 
 /**
- * A signed-in user's password change. The current password is asked for so that a borrowed
- * session (an unlocked laptop, a stolen cookie) cannot lock the owner out; wrong guesses count
- * against the same per-account limit as sign-in, so the form is no side door for guessing.
+ * A signed-in user's password change. The current password, or a recent authentication, is asked
+ * for so that a borrowed session (an unlocked laptop, a stolen cookie) cannot lock the owner out;
+ * a recent one is enough so that someone who forgot it can sign in by e-mail link and set a new
+ * one. Wrong guesses count against the same per-account limit as sign-in, so the form is no side
+ * door for guessing.
  */
 export class PasswordChangeService {
   constructor(
@@ -127,13 +134,16 @@ export class PasswordChangeService {
     if (user === undefined) throw new AppError(404, 'user_not_found', 'This account no longer exists.');
     const policy = checkPasswordPolicy(change.newPassword, { email: user.email, name: user.name }, '/new_password');
     if (policy.length > 0) throw validationError(policy);
-    if (hasPassword(user)) {
-      if (change.currentPassword === undefined) throw validationError([{ path: '/current_password', message: 'is required' }]);
+    if (change.currentPassword !== undefined && hasPassword(user)) {
       // Sign-in and this form share the account's 10 failures. Counted before the check, so
       // concurrent guesses cannot all pass under the limit; refunded when right.
       const reservation = await this.limiter.reserve([[failedPasswordKey(user.email), RATE_LIMITS.loginFailuresPerAccount]]);
       if (!(await this.hasher.verify(user.password_hash, change.currentPassword))) throw currentPasswordInvalid();
       await reservation.refund();
+    } else if (!change.recentlyAuthenticated) {
+      // Without a current password to check, only a recent sign-in proves the person: a stolen
+      // old session must not set a password of its own.
+      throw reauthenticationRequired();
     }
 
     const passwordHash = await this.hasher.hash(change.newPassword);

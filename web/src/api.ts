@@ -40,13 +40,43 @@ interface RequestOptions {
   headers?: Record<string, string>;
 }
 
+/** The server's answer to a change that needs a recent sign-in (src/auth/recent-authentication.ts). */
+export const REAUTHENTICATION_REQUIRED = 'reauthentication_required';
+
+/**
+ * Asks the person to confirm who they are; resolves true once the server has taken it, false when
+ * they gave up. Registered by the ReauthenticationProvider, so every screen gets the dialog without
+ * knowing about it.
+ */
+export type ReauthenticationPrompt = () => Promise<boolean>;
+let reauthenticationPrompt: ReauthenticationPrompt | undefined;
+
+export function setReauthenticationPrompt(prompt: ReauthenticationPrompt | undefined): void {
+  reauthenticationPrompt = prompt;
+}
+
 export interface ApiResponse<T> {
   status: number;
   data: T;
   headers: Headers;
 }
 
+/**
+ * One request. A change refused for want of a recent sign-in opens the confirmation dialog and,
+ * once confirmed, is sent again, once: the person carries on with what they were doing.
+ */
 async function request<T>(method: string, url: string, options: RequestOptions = {}): Promise<ApiResponse<T>> {
+  try {
+    return await send<T>(method, url, options);
+  } catch (error) {
+    const prompt = reauthenticationPrompt;
+    if (!(error instanceof ApiError) || error.code !== REAUTHENTICATION_REQUIRED || prompt === undefined) throw error;
+    if (!(await prompt())) throw error;
+    return send<T>(method, url, options);
+  }
+}
+
+async function send<T>(method: string, url: string, options: RequestOptions): Promise<ApiResponse<T>> {
   const headers: Record<string, string> = { accept: 'application/json', ...options.headers };
   let body: string | undefined;
   if (options.body !== undefined) {
@@ -93,6 +123,8 @@ export const api = {
 /** A readable message for anything a request may throw. */
 export function errorMessage(error: unknown): string {
   if (error instanceof ApiError) {
+    // Seen only when the person closed the confirmation dialog; the server's detail speaks to API clients.
+    if (error.code === REAUTHENTICATION_REQUIRED) return 'This change needs you to confirm it’s you. Try again, and enter your password or use a passkey when asked.';
     if (error.status === 429 && error.retryAfterSeconds !== undefined) {
       // The server's detail may already name the wait in seconds; say it once, in words people read.
       const reason = error.detail.replace(/\s*Try again in \d+ seconds?\.?\s*$/i, '');

@@ -1,6 +1,7 @@
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { App } from './App';
+import { ReauthenticationProvider } from './reauthentication';
 import { SessionProvider } from './session';
 import './styles.css';
 
@@ -9,7 +10,9 @@ if (root === null) throw new Error('index.html has no #root');
 createRoot(root).render(
   <StrictMode>
     <SessionProvider>
-      <App />
+      <ReauthenticationProvider>
+        <App />
+      </ReauthenticationProvider>
     </SessionProvider>
   </StrictMode>,
 );

@@ -1,6 +1,7 @@
 import { type FormEvent, useState } from 'react';
 import { api, ApiError, errorMessage } from '../api';
 import { useSession } from '../session';
+import { useResource } from '../useResource';
 import { Alert } from './Alert';
 import { Button } from './Button';
 import { Field } from './Field';
@@ -17,10 +18,19 @@ function sentence(message: string): string {
   return /[.!?]$/.test(text) ? text : `${text}.`;
 }
 
+/**
+ * Settings > Security > Password. The current password is asked for unless the sign-in is recent
+ * (the server says until when): after signing in by e-mail link, someone who forgot it sets a new
+ * one here. Should the recent sign-in lapse while the form is open, the server refuses and the
+ * confirmation dialog (reauthentication.tsx) takes over.
+ */
 export function PasswordSection({ onChanged }: { onChanged: () => void }) {
   const { user, refresh } = useSession();
-  // After an account reset there is no password: one is set without the current one.
-  const needsCurrent = user?.has_password !== false;
+  const { data: recentUntil } = useResource('/api/v1/me', (body: { recent_authentication_until: string | null }) => body.recent_authentication_until);
+  const recent = typeof recentUntil === 'string';
+  // After an account reset there is no password to give; a recent sign-in needs none either.
+  const hasPassword = user?.has_password !== false;
+  const needsCurrent = hasPassword && !recent;
   const [current, setCurrent] = useState('');
   const [next, setNext] = useState('');
   const [confirm, setConfirm] = useState('');
@@ -43,8 +53,8 @@ export function PasswordSection({ onChanged }: { onChanged: () => void }) {
 
     setBusy(true);
     try {
-      await api.post('/api/v1/me/password', needsCurrent ? { current_password: current, new_password: next } : { new_password: next });
-      if (!needsCurrent) await refresh();
+      await api.post('/api/v1/me/password', current === '' ? { new_password: next } : { current_password: current, new_password: next });
+      if (!hasPassword) await refresh();
       setCurrent('');
       setNext('');
       setConfirm('');
@@ -67,9 +77,9 @@ export function PasswordSection({ onChanged }: { onChanged: () => void }) {
     <section className="card security-card" id="password" aria-labelledby="password-title">
       <div className="card-header">
         <div>
-          <h2 id="password-title">{needsCurrent ? 'Password' : 'Set a password'}</h2>
+          <h2 id="password-title">{hasPassword ? 'Password' : 'Set a password'}</h2>
           <p>
-            {needsCurrent
+            {hasPassword
               ? 'Changing it signs you out on every other device and revokes API tokens (JWTs) issued before.'
               : 'Your account has no password since it was reset. Choose one to sign in with e-mail and password.'}
           </p>
@@ -84,6 +94,7 @@ export function PasswordSection({ onChanged }: { onChanged: () => void }) {
       <form onSubmit={submit} noValidate className="password-form">
         {/* Lets password managers file the new password under the right account. */}
         <input type="email" name="username" autoComplete="username" value={user?.email ?? ''} readOnly hidden />
+        {hasPassword && recent && <p className="muted">You signed in a moment ago, so your current password is not needed.</p>}
         {needsCurrent && (
           <Field
             label="Current password"
@@ -118,7 +129,7 @@ export function PasswordSection({ onChanged }: { onChanged: () => void }) {
         </div>
         <div className="row">
           <Button type="submit" variant="primary" busy={busy}>
-            {needsCurrent ? 'Change password' : 'Set password'}
+            {hasPassword ? 'Change password' : 'Set password'}
           </Button>
         </div>
       </form>

@@ -17,12 +17,14 @@ type Step =
   | { kind: 'password' }
   | { kind: 'second-factor'; email: string }
   | { kind: 'magic-link' }
+  | { kind: 'forgot-password' }
   | { kind: 'magic-link-sent'; email: string };
 
 const TITLES: Record<Step['kind'], string> = {
   password: 'Sign in to Siteward',
   'second-factor': 'Two-factor authentication',
   'magic-link': 'E-mail me a sign-in link',
+  'forgot-password': 'Forgot your password?',
   'magic-link-sent': 'Check your inbox',
 };
 
@@ -80,8 +82,16 @@ export function SignInPage() {
         </AuthScreen>
       );
     case 'magic-link':
+    case 'forgot-password':
       return (
-        <AuthScreen title={TITLES[step.kind]} intro="We will e-mail you a link that signs you in without a password.">
+        <AuthScreen
+          title={TITLES[step.kind]}
+          intro={
+            step.kind === 'forgot-password'
+              ? 'We will e-mail you a link that signs you in without a password. After signing in by link, you can set a new password under Settings > Security, without the old one.'
+              : 'We will e-mail you a link that signs you in without a password.'
+          }
+        >
           <MagicLinkRequestForm
             initialEmail={email}
             onSent={(sentTo) => {
@@ -103,6 +113,11 @@ export function SignInPage() {
         <AuthScreen title={TITLES[step.kind]} intro="Welcome back. Sign in to manage your sites." footer={signUpLink}>
           {notice !== undefined && <Alert kind="info">{notice}</Alert>}
           <SignInPasswordForm email={email} onEmailChange={setEmail} onPasswordAccepted={passwordAccepted} />
+          <p className="forgot-password">
+            <button type="button" className="text-link" onClick={() => setStep({ kind: 'forgot-password' })}>
+              Forgot password?
+            </button>
+          </p>
           <div className="divider">or</div>
           <div className="auth-alternatives">
             <PasskeySignInButton onSignedIn={finishSignIn} />

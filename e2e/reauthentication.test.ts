@@ -1,0 +1,93 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { signUp, STRONG_PASSWORD } from '../test/helpers.js';
+import { linkIn } from '../test/smtp.js';
+import { openDashboard } from './harness.js';
+
+const WINDOW_SECONDS = 60;
+const NEW_PASSWORD = 'quartz-meadow-lantern-97';
+
+test('an access token asked for after the sign-in has aged: the dialog takes the password, and the token is created without asking again', { timeout: 180_000 }, async () => {
+  const dashboard = await openDashboard({ env: { REAUTH_WINDOW_SECONDS: String(WINDOW_SECONDS) } });
+  const { page, origin, t } = dashboard;
+  try {
+    const user = await signUp(t.app);
+    await page.goto(`${origin}/settings/access-tokens`);
+    await page.getByLabel('E-mail').fill(user.email);
+    await page.getByLabel('Password').fill(STRONG_PASSWORD);
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+    await page.getByRole('heading', { name: 'Access tokens', level: 1 }).waitFor();
+    t.clock.advance(WINDOW_SECONDS * 1000);
+
+    await page.getByLabel('Token name').fill('CI deploy');
+    await page.getByRole('button', { name: 'Create token' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Confirm it’s you' });
+    await dialog.waitFor();
+    await dashboard.screenshot('reauthenticate-dialog');
+
+    // A wrong password is said at the field, and the dialog stays.
+    await dialog.getByLabel('Password', { exact: true }).fill('not-my-password-at-all');
+    await dialog.getByRole('button', { name: 'Confirm' }).click();
+    await dialog.getByText('That is not your password.').waitFor();
+    assert.equal(await page.getByLabel('New access token').count(), 0, 'nothing created yet');
+
+    await dialog.getByLabel('Password', { exact: true }).fill(STRONG_PASSWORD);
+    await dialog.getByRole('button', { name: 'Confirm' }).click();
+    // The refused request went again on its own: the secret is on screen, the button never pressed twice.
+    const secret = page.getByLabel('New access token');
+    await secret.waitFor();
+    await dialog.waitFor({ state: 'hidden' });
+    assert.match(((await secret.textContent()) ?? '').trim(), /^swd_/);
+    await dashboard.screenshot('reauthenticate-token-created');
+
+    const listed = await t.app.inject({ method: 'GET', url: '/api/v1/access-tokens', headers: { authorization: user.bearer } });
+    assert.deepEqual(
+      listed.json<{ access_tokens: Array<{ name: string }> }>().access_tokens.map((token) => token.name),
+      ['CI deploy'],
+      'exactly one token',
+    );
+  } finally {
+    await dashboard.close();
+  }
+});
+
+test('forgot password: the e-mail link signs in, a new password is set without the old one, and it signs in', { timeout: 180_000 }, async () => {
+  const dashboard = await openDashboard();
+  const { page, origin, t, smtp } = dashboard;
+  try {
+    const user = await signUp(t.app);
+    await page.goto(`${origin}/sign-in`);
+    await page.getByRole('button', { name: 'Forgot password?' }).click();
+    await page.getByRole('heading', { name: 'Forgot your password?' }).waitFor();
+    await page.getByText('you can set a new password under Settings > Security').waitFor();
+    await dashboard.screenshot('forgot-password');
+    const before = smtp.messages.length;
+    await page.getByLabel('E-mail').fill(user.email);
+    await page.getByRole('button', { name: 'E-mail me a link' }).click();
+    await page.getByRole('heading', { name: 'Check your inbox' }).waitFor();
+
+    const mail = await smtp.waitForMessage(before, (message) => message.to.includes(user.email) && message.text.includes('/magic?token='), 30_000);
+    await page.goto(linkIn(mail));
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForURL(`${origin}/`);
+
+    await page.goto(`${origin}/settings/security`);
+    await page.getByText('You signed in a moment ago, so your current password is not needed.').waitFor();
+    assert.equal(await page.getByLabel('Current password').count(), 0, 'no current password asked for');
+    await page.getByLabel('New password', { exact: true }).fill(NEW_PASSWORD);
+    await page.getByLabel('Confirm new password').fill(NEW_PASSWORD);
+    await page.getByRole('button', { name: 'Change password' }).click();
+    await page.getByText('You were signed out on all other devices.').waitFor();
+    await dashboard.screenshot('forgot-password-new-password-set');
+
+    await page.getByRole('button', { name: 'Sign out', exact: true }).click();
+    await page.getByLabel('E-mail').fill(user.email);
+    await page.getByLabel('Password').fill(NEW_PASSWORD);
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+    await page.getByRole('button', { name: 'Sign out', exact: true }).waitFor();
+    const login = await t.app.inject({ method: 'POST', url: '/auth/login', payload: { email: user.email, password: STRONG_PASSWORD } });
+    assert.equal(login.statusCode, 401, 'the old password is gone');
+  } finally {
+    await dashboard.close();
+  }
+});
