@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { buildTestApp, signUp, signUpConfirmed, STRONG_PASSWORD, type TestApp } from '../../test/helpers.js';
+import { buildTestApp, signUpConfirmed, STRONG_PASSWORD, type TestApp } from '../../test/helpers.js';
 import { totp } from '../../test/rfc6238.js';
 import { type ReceivedMail, startSmtpServer, type TestSmtpServer } from '../../test/smtp.js';
 import { SoftwareAuthenticator } from '../../test/software-authenticator.js';
@@ -56,7 +56,8 @@ describe('security events', () => {
 
 describe('notices of credential changes', () => {
   test('each change mails the owner exactly once, naming what changed and no secret; re-authenticating is logged, not mailed', async () => {
-    const user = await signUp(t.app);
+    // Confirmed first, so the confirmation mail is in before the count starts.
+    const user = await signUpConfirmed(t.app, smtp);
     const start = smtp.messages.length;
     const headers = { authorization: user.bearer };
     const inject = async (method: 'POST' | 'DELETE', url: string, payload?: Record<string, unknown>, status = 200) => {
