@@ -3,6 +3,7 @@ import * as initial from './migrations/001-initial.js';
 import * as webSignIn from './migrations/002-web-sign-in.js';
 import * as twoFactor from './migrations/003-two-factor.js';
 import * as passkeys from './migrations/004-passkeys.js';
+import * as partnerTokenOrigins from './migrations/007-partner-token-origins.js';
 import type { DatabaseHandle } from './connect.js';
 import type { Database } from './schema.js';
 
@@ -12,6 +13,7 @@ const migrations: Record<string, Migration> = {
   '002-web-sign-in': webSignIn,
   '003-two-factor': twoFactor,
   '004-passkeys': passkeys,
+  '007-partner-token-origins': partnerTokenOrigins,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

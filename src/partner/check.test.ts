@@ -4,6 +4,7 @@ import { startServer, startLegacyMcpServer, startRedirectServer, startStatelessM
 import { PartnerChecker, type PartnerTarget } from './check.js';
 import { createGuardedFetch } from './guarded-fetch.js';
 import { type AddressPolicy, defaultAddressPolicy, type Resolver } from './network-guard.js';
+import { originOf } from '../sites/partner-token-binding.js';
 
 // Unit tests of the checker and its guarded fetch against real loopback servers. The policy here
 // treats 127.0.0.1 as if it were a public address and judges every other address by the default
@@ -28,8 +29,9 @@ function checker(options: { resolver?: Resolver; maxResponseBytes?: number; time
   return new PartnerChecker({ allowPrivateNetworks: false, policy: onlyThisLoopback, timeoutMs: 2000, ...options });
 }
 
+/** A target whose token, if any, is bound to its mcp_url's origin unless the test says otherwise. */
 function target(fields: Partial<PartnerTarget>): PartnerTarget {
-  return { baseUrl: '', mcpUrl: '', authType: 'none', accessToken: null, ...fields };
+  return { baseUrl: '', mcpUrl: '', authType: 'none', accessToken: null, accessTokenOrigin: originOf(fields.mcpUrl ?? ''), ...fields };
 }
 
 test('the connection goes to the address that was checked, with the host name kept in the Host header', async () => {
@@ -74,7 +76,7 @@ test('redirects are followed only to http(s), and only so many times', async () 
   assert.equal(loop.requests.length, 6);
 });
 
-test('a redirect to another origin drops the Authorization header; one within the origin keeps it', async () => {
+test('a request carrying the token is not redirected to another origin; one within the origin keeps it', async () => {
   const other = await serve(startStatusServer(200));
   // Another port on the same host is another origin.
   const origin = await serve(
@@ -85,15 +87,26 @@ test('a redirect to another origin drops the Authorization header; one within th
     }),
   );
   const controller = new AbortController();
-  const fetch = createGuardedFetch({ policy: onlyThisLoopback, resolver: async () => [], maxResponseBytes: 1024, maxRedirects: 5, signal: controller.signal });
+  const fetch = createGuardedFetch({
+    policy: onlyThisLoopback,
+    resolver: async () => [],
+    maxResponseBytes: 1024,
+    maxRedirects: 5,
+    signal: controller.signal,
+    credentialOrigin: origin.url,
+  });
 
   await fetch(`${origin.url}/same`, { method: 'POST', headers: { authorization: 'Bearer s3cret-value' }, body: '{}' });
-  await fetch(`${origin.url}/away`, { method: 'POST', headers: { authorization: 'Bearer s3cret-value' }, body: '{}' });
+  await assert.rejects(fetch(`${origin.url}/away`, { method: 'POST', headers: { authorization: 'Bearer s3cret-value' }, body: '{}' }), {
+    message: 'a redirect to another origin was not followed: the access token is sent only to the origin it was saved for',
+  });
+  // Without a credential the same redirect is followed: base_url checks carry none.
+  await fetch(`${origin.url}/away`, { method: 'POST', body: '{}' });
 
   assert.equal(origin.requests.find((request) => request.url === '/landed')?.headers.authorization, 'Bearer s3cret-value');
   assert.equal(origin.requests.find((request) => request.url === '/landed')?.method, 'POST');
+  assert.equal(other.requests.length, 1);
   assert.equal(other.requests[0]?.headers.authorization, undefined);
-  assert.equal(other.requests[0]?.body, '{}');
 });
 
 test('a response past the size cap fails the check instead of being read whole', async () => {

@@ -3,6 +3,7 @@ import { cleanText, describeFailure, httpStatusText, redactor } from './describe
 import { createGuardedFetch, type FetchLike } from './guarded-fetch.js';
 import { checkMcpServer, type McpCheckResult } from './mcp.js';
 import { type AddressPolicy, defaultAddressPolicy, type Resolver, systemResolver } from './network-guard.js';
+import { originOf } from '../sites/partner-token-binding.js';
 
 export const DEFAULT_CHECK_TIMEOUT_MS = 10_000;
 export const MAX_RESPONSE_BYTES = 2 * 1024 * 1024;
@@ -17,6 +18,8 @@ export interface PartnerTarget {
   authType: 'none' | 'bearer' | 'token';
   /** The decrypted access token, held only for the duration of the check. */
   accessToken: string | null;
+  /** The one origin the token may be sent to: mcp_url's origin when the token was saved. */
+  accessTokenOrigin: string | null;
 }
 
 export type PartnerCheckOutcome =
@@ -63,6 +66,11 @@ export class PartnerChecker {
       if (!/^[\x21-\x7e]+$/.test(target.accessToken)) {
         return { status: 'error', error: 'the access_token contains characters an HTTP header cannot carry' };
       }
+      // The token goes only where it was saved for (sites/partner-token-binding.ts); a site whose
+      // mcp_url left that origin without the token being cleared is refused, not sent elsewhere.
+      if (target.mcpUrl !== '' && (target.accessTokenOrigin === null || originOf(target.mcpUrl) !== target.accessTokenOrigin)) {
+        return { status: 'error', error: 'the access_token was saved for another mcp_url origin and is not sent to this one; save it again' };
+      }
       authorization = `${target.authType === 'bearer' ? 'Bearer' : 'Token'} ${target.accessToken}`;
     }
 
@@ -74,6 +82,7 @@ export class PartnerChecker {
       maxResponseBytes: this.#maxResponseBytes,
       maxRedirects: MAX_REDIRECTS,
       signal: deadline.signal,
+      credentialOrigin: authorization === undefined ? null : target.accessTokenOrigin,
     });
     // The token is never in a message this module writes, but a partner could echo it back in an
     // error text that is quoted: it is cut out of every such text before the text is shortened.

@@ -15,6 +15,8 @@ export interface GuardedFetchOptions {
   maxRedirects: number;
   /** Aborts every request of the check: the check's total deadline. */
   signal: AbortSignal;
+  /** The only origin a request carrying an Authorization header may go to; null: none. */
+  credentialOrigin: string | null;
 }
 
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
@@ -40,8 +42,11 @@ interface Outgoing {
  *   virtual hosting and certificate checks work as usual). A DNS answer that changes between the
  *   check and the connection (rebinding) therefore cannot reach an address that was refused;
  * - redirects are followed by hand, each target checked the same way, at most `maxRedirects`;
- *   a redirect to another origin drops the Authorization header, as browsers do. With
- *   `redirect: "manual"` (the MCP SDK asks for it) the redirect response is returned as is;
+ *   with `redirect: "manual"` the redirect response is returned as is;
+ * - a request carrying the Authorization header goes only to `credentialOrigin`: a redirect of such
+ *   a request to another origin is not followed at all. Browsers drop the header and follow, but a
+ *   partner check that then reports the other host's 401 would hide what happened, and nothing the
+ *   token was meant for lives there;
  * - response bodies are capped, and no compression is requested, so the cap counts real bytes;
  * - everything is aborted with the check's deadline.
  */
@@ -54,6 +59,7 @@ export function createGuardedFetch(options: GuardedFetchOptions): FetchLike {
     let request: Outgoing = { url: parseTarget(String(input)), method: (init.method ?? 'GET').toUpperCase(), headers, body: bodyBuffer(init.body) };
 
     for (let redirects = 0; ; redirects++) {
+      assertCredentialAllowed(request, options.credentialOrigin, redirects > 0);
       const response = await sendOnce(request, options, signal, redirects > 0);
       const location = response.headers.get('location');
       if (!REDIRECT_STATUSES.has(response.status) || location === null || init.redirect === 'manual') return response;
@@ -63,6 +69,16 @@ export function createGuardedFetch(options: GuardedFetchOptions): FetchLike {
       request = redirectedRequest(request, response.status, location);
     }
   };
+}
+
+/** The token never travels to an origin it was not saved for, by a redirect or otherwise. */
+function assertCredentialAllowed(request: Outgoing, credentialOrigin: string | null, redirected: boolean): void {
+  if (!request.headers.has('authorization') || request.url.origin === credentialOrigin) return;
+  throw new PartnerNetworkError(
+    redirected
+      ? 'a redirect to another origin was not followed: the access token is sent only to the origin it was saved for'
+      : 'the access token is sent only to the origin it was saved for',
+  );
 }
 
 function parseTarget(text: string, base?: URL): URL {
@@ -92,8 +108,6 @@ function bodyBuffer(body: RequestInit['body']): Buffer | undefined {
 function redirectedRequest(previous: Outgoing, status: number, location: string): Outgoing {
   const url = parseTarget(location, previous.url);
   const headers = new Headers(previous.headers);
-  // The credential was meant for the origin it was configured for, not wherever that sends us.
-  if (url.origin !== previous.url.origin) headers.delete('authorization');
   const becomesGet = (status === 303 && previous.method !== 'GET' && previous.method !== 'HEAD') || ((status === 301 || status === 302) && previous.method === 'POST');
   if (!becomesGet) return { url, method: previous.method, headers, body: previous.body };
   headers.delete('content-type');

@@ -77,6 +77,7 @@ export class PartnerCheckService {
       mcpUrl: settings.mcp_url,
       authType: settings.auth_type,
       accessToken,
+      accessTokenOrigin: this.deps.sites.partnerTokenOrigins(row)?.mcp_url ?? null,
     });
   }
 }
