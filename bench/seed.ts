@@ -60,6 +60,7 @@ function siteRow(userId: string, index: number, createdAt: Date): SiteRow {
     knowledge_sources: JSON.stringify([{ type: 'sitemap', url: 'https://www.example.com/sitemap.xml' }]),
     partner_settings: JSON.stringify(DEFAULT_PARTNER_SETTINGS),
     partner_access_token: null,
+    partner_token_origins: null,
     version: 1,
     created_at: at,
     updated_at: at,

@@ -45,6 +45,8 @@ import { registerPasskeyRoutes } from './passkeys/routes.js';
 import { PasskeyService } from './passkeys/service.js';
 import { registerSiteRoutes } from './sites/routes.js';
 import { registerTotpRoutes } from './totp/routes.js';
+import { upgradeLegacyRecoveryCodes } from './totp/queries.js';
+import { KEYED_DIGEST_PREFIX, RecoveryCodeDigest } from './totp/recovery-codes.js';
 import { TotpService } from './totp/service.js';
 import { DirectReads } from './sites/direct-reads.js';
 import { SiteCache } from './sites/read-cache.js';
@@ -162,7 +164,10 @@ export async function buildApp(options: AppOptions): Promise<App> {
   const securityEvents = new SecurityEvents(app.log, mailer, clock);
   const secrets = new SecretBox(config.encryptionKey);
   const magicLinks = new MagicLinkService(db, users, limiter, mailer, clock, config.publicUrl);
-  const totp = new TotpService(db, secrets, limiter, clock);
+  const recoveryCodeDigest = new RecoveryCodeDigest(config.encryptionKey);
+  // Digests written before they were keyed are converted now: the key never reaches a migration.
+  await upgradeLegacyRecoveryCodes(db, (sha256Hex) => recoveryCodeDigest.fromLegacy(sha256Hex), KEYED_DIGEST_PREFIX);
+  const totp = new TotpService(db, secrets, limiter, clock, recoveryCodeDigest);
   // Passkeys are bound to PUBLIC_URL: its host name is the relying party id, its origin the only
   // origin whose responses count.
   const passkeys = new PasskeyService(db, limiter, clock, { id: new URL(config.publicUrl).hostname, name: 'Siteward', origin: config.publicOrigin });

@@ -5,6 +5,7 @@ import * as twoFactor from './migrations/003-two-factor.js';
 import * as passkeys from './migrations/004-passkeys.js';
 import * as emailVerification from './migrations/005-email-verification.js';
 import * as recentAuthentication from './migrations/006-recent-authentication.js';
+import * as partnerTokenOrigins from './migrations/007-partner-token-origins.js';
 import type { DatabaseHandle } from './connect.js';
 import type { Database } from './schema.js';
 
@@ -16,6 +17,7 @@ const migrations: Record<string, Migration> = {
   '004-passkeys': passkeys,
   '005-email-verification': emailVerification,
   '006-recent-authentication': recentAuthentication,
+  '007-partner-token-origins': partnerTokenOrigins,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -64,6 +64,11 @@ export interface SitesTable {
   partner_settings: string;
   /** The partner access token, AES-256-GCM encrypted with the site id as associated data. */
   partner_access_token: string | null;
+  /**
+   * JSON {base_url, mcp_url}: the origins the access token was saved with ("" for an unset URL);
+   * null when no token is stored. The token goes to no other origin (sites/partner-token-binding.ts).
+   */
+  partner_token_origins: string | null;
   /** Bumped by every update; the ETag. */
   version: number;
   created_at: string;

@@ -4,6 +4,7 @@ import { startServer, startLegacyMcpServer, startRedirectServer, startStatelessM
 import { PartnerChecker, type PartnerTarget } from './check.js';
 import { createGuardedFetch } from './guarded-fetch.js';
 import { type AddressPolicy, defaultAddressPolicy, type Resolver } from './network-guard.js';
+import { originOf } from '../sites/partner-token-binding.js';
 
 // Unit tests of the checker and its guarded fetch against real loopback servers. The policy here
 // treats 127.0.0.1 as if it were a public address and judges every other address by the default
@@ -28,8 +29,9 @@ function checker(options: { resolver?: Resolver; maxResponseBytes?: number; time
   return new PartnerChecker({ allowPrivateNetworks: false, policy: onlyThisLoopback, timeoutMs: 2000, ...options });
 }
 
+/** A target whose token, if any, is bound to its mcp_url's origin unless the test says otherwise. */
 function target(fields: Partial<PartnerTarget>): PartnerTarget {
-  return { baseUrl: '', mcpUrl: '', authType: 'none', accessToken: null, ...fields };
+  return { baseUrl: '', mcpUrl: '', authType: 'none', accessToken: null, accessTokenOrigin: originOf(fields.mcpUrl ?? ''), ...fields };
 }
 
 test('the connection goes to the address that was checked, with the host name kept in the Host header', async () => {
@@ -57,7 +59,9 @@ test('a redirect to a private address is refused after resolution, and that addr
 
   assert.deepEqual(outcome, {
     status: 'error',
-    error: 'base_url: refused to connect to internal.test (127.0.0.2): loopback address (set PARTNER_ALLOW_PRIVATE_NETWORKS=true to allow it) (reached by a redirect)',
+    category: 'blocked',
+    // The redirect's host is the partner's text, so it is not named.
+    error: 'base_url: blocked: a redirect led to a refused address: loopback address (set PARTNER_ALLOW_PRIVATE_NETWORKS=true to allow it)',
   });
   assert.equal(internal.requests.length, 0);
 });
@@ -66,15 +70,16 @@ test('redirects are followed only to http(s), and only so many times', async () 
   const toFile = await serve(startRedirectServer('file:///etc/passwd'));
   assert.deepEqual(await checker().check(target({ baseUrl: toFile.url })), {
     status: 'error',
-    error: 'base_url: redirect to a file: URL refused: only http and https are allowed',
+    category: 'blocked',
+    error: 'base_url: blocked: redirect to a URL that is not http or https refused',
   });
 
   const loop = await serve(startServer((_request, response) => void response.writeHead(302, { location: '/again' }).end()));
-  assert.deepEqual(await checker().check(target({ baseUrl: loop.url })), { status: 'error', error: 'base_url: more than 5 redirects' });
+  assert.deepEqual(await checker().check(target({ baseUrl: loop.url })), { status: 'error', category: 'protocol_error', error: 'base_url: protocol_error: more than 5 redirects' });
   assert.equal(loop.requests.length, 6);
 });
 
-test('a redirect to another origin drops the Authorization header; one within the origin keeps it', async () => {
+test('a request carrying the token is not redirected to another origin; one within the origin keeps it', async () => {
   const other = await serve(startStatusServer(200));
   // Another port on the same host is another origin.
   const origin = await serve(
@@ -85,15 +90,26 @@ test('a redirect to another origin drops the Authorization header; one within th
     }),
   );
   const controller = new AbortController();
-  const fetch = createGuardedFetch({ policy: onlyThisLoopback, resolver: async () => [], maxResponseBytes: 1024, maxRedirects: 5, signal: controller.signal });
+  const fetch = createGuardedFetch({
+    policy: onlyThisLoopback,
+    resolver: async () => [],
+    maxResponseBytes: 1024,
+    maxRedirects: 5,
+    signal: controller.signal,
+    credentialOrigin: origin.url,
+  });
 
   await fetch(`${origin.url}/same`, { method: 'POST', headers: { authorization: 'Bearer s3cret-value' }, body: '{}' });
-  await fetch(`${origin.url}/away`, { method: 'POST', headers: { authorization: 'Bearer s3cret-value' }, body: '{}' });
+  await assert.rejects(fetch(`${origin.url}/away`, { method: 'POST', headers: { authorization: 'Bearer s3cret-value' }, body: '{}' }), {
+    message: 'a redirect to another origin was not followed: the access token is sent only to the origin it was saved for',
+  });
+  // Without a credential the same redirect is followed: base_url checks carry none.
+  await fetch(`${origin.url}/away`, { method: 'POST', body: '{}' });
 
   assert.equal(origin.requests.find((request) => request.url === '/landed')?.headers.authorization, 'Bearer s3cret-value');
   assert.equal(origin.requests.find((request) => request.url === '/landed')?.method, 'POST');
+  assert.equal(other.requests.length, 1);
   assert.equal(other.requests[0]?.headers.authorization, undefined);
-  assert.equal(other.requests[0]?.body, '{}');
 });
 
 test('a response past the size cap fails the check instead of being read whole', async () => {
@@ -106,7 +122,7 @@ test('a response past the size cap fails the check instead of being read whole',
 
   const outcome = await checker({ maxResponseBytes: 4096 }).check(target({ mcpUrl: huge.url }));
 
-  assert.deepEqual(outcome, { status: 'error', error: 'mcp_url: the response is larger than 4 KiB' });
+  assert.deepEqual(outcome, { status: 'error', category: 'protocol_error', error: 'mcp_url: protocol_error: the response is larger than 4 KiB' });
 });
 
 test('a URL that speaks neither MCP protocol reports both attempts', async () => {
@@ -114,7 +130,7 @@ test('a URL that speaks neither MCP protocol reports both attempts', async () =>
 
   const outcome = await checker().check(target({ mcpUrl: notMcp.url }));
 
-  assert.deepEqual(outcome, { status: 'error', error: 'mcp_url: initialize: HTTP 404 Not Found; server/discover: HTTP 404 Not Found' });
+  assert.deepEqual(outcome, { status: 'error', category: 'not_found', error: 'mcp_url: not_found: initialize: HTTP 404 Not Found; server/discover: HTTP 404 Not Found' });
 });
 
 test('both protocol generations report the negotiated version and the tool count', async () => {
@@ -137,10 +153,10 @@ test('network failures are named: connection refused, and TLS spoken to a plain 
   await closed.close();
   const plain = await serve(startStatusServer(200));
 
-  assert.deepEqual(await checker().check(target({ baseUrl: closed.url })), { status: 'error', error: 'base_url: connection refused' });
+  assert.deepEqual(await checker().check(target({ baseUrl: closed.url })), { status: 'error', category: 'unreachable', error: 'base_url: unreachable: connection refused' });
   const tls = await checker().check(target({ mcpUrl: `https://127.0.0.1:${plain.port}/mcp` }));
   assert.equal(tls.status, 'error');
-  assert.match(tls.status === 'error' ? tls.error : '', /^mcp_url: TLS failure: /);
+  assert.match(tls.status === 'error' ? tls.error : '', /^mcp_url: tls: TLS failure: /);
 });
 
 test('a partner echoing the token in a long error message never gets it, or a piece of it, into last_error', async () => {
@@ -166,6 +182,23 @@ test('the deadline covers the whole check, DNS included', async () => {
 
   const outcome = await checker({ resolver, timeoutMs: 200 }).check(target({ baseUrl: 'http://slow-dns.test/' }));
 
-  assert.deepEqual(outcome, { status: 'error', error: 'base_url: timed out after 200 ms' });
+  assert.deepEqual(outcome, { status: 'error', category: 'timeout', error: 'base_url: timeout: no answer within 200 ms' });
   assert.ok(performance.now() - started < 2000);
+});
+
+test('a host named by a redirect is never quoted: a partner cannot smuggle text into last_error through it', async () => {
+  const token = 'tok5f3a9c2e7d1b4068';
+  const redirect = await serve(startRedirectServer(`http://${token}.test/`));
+  const failingDns: Resolver = async (hostname) => {
+    if (hostname === '127.0.0.1') return [{ address: '127.0.0.1', family: 4 }];
+    throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' });
+  };
+  const privateAnswer: Resolver = async () => [{ address: '10.0.0.7', family: 4 }];
+
+  const notFound = await checker({ resolver: failingDns }).check(target({ baseUrl: redirect.url }));
+  const refused = await checker({ resolver: privateAnswer }).check(target({ baseUrl: redirect.url }));
+
+  assert.deepEqual(notFound, { status: 'error', category: 'unreachable', error: 'base_url: unreachable: a redirect led to a host whose DNS lookup failed' });
+  assert.equal(refused.status === 'error' && refused.error.includes(token), false);
+  assert.equal(refused.status === 'error' && refused.category, 'blocked');
 });

@@ -1,8 +1,9 @@
-import { PartnerCheckError, PartnerHttpError } from './check-error.js';
-import { cleanText, describeFailure, httpStatusText, redactor } from './describe-failure.js';
+import { CHECK_CATEGORY, type FailureCategory, httpStatusText, PartnerCheckError, PartnerHttpError } from './check-error.js';
+import { cleanText, describeFailure, failureText, redactor } from './describe-failure.js';
 import { createGuardedFetch, type FetchLike } from './guarded-fetch.js';
 import { checkMcpServer, type McpCheckResult } from './mcp.js';
 import { type AddressPolicy, defaultAddressPolicy, type Resolver, systemResolver } from './network-guard.js';
+import { originOf } from '../sites/partner-token-binding.js';
 
 export const DEFAULT_CHECK_TIMEOUT_MS = 10_000;
 export const MAX_RESPONSE_BYTES = 2 * 1024 * 1024;
@@ -17,11 +18,14 @@ export interface PartnerTarget {
   authType: 'none' | 'bearer' | 'token';
   /** The decrypted access token, held only for the duration of the check. */
   accessToken: string | null;
+  /** The one origin the token may be sent to: mcp_url's origin when the token was saved. */
+  accessTokenOrigin: string | null;
 }
 
 export type PartnerCheckOutcome =
   | { status: 'ok'; summary: string; mcp: McpCheckResult | null; baseUrlStatus: number | null }
-  | { status: 'error'; error: string };
+  /** error: last_error's text; category: the first failure's (base_url's when both failed). */
+  | { status: 'error'; error: string; category: FailureCategory };
 
 export interface PartnerCheckerOptions {
   allowPrivateNetworks: boolean;
@@ -52,31 +56,42 @@ export class PartnerChecker {
 
   async check(target: PartnerTarget): Promise<PartnerCheckOutcome> {
     if (target.baseUrl === '' && target.mcpUrl === '') {
-      return { status: 'error', error: 'nothing to check: set base_url or mcp_url' };
+      return { status: 'error', category: CHECK_CATEGORY.blocked, error: 'nothing to check: set base_url or mcp_url' };
     }
     let authorization: string | undefined;
     if (target.authType !== 'none') {
       if (target.accessToken === null || target.accessToken === '') {
-        return { status: 'error', error: `auth_type is "${target.authType}" but no access_token is stored` };
+        return { status: 'error', category: CHECK_CATEGORY.blocked, error: `auth_type is "${target.authType}" but no access_token is stored` };
       }
       // A header value cannot carry control characters or non-ASCII text; refuse before sending.
       if (!/^[\x21-\x7e]+$/.test(target.accessToken)) {
-        return { status: 'error', error: 'the access_token contains characters an HTTP header cannot carry' };
+        return { status: 'error', category: CHECK_CATEGORY.blocked, error: 'the access_token contains characters an HTTP header cannot carry' };
+      }
+      // The token goes only where it was saved for (sites/partner-token-binding.ts); a site whose
+      // mcp_url left that origin without the token being cleared is refused, not sent elsewhere.
+      if (target.mcpUrl !== '' && (target.accessTokenOrigin === null || originOf(target.mcpUrl) !== target.accessTokenOrigin)) {
+        return {
+          status: 'error',
+          category: CHECK_CATEGORY.blocked,
+          error: 'the access_token was saved for another mcp_url origin and is not sent to this one; save it again',
+        };
       }
       authorization = `${target.authType === 'bearer' ? 'Bearer' : 'Token'} ${target.accessToken}`;
     }
 
     const deadline = new AbortController();
-    const timer = setTimeout(() => deadline.abort(new PartnerCheckError(`timed out after ${formatDuration(this.timeoutMs)}`)), this.timeoutMs);
+    const timer = setTimeout(() => deadline.abort(new PartnerCheckError(CHECK_CATEGORY.timeout, `no answer within ${formatDuration(this.timeoutMs)}`)), this.timeoutMs);
     const fetch = createGuardedFetch({
       policy: this.#policy,
       resolver: this.#resolver,
       maxResponseBytes: this.#maxResponseBytes,
       maxRedirects: MAX_REDIRECTS,
       signal: deadline.signal,
+      credentialOrigin: authorization === undefined ? null : target.accessTokenOrigin,
     });
-    // The token is never in a message this module writes, but a partner could echo it back in an
-    // error text that is quoted: it is cut out of every such text before the text is shortened.
+    // Failures are described in our own words, never with the partner's text, so a partner echoing
+    // the token in any encoding has nothing to echo it into. Cutting the exact token out of the
+    // result is only a second line of defence.
     const redact = redactor(target.accessToken);
     // Past the deadline every step fails with some abort error; the deadline names the real cause.
     // It is read when a part fails, so a part that failed earlier for its own reason keeps it.
@@ -87,19 +102,21 @@ export class PartnerChecker {
     try {
       const [base, mcp] = await Promise.allSettled([
         target.baseUrl === '' ? null : withinDeadline(checkBaseUrl(target.baseUrl, fetch)),
-        target.mcpUrl === '' ? null : withinDeadline(checkMcpServer(target.mcpUrl, { fetch, authorization, signal: deadline.signal, timeoutMs: this.timeoutMs, redact })),
+        target.mcpUrl === '' ? null : withinDeadline(checkMcpServer(target.mcpUrl, { fetch, authorization, signal: deadline.signal, timeoutMs: this.timeoutMs })),
       ]);
       if (base.status === 'fulfilled' && mcp.status === 'fulfilled') {
         return { status: 'ok', summary: summarise(base.value, mcp.value), mcp: mcp.value, baseUrlStatus: base.value };
       }
-      const errors: string[] = [];
-      if (base.status === 'rejected') errors.push(`base_url: ${describeFailure(base.reason, redact)}`);
-      if (mcp.status === 'rejected') errors.push(`mcp_url: ${describeFailure(mcp.reason, redact)}`);
-      return { status: 'error', error: cleanText(errors.join('; '), LAST_ERROR_MAX_LENGTH, redact) };
+      const failures = [
+        ...(base.status === 'rejected' ? [{ field: 'base_url', ...describeFailure(base.reason) }] : []),
+        ...(mcp.status === 'rejected' ? [{ field: 'mcp_url', ...describeFailure(mcp.reason) }] : []),
+      ];
+      const error = failures.map((failure) => `${failure.field}: ${failureText(failure)}`).join('; ');
+      return { status: 'error', category: failures[0]?.category ?? CHECK_CATEGORY.protocolError, error: cleanText(error, LAST_ERROR_MAX_LENGTH, redact) };
     } finally {
       clearTimeout(timer);
       // Whatever is still open (an SSE stream, a slow DELETE) is closed with the check.
-      deadline.abort(new PartnerCheckError('the check has finished'));
+      deadline.abort(new PartnerCheckError(CHECK_CATEGORY.timeout, 'the check has finished'));
     }
   }
 }
@@ -112,7 +129,7 @@ export class PartnerChecker {
 async function checkBaseUrl(url: string, fetch: FetchLike): Promise<number> {
   const response = await fetch(url, { method: 'GET', headers: { accept: '*/*' } });
   await response.body?.cancel();
-  if (response.status >= 500) throw new PartnerHttpError(response.status, httpStatusText(response.status));
+  if (response.status >= 500) throw new PartnerHttpError(response.status);
   return response.status;
 }
 

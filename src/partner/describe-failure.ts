@@ -1,38 +1,60 @@
-import { STATUS_CODES } from 'node:http';
-import { PartnerCheckError, PartnerNetworkError } from './check-error.js';
+import { CHECK_CATEGORY, categoryOfStatus, type FailureCategory, httpStatusText, PartnerCheckError, PartnerNetworkError } from './check-error.js';
 import { loadedMcpSdk } from './mcp-sdk.js';
 
-/** Removes a secret from text; applied to partner-supplied text before it is cut short. */
+/** A failure in our words: its category and one short sentence. */
+export interface FailureDescription {
+  category: FailureCategory;
+  message: string;
+}
+
+/** Removes a secret from text: the last step before last_error is stored. */
 export type Redact = (text: string) => string;
 
 const keepAsIs: Redact = (text) => text;
 
-/** A Redact that replaces every occurrence of the secret. */
+/**
+ * A Redact that replaces every occurrence of the secret. A second line of defence only: no text
+ * from the partner reaches last_error, so there is nothing for it to find in what partners say.
+ */
 export function redactor(secret: string | null): Redact {
   if (secret === null || secret === '') return keepAsIs;
   return (text) => text.split(secret).join('[REDACTED]');
 }
 
-/**
- * Partner-supplied text (error messages) is shown cut short and without control characters.
- * The secret is removed first: cut first, a partner echoing the token back could leave a piece of it.
- */
+/** Our own text, cut short and on one line, for last_error. */
 export function cleanText(text: string, maxLength = 200, redact: Redact = keepAsIs): string {
   const clean = redact(text).replace(/[\u0000-\u001f\u007f]+/g, ' ').replace(/\s+/g, ' ').trim();
   return clean.length > maxLength ? `${clean.slice(0, maxLength - 1)}…` : clean;
-}
-
-export function httpStatusText(status: number): string {
-  const phrase = STATUS_CODES[status];
-  return phrase === undefined ? `HTTP ${status}` : `HTTP ${status} ${phrase}`;
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** "JSON-RPC error -32601: Method not found" when the text is a JSON-RPC error response. */
-export function jsonRpcErrorText(body: string, redact: Redact = keepAsIs): string | undefined {
+/** The meanings JSON-RPC 2.0 gives its predefined codes. */
+const JSON_RPC_ERRORS: Record<number, string> = {
+  [-32700]: 'parse error',
+  [-32600]: 'invalid request',
+  [-32601]: 'method not found',
+  [-32602]: 'invalid params',
+  [-32603]: 'internal error',
+};
+
+/**
+ * "JSON-RPC error -32601 (method not found)". The partner's error message is never quoted. Its
+ * code is, when it lies in the range JSON-RPC reserves (-32768 to -32000): such a code names a
+ * kind of failure. Any other number is the server's own and could carry anything, so it is left out.
+ */
+export function jsonRpcErrorText(code: unknown): string {
+  if (typeof code !== 'number' || !Number.isInteger(code)) return 'JSON-RPC error';
+  const meaning = JSON_RPC_ERRORS[code];
+  if (meaning !== undefined) return `JSON-RPC error ${code} (${meaning})`;
+  if (code >= -32768 && code <= -32000) return `JSON-RPC error ${code}`;
+  return 'JSON-RPC error with an application-defined code';
+}
+
+/** The error code of a JSON-RPC error response in `body`, or undefined when it is none. */
+export function jsonRpcErrorCode(body: string): number | undefined {
   let parsed: unknown;
   try {
     parsed = JSON.parse(body.slice(body.indexOf('{')));
@@ -40,23 +62,22 @@ export function jsonRpcErrorText(body: string, redact: Redact = keepAsIs): strin
     return undefined;
   }
   const error = isObject(parsed) ? parsed.error : undefined;
-  if (!isObject(error) || typeof error.code !== 'number') return undefined;
-  return `JSON-RPC error ${error.code}: ${cleanText(typeof error.message === 'string' ? error.message : '', 200, redact)}`;
+  return isObject(error) && typeof error.code === 'number' ? error.code : undefined;
 }
 
 /** What a person can act on, per low-level failure code. */
-const NETWORK_ERRORS: Record<string, string> = {
-  ECONNREFUSED: 'connection refused',
-  ECONNRESET: 'the connection was reset',
-  EPIPE: 'the connection was closed while sending',
-  ETIMEDOUT: 'the connection timed out',
-  EHOSTUNREACH: 'host unreachable',
-  ENETUNREACH: 'network unreachable',
-  ENOTFOUND: 'DNS lookup failed: no such host',
-  EAI_AGAIN: 'DNS lookup failed (temporary failure)',
-  HPE_INVALID_CONSTANT: 'the server did not answer with valid HTTP',
-  HPE_HEADER_OVERFLOW: 'the response headers are too large',
-  UND_ERR_SOCKET: 'the connection failed',
+const NETWORK_ERRORS: Record<string, FailureDescription> = {
+  ECONNREFUSED: { category: CHECK_CATEGORY.unreachable, message: 'connection refused' },
+  ECONNRESET: { category: CHECK_CATEGORY.unreachable, message: 'the connection was reset' },
+  EPIPE: { category: CHECK_CATEGORY.unreachable, message: 'the connection was closed while sending' },
+  ETIMEDOUT: { category: CHECK_CATEGORY.timeout, message: 'the connection timed out' },
+  EHOSTUNREACH: { category: CHECK_CATEGORY.unreachable, message: 'host unreachable' },
+  ENETUNREACH: { category: CHECK_CATEGORY.unreachable, message: 'network unreachable' },
+  ENOTFOUND: { category: CHECK_CATEGORY.unreachable, message: 'DNS lookup failed: no such host' },
+  EAI_AGAIN: { category: CHECK_CATEGORY.unreachable, message: 'DNS lookup failed (temporary failure)' },
+  HPE_INVALID_CONSTANT: { category: CHECK_CATEGORY.protocolError, message: 'the server did not answer with valid HTTP' },
+  HPE_HEADER_OVERFLOW: { category: CHECK_CATEGORY.protocolError, message: 'the response headers are too large' },
+  UND_ERR_SOCKET: { category: CHECK_CATEGORY.unreachable, message: 'the connection failed' },
 };
 
 const TLS_ERRORS: Record<string, string> = {
@@ -88,36 +109,44 @@ export function isNetworkFailure(error: unknown): boolean {
 }
 
 /**
- * One short sentence for last_error. Messages come from this module's own errors, from the MCP
- * SDK, or from Node's network stack; none of them carries request headers, so none carries the
- * access token (check.ts still scrubs it, as a second line of defence).
+ * One short sentence for last_error, and its category. Every sentence is written here or where a
+ * PartnerCheckError is made; an error's own message is never used unless this module's code made
+ * it, because the MCP SDK's messages quote the partner's answer (error bodies, JSON-RPC error
+ * messages, content types) and Node's TLS messages are not ours to vouch for.
  */
-export function describeFailure(error: unknown, redact: Redact = keepAsIs): string {
-  if (error instanceof PartnerCheckError) return redact(error.message);
+export function describeFailure(error: unknown): FailureDescription {
+  if (error instanceof PartnerCheckError) return { category: error.category, message: error.message };
   const sdk = loadedMcpSdk();
   if (sdk !== undefined && error instanceof sdk.McpError) {
-    if (error.code === sdk.ErrorCode.RequestTimeout) return 'no answer in time';
-    return `JSON-RPC error ${error.code}: ${cleanText(error.message.replace(/^MCP error -?\d+: /, ''), 200, redact)}`;
+    if (error.code === sdk.ErrorCode.RequestTimeout) return { category: CHECK_CATEGORY.timeout, message: 'no answer in time' };
+    return { category: CHECK_CATEGORY.protocolError, message: jsonRpcErrorText(error.code) };
   }
   if (sdk !== undefined && error instanceof sdk.StreamableHTTPError) {
-    const detail = error.message.replace(/^Streamable HTTP error: /, '');
     if (error.code !== undefined && error.code > 0) {
-      const rpc = jsonRpcErrorText(detail, redact);
-      return rpc === undefined ? httpStatusText(error.code) : `${httpStatusText(error.code)}, ${rpc}`;
+      const rpcCode = jsonRpcErrorCode(error.message);
+      const status = httpStatusText(error.code);
+      return { category: categoryOfStatus(error.code), message: rpcCode === undefined ? status : `${status}, ${jsonRpcErrorText(rpcCode)}` };
     }
-    return cleanText(detail, 200, redact);
+    // The SDK's -1: an answer that is neither JSON nor an event stream.
+    if (error.code === -1) return { category: CHECK_CATEGORY.protocolError, message: 'the answer is not JSON-RPC (unexpected content type)' };
+    return { category: CHECK_CATEGORY.protocolError, message: 'the MCP transport failed' };
   }
   if (error instanceof Error) {
     const code = systemErrorCode(error);
     const network = NETWORK_ERRORS[code];
     if (network !== undefined) return network;
     const tls = TLS_ERRORS[code];
-    if (tls !== undefined) return `TLS failure: ${tls}`;
-    if (isTlsCode(code) || /SSL|TLS/.test(error.message)) return `TLS failure: ${cleanText(error.message, 120, redact)}`;
-    if (error.name === 'ZodError') return 'the answer is not a valid MCP message';
-    if (error.name === 'SyntaxError') return 'the answer is not valid JSON';
-    if (error.name === 'AbortError') return 'the request was aborted';
-    return cleanText(error.message, 200, redact);
+    if (tls !== undefined) return { category: CHECK_CATEGORY.tls, message: `TLS failure: ${tls}` };
+    if (isTlsCode(code) || /SSL|TLS/.test(error.message)) return { category: CHECK_CATEGORY.tls, message: 'TLS failure: the secure connection could not be set up' };
+    if (code.startsWith('HPE_')) return { category: CHECK_CATEGORY.protocolError, message: 'the server did not answer with valid HTTP' };
+    if (error.name === 'ZodError') return { category: CHECK_CATEGORY.protocolError, message: 'the answer is not a valid MCP message' };
+    if (error.name === 'SyntaxError') return { category: CHECK_CATEGORY.protocolError, message: 'the answer is not valid JSON' };
+    if (error.name === 'AbortError') return { category: CHECK_CATEGORY.timeout, message: 'the request was aborted' };
   }
-  return 'unexpected failure';
+  return { category: CHECK_CATEGORY.protocolError, message: 'the check failed in an unexpected way' };
+}
+
+/** "unauthorized: server/discover: HTTP 401 Unauthorized": a failure as last_error shows it. */
+export function failureText(description: FailureDescription): string {
+  return `${description.category}: ${description.message}`;
 }

@@ -1,8 +1,8 @@
 import http from 'node:http';
 import https from 'node:https';
 import { isIP } from 'node:net';
-import { PartnerNetworkError } from './check-error.js';
-import { type AddressPolicy, type Resolver, resolveAllowedAddresses, type ResolvedAddress } from './network-guard.js';
+import { CHECK_CATEGORY, PartnerNetworkError } from './check-error.js';
+import { AddressRefusedError, type AddressPolicy, DnsLookupError, type Resolver, resolveAllowedAddresses, type ResolvedAddress } from './network-guard.js';
 
 /** The fetch shape the MCP SDK's transport accepts as its `fetch` option. */
 export type FetchLike = (input: string | URL, init?: RequestInit) => Promise<Response>;
@@ -15,6 +15,8 @@ export interface GuardedFetchOptions {
   maxRedirects: number;
   /** Aborts every request of the check: the check's total deadline. */
   signal: AbortSignal;
+  /** The only origin a request carrying an Authorization header may go to; null: none. */
+  credentialOrigin: string | null;
 }
 
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
@@ -40,8 +42,11 @@ interface Outgoing {
  *   virtual hosting and certificate checks work as usual). A DNS answer that changes between the
  *   check and the connection (rebinding) therefore cannot reach an address that was refused;
  * - redirects are followed by hand, each target checked the same way, at most `maxRedirects`;
- *   a redirect to another origin drops the Authorization header, as browsers do. With
- *   `redirect: "manual"` (the MCP SDK asks for it) the redirect response is returned as is;
+ *   with `redirect: "manual"` the redirect response is returned as is;
+ * - a request carrying the Authorization header goes only to `credentialOrigin`: a redirect of such
+ *   a request to another origin is not followed at all. Browsers drop the header and follow, but a
+ *   partner check that then reports the other host's 401 would hide what happened, and nothing the
+ *   token was meant for lives there;
  * - response bodies are capped, and no compression is requested, so the cap counts real bytes;
  * - everything is aborted with the check's deadline.
  */
@@ -54,15 +59,27 @@ export function createGuardedFetch(options: GuardedFetchOptions): FetchLike {
     let request: Outgoing = { url: parseTarget(String(input)), method: (init.method ?? 'GET').toUpperCase(), headers, body: bodyBuffer(init.body) };
 
     for (let redirects = 0; ; redirects++) {
+      assertCredentialAllowed(request, options.credentialOrigin, redirects > 0);
       const response = await sendOnce(request, options, signal, redirects > 0);
       const location = response.headers.get('location');
       if (!REDIRECT_STATUSES.has(response.status) || location === null || init.redirect === 'manual') return response;
       await response.body?.cancel();
-      if (init.redirect === 'error') throw new PartnerNetworkError(`unexpected redirect (HTTP ${response.status})`);
-      if (redirects >= options.maxRedirects) throw new PartnerNetworkError(`more than ${options.maxRedirects} redirects`);
+      if (init.redirect === 'error') throw new PartnerNetworkError(CHECK_CATEGORY.protocolError, `unexpected redirect (HTTP ${response.status})`);
+      if (redirects >= options.maxRedirects) throw new PartnerNetworkError(CHECK_CATEGORY.protocolError, `more than ${options.maxRedirects} redirects`);
       request = redirectedRequest(request, response.status, location);
     }
   };
+}
+
+/** The token never travels to an origin it was not saved for, by a redirect or otherwise. */
+function assertCredentialAllowed(request: Outgoing, credentialOrigin: string | null, redirected: boolean): void {
+  if (!request.headers.has('authorization') || request.url.origin === credentialOrigin) return;
+  throw new PartnerNetworkError(
+    CHECK_CATEGORY.blocked,
+    redirected
+      ? 'a redirect to another origin was not followed: the access token is sent only to the origin it was saved for'
+      : 'the access token is sent only to the origin it was saved for',
+  );
 }
 
 function parseTarget(text: string, base?: URL): URL {
@@ -70,13 +87,19 @@ function parseTarget(text: string, base?: URL): URL {
   try {
     url = new URL(text, base);
   } catch {
-    throw new PartnerNetworkError(base === undefined ? 'the URL is not valid' : 'redirect to an invalid URL');
+    throw base === undefined
+      ? new PartnerNetworkError(CHECK_CATEGORY.blocked, 'the URL is not valid')
+      : new PartnerNetworkError(CHECK_CATEGORY.protocolError, 'redirect to an invalid URL');
   }
+  // A redirect's target is the partner's text: its scheme is not quoted (ours, from the settings, is).
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new PartnerNetworkError(`${base === undefined ? '' : 'redirect to '}a ${url.protocol} URL refused: only http and https are allowed`);
+    throw new PartnerNetworkError(
+      CHECK_CATEGORY.blocked,
+      base === undefined ? `a ${url.protocol} URL refused: only http and https are allowed` : 'redirect to a URL that is not http or https refused',
+    );
   }
   if (url.username !== '' || url.password !== '') {
-    throw new PartnerNetworkError('URLs with user:password are not supported; use auth_type and access_token');
+    throw new PartnerNetworkError(CHECK_CATEGORY.blocked, 'URLs with user:password are not supported; use auth_type and access_token');
   }
   return url;
 }
@@ -85,15 +108,13 @@ function bodyBuffer(body: RequestInit['body']): Buffer | undefined {
   if (body === undefined || body === null) return undefined;
   if (typeof body === 'string') return Buffer.from(body, 'utf8');
   if (body instanceof Uint8Array) return Buffer.from(body);
-  throw new PartnerNetworkError('internal: only string or byte bodies are supported by the partner check');
+  throw new PartnerNetworkError(CHECK_CATEGORY.protocolError, 'internal: only string or byte bodies are supported by the partner check');
 }
 
 /** The follow-up request for a redirect, as the fetch standard builds it. */
 function redirectedRequest(previous: Outgoing, status: number, location: string): Outgoing {
   const url = parseTarget(location, previous.url);
   const headers = new Headers(previous.headers);
-  // The credential was meant for the origin it was configured for, not wherever that sends us.
-  if (url.origin !== previous.url.origin) headers.delete('authorization');
   const becomesGet = (status === 303 && previous.method !== 'GET' && previous.method !== 'HEAD') || ((status === 301 || status === 302) && previous.method === 'POST');
   if (!becomesGet) return { url, method: previous.method, headers, body: previous.body };
   headers.delete('content-type');
@@ -106,7 +127,9 @@ async function sendOnce(request: Outgoing, options: GuardedFetchOptions, signal:
   try {
     addresses = await untilAborted(resolveAllowedAddresses(request.url.hostname, options.policy, options.resolver), signal);
   } catch (error) {
-    if (redirected && error instanceof PartnerNetworkError) throw new PartnerNetworkError(`${error.message} (reached by a redirect)`);
+    // A host reached by a redirect was named by the partner, not by the settings: it is not quoted.
+    if (redirected && error instanceof AddressRefusedError) throw new PartnerNetworkError(error.category, `a redirect led to a refused address: ${error.reason}`);
+    if (redirected && error instanceof DnsLookupError) throw new PartnerNetworkError(error.category, 'a redirect led to a host whose DNS lookup failed');
     throw error;
   }
   let lastError: unknown;
@@ -168,7 +191,7 @@ function connectAndSend(request: Outgoing, address: ResolvedAddress, maxResponse
 
 function toResponse(incoming: http.IncomingMessage, method: string, maxResponseBytes: number, signal: AbortSignal): Response {
   const status = incoming.statusCode ?? 0;
-  if (status < 200 || status > 599) throw new PartnerNetworkError(`invalid HTTP status ${status}`);
+  if (status < 200 || status > 599) throw new PartnerNetworkError(CHECK_CATEGORY.protocolError, `invalid HTTP status ${status}`);
   const headers = new Headers();
   const raw = incoming.rawHeaders;
   for (let index = 0; index + 1 < raw.length; index += 2) {
@@ -206,7 +229,7 @@ function cappedBody(incoming: http.IncomingMessage, maxResponseBytes: number, si
         if (settled) return;
         received += chunk.length;
         if (received > maxResponseBytes) {
-          fail(new PartnerNetworkError(`the response is larger than ${formatBytes(maxResponseBytes)}`));
+          fail(new PartnerNetworkError(CHECK_CATEGORY.protocolError, `the response is larger than ${formatBytes(maxResponseBytes)}`));
           return;
         }
         controller.enqueue(new Uint8Array(chunk));
@@ -217,7 +240,7 @@ function cappedBody(incoming: http.IncomingMessage, maxResponseBytes: number, si
         controller.close();
       });
       incoming.on('error', (error) => fail(signal.aborted ? signal.reason : error));
-      incoming.on('aborted', () => fail(signal.aborted ? signal.reason : new PartnerNetworkError('the connection closed before the response was complete')));
+      incoming.on('aborted', () => fail(signal.aborted ? signal.reason : new PartnerNetworkError(CHECK_CATEGORY.unreachable, 'the connection closed before the response was complete')));
       onAbort.handler = () => fail(signal.reason);
       signal.addEventListener('abort', onAbort.handler, { once: true });
     },

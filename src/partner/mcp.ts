@@ -1,6 +1,6 @@
 import type { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { PartnerCheckError, PartnerHttpError } from './check-error.js';
-import { cleanText, describeFailure, httpStatusText, isNetworkFailure, jsonRpcErrorText, type Redact } from './describe-failure.js';
+import { CHECK_CATEGORY, httpStatusText, PartnerCheckError, PartnerHttpError } from './check-error.js';
+import { describeFailure, isNetworkFailure, jsonRpcErrorCode, jsonRpcErrorText } from './describe-failure.js';
 import type { FetchLike } from './guarded-fetch.js';
 import { loadMcpSdk } from './mcp-sdk.js';
 
@@ -36,8 +36,6 @@ export interface McpCheckOptions {
   /** The check's deadline. */
   signal: AbortSignal;
   timeoutMs: number;
-  /** Removes the access token from partner-supplied text quoted in an error. */
-  redact: Redact;
 }
 
 export async function checkMcpServer(url: string, options: McpCheckOptions): Promise<McpCheckResult> {
@@ -46,15 +44,19 @@ export async function checkMcpServer(url: string, options: McpCheckOptions): Pro
   try {
     return await checkWithHandshake(url, options);
   } catch (error) {
-    // Both attempts failed: say why each did, the handshake's reason first.
-    const reason = describeFailure(error, options.redact);
-    throw new PartnerCheckError(`${reason}; ${stateless.fallbackReason}`);
+    // Both attempts failed: say why each did, the handshake's reason (and category) first.
+    const reason = describeFailure(error);
+    throw new PartnerCheckError(reason.category, `${reason.message}; ${stateless.fallbackReason}`);
   }
 }
 
 /** A JSON-RPC error answer, or an answer that is not JSON-RPC at all. */
 class NotStatelessAnswer extends PartnerCheckError {
   override name = 'NotStatelessAnswer';
+
+  constructor(message: string) {
+    super(CHECK_CATEGORY.protocolError, message);
+  }
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {
@@ -62,9 +64,9 @@ function isObject(value: unknown): value is Record<string, unknown> {
 }
 
 /** Names the MCP step that failed, unless the failure lies below HTTP and the step says nothing. */
-function stepError(step: string, error: unknown, redact: Redact): PartnerCheckError {
-  const description = describeFailure(error, redact);
-  return new PartnerCheckError(isNetworkFailure(error) ? description : `${step}: ${description}`);
+function stepError(step: string, error: unknown): PartnerCheckError {
+  const { category, message } = describeFailure(error);
+  return new PartnerCheckError(category, isNetworkFailure(error) ? message : `${step}: ${message}`);
 }
 
 /** Whether a failed server/discover shows a server that predates 2026-07-28. */
@@ -78,8 +80,8 @@ async function checkStateless(url: string, options: McpCheckOptions): Promise<Mc
   try {
     discovered = await statelessRequest(url, 'server/discover', {}, options);
   } catch (error) {
-    if (signalsOlderServer(error)) return { fallbackReason: `server/discover: ${describeFailure(error, options.redact)}` };
-    throw stepError('server/discover', error, options.redact);
+    if (signalsOlderServer(error)) return { fallbackReason: `server/discover: ${describeFailure(error).message}` };
+    throw stepError('server/discover', error);
   }
   const versions = discovered.supportedVersions;
   if (!Array.isArray(versions) || !versions.includes(STATELESS_PROTOCOL_VERSION)) {
@@ -92,13 +94,13 @@ async function checkStateless(url: string, options: McpCheckOptions): Promise<Mc
       let cursor: string | undefined;
       for (let page = 0; page < MAX_TOOL_PAGES; page++) {
         const result = await statelessRequest(url, 'tools/list', cursor === undefined ? {} : { cursor }, options);
-        if (!Array.isArray(result.tools)) throw new PartnerCheckError('the answer has no tools list');
+        if (!Array.isArray(result.tools)) throw new PartnerCheckError(CHECK_CATEGORY.protocolError, 'the answer has no tools list');
         toolCount += result.tools.length;
         cursor = typeof result.nextCursor === 'string' && result.nextCursor !== '' ? result.nextCursor : undefined;
         if (cursor === undefined) break;
       }
     } catch (error) {
-      throw stepError('tools/list', error, options.redact);
+      throw stepError('tools/list', error);
     }
   }
   return { protocolVersion: STATELESS_PROTOCOL_VERSION, toolCount };
@@ -132,9 +134,9 @@ async function statelessRequest(url: string, method: string, params: Record<stri
   const response = await options.fetch(url, { method: 'POST', headers, body: JSON.stringify(message) });
 
   if (!response.ok) {
-    const text = await response.text().catch(() => '');
-    const rpc = jsonRpcErrorText(text, options.redact);
-    throw new PartnerHttpError(response.status, rpc === undefined ? httpStatusText(response.status) : `${httpStatusText(response.status)}, ${rpc}`);
+    const rpcCode = jsonRpcErrorCode(await response.text().catch(() => ''));
+    const status = httpStatusText(response.status);
+    throw new PartnerHttpError(response.status, rpcCode === undefined ? status : `${status}, ${jsonRpcErrorText(rpcCode)}`);
   }
   const mediaType = (response.headers.get('content-type') ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
   let answer: unknown;
@@ -149,11 +151,12 @@ async function statelessRequest(url: string, method: string, params: Record<stri
     answer = await readEventStreamAnswer(response, id);
   } else {
     await response.body?.cancel();
-    throw new NotStatelessAnswer(`the answer is ${mediaType === '' ? 'untyped' : cleanText(mediaType, 60)}, not JSON-RPC`);
+    // The content type is the partner's text: it is not quoted.
+    throw new NotStatelessAnswer(`the answer is not JSON-RPC (${mediaType === '' ? 'no content type' : 'unexpected content type'})`);
   }
   if (!isObject(answer) || answer.jsonrpc !== '2.0' || answer.id !== id) throw new NotStatelessAnswer('the answer is not a JSON-RPC response');
   if (answer.error !== undefined) {
-    throw new NotStatelessAnswer(jsonRpcErrorText(JSON.stringify(answer), options.redact) ?? 'the answer is a malformed JSON-RPC error');
+    throw new NotStatelessAnswer(isObject(answer.error) ? jsonRpcErrorText(answer.error.code) : 'the answer is a malformed JSON-RPC error');
   }
   if (!isObject(answer.result)) throw new NotStatelessAnswer('the answer has no result');
   return answer.result;
@@ -221,7 +224,7 @@ async function checkWithHandshake(url: string, options: McpCheckOptions): Promis
     }
     return { protocolVersion, toolCount };
   } catch (error) {
-    throw stepError(step, error, options.redact);
+    throw stepError(step, error);
   } finally {
     await endSession(transport);
     await client.close().catch(() => undefined);

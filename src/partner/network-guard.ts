@@ -1,6 +1,6 @@
 import { BlockList, isIP } from 'node:net';
 import { lookup as dnsLookup } from 'node:dns/promises';
-import { PartnerNetworkError } from './check-error.js';
+import { CHECK_CATEGORY, PartnerNetworkError } from './check-error.js';
 
 /**
  * Server-side request forgery defence for the partner connection check.
@@ -119,6 +119,26 @@ export function defaultAddressPolicy(allowPrivateNetworks: boolean): AddressPoli
   };
 }
 
+/** The policy refused an address; `reason` is ours and names no host. */
+export class AddressRefusedError extends PartnerNetworkError {
+  override name = 'AddressRefusedError';
+
+  constructor(
+    message: string,
+    readonly reason: string,
+  ) {
+    super(CHECK_CATEGORY.blocked, message);
+  }
+}
+
+export class DnsLookupError extends PartnerNetworkError {
+  override name = 'DnsLookupError';
+
+  constructor(message: string) {
+    super(CHECK_CATEGORY.unreachable, message);
+  }
+}
+
 export interface ResolvedAddress {
   address: string;
   family: 4 | 6;
@@ -148,16 +168,16 @@ export async function resolveAllowedAddresses(hostname: string, policy: AddressP
     try {
       addresses = await resolver(bare);
     } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code ?? 'failed';
-      throw new PartnerNetworkError(`DNS lookup for ${bare} failed (${code})`);
+      const code = (error as NodeJS.ErrnoException).code;
+      throw new DnsLookupError(`DNS lookup for ${bare} failed (${typeof code === 'string' && /^[A-Z_]{1,32}$/.test(code) ? code : 'failed'})`);
     }
-    if (addresses.length === 0) throw new PartnerNetworkError(`DNS lookup for ${bare} returned no address`);
+    if (addresses.length === 0) throw new DnsLookupError(`DNS lookup for ${bare} returned no address`);
   }
   for (const { address } of addresses) {
     const verdict = policy(address);
     if (!verdict.allowed) {
       const shown = literal !== 0 ? bare : `${bare} (${address})`;
-      throw new PartnerNetworkError(`refused to connect to ${shown}: ${verdict.reason}`);
+      throw new AddressRefusedError(`refused to connect to ${shown}: ${verdict.reason}`, verdict.reason);
     }
   }
   return addresses;

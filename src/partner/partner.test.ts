@@ -3,6 +3,7 @@ import { afterEach, test } from 'node:test';
 import { buildTestApp, createAccessToken, createSite, type SignedUpUser, signUp, type TestApp, type TestAppOptions } from '../../test/helpers.js';
 import {
   startHangingServer,
+  startServer,
   startLegacyMcpServer,
   startRedirectServer,
   startStatelessMcpServer,
@@ -142,7 +143,7 @@ test('a 401 from the partner is an error naming the status, and the handshake is
   const { partner } = await check(app, owner.bearer, siteId);
 
   assert.equal(partner?.last_status, 'error');
-  assert.equal(partner?.last_error, 'mcp_url: server/discover: HTTP 401 Unauthorized');
+  assert.equal(partner?.last_error, 'mcp_url: unauthorized: server/discover: HTTP 401 Unauthorized');
   assert.equal(mcp.requests.length, 1);
 });
 
@@ -155,7 +156,7 @@ test('a partner that never answers times out by the configured deadline', async 
   const { partner } = await check(app, owner.bearer, siteId);
 
   assert.equal(partner?.last_status, 'error');
-  assert.equal(partner?.last_error, 'base_url: timed out after 300 ms; mcp_url: timed out after 300 ms');
+  assert.equal(partner?.last_error, 'base_url: timeout: no answer within 300 ms; mcp_url: timeout: no answer within 300 ms');
   assert.ok(performance.now() - started < 3000);
 });
 
@@ -167,7 +168,7 @@ test('a redirect to the cloud metadata address is refused, even with private net
   const { partner } = await check(app, owner.bearer, siteId);
 
   assert.equal(partner?.last_status, 'error');
-  assert.equal(partner?.last_error, 'base_url: refused to connect to 169.254.169.254: cloud metadata address (reached by a redirect)');
+  assert.equal(partner?.last_error, 'base_url: blocked: a redirect led to a refused address: cloud metadata address');
 });
 
 test('with the default configuration a loopback partner is refused and receives no request', async () => {
@@ -178,8 +179,8 @@ test('with the default configuration a loopback partner is refused and receives 
   const { partner } = await check(app, owner.bearer, siteId);
 
   assert.equal(partner?.last_status, 'error');
-  assert.match(partner?.last_error ?? '', /^base_url: refused to connect to localhost \((127\.0\.0\.1|::1)\): loopback address/);
-  assert.match(partner?.last_error ?? '', /mcp_url: refused to connect to 127\.0\.0\.1: loopback address \(set PARTNER_ALLOW_PRIVATE_NETWORKS=true to allow it\)/);
+  assert.match(partner?.last_error ?? '', /^base_url: blocked: refused to connect to localhost \((127\.0\.0\.1|::1)\): loopback address/);
+  assert.match(partner?.last_error ?? '', /mcp_url: blocked: refused to connect to 127\.0\.0\.1: loopback address \(set PARTNER_ALLOW_PRIVATE_NETWORKS=true to allow it\)/);
   assert.equal(mcp.requests.length, 0);
 });
 
@@ -195,7 +196,7 @@ test('base_url counts as reachable below HTTP 500 and as an error from 500 on', 
   assert.equal(notFound.requests[0]?.headers.authorization, undefined);
   const failed = await check(app, owner.bearer, unreachable);
   assert.equal(failed.partner?.last_status, 'error');
-  assert.equal(failed.partner?.last_error, 'base_url: HTTP 503 Service Unavailable');
+  assert.equal(failed.partner?.last_error, 'base_url: http_error: HTTP 503 Service Unavailable');
 });
 
 test('a site with nothing to check, or a token auth_type without a token, records a clear error', async () => {
@@ -220,7 +221,7 @@ test('the result is stored: a later GET shows it, and a new check replaces it', 
 
   const stored = read.json<{ site: { partner_settings: PartnerJson; updated_at: string } }>().site;
   assert.equal(stored.partner_settings.last_status, 'error');
-  assert.equal(stored.partner_settings.last_error, 'mcp_url: server/discover: HTTP 500 Internal Server Error');
+  assert.equal(stored.partner_settings.last_error, 'mcp_url: http_error: server/discover: HTTP 500 Internal Server Error');
   assert.equal(stored.partner_settings.last_checked_at, app.clock.now().toISOString());
   assert.equal(read.headers.etag, checked.response.headers.etag);
   // The representation changed, so the ETag did; updated_at records configuration changes only.
@@ -300,4 +301,70 @@ test('an access token with only sites:read gets 403; one with sites:write may ch
 
   const anonymous = await app.app.inject({ method: 'POST', url: `/api/v1/sites/${siteId}/partner/check` });
   assert.equal(anonymous.statusCode, 401);
+});
+
+/** The token as a careless partner might echo it: as sent, and in every common re-encoding. */
+function echoedForms(token: string): string[] {
+  return [
+    token,
+    encodeURIComponent(token),
+    token.toLowerCase(),
+    token.toUpperCase(),
+    Buffer.from(token).toString('base64'),
+    Buffer.from(token).toString('base64url'),
+    Buffer.from(token).toString('hex'),
+    JSON.stringify(token).slice(1, -1),
+  ];
+}
+
+/** Every 10-character piece of every form: a shortened quote must not give away part of it. */
+function leakedPieces(text: string, token: string): string[] {
+  const pieces = new Set<string>();
+  for (const form of echoedForms(token)) {
+    for (let start = 0; start + 10 <= form.length; start++) pieces.add(form.slice(start, start + 10));
+  }
+  return [...pieces].filter((piece) => text.includes(piece));
+}
+
+test('a partner echoing the token in any encoding, in bodies, JSON-RPC errors or headers, gets none of it into last_error or the logs', async () => {
+  const { app, owner } = await setup();
+  // Upper case, "/", "+" and "=" make the encoded forms differ from the token itself.
+  const token = 'Sk_Live/9Fq+Xr2=Mz8Kw4Tb';
+  const echo = (request: { headers: Record<string, unknown> }) => {
+    const sent = String(request.headers.authorization);
+    return `you sent ${echoedForms(token).join(' or ')}; header was ${sent}`;
+  };
+  // A JSON-RPC error answering the request in `body` (same id), its message and data full of the token.
+  const rpcError = (code: number, request: { headers: Record<string, unknown> }, body: string) => {
+    const id = body === '' ? null : ((JSON.parse(body) as { id?: number }).id ?? null);
+    return JSON.stringify({ jsonrpc: '2.0', id, error: { code, message: echo(request), data: echo(request) } });
+  };
+  const partners: Array<[string, Parameters<typeof startServer>[0]]> = [
+    ['401 with a JSON-RPC error body', (request, response, body) => void response.writeHead(401, { 'content-type': 'application/json' }).end(rpcError(-32001, request, body))],
+    ['500 with a plain text body', (request, response) => void response.writeHead(500, { 'content-type': 'text/plain' }).end(echo(request))],
+    ['200 with a JSON-RPC error whose code is not reserved', (request, response, body) => void response.writeHead(200, { 'content-type': 'application/json' }).end(rpcError(4011, request, body))],
+    ['400 for server/discover, then JSON-RPC errors to the handshake', (request, response, body) => {
+      const status = body.includes('server/discover') ? 400 : 200;
+      response.writeHead(status, { 'content-type': 'application/json' }).end(rpcError(-32603, request, body));
+    }],
+    ['a content type made of the token', (_request, response) => void response.writeHead(200, { 'content-type': `application/x-${token.toLowerCase().replace(/[^a-z0-9]/g, '')}` }).end('{}')],
+    ['a reason phrase made of the token', (_request, response) => void response.writeHead(418, encodeURIComponent(token), { 'content-type': 'text/plain' }).end(token.toLowerCase())],
+    ['a redirect to a URL scheme made of the token', (_request, response) => void response.writeHead(307, { location: `${token.toLowerCase().replace(/[^a-z0-9]/g, '')}:somewhere` }).end()],
+  ];
+  const errors: string[] = [];
+  for (const [name, handler] of partners) {
+    const mcp = await serve(startServer(handler));
+    const siteId = await siteWith(app, owner, { base_url: `${mcp.url}/`, mcp_url: `${mcp.url}/mcp`, auth_type: 'bearer', access_token: token });
+    const { response, partner } = await check(app, owner.bearer, siteId);
+    assert.equal(partner?.last_status, 'error', name);
+    assert.equal(mcp.requests.find((request) => request.url === '/mcp')?.headers.authorization, `Bearer ${token}`, name);
+    assert.deepEqual(leakedPieces(partner?.last_error ?? '', token), [], `${name}: ${partner?.last_error}`);
+    assert.deepEqual(leakedPieces(response.body, token), [], name);
+    errors.push(partner?.last_error ?? '');
+  }
+  assert.deepEqual(leakedPieces(app.logs(), token), []);
+  // What is left is ours: field, category, status code, our sentence.
+  assert.match(errors[0] ?? '', /^mcp_url: unauthorized: server\/discover: HTTP 401 Unauthorized, JSON-RPC error -32001$/);
+  assert.match(errors[2] ?? '', /JSON-RPC error with an application-defined code/);
+  assert.match(errors[3] ?? '', /^mcp_url: protocol_error: initialize: JSON-RPC error -32603 \(internal error\)/);
 });

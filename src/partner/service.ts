@@ -5,6 +5,7 @@ import type { Clock } from '../lib/clock.js';
 import type { SiteRow } from '../sites/queries.js';
 import { readPartnerSettings, type SiteService } from '../sites/service.js';
 import type { PartnerChecker, PartnerCheckOutcome } from './check.js';
+import { CHECK_CATEGORY } from './check-error.js';
 
 /**
  * Each check makes outgoing requests on the caller's behalf, so checks are limited per site and,
@@ -50,7 +51,9 @@ export class PartnerCheckService {
         site_id: row.id,
         partner_check: {
           status: outcome.status,
-          ...(outcome.status === 'ok' ? { summary: outcome.summary, protocol_version: outcome.mcp?.protocolVersion, tool_count: outcome.mcp?.toolCount } : { error: outcome.error }),
+          ...(outcome.status === 'ok'
+            ? { summary: outcome.summary, protocol_version: outcome.mcp?.protocolVersion, tool_count: outcome.mcp?.toolCount }
+            : { category: outcome.category, error: outcome.error }),
           ms: Math.round(performance.now() - started),
         },
       },
@@ -69,13 +72,14 @@ export class PartnerCheckService {
     try {
       accessToken = this.deps.sites.partnerAccessToken(row);
     } catch {
-      return { status: 'error', error: 'the stored access_token cannot be decrypted (was ENCRYPTION_KEY changed?); set it again' };
+      return { status: 'error', category: CHECK_CATEGORY.blocked, error: 'the stored access_token cannot be decrypted (was ENCRYPTION_KEY changed?); set it again' };
     }
     return this.deps.checker.check({
       baseUrl: settings.base_url,
       mcpUrl: settings.mcp_url,
       authType: settings.auth_type,
       accessToken,
+      accessTokenOrigin: this.deps.sites.partnerTokenOrigins(row)?.mcp_url ?? null,
     });
   }
 }

@@ -21,6 +21,7 @@ function row(id: string, overrides: Partial<SiteRow> = {}): SiteRow {
     knowledge_sources: '[]',
     partner_settings: JSON.stringify({ ...DEFAULT_PARTNER_SETTINGS, collections: ['a', 'b'], stray_key: 'never shown' }),
     partner_access_token: 'ciphertext that must never appear',
+    partner_token_origins: '{"base_url":"","mcp_url":""}',
     version: 3,
     created_at: '2026-11-21T10:00:00.000Z',
     updated_at: '2026-11-21T11:00:00.000Z',

@@ -43,6 +43,7 @@ const siteSave = new PreparedQuery((db, site: SiteRow) =>
       knowledge_sources: site.knowledge_sources,
       partner_settings: site.partner_settings,
       partner_access_token: site.partner_access_token,
+      partner_token_origins: site.partner_token_origins,
       version: site.version,
       updated_at: site.updated_at,
     })

@@ -6,6 +6,7 @@ import { ifMatchSatisfied, versionEtag } from '../http/etag.js';
 import type { Clock } from '../lib/clock.js';
 import type { SecretBox } from '../lib/crypto.js';
 import { newId } from '../lib/ids.js';
+import { encodeTokenOrigins, partnerOrigins, type PartnerTokenOrigins, readTokenOrigins, sameOrigins } from './partner-token-binding.js';
 import type { SiteCache } from './read-cache.js';
 import { deleteSite, findSite, findSiteForUpdate, insertSite, listSites, saveSite, type SiteRow, updateSite } from './queries.js';
 import {
@@ -167,6 +168,7 @@ export class SiteService {
       knowledge_sources: '',
       partner_settings: JSON.stringify(DEFAULT_PARTNER_SETTINGS),
       partner_access_token: null,
+      partner_token_origins: null,
       version: 1,
       created_at: now,
       updated_at: now,
@@ -236,10 +238,19 @@ export class SiteService {
         if (value !== undefined) (merged as Record<string, unknown>)[field] = value;
       }
       changes.partner_settings = JSON.stringify(merged);
+      const origins = partnerOrigins(merged);
       if (partner.access_token === null || partner.access_token === '') {
         changes.partner_access_token = null;
+        changes.partner_token_origins = null;
       } else if (partner.access_token !== undefined) {
+        // A token sent with the change is bound to the origins the change leaves in place.
         changes.partner_access_token = this.deps.secrets.encrypt(partner.access_token, partnerTokenContext(row.id));
+        changes.partner_token_origins = encodeTokenOrigins(origins);
+      } else if (row.partner_access_token !== null && !sameOrigins(readTokenOrigins(row), origins)) {
+        // Moving base_url or mcp_url to another origin must not take the stored token along:
+        // whoever can edit the site could otherwise point the check at a host of their own.
+        changes.partner_access_token = null;
+        changes.partner_token_origins = null;
       }
     }
     return changes;
@@ -278,6 +289,11 @@ export class SiteService {
   /** The partner access token in clear, for the connection check only. */
   partnerAccessToken(row: SiteRow): string | null {
     return row.partner_access_token === null ? null : this.deps.secrets.decrypt(row.partner_access_token, partnerTokenContext(row.id));
+  }
+
+  /** The origins the stored partner access token may be sent to; null when none (or no token). */
+  partnerTokenOrigins(row: SiteRow): PartnerTokenOrigins | null {
+    return row.partner_access_token === null ? null : readTokenOrigins(row);
   }
 }
 

@@ -61,6 +61,18 @@ const CLIENT_PARTNER_FIELDS = [
   'widget_search_sources',
 ] as const;
 
+function originOf(url: string): string {
+  try {
+    return url === '' ? '' : new URL(url).origin;
+  } catch {
+    return '';
+  }
+}
+
+function partnerOrigins(settings: { base_url: string; mcp_url: string }): string {
+  return `${originOf(settings.base_url)} ${originOf(settings.mcp_url)}`;
+}
+
 /** The documented merge, as a model: what the site must be after an accepted update. */
 function expectedAfterUpdate(before: SiteJson, body: Record<string, unknown>, now: string): SiteJson {
   const site: SiteJson = structuredClone(before);
@@ -73,10 +85,16 @@ function expectedAfterUpdate(before: SiteJson, body: Record<string, unknown>, no
   const partner = body.partner_settings;
   if (isObject(partner)) {
     const merged = site.partner_settings as unknown as Record<string, unknown>;
+    const originsBefore = partnerOrigins(site.partner_settings);
     for (const field of CLIENT_PARTNER_FIELDS) {
       if (field in partner) merged[field] = partner[field];
     }
-    if ('access_token' in partner) site.partner_settings.access_token_configured = partner.access_token !== null && partner.access_token !== '';
+    if ('access_token' in partner) {
+      site.partner_settings.access_token_configured = partner.access_token !== null && partner.access_token !== '';
+    } else if (partnerOrigins(site.partner_settings) !== originsBefore) {
+      // While a token is stored it is bound to the origins the site has, so any origin change clears it.
+      site.partner_settings.access_token_configured = false;
+    }
   }
   site.updated_at = now;
   return site;

@@ -63,16 +63,55 @@ export async function acceptTimeStep(db: Kysely<Database>, userId: string, secre
   return Number(result.numUpdatedRows) === 1;
 }
 
-/** Uses a recovery code at most once: of concurrent attempts, one sees it unused. */
-export async function useRecoveryCode(db: Kysely<Database>, userId: string, codeHash: string, now: string): Promise<boolean> {
+/**
+ * Uses a recovery code at most once: of concurrent attempts, one sees it unused. `codeHashes` are
+ * the code's possible stored forms (keyed, and the legacy one an older server may still write).
+ */
+export async function useRecoveryCode(db: Kysely<Database>, userId: string, codeHashes: string[], now: string): Promise<boolean> {
   const result = await db
     .updateTable('recovery_codes')
     .set({ used_at: now })
     .where('user_id', '=', userId)
-    .where('code_hash', '=', codeHash)
+    .where('code_hash', 'in', codeHashes)
     .where('used_at', 'is', null)
     .executeTakeFirst();
-  return Number(result.numUpdatedRows) === 1;
+  return Number(result.numUpdatedRows) >= 1;
+}
+
+const UPGRADE_PAGE_SIZE = 500;
+
+/**
+ * Rewrites every recovery code digest stored as a plain SHA-256 into its keyed form. Run at
+ * start-up, where the key is known (a migration sees only the database). Each row is rewritten by
+ * a conditional UPDATE on its old value, so servers starting together convert each row once, and
+ * a row already converted is not selected again. Returns the number of rows converted here.
+ */
+export async function upgradeLegacyRecoveryCodes(db: Kysely<Database>, keyed: (sha256Hex: string) => string, keyedPrefix: string): Promise<number> {
+  let converted = 0;
+  let afterId = '';
+  for (;;) {
+    const page = await db
+      .selectFrom('recovery_codes')
+      .select(['id', 'code_hash'])
+      .where('code_hash', 'not like', `${keyedPrefix}%`)
+      .where('id', '>', afterId)
+      .orderBy('id')
+      .limit(UPGRADE_PAGE_SIZE)
+      .execute();
+    for (const row of page) {
+      try {
+        const result = await db.updateTable('recovery_codes').set({ code_hash: keyed(row.code_hash) }).where('id', '=', row.id).where('code_hash', '=', row.code_hash).executeTakeFirst();
+        converted += Number(result.numUpdatedRows);
+      } catch {
+        // Only a row whose keyed form the user already has (a hand-edited table) fails here, on
+        // the unique index. It stays as it is, redeemable through its legacy form: no server
+        // should fail to start over one recovery code.
+      }
+    }
+    const last = page.at(-1);
+    if (page.length < UPGRADE_PAGE_SIZE || last === undefined) return converted;
+    afterId = last.id;
+  }
 }
 
 export async function countUnusedRecoveryCodes(db: Kysely<Database>, userId: string): Promise<number> {

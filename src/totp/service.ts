@@ -19,7 +19,7 @@ import {
   useRecoveryCode,
   type UserTotpRow,
 } from './queries.js';
-import { hashRecoveryCode, isRecoveryCodeShape, isTotpCodeShape, newRecoveryCodes, normalizeCode } from './recovery-codes.js';
+import { isRecoveryCodeShape, isTotpCodeShape, legacyRecoveryCodeDigest, newRecoveryCodes, normalizeCode, type RecoveryCodeDigest } from './recovery-codes.js';
 import { matchingTimeStep, newTotpSecret, otpauthUrl, qrCodeSvg } from './totp.js';
 
 // The failures of this feature, each with its stable code.
@@ -66,6 +66,7 @@ export class TotpService {
     private readonly secrets: SecretBox,
     private readonly limiter: RateLimiter,
     private readonly clock: Clock,
+    private readonly recoveryCodeDigest: RecoveryCodeDigest,
   ) {}
 
   async isEnabled(userId: string): Promise<boolean> {
@@ -164,8 +165,10 @@ export class TotpService {
         return step !== undefined && (await acceptTimeStep(this.db, row.user_id, row.secret, step)) ? 'totp' : undefined;
       }
       if (isRecoveryCodeShape(normalized)) {
-        // Looked up by its SHA-256: the comparison the database makes reveals nothing about the code.
-        return (await useRecoveryCode(this.db, row.user_id, hashRecoveryCode(normalized), this.clock.now().toISOString())) ? 'recovery_code' : undefined;
+        // Looked up by its keyed digest: the comparison the database makes (an index lookup, not
+        // constant-time) can at most reveal a prefix of an HMAC the caller cannot compute.
+        const digests = [this.recoveryCodeDigest.digest(normalized), legacyRecoveryCodeDigest(normalized)];
+        return (await useRecoveryCode(this.db, row.user_id, digests, this.clock.now().toISOString())) ? 'recovery_code' : undefined;
       }
       return undefined;
     });
@@ -190,7 +193,7 @@ export class TotpService {
     return codes.map((code) => ({
       id: newId(now),
       user_id: userId,
-      code_hash: hashRecoveryCode(normalizeCode(code)),
+      code_hash: this.recoveryCodeDigest.digest(normalizeCode(code)),
       created_at: now.toISOString(),
       used_at: null,
     }));
