@@ -7,6 +7,7 @@ import type { PasswordHasher } from '../auth/passwords.js';
 import { failedPasswordKey, RATE_LIMITS, type RateLimiter } from '../auth/rate-limit.js';
 import type { RecentAuthentication } from '../auth/recent-authentication.js';
 import type { SessionService } from '../auth/sessions.js';
+import type { SessionRow } from '../auth/queries.js';
 import type { Database } from '../db/schema.js';
 import { AppError } from '../errors.js';
 import type { Clock } from '../lib/clock.js';
@@ -29,6 +30,8 @@ export interface Reauthenticated {
   until: Date;
   /** For a JWT caller: a fresh JWT that carries the new time (a JWT cannot change). */
   jwt: IssuedJwt | null;
+  /** For a web session: its new cookie value and row, to set the cookie from. */
+  session: { cookieValue: string; session: SessionRow } | null;
 }
 
 /**
@@ -58,8 +61,9 @@ export class ReauthenticationService {
     else await this.deps.passkeys.reauthenticate(principal.user, proof.challengeId, proof.response, proof.clientIp);
 
     const now = clock.now();
-    if (principal.sessionId !== null) await sessions.markAuthenticated(principal.user.id, principal.sessionId, now);
+    const session = principal.sessionId === null ? null : await sessions.markAuthenticated(principal.user.id, principal.sessionId, now);
     return {
+      session,
       method: proof.kind,
       until: new Date(now.getTime() + recentAuthentication.windowMs),
       jwt: principal.method === 'jwt' ? jwt.issue(principal.user.id, principal.user.jwt_generation) : null,

@@ -60,8 +60,12 @@ function createToken(headers: Headers, name = 'deploy') {
   return send('POST', '/api/v1/access-tokens', headers, { name });
 }
 
-function reauthenticate(headers: Headers, payload: Record<string, unknown>) {
-  return send('POST', '/api/v1/me/reauthenticate', headers, payload);
+/** Re-authenticates; like a browser's cookie jar, a session's headers take the new cookie it is given. */
+async function reauthenticate(headers: Headers, payload: Record<string, unknown>) {
+  const response = await send('POST', '/api/v1/me/reauthenticate', headers, payload);
+  const renewed = sessionCookie(response.headers['set-cookie']);
+  if (renewed !== undefined && headers.cookie !== undefined) headers.cookie = renewed.header;
+  return response;
 }
 
 async function recentUntil(headers: Headers): Promise<string | null> {
@@ -129,7 +133,7 @@ describe('changes that need a recent authentication', () => {
 });
 
 describe('POST /api/v1/me/reauthenticate', () => {
-  test('the password renews a web session in place, and GET /api/v1/me says until when', async () => {
+  test('the password renews a web session under a new cookie value (the old one ends), and GET /api/v1/me says until when', async () => {
     const user = await signUp(t.app);
     const session = await webSession(user.email);
     assert.equal(await recentUntil(session), new Date(t.clock.now().getTime() + WINDOW_MS).toISOString());
@@ -137,12 +141,16 @@ describe('POST /api/v1/me/reauthenticate', () => {
     assert.equal(await recentUntil(session), null);
     assertProblem(await createToken(session), 403, REAUTHENTICATION_REQUIRED);
 
+    const before = { ...session };
     const response = await reauthenticate(session, { password: STRONG_PASSWORD });
     assert.equal(response.statusCode, 200, response.body);
     const until = new Date(t.clock.now().getTime() + WINDOW_MS).toISOString();
     assert.deepEqual(response.json(), { recent_authentication_until: until });
     assert.equal(response.headers['cache-control'], 'no-store');
-    assert.equal(sessionCookie(response.headers['set-cookie']), undefined, 'the same session, no new cookie');
+    assert.ok(sessionCookie(response.headers['set-cookie']) !== undefined, 'a new session cookie');
+    assert.notEqual(session.cookie, before.cookie, 'a new cookie value, as at any sign-in');
+    // A copy of the cookie taken before the proof holds nothing any more.
+    assert.equal((await send('GET', '/api/v1/me', before)).statusCode, 401);
     assert.equal(await recentUntil(session), until);
     assert.equal((await createToken(session)).statusCode, 201);
 

@@ -125,7 +125,7 @@ export function registerAccountRoutes(app: App, deps: AccountRouteDeps): void {
       onRequest: guard.require('account'),
       schema: {
         summary:
-          'Confirm who you are (password, with otp when 2FA is on; or a passkey), so changes that need a recent authentication go through for REAUTH_WINDOW_SECONDS. A web session is renewed in place; a JWT caller gets a fresh JWT',
+          'Confirm who you are (password, with otp when 2FA is on; or a passkey), so changes that need a recent authentication go through for REAUTH_WINDOW_SECONDS. A web session gets a new cookie value; a JWT caller gets a fresh JWT',
         tags,
         body: ReauthenticateBody,
         response: { 200: ReauthenticatedResponse, 400: ProblemSchema, ...errors, 409: ProblemSchema, 415: ProblemSchema, 429: ProblemSchema },
@@ -143,6 +143,7 @@ export function registerAccountRoutes(app: App, deps: AccountRouteDeps): void {
           : { kind: 'passkey', challengeId: passkey.challenge_id, response: passkey.response, clientIp: request.ip };
       const done = await reauthentication.reauthenticate(principal, proof);
       securityEvents.record({ type: 'reauthenticated', user: principal.user, origin: requestOrigin(request), method: done.method, credential: principal.method });
+      if (done.session !== null) reply.setCookie(sessions.cookieName, done.session.cookieValue, sessions.cookieSettingsFor(done.session.session));
       return reply.header('cache-control', 'no-store').send({
         recent_authentication_until: done.until.toISOString(),
         ...(done.jwt === null ? {} : { token: done.jwt.token, token_type: 'Bearer' as const, expires_at: done.jwt.expiresAt.toISOString() }),

@@ -52,9 +52,15 @@ export async function findSessionWithUser(db: Kysely<Database>, tokenHash: strin
 }
 
 /** A re-authentication: the session's proof of its person is from `at`. Scoped by the owner. */
-export async function markSessionAuthenticated(db: Kysely<Database>, userId: string, id: string, at: string): Promise<boolean> {
-  const result = await db.updateTable('sessions').set({ authenticated_at: at }).where('user_id', '=', userId).where('id', '=', id).executeTakeFirst();
-  return Number(result.numUpdatedRows) === 1;
+/** Moves a full session's sign-in time and gives it a new cookie digest; the updated row, if it still exists. */
+export function markSessionAuthenticated(db: Kysely<Database>, userId: string, id: string, tokenHash: string, at: string): Promise<SessionRow | undefined> {
+  return db
+    .updateTable('sessions')
+    .set({ authenticated_at: at, token_hash: tokenHash })
+    .where('user_id', '=', userId)
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirst();
 }
 
 export function touchSession(db: Kysely<Database>, id: string, seenAt: string): Promise<unknown> {

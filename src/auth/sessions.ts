@@ -143,10 +143,16 @@ export class SessionService {
   }
 
   /** The person behind the session proved who they are again (POST /api/v1/me/reauthenticate). */
-  async markAuthenticated(userId: string, sessionId: string, at: Date): Promise<void> {
-    if (!(await markSessionAuthenticated(this.db, userId, sessionId, at.toISOString()))) {
-      throw unauthorized('session_expired', 'Your session has ended; sign in again.');
-    }
+  /**
+   * A re-authentication on a web session: its sign-in time moves and its cookie value is replaced,
+   * as at any sign-in, so a copy of the cookie taken before the proof does not hold the renewed
+   * session.
+   */
+  async markAuthenticated(userId: string, sessionId: string, at: Date): Promise<{ cookieValue: string; session: SessionRow }> {
+    const cookieValue = randomToken(32);
+    const session = await markSessionAuthenticated(this.db, userId, sessionId, sha256(cookieValue), at.toISOString());
+    if (session === undefined) throw unauthorized('session_expired', 'Your session has ended; sign in again.');
+    return { cookieValue, session };
   }
 
   async destroy(cookieValue: string): Promise<void> {
