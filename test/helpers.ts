@@ -15,7 +15,7 @@ import { PasswordHasher } from '../src/auth/passwords.js';
 import { SiteCache } from '../src/sites/read-cache.js';
 import { UserService } from '../src/users/service.js';
 import { totp } from './rfc6238.js';
-import { type TestSmtpServer, verificationLinkIn, verificationMailTo } from './smtp.js';
+import { linkIn, type TestSmtpServer, verificationLinkIn, verificationMailTo } from './smtp.js';
 
 /** A clock the test moves by hand: expiry is proven by advancing it, never by sleeping. */
 export class ManualClock implements Clock {
@@ -266,4 +266,16 @@ export function sessionCookie(setCookie: string | string[] | undefined): Session
   const [pair = '', ...attributes] = line.split(';').map((part) => part.trim());
   const separator = pair.indexOf('=');
   return { name: pair.slice(0, separator), value: pair.slice(separator + 1), header: pair, attributes };
+}
+
+/**
+ * Asks for a sign-in link for the address and reads it out of the mail the SMTP server received.
+ * Other mail (a security notice) may arrive in between: the link is the one sent to it after asking.
+ */
+export async function mailedMagicLink(app: App, smtp: TestSmtpServer, email: string): Promise<URL> {
+  const before = smtp.messages.length;
+  const response = await app.inject({ method: 'POST', url: '/auth/magic-link', payload: { email } });
+  if (response.statusCode !== 202) throw new Error(`sign-in link request failed: ${response.statusCode} ${response.body}`);
+  const mail = await smtp.waitForMessage(before, (message) => message.to.includes(email.trim().toLowerCase()) && message.subject === 'Your Siteward sign-in link');
+  return new URL(linkIn(mail));
 }

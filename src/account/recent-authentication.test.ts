@@ -7,6 +7,7 @@ import { createSigner } from 'fast-jwt';
 import { sql } from 'kysely';
 import {
   buildTestApp,
+  mailedMagicLink,
   createAccessToken,
   createPostgresDatabase,
   enableTotp,
@@ -18,7 +19,7 @@ import {
   type TestApp,
 } from '../../test/helpers.js';
 import { totp } from '../../test/rfc6238.js';
-import { linkIn, startSmtpServer, type TestSmtpServer } from '../../test/smtp.js';
+import { startSmtpServer, type TestSmtpServer } from '../../test/smtp.js';
 import { type AuthenticationResponse, type RequestOptions, SoftwareAuthenticator } from '../../test/software-authenticator.js';
 import { REAUTHENTICATION_REQUIRED } from '../auth/recent-authentication.js';
 import { openDatabase } from '../db/connect.js';
@@ -308,10 +309,7 @@ describe('changing the password with a recent authentication', () => {
   test('forgot password: sign in by e-mail link, set a new password without the old one, sign in with it', async () => {
     // Confirmed, as the owner's own account would be: an unconfirmed one stops at the claim first.
     const user = await signUpConfirmed(t.app, smtp);
-    const before = smtp.messages.length;
-    assert.equal((await t.app.inject({ method: 'POST', url: '/auth/magic-link', payload: { email: user.email } })).statusCode, 202);
-    const mail = await smtp.waitForMessage(before, (message) => message.to.includes(user.email) && message.text.includes('/magic?token='));
-    const token = new URL(linkIn(mail)).searchParams.get('token') ?? '';
+    const token = (await mailedMagicLink(t.app, smtp, user.email)).searchParams.get('token') ?? '';
     const redeemed = await t.app.inject({ method: 'POST', url: '/magic', headers: { origin: ORIGIN }, payload: { token } });
     assert.equal(redeemed.statusCode, 303, redeemed.body);
     const cookie = sessionCookie(redeemed.headers['set-cookie']) ?? assert.fail('no session from the link');

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, test } from 'node:test';
-import { buildTestApp, sessionCookie, signUpConfirmed, STRONG_PASSWORD, type SignedUpUser, type TestApp } from '../../test/helpers.js';
-import { linkIn, startSmtpServer, type TestSmtpServer } from '../../test/smtp.js';
+import { buildTestApp, mailedMagicLink, sessionCookie, signUpConfirmed, STRONG_PASSWORD, type SignedUpUser, type TestApp } from '../../test/helpers.js';
+import { startSmtpServer, type TestSmtpServer } from '../../test/smtp.js';
 
 const ORIGIN = 'http://localhost:3000';
 
@@ -16,13 +16,8 @@ afterEach(async () => {
   await smtp.close();
 });
 
-/** Asks for a sign-in link and reads its token out of the mail the SMTP server received. */
 async function mailedToken(email: string): Promise<string> {
-  const before = smtp.messages.length;
-  assert.equal((await t.app.inject({ method: 'POST', url: '/auth/magic-link', payload: { email } })).statusCode, 202);
-  // Other mail (a security notice) may arrive in between: the sign-in link is the one sent after asking.
-  const mail = await smtp.waitForMessage(before, (message) => message.subject === 'Your Siteward sign-in link');
-  return new URL(linkIn(mail)).searchParams.get('token') ?? '';
+  return (await mailedMagicLink(t.app, smtp, email)).searchParams.get('token') ?? '';
 }
 
 function redeem(token: string) {

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, test } from 'node:test';
 import {
   buildTestApp,
+  mailedMagicLink,
   createAccessToken,
   createSite,
   enableTotp,
@@ -13,7 +14,7 @@ import {
   type TestApp,
 } from '../../test/helpers.js';
 import { totp } from '../../test/rfc6238.js';
-import { linkIn, startSmtpServer, type TestSmtpServer } from '../../test/smtp.js';
+import { startSmtpServer, type TestSmtpServer } from '../../test/smtp.js';
 import { type CreationOptions, type RequestOptions, SoftwareAuthenticator } from '../../test/software-authenticator.js';
 
 const ORIGIN = 'http://localhost:3000';
@@ -32,10 +33,7 @@ afterEach(async () => {
 
 /** What the mailbox's holder does: asks for a sign-in link, reads it in the mail, opens it and presses the button. */
 async function redeemMailedLink(email: string): Promise<{ status: number; location: string; cookie: string }> {
-  const before = smtp.messages.length;
-  assert.equal((await t.app.inject({ method: 'POST', url: '/auth/magic-link', payload: { email } })).statusCode, 202);
-  const mail = await smtp.waitForMessage(before, (message) => message.subject === 'Your Siteward sign-in link');
-  const link = new URL(linkIn(mail));
+  const link = await mailedMagicLink(t.app, smtp, email);
   assert.equal((await t.app.inject({ method: 'GET', url: `${link.pathname}${link.search}` })).statusCode, 200);
   const token = link.searchParams.get('token') ?? '';
   const redeemed = await t.app.inject({ method: 'POST', url: '/magic', headers: FORM, payload: `token=${token}` });

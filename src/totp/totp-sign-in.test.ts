@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, test } from 'node:test';
-import { buildTestApp, enableTotp, signUp, signUpConfirmed, STRONG_PASSWORD, type EnabledTotp, type SignedUpUser, type TestApp, sessionCookie } from '../../test/helpers.js';
+import { buildTestApp, mailedMagicLink, enableTotp, signUp, signUpConfirmed, STRONG_PASSWORD, type EnabledTotp, type SignedUpUser, type TestApp, sessionCookie } from '../../test/helpers.js';
 import { totp } from '../../test/rfc6238.js';
-import { linkIn, startSmtpServer, type TestSmtpServer } from '../../test/smtp.js';
+import { startSmtpServer, type TestSmtpServer } from '../../test/smtp.js';
 
 const ORIGIN = 'http://localhost:3000';
 const FORM = { 'content-type': 'application/x-www-form-urlencoded', origin: ORIGIN };
@@ -63,10 +63,7 @@ function apiLogin(email: string, otp: string, remoteAddress = '127.0.0.1') {
 }
 
 async function magicLinkToken(email: string): Promise<string> {
-  const before = smtp.messages.length;
-  assert.equal((await t.app.inject({ method: 'POST', url: '/auth/magic-link', payload: { email } })).statusCode, 202);
-  const mail = await smtp.waitForMessage(before, (message) => message.to.includes(email) && message.text.includes('/magic?token='));
-  return new URL(linkIn(mail)).searchParams.get('token') ?? '';
+  return (await mailedMagicLink(t.app, smtp, email)).searchParams.get('token') ?? '';
 }
 
 describe('web password sign-in with TOTP on', () => {
