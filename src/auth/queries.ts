@@ -1,4 +1,4 @@
-import type { Kysely, Selectable } from 'kysely';
+import type { Insertable, Kysely, Selectable } from 'kysely';
 import { PreparedQuery } from '../db/prepared-query.js';
 import type { Database, OneTimeTokensTable, SessionsTable } from '../db/schema.js';
 import { JOINED_USER_COLUMNS, type UserRow, userFromJoin } from '../users/queries.js';
@@ -156,6 +156,7 @@ export function revokeOtherCredentials(
 /** What a one-time token is for: each is redeemed only for its own purpose. */
 export const MAGIC_LINK_PURPOSE = 'magic_link';
 export const EMAIL_VERIFICATION_PURPOSE = 'email_verification';
+export const EMAIL_CHANGE_PURPOSE = 'email_change';
 
 /**
  * Sign-in links not yet used go with the credentials they could replace: a link mailed before a
@@ -166,7 +167,7 @@ function voidMagicLinks(trx: Kysely<Database>, userId: string): Promise<unknown>
   return trx.deleteFrom('one_time_tokens').where('user_id', '=', userId).where('purpose', '=', MAGIC_LINK_PURPOSE).where('used_at', 'is', null).execute();
 }
 
-export function insertOneTimeToken(db: Kysely<Database>, row: OneTimeTokenRow): Promise<unknown> {
+export function insertOneTimeToken(db: Kysely<Database>, row: Insertable<OneTimeTokensTable>): Promise<unknown> {
   return db.insertInto('one_time_tokens').values(row).execute();
 }
 

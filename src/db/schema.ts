@@ -114,13 +114,15 @@ export interface SessionsTable {
 export interface OneTimeTokensTable {
   id: string;
   user_id: string;
-  /** What the token is for ("magic_link", "email_verification"); it is redeemed only for that purpose. */
+  /** What the token is for ("magic_link", "email_verification", "email_change"); it is redeemed only for that purpose. */
   purpose: string;
   /** SHA-256 of the token; the token itself is only ever in the e-mail. */
   token_hash: string;
   created_at: string;
   expires_at: string;
   used_at: string | null;
+  /** For "email_change": the address the account moves to once the link is used; null otherwise. */
+  new_email: string | null;
 }
 
 export interface UserTotpTable {
