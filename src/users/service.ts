@@ -40,6 +40,19 @@ export function normalizeEmail(email: string): string {
 
 const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
+export const EMAIL_TAKEN = 'email_taken';
+export const emailTaken = () => new AppError(409, EMAIL_TAKEN, 'An account with this e-mail address already exists.');
+
+/** What is wrong with a normalised address, if anything: the rule of sign-up and of an address change alike. */
+export function checkEmail(email: string): FieldError[] {
+  return !EMAIL_PATTERN.test(email) || email.length > EMAIL_MAX_LENGTH ? [{ path: '/email', message: 'must be an e-mail address' }] : [];
+}
+
+/** What is wrong with a trimmed display name, if anything: the rule of sign-up and of the profile alike. */
+export function checkName(name: string): FieldError[] {
+  return [...name].length > NAME_MAX_LENGTH ? [{ path: '/name', message: `must be at most ${NAME_MAX_LENGTH} characters` }] : [];
+}
+
 export interface NewUser {
   email: string;
   password: string;
@@ -62,9 +75,7 @@ export class UserService {
     const email = normalizeEmail(input.email);
     const name = (input.name ?? '').trim();
     const errors: FieldError[] = [];
-    if (!EMAIL_PATTERN.test(email) || email.length > EMAIL_MAX_LENGTH) errors.push({ path: '/email', message: 'must be an e-mail address' });
-    if ([...name].length > NAME_MAX_LENGTH) errors.push({ path: '/name', message: `must be at most ${NAME_MAX_LENGTH} characters` });
-    errors.push(...checkPasswordPolicy(input.password, { email, name }));
+    errors.push(...checkEmail(email), ...checkName(name), ...checkPasswordPolicy(input.password, { email, name }));
     if (errors.length > 0) throw validationError(errors);
 
     const now = this.clock.now();
@@ -78,9 +89,7 @@ export class UserService {
       created_at: now.toISOString(),
       updated_at: now.toISOString(),
     };
-    if (!(await insertUser(this.db, user))) {
-      throw new AppError(409, 'email_taken', 'An account with this e-mail address already exists.');
-    }
+    if (!(await insertUser(this.db, user))) throw emailTaken();
     return user;
   }
 
