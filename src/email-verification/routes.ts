@@ -9,10 +9,18 @@ import { currentUser } from '../http/principal.js';
 import { ProblemSchema } from '../http/schema.js';
 import type { App } from '../http/types.js';
 import { claimPage } from '../pages/claim.js';
-import { verifyEmailConfirmPage, verifyEmailDonePage, verifyEmailInvalidPage } from '../pages/verify-email.js';
+import {
+  emailChangeConfirmPage,
+  emailChangeDonePage,
+  emailChangeTakenPage,
+  verifyEmailConfirmPage,
+  verifyEmailDonePage,
+  verifyEmailInvalidPage,
+} from '../pages/verify-email.js';
+import type { EmailChangeService } from '../profile/email-change.js';
 import { requestOrigin, type SecurityEvents } from '../security/events.js';
 import { UserSchema } from '../users/schema.js';
-import { userToJson } from '../users/service.js';
+import { emailTaken, userToJson } from '../users/service.js';
 import { type AccountClaimService, CLAIM_DECISIONS, CLAIM_NOT_PENDING, type ClaimDecision } from './claim.js';
 import { type EmailVerificationService, verificationTokenInvalid } from './service.js';
 
@@ -20,6 +28,8 @@ export interface EmailVerificationDeps {
   guard: Guard;
   sessions: SessionService;
   emailVerification: EmailVerificationService;
+  /** Address-change links share the confirmation page and its URL. */
+  emailChanges: EmailChangeService;
   claims: AccountClaimService;
   securityEvents: SecurityEvents;
   publicOrigin: string;
@@ -42,7 +52,7 @@ function redirect(reply: FastifyReply, location: string): FastifyReply {
  * link to an unverified account that already has credentials (pre-account hijacking).
  */
 export function registerEmailVerificationRoutes(app: App, deps: EmailVerificationDeps): void {
-  const { guard, sessions, emailVerification, claims, securityEvents } = deps;
+  const { guard, sessions, emailVerification, emailChanges, claims, securityEvents } = deps;
 
   app.post(
     '/auth/verify-email/resend',
@@ -61,6 +71,25 @@ export function registerEmailVerificationRoutes(app: App, deps: EmailVerificatio
     },
   );
 
+  /** POST /verify-email with a link that is not a verification's: an address change, or nothing. */
+  async function completeEmailChange(request: FastifyRequest, reply: FastifyReply, token: string): Promise<FastifyReply> {
+    const completed = await emailChanges.complete(token);
+    if (completed === undefined) {
+      if (isForm(request)) return sendPage(reply, 410, verifyEmailInvalidPage());
+      throw verificationTokenInvalid();
+    }
+    if (completed.outcome === 'taken') {
+      if (isForm(request)) return sendPage(reply, 409, emailChangeTakenPage(completed.newEmail));
+      throw emailTaken();
+    }
+    // Principals remembered with the old address would show it, and name it in notices.
+    guard.forgetUser(completed.user.id);
+    // The old address is told: if the change was not its owner's, that is how they learn of it.
+    securityEvents.record({ type: 'email.changed', user: completed.previous, origin: requestOrigin(request) });
+    if (isForm(request)) return sendPage(reply, 200, emailChangeDonePage(completed.user.email));
+    return reply.header('cache-control', 'no-store').send({ user: userToJson(completed.user) });
+  }
+
   // The pages post HTML forms; only they accept form bodies.
   void app.register(async (pages) => {
     await pages.register(formBody, { bodyLimit: 4096 });
@@ -69,7 +98,7 @@ export function registerEmailVerificationRoutes(app: App, deps: EmailVerificatio
       '/verify-email',
       {
         schema: {
-          summary: 'Confirmation page for an e-mail verification link. Never verifies (HEAD neither): mail scanners open links',
+          summary: 'Confirmation page for an e-mail verification or address-change link. Never verifies or changes anything (HEAD neither): mail scanners open links',
           tags,
           querystring: Type.Object({ token: Type.Optional(Type.String({ maxLength: 200 })) }),
         },
@@ -77,8 +106,10 @@ export function registerEmailVerificationRoutes(app: App, deps: EmailVerificatio
       async (request, reply) => {
         const token = (request.query as { token?: string }).token ?? '';
         const link = await emailVerification.inspect(token);
-        if (link === undefined) return sendPage(reply, 410, verifyEmailInvalidPage());
-        return sendPage(reply, 200, verifyEmailConfirmPage(token, link.email));
+        if (link !== undefined) return sendPage(reply, 200, verifyEmailConfirmPage(token, link.email));
+        const change = await emailChanges.inspect(token);
+        if (change !== undefined) return sendPage(reply, 200, emailChangeConfirmPage(token, change.newEmail));
+        return sendPage(reply, 410, verifyEmailInvalidPage());
       },
     );
 
@@ -86,19 +117,19 @@ export function registerEmailVerificationRoutes(app: App, deps: EmailVerificatio
       '/verify-email',
       {
         schema: {
-          summary: 'Use an e-mail verification link (form field or JSON token): 200 page (form) or {user} (JSON); 410 when unknown, used or expired',
+          summary:
+            'Use an e-mail verification or address-change link (form field or JSON token): 200 page (form) or {user} (JSON); 409 email_taken when another account took the new address meanwhile (nothing changes); 410 when unknown, used or expired',
           tags,
           body: Type.Object({ token: Type.String({ maxLength: 200 }) }),
         },
       },
       async (request, reply) => {
-        // A forged cross-site confirmation could confirm a sign-up the mailbox's owner never made.
+        // A forged cross-site confirmation could confirm a sign-up, or an address change, the
+        // mailbox's owner never made.
         assertSameOrigin(request.headers, deps.publicOrigin);
-        const verified = await emailVerification.verify((request.body as { token: string }).token);
-        if (verified === undefined) {
-          if (isForm(request)) return sendPage(reply, 410, verifyEmailInvalidPage());
-          throw verificationTokenInvalid();
-        }
+        const token = (request.body as { token: string }).token;
+        const verified = await emailVerification.verify(token);
+        if (verified === undefined) return completeEmailChange(request, reply, token);
         guard.forgetUser(verified.user.id);
         if (verified.newlyVerified) securityEvents.record({ type: 'email.verified', user: verified.user, origin: requestOrigin(request) });
         if (isForm(request)) return sendPage(reply, 200, verifyEmailDonePage(verified.user.email));

@@ -56,6 +56,36 @@ export function emailVerificationMessage(to: string, link: string, signInUrl: st
   return { to, subject: 'Confirm your e-mail address for Siteward', text, html };
 }
 
+/**
+ * The link that moves an account to this address. It goes to an address nobody has proved to hold
+ * yet, so it names no account and no other address, and it tells a recipient who asked for
+ * nothing to leave it: confirming would attach their mailbox to someone else's account.
+ */
+export function emailChangeMessage(to: string, link: string, hours: number): MailMessage {
+  const notYou = 'If you did not ask for this from your own Siteward account, do not confirm: ignore this e-mail and nothing changes.';
+  const text = [
+    'Hello,',
+    '',
+    'Someone asked to make this address the sign-in address of their Siteward account. If it was you, use this link to confirm the change:',
+    '',
+    link,
+    '',
+    `The link works once and expires in ${hours} hours. Opening it shows a page with a "Change address" button; nothing changes until you press it.`,
+    '',
+    notYou,
+  ].join('\n');
+  const html = `<!doctype html>
+<html lang="en"><body style="font-family: system-ui, sans-serif; color: #1f2937; line-height: 1.5">
+<p>Hello,</p>
+<p>Someone asked to make this address the sign-in address of their Siteward account. If it was you, use this button to confirm the change:</p>
+<p><a href="${escapeHtml(link)}" style="display: inline-block; background: #4f46e5; color: #ffffff; padding: 10px 18px; border-radius: 6px; text-decoration: none">Confirm the new address</a></p>
+<p>Or paste this link into your browser:<br><span style="word-break: break-all">${escapeHtml(link)}</span></p>
+<p>The link works once and expires in ${hours} hours.</p>
+<p style="color: #6b7280">${escapeHtml(notYou)}</p>
+</body></html>`;
+  return { to, subject: 'Confirm your new e-mail address for Siteward', text, html };
+}
+
 /** What each notice tells the owner happened, as a sentence completing "On <date>, …". */
 const NOTICES: Partial<Record<SecurityEventType, { subject: string; sentence: string }>> = {
   'password.changed': { subject: 'Your Siteward password was changed', sentence: 'the password of your Siteward account was changed. Other devices were signed out.' },
@@ -74,6 +104,12 @@ const NOTICES: Partial<Record<SecurityEventType, { subject: string; sentence: st
   },
 };
 
+/** Where the usual way back (a sign-in link to this address) no longer exists. */
+const ADVICE: Partial<Record<SecurityEventType, string>> = {
+  'email.changed':
+    'If this was you, there is nothing to do. If it was not, someone who could sign in to your account moved it to another address: sign-in links to this address no longer work, so contact the administrator of your Siteward server at once.',
+};
+
 /**
  * Tells an account's owner that a credential changed. It names what, when and from where, never
  * a secret, and says what to do if it was not them.
@@ -87,7 +123,7 @@ export function securityNoticeMessage(
   const when = context.at.toUTCString();
   const named = typeof context.details.name === 'string' ? `Name: ${context.details.name}` : undefined;
   const from = `From: ${context.origin.ip}${context.origin.userAgent === '' ? '' : ` (${context.origin.userAgent})`}`;
-  const advice = 'If this was you, there is nothing to do. If it was not, sign in by e-mail link, change your password and use "Sign out everywhere" under Settings > Security.';
+  const advice = ADVICE[type] ?? 'If this was you, there is nothing to do. If it was not, sign in by e-mail link, change your password and use "Sign out everywhere" under Settings > Security.';
   const lines = [`On ${when}, ${notice.sentence}`, ...(named === undefined ? [] : [named]), from];
   const text = ['Hello,', '', ...lines, '', advice].join('\n');
   const html = `<!doctype html>

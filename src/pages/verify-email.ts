@@ -31,7 +31,43 @@ export function verifyEmailInvalidPage(): string {
   return page(
     'Link expired',
     `<h1>This confirmation link no longer works</h1>
-<p>Confirmation links work once and expire after 24 hours. Sign in and use "Send a new link" in the banner at the top of Siteward.</p>
+<p>Confirmation links work once and expire after 24 hours. Sign in and use "Send a new link" in the banner at the top of Siteward, or, for a change of address, ask for it again under Settings &gt; Profile.</p>
 <p><a href="/sign-in">Sign in</a></p>`,
+  );
+}
+
+/**
+ * GET /verify-email for an address-change link: names the address the account would move to and
+ * asks for a click. Loading it changes nothing.
+ */
+export function emailChangeConfirmPage(token: string, newEmail: string): string {
+  return page(
+    'Confirm your new e-mail address',
+    `<h1>Confirm your new e-mail address</h1>
+<p>Make <strong>${escapeHtml(newEmail)}</strong> the e-mail address you sign in to Siteward with. Your old address will no longer sign in.</p>
+<form method="post" action="/verify-email">
+  <input type="hidden" name="token" value="${escapeHtml(token)}">
+  <button type="submit">Change address</button>
+</form>
+<p class="muted">Did not ask for this from your own Siteward account? Do not confirm: close this page and nothing changes.</p>`,
+  );
+}
+
+export function emailChangeDonePage(newEmail: string): string {
+  return page(
+    'E-mail address changed',
+    `<h1>E-mail address changed</h1>
+<p>Your Siteward account now uses <strong>${escapeHtml(newEmail)}</strong>. Sign in with it from now on.</p>
+<p><a href="/">Open Siteward</a></p>`,
+  );
+}
+
+/** Another account took the address after the change was asked for: nothing changed. */
+export function emailChangeTakenPage(newEmail: string): string {
+  return page(
+    'Address already in use',
+    `<h1>This address is already in use</h1>
+<p>Another Siteward account signs in with <strong>${escapeHtml(newEmail)}</strong>, so your address was not changed. Nothing else changed either.</p>
+<p><a href="/settings/profile">Choose another address</a></p>`,
   );
 }

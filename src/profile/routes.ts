@@ -1,0 +1,119 @@
+import { Type } from 'typebox';
+import type { Guard } from '../auth/guard.js';
+import { currentUser } from '../http/principal.js';
+import { ProblemSchema } from '../http/schema.js';
+import type { App } from '../http/types.js';
+import { EMAIL_MAX_LENGTH, NAME_MAX_LENGTH, UserSchema } from '../users/schema.js';
+import { userToJson } from '../users/service.js';
+import { EMAIL_CHANGE_LIFETIME_MS, EMAIL_CHANGES_PER_ACCOUNT, type EmailChangeService } from './email-change.js';
+import type { ProfileService } from './service.js';
+
+const UpdateProfileBody = Type.Object(
+  {
+    // Longer than the rule allows, so an over-long name is told in the rule's words (checkName).
+    name: Type.Optional(Type.String({ maxLength: NAME_MAX_LENGTH * 4, description: `Trimmed; at most ${NAME_MAX_LENGTH} characters; "" clears it` })),
+  },
+  { additionalProperties: false },
+);
+
+const ChangeEmailBody = Type.Object({ email: Type.String({ maxLength: EMAIL_MAX_LENGTH * 2 }) }, { additionalProperties: false });
+
+const PendingEmailChangeSchema = Type.Object({
+  email: Type.String({ description: 'The address the account moves to once its link is used' }),
+  expires_at: Type.String({ format: 'date-time' }),
+});
+
+const EmailChangeAccepted = Type.Object({ detail: Type.String(), pending_email_change: PendingEmailChangeSchema });
+const EmailState = Type.Object({
+  email: Type.String(),
+  email_verified: Type.Boolean(),
+  pending_email_change: Type.Union([PendingEmailChangeSchema, Type.Null()], { description: 'The change waiting for its link; null when none' }),
+});
+
+const errors = { 401: ProblemSchema, 403: ProblemSchema };
+const tags = ['account'];
+
+export interface ProfileRouteDeps {
+  guard: Guard;
+  profile: ProfileService;
+  emailChanges: EmailChangeService;
+}
+
+/**
+ * The signed-in user's own profile: the name, and moving the account to another address (which
+ * the new address completes through /verify-email, see email-verification/routes.ts).
+ */
+export function registerProfileRoutes(app: App, deps: ProfileRouteDeps): void {
+  const { guard, profile, emailChanges } = deps;
+
+  app.patch(
+    '/api/v1/me',
+    {
+      // "account": an integration's access token has no business renaming its person.
+      onRequest: guard.require('account'),
+      schema: {
+        summary: 'Change your profile: the display name. A field left out keeps its value',
+        tags,
+        body: UpdateProfileBody,
+        response: { 200: Type.Object({ user: UserSchema }), 400: ProblemSchema, ...errors, 415: ProblemSchema },
+      },
+    },
+    async (request) => {
+      const userId = currentUser(request).id;
+      const name = request.body.name;
+      const user = name === undefined ? currentUser(request) : await profile.rename(userId, name);
+      // This process's remembered principals carry the old name.
+      guard.forgetUser(userId);
+      return { user: userToJson(user) };
+    },
+  );
+
+  app.get(
+    '/api/v1/me/email',
+    {
+      onRequest: guard.require('account'),
+      schema: { summary: 'Your address and the change of address waiting for its link, if any', tags, response: { 200: EmailState, ...errors } },
+    },
+    async (request, reply) => {
+      const user = currentUser(request);
+      const pending = await emailChanges.pending(user.id);
+      return reply.header('cache-control', 'no-store').send({ email: user.email, email_verified: user.email_verified_at !== null, pending_email_change: pending });
+    },
+  );
+
+  app.post(
+    '/api/v1/me/email',
+    {
+      // "recent": with a stolen session alone, nobody moves the account to their own mailbox.
+      onRequest: guard.require('recent'),
+      schema: {
+        summary: `Move your account to another address: mails the new address a link (${EMAIL_CHANGE_LIFETIME_MS / 3_600_000} hours, one use) whose page completes the change, and tells the old address then. Needs a recent authentication. A new request replaces older ones. At most ${EMAIL_CHANGES_PER_ACCOUNT.limit} an hour`,
+        tags,
+        body: ChangeEmailBody,
+        response: { 202: EmailChangeAccepted, 400: ProblemSchema, ...errors, 409: ProblemSchema, 415: ProblemSchema, 429: ProblemSchema },
+      },
+    },
+    async (request, reply) => {
+      const pending = await emailChanges.request(currentUser(request).id, request.body.email);
+      return reply
+        .header('cache-control', 'no-store')
+        .code(202)
+        .send({
+          detail: `We have sent a link to ${pending.email}. Open it and confirm to finish the change; until then you keep signing in with your current address.`,
+          pending_email_change: pending,
+        });
+    },
+  );
+
+  app.delete(
+    '/api/v1/me/email',
+    {
+      onRequest: guard.require('account'),
+      schema: { summary: 'Withdraw the change of address waiting for its link: the link stops working', tags, response: { 204: Type.Null(), ...errors } },
+    },
+    async (request, reply) => {
+      await emailChanges.cancel(currentUser(request).id);
+      return reply.code(204).send(null);
+    },
+  );
+}
