@@ -22,3 +22,9 @@ export function formatRelative(value: string | null | undefined, now = Date.now(
   }
   return 'just now';
 }
+
+/** A server's field message as a sentence: "must be at least 8 characters" → "Must be at least 8 characters." */
+export function asSentence(message: string): string {
+  const text = message.charAt(0).toUpperCase() + message.slice(1);
+  return /[.!?]$/.test(text) ? text : `${text}.`;
+}

@@ -1,5 +1,6 @@
 import { type FormEvent, useState } from 'react';
 import { api, ApiError, errorMessage } from '../api';
+import { asSentence } from '../format';
 import { useSession } from '../session';
 import { useResource } from '../useResource';
 import { Alert } from './Alert';
@@ -10,12 +11,6 @@ interface FieldErrors {
   current?: string | undefined;
   next?: string | undefined;
   confirm?: string | undefined;
-}
-
-/** "must be at least 8 characters" → "Must be at least 8 characters." */
-function sentence(message: string): string {
-  const text = message.charAt(0).toUpperCase() + message.slice(1);
-  return /[.!?]$/.test(text) ? text : `${text}.`;
 }
 
 /**
@@ -64,7 +59,7 @@ export function PasswordSection({ onChanged }: { onChanged: () => void }) {
       if (error instanceof ApiError && error.code === 'current_password_invalid') {
         setErrors({ current: 'This is not your current password.' });
       } else if (error instanceof ApiError && error.fieldMessage('new_password') !== undefined) {
-        setErrors({ next: sentence(error.fieldMessage('new_password') ?? '') });
+        setErrors({ next: asSentence(error.fieldMessage('new_password') ?? '') });
       } else {
         setAlert(errorMessage(error));
       }
