@@ -4,6 +4,7 @@ import { Loading } from './components/Loading';
 import { VerifyEmailBanner } from './components/VerifyEmailBanner';
 import { AccessTokensPage } from './pages/AccessTokens';
 import { NotFoundPage } from './pages/NotFound';
+import { ProfilePage } from './pages/Profile';
 import { SecurityPage } from './pages/Security';
 import { SignInPage } from './pages/SignIn';
 import { SignUpPage } from './pages/SignUp';
@@ -47,7 +48,8 @@ function Screen({ path }: { path: string }) {
   if (path === '/' || path === '/sites') return <SitesPage />;
   const site = /^\/sites\/([^/]+)$/.exec(path);
   if (site?.[1] !== undefined) return <SiteEditorPage siteId={decodeURIComponent(site[1])} key={site[1]} />;
-  if (path === '/settings' || path === '/settings/access-tokens') return <AccessTokensPage />;
+  if (path === '/settings' || path === '/settings/profile') return <ProfilePage />;
+  if (path === '/settings/access-tokens') return <AccessTokensPage />;
   if (path === '/settings/security') return <SecurityPage />;
   return <NotFoundPage />;
 }
@@ -79,7 +81,7 @@ function Shell({ path, children }: { path: string; children: React.ReactNode }) 
           <Link to="/" aria-current={!inSettings ? 'page' : undefined}>
             Sites
           </Link>
-          <Link to="/settings/access-tokens" aria-current={inSettings ? 'page' : undefined}>
+          <Link to="/settings/profile" aria-current={inSettings ? 'page' : undefined}>
             Settings
           </Link>
         </nav>
@@ -102,7 +104,10 @@ function Shell({ path, children }: { path: string; children: React.ReactNode }) 
         {inSettings ? (
           <div className="settings">
             <nav aria-label="Settings" className="subnav">
-              <Link to="/settings/access-tokens" aria-current={path === '/settings/access-tokens' || path === '/settings' ? 'page' : undefined}>
+              <Link to="/settings/profile" aria-current={path === '/settings/profile' || path === '/settings' ? 'page' : undefined}>
+                Profile
+              </Link>
+              <Link to="/settings/access-tokens" aria-current={path === '/settings/access-tokens' ? 'page' : undefined}>
                 Access Tokens
               </Link>
               <Link to="/settings/security" aria-current={path === '/settings/security' ? 'page' : undefined}>

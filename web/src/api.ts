@@ -43,6 +43,9 @@ interface RequestOptions {
 /** The server's answer to a change that needs a recent sign-in (src/auth/recent-authentication.ts). */
 export const REAUTHENTICATION_REQUIRED = 'reauthentication_required';
 
+/** Another account already uses the address (src/users/service.ts). */
+export const EMAIL_TAKEN = 'email_taken';
+
 /**
  * Asks the person to confirm who they are; resolves true once the server has taken it, false when
  * they gave up. Registered by the ReauthenticationProvider, so every screen gets the dialog without
@@ -152,6 +155,12 @@ export interface User {
   /** False after an account reset: a password is set without a current one. */
   has_password: boolean;
   created_at: string;
+}
+
+/** A change of address waiting for the link mailed to the new address. */
+export interface PendingEmailChange {
+  email: string;
+  expires_at: string;
 }
 
 export interface PartnerSettings {
