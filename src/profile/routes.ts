@@ -4,7 +4,7 @@ import { currentUser } from '../http/principal.js';
 import { ProblemSchema } from '../http/schema.js';
 import type { App } from '../http/types.js';
 import { EMAIL_MAX_LENGTH, NAME_MAX_LENGTH, UserSchema } from '../users/schema.js';
-import { userToJson } from '../users/service.js';
+import { isEmailVerified, userToJson } from '../users/service.js';
 import { EMAIL_CHANGE_LIFETIME_MS, EMAIL_CHANGES_PER_ACCOUNT, type EmailChangeService } from './email-change.js';
 import type { ProfileService } from './service.js';
 
@@ -59,11 +59,11 @@ export function registerProfileRoutes(app: App, deps: ProfileRouteDeps): void {
       },
     },
     async (request) => {
-      const userId = currentUser(request).id;
       const name = request.body.name;
-      const user = name === undefined ? currentUser(request) : await profile.rename(userId, name);
+      if (name === undefined) return { user: userToJson(currentUser(request)) };
+      const user = await profile.rename(currentUser(request).id, name);
       // This process's remembered principals carry the old name.
-      guard.forgetUser(userId);
+      guard.forgetUser(user.id);
       return { user: userToJson(user) };
     },
   );
@@ -77,7 +77,7 @@ export function registerProfileRoutes(app: App, deps: ProfileRouteDeps): void {
     async (request, reply) => {
       const user = currentUser(request);
       const pending = await emailChanges.pending(user.id);
-      return reply.header('cache-control', 'no-store').send({ email: user.email, email_verified: user.email_verified_at !== null, pending_email_change: pending });
+      return reply.header('cache-control', 'no-store').send({ email: user.email, email_verified: isEmailVerified(user), pending_email_change: pending });
     },
   );
 
