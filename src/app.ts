@@ -54,6 +54,7 @@ import { SiteReads } from './sites/reads.js';
 import { SiteService } from './sites/service.js';
 import { PasswordChangeService, UserService } from './users/service.js';
 import { registerDashboard } from './web/static.js';
+import { HTTP_ERRORS } from './http/errors.js';
 
 export interface AppOptions {
   config: Config;
@@ -221,7 +222,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
     try {
       await sql`select 1`.execute(db);
     } catch {
-      throw new AppError(503, 'database_unavailable', 'The database does not answer.');
+      throw new AppError(503, HTTP_ERRORS.DATABASE_UNAVAILABLE, 'The database does not answer.');
     }
     return { status: 'ok' };
   });

@@ -1,11 +1,10 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
-import { AppError } from '../errors.js';
+import { AppError, unauthorized } from '../errors.js';
 import type { Clock } from '../lib/clock.js';
 import { randomToken, sha256 } from '../lib/crypto.js';
 import { newId } from '../lib/ids.js';
 import type { UserRow } from '../users/queries.js';
-import { unauthorized } from './guard.js';
 import {
   deleteSession,
   deleteSessionByHash,
@@ -19,6 +18,7 @@ import {
   type SessionRow,
   touchSession,
 } from './queries.js';
+import { AUTH_ERRORS } from './errors.js';
 
 export interface SessionSettings {
   idleMs: number;
@@ -145,7 +145,7 @@ export class SessionService {
   /** The person behind the session proved who they are again (POST /api/v1/me/reauthenticate). */
   async markAuthenticated(userId: string, sessionId: string, at: Date): Promise<void> {
     if (!(await markSessionAuthenticated(this.db, userId, sessionId, at.toISOString()))) {
-      throw unauthorized('session_expired', 'Your session has ended; sign in again.');
+      throw unauthorized(AUTH_ERRORS.SESSION_EXPIRED, 'Your session has ended; sign in again.');
     }
   }
 
@@ -158,7 +158,7 @@ export class SessionService {
   }
 
   async revoke(userId: string, id: string): Promise<void> {
-    if (!(await deleteSession(this.db, userId, id))) throw new AppError(404, 'session_not_found', 'No session with this id.');
+    if (!(await deleteSession(this.db, userId, id))) throw new AppError(404, AUTH_ERRORS.SESSION_NOT_FOUND, 'No session with this id.');
   }
 
   /**

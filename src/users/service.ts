@@ -10,6 +10,7 @@ import type { Clock } from '../lib/clock.js';
 import { newId } from '../lib/ids.js';
 import { findUserByEmail, findUserById, insertUser, listUsers, updatePasswordHash, type UserRow } from './queries.js';
 import { EMAIL_MAX_LENGTH, NAME_MAX_LENGTH, type UserSchema } from './schema.js';
+import { USER_ERRORS } from './errors.js';
 
 export type PublicUser = Static<typeof UserSchema>;
 
@@ -79,7 +80,7 @@ export class UserService {
       updated_at: now.toISOString(),
     };
     if (!(await insertUser(this.db, user))) {
-      throw new AppError(409, 'email_taken', 'An account with this e-mail address already exists.');
+      throw new AppError(409, USER_ERRORS.EMAIL_TAKEN, 'An account with this e-mail address already exists.');
     }
     return user;
   }
@@ -105,7 +106,7 @@ export interface PasswordChange {
 
 /** Settings: the current password was wrong. 403, not 401: the caller is still signed in. */
 const currentPasswordInvalid = () =>
-  new AppError(403, 'current_password_invalid', 'The current password is wrong.', { errors: [{ path: '/current_password', message: 'is wrong' }] });
+  new AppError(403, USER_ERRORS.CURRENT_PASSWORD_INVALID, 'The current password is wrong.', { errors: [{ path: '/current_password', message: 'is wrong' }] });
 
 /**
  * A signed-in user's password change. The current password, or a recent authentication, is asked
@@ -131,7 +132,7 @@ export class PasswordChangeService {
   async changePassword(userId: string, change: PasswordChange, keepSessionId: string | null): Promise<void> {
     // Read afresh, not from the request's principal, which may have been cached.
     const user = await findUserById(this.db, userId);
-    if (user === undefined) throw new AppError(404, 'user_not_found', 'This account no longer exists.');
+    if (user === undefined) throw new AppError(404, USER_ERRORS.USER_NOT_FOUND, 'This account no longer exists.');
     const policy = checkPasswordPolicy(change.newPassword, { email: user.email, name: user.name }, '/new_password');
     if (policy.length > 0) throw validationError(policy);
     if (change.currentPassword !== undefined && hasPassword(user)) {
