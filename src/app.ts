@@ -5,7 +5,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify from 'fastify';
 import { sql } from 'kysely';
 import type { DestinationStream } from 'pino';
-import { LastUseRecorder } from './access-tokens/last-use.js';
+import { LastUseRecorder } from './auth/access-token-last-use.js';
 import { registerAccessTokenRoutes } from './access-tokens/routes.js';
 import { AccessTokenService } from './access-tokens/service.js';
 import { Guard } from './auth/guard.js';

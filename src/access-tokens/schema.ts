@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { ACCESS_TOKEN_SCOPES } from '../auth/tokens.js';
+import { ACCESS_TOKEN_SCOPES } from '../auth/scopes.js';
 
 const Scope = Type.Enum(ACCESS_TOKEN_SCOPES);
 

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Static } from 'typebox';
-import type { Principal } from '../auth/guard.js';
+import type { Principal } from '../auth/principal.js';
 import type { IssuedJwt, JwtService } from '../auth/jwt.js';
 import type { PasswordHasher } from '../auth/passwords.js';
 import { failedPasswordKey, RATE_LIMITS, type RateLimiter } from '../auth/rate-limit.js';

@@ -4,32 +4,21 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import { AppError, unauthorized } from '../errors.js';
 import type { Clock } from '../lib/clock.js';
-import { findUserById, type UserRow } from '../users/queries.js';
-import type { LastUseRecorder } from '../access-tokens/last-use.js';
-import { findAccessTokenWithUser } from '../access-tokens/queries.js';
+import { findUserById } from '../users/queries.js';
 import { InvalidJwtError, type JwtClaims, type JwtService, looksLikeJwt } from './jwt.js';
 import { type CachedAccessToken, PrincipalCache } from './principal-cache.js';
 import { assertSameOrigin, isSafeMethod } from './csrf.js';
 import type { RecentAuthentication } from './recent-authentication.js';
+import type { LastUseRecorder } from './access-token-last-use.js';
+import type { Principal } from './principal.js';
+import { findAccessTokenWithUser } from './queries.js';
 import type { SessionService } from './sessions.js';
-import { ACCESS_TOKEN_SCOPES, type AccessTokenScope, hashAccessToken, isWellFormedAccessToken, looksLikeAccessToken } from './tokens.js';
+import { ACCESS_TOKEN_SCOPES, type AccessTokenScope } from './scopes.js';
+import { hashAccessToken, isWellFormedAccessToken, looksLikeAccessToken } from './tokens.js';
 import { AUTH_ERRORS } from './errors.js';
 
-export type AuthMethod = 'jwt' | 'access_token' | 'session';
-
-/** Who is calling, and with which credential. */
-export interface Principal {
-  user: UserRow;
-  method: AuthMethod;
-  scopes: readonly AccessTokenScope[];
-  accessTokenId: string | null;
-  sessionId: string | null;
-  /**
-   * When the person behind the credential last proved who they are (epoch milliseconds): the
-   * session's authenticated_at or the JWT's auth_time; null for a personal access token.
-   */
-  authenticatedAt: number | null;
-}
+// Defined apart from the guard, so what only needs a principal's shape does not import the guard.
+export type { AuthMethod, Principal } from './principal.js';
 
 declare module 'fastify' {
   interface FastifyRequest {

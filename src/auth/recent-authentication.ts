@@ -1,7 +1,7 @@
 import { AppError } from '../errors.js';
 import { AUTH_ERRORS } from './errors.js';
 import type { Clock } from '../lib/clock.js';
-import type { Principal } from './guard.js';
+import type { Principal } from './principal.js';
 
 /** 403, not 401: the caller stays signed in and only has to confirm who they are. */
 export const reauthenticationRequired = () =>
