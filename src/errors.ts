@@ -1,21 +1,10 @@
 import { STATUS_CODES } from 'node:http';
 import type { ErrorCode } from './error-codes.js';
+import type { FieldError, Problem } from './http/problem.js';
 import { HTTP_ERRORS } from './http/errors.js';
 
-export interface FieldError {
-  /** JSON Pointer into the request body or query, e.g. "/partner_settings/base_url". */
-  path: string;
-  message: string;
-}
-
-export interface Problem {
-  type: string;
-  title: string;
-  status: number;
-  detail: string;
-  code: ErrorCode;
-  errors?: FieldError[];
-}
+// The problem document's shape lives in an import-free module the dashboard can compile too.
+export type { FieldError, Problem } from './http/problem.js';
 
 /**
  * A failure a client can act on. Each carries a stable `code` defined next to the feature that

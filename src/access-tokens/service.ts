@@ -1,5 +1,4 @@
 import type { Kysely } from 'kysely';
-import type { Static } from 'typebox';
 import type { Database } from '../db/schema.js';
 import { AppError, validationError } from '../errors.js';
 import type { Clock } from '../lib/clock.js';
@@ -7,13 +6,12 @@ import { newId } from '../lib/ids.js';
 import { ACCESS_TOKEN_SCOPES, type AccessTokenScope } from '../auth/scopes.js';
 import { generateAccessToken, hashAccessToken } from '../auth/tokens.js';
 import { type AccessTokenRow, countAccessTokens, deleteAccessToken, insertAccessToken, listAccessTokens } from './queries.js';
-import type { AccessTokenSchema } from './schema.js';
+import type { AccessTokenJson } from './schema.js';
 import { ACCESS_TOKEN_ERRORS } from './errors.js';
 
 /** A generous ceiling, so a script gone wrong cannot fill the table. */
 export const MAX_ACCESS_TOKENS_PER_USER = 100;
 
-export type AccessTokenJson = Static<typeof AccessTokenSchema>;
 
 /** The token as lists show it: never the secret or its hash. */
 export function accessTokenToJson(row: AccessTokenRow): AccessTokenJson {

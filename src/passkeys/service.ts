@@ -29,7 +29,7 @@ import {
   recordPasskeyUse,
   renamePasskey,
 } from './queries.js';
-import type { AuthenticationResponse, PasskeySchema, RegistrationResponse } from './schema.js';
+import type { AuthenticationResponse, PasskeyJson, RegistrationResponse } from './schema.js';
 import { PASSKEY_ERRORS } from './errors.js';
 
 /** How long a ceremony may take, from options to response; also the browser's timeout. */
@@ -69,8 +69,6 @@ const challengeInvalidAtReauthentication = () =>
   new AppError(403, PASSKEY_ERRORS.PASSKEY_CHALLENGE_INVALID, 'This confirmation is unknown, used or expired (5 minutes); start again with POST /api/v1/me/reauthenticate/passkey-options.');
 const noPasskeys = () => new AppError(409, PASSKEY_ERRORS.NO_PASSKEYS, 'This account has no passkeys; confirm with your password instead.');
 const notYourPasskey = () => new AppError(403, PASSKEY_ERRORS.PASSKEY_UNKNOWN_CREDENTIAL, 'This passkey does not belong to your account; use one of yours, or your password.');
-
-export type PasskeyJson = Static<typeof PasskeySchema>;
 
 /** The passkey as responses show it: never the credential id or public key. */
 export function passkeyToJson(row: PasskeyRow): PasskeyJson {

@@ -1,5 +1,4 @@
 import type { Kysely } from 'kysely';
-import type { Static } from 'typebox';
 import type { Database } from '../db/schema.js';
 import { AppError, type FieldError, validationError } from '../errors.js';
 import { checkPasswordPolicy, NO_PASSWORD, type PasswordHasher } from '../auth/passwords.js';
@@ -9,13 +8,12 @@ import type { SessionService } from '../auth/sessions.js';
 import type { Clock } from '../lib/clock.js';
 import { newId } from '../lib/ids.js';
 import { findUserByEmail, findUserById, insertUser, listUsers, updatePasswordHash, type UserRow } from './queries.js';
-import { EMAIL_MAX_LENGTH, NAME_MAX_LENGTH, type UserSchema } from './schema.js';
+import { EMAIL_MAX_LENGTH, NAME_MAX_LENGTH, type UserJson } from './schema.js';
 import { USER_ERRORS } from './errors.js';
 
-export type PublicUser = Static<typeof UserSchema>;
 
 /** The user as every response shows it: never the password hash or token state. */
-export function userToJson(user: UserRow): PublicUser {
+export function userToJson(user: UserRow): UserJson {
   return {
     id: user.id,
     email: user.email,
