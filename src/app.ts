@@ -5,7 +5,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify from 'fastify';
 import { sql } from 'kysely';
 import type { DestinationStream } from 'pino';
-import { LastUseRecorder } from './access-tokens/last-use.js';
+import { LastUseRecorder } from './auth/access-token-last-use.js';
 import { registerAccessTokenRoutes } from './access-tokens/routes.js';
 import { AccessTokenService } from './access-tokens/service.js';
 import { Guard } from './auth/guard.js';
@@ -57,6 +57,7 @@ import { SiteReads } from './sites/reads.js';
 import { SiteService } from './sites/service.js';
 import { PasswordChangeService, UserService } from './users/service.js';
 import { registerDashboard } from './web/static.js';
+import { HTTP_ERRORS } from './http/errors.js';
 
 export interface AppOptions {
   config: Config;
@@ -226,7 +227,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
     try {
       await sql`select 1`.execute(db);
     } catch {
-      throw new AppError(503, 'database_unavailable', 'The database does not answer.');
+      throw new AppError(503, HTTP_ERRORS.DATABASE_UNAVAILABLE, 'The database does not answer.');
     }
     return { status: 'ok' };
   });

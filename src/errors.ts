@@ -1,19 +1,10 @@
 import { STATUS_CODES } from 'node:http';
+import type { ErrorCode } from './error-codes.js';
+import type { FieldError, Problem } from './http/problem.js';
+import { HTTP_ERRORS } from './http/errors.js';
 
-export interface FieldError {
-  /** JSON Pointer into the request body or query, e.g. "/partner_settings/base_url". */
-  path: string;
-  message: string;
-}
-
-export interface Problem {
-  type: string;
-  title: string;
-  status: number;
-  detail: string;
-  code: string;
-  errors?: FieldError[];
-}
+// The problem document's shape lives in an import-free module the dashboard can compile too.
+export type { FieldError, Problem } from './http/problem.js';
 
 /**
  * A failure a client can act on. Each carries a stable `code` defined next to the feature that
@@ -24,7 +15,7 @@ export class AppError extends Error {
 
   constructor(
     readonly status: number,
-    readonly code: string,
+    readonly code: ErrorCode,
     readonly detail: string,
     readonly options: { errors?: FieldError[]; headers?: Record<string, string> } = {},
   ) {
@@ -32,7 +23,7 @@ export class AppError extends Error {
   }
 }
 
-export function problem(status: number, code: string, detail: string, errors?: FieldError[]): Problem {
+export function problem(status: number, code: ErrorCode, detail: string, errors?: FieldError[]): Problem {
   const body: Problem = { type: 'about:blank', title: STATUS_CODES[status] ?? 'Error', status, detail, code };
   if (errors !== undefined && errors.length > 0) body.errors = errors;
   return body;
@@ -42,5 +33,13 @@ export const PROBLEM_CONTENT_TYPE = 'application/problem+json; charset=utf-8';
 
 export function validationError(errors: FieldError[]): AppError {
   const detail = errors.map((error) => `${error.path || '/'}: ${error.message}`).join('; ');
-  return new AppError(400, 'validation_failed', detail, { errors });
+  return new AppError(400, HTTP_ERRORS.VALIDATION_FAILED, detail, { errors });
+}
+
+/** The schemes a 401 names, so a client learns how to authenticate from the refusal itself. */
+export const WWW_AUTHENTICATE = 'Bearer realm="siteward", Token realm="siteward"';
+
+/** A 401: the request carries no usable credential. */
+export function unauthorized(code: ErrorCode, detail: string): AppError {
+  return new AppError(401, code, detail, { headers: { 'www-authenticate': WWW_AUTHENTICATE } });
 }

@@ -8,6 +8,8 @@ const root = fileURLToPath(new URL('.', import.meta.url));
 export default defineConfig({
   root,
   plugins: [react()],
+  // The server's contract: web code imports its import-free value modules (limits, enums, error codes) and only types from the rest.
+  resolve: { alias: { '@server': fileURLToPath(new URL('../src', import.meta.url)) } },
   build: {
     outDir: fileURLToPath(new URL('../dist/web', import.meta.url)),
     emptyOutDir: true,

@@ -1,5 +1,5 @@
-import { Type } from 'typebox';
-import { ACCESS_TOKEN_SCOPES } from '../auth/tokens.js';
+import { Type, type Static } from 'typebox';
+import { ACCESS_TOKEN_SCOPES } from '../auth/scopes.js';
 
 const Scope = Type.Enum(ACCESS_TOKEN_SCOPES);
 
@@ -11,6 +11,7 @@ export const AccessTokenSchema = Type.Object({
   created_at: Type.String({ format: 'date-time' }),
   last_used_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
 });
+export type AccessTokenJson = Static<typeof AccessTokenSchema>;
 
 export const CreateAccessTokenBody = Type.Object(
   {
@@ -26,6 +27,8 @@ export const CreatedAccessToken = Type.Object({
     token: Type.String({ description: 'The secret, shown this once' }),
   }),
 });
+
+export type CreatedAccessTokenJson = Static<typeof CreatedAccessToken>['access_token'];
 
 export const AccessTokenList = Type.Object({ access_tokens: Type.Array(AccessTokenSchema) });
 

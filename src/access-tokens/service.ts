@@ -1,17 +1,17 @@
 import type { Kysely } from 'kysely';
-import type { Static } from 'typebox';
 import type { Database } from '../db/schema.js';
 import { AppError, validationError } from '../errors.js';
 import type { Clock } from '../lib/clock.js';
 import { newId } from '../lib/ids.js';
-import { ACCESS_TOKEN_SCOPES, type AccessTokenScope, generateAccessToken, hashAccessToken } from '../auth/tokens.js';
+import { ACCESS_TOKEN_SCOPES, type AccessTokenScope } from '../auth/scopes.js';
+import { generateAccessToken, hashAccessToken } from '../auth/tokens.js';
 import { type AccessTokenRow, countAccessTokens, deleteAccessToken, insertAccessToken, listAccessTokens } from './queries.js';
-import type { AccessTokenSchema } from './schema.js';
+import type { AccessTokenJson } from './schema.js';
+import { ACCESS_TOKEN_ERRORS } from './errors.js';
 
 /** A generous ceiling, so a script gone wrong cannot fill the table. */
 export const MAX_ACCESS_TOKENS_PER_USER = 100;
 
-export type AccessTokenJson = Static<typeof AccessTokenSchema>;
 
 /** The token as lists show it: never the secret or its hash. */
 export function accessTokenToJson(row: AccessTokenRow): AccessTokenJson {
@@ -44,7 +44,7 @@ export class AccessTokenService {
     const name = input.name.trim();
     if (name === '') throw validationError([{ path: '/name', message: 'must not be blank' }]);
     if ((await countAccessTokens(this.db, userId)) >= MAX_ACCESS_TOKENS_PER_USER) {
-      throw new AppError(409, 'too_many_access_tokens', `An account can hold at most ${MAX_ACCESS_TOKENS_PER_USER} access tokens; revoke one first.`);
+      throw new AppError(409, ACCESS_TOKEN_ERRORS.TOO_MANY_ACCESS_TOKENS, `An account can hold at most ${MAX_ACCESS_TOKENS_PER_USER} access tokens; revoke one first.`);
     }
     const scopes = ACCESS_TOKEN_SCOPES.filter((scope) => input.scopes === undefined || input.scopes.includes(scope));
     const token = generateAccessToken();
@@ -73,7 +73,7 @@ export class AccessTokenService {
    */
   async revoke(userId: string, id: string): Promise<{ name: string }> {
     const name = await deleteAccessToken(this.db, userId, id);
-    if (name === undefined) throw new AppError(404, 'access_token_not_found', 'No access token with this id.');
+    if (name === undefined) throw new AppError(404, ACCESS_TOKEN_ERRORS.ACCESS_TOKEN_NOT_FOUND, 'No access token with this id.');
     for (const listener of this.#revocationListeners) listener(id);
     return { name };
   }

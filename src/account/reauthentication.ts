@@ -1,7 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Static } from 'typebox';
-import type { Principal } from '../auth/guard.js';
-import { unauthorized } from '../auth/guard.js';
+import type { Principal } from '../auth/principal.js';
 import type { IssuedJwt, JwtService } from '../auth/jwt.js';
 import type { PasswordHasher } from '../auth/passwords.js';
 import { failedPasswordKey, RATE_LIMITS, type RateLimiter } from '../auth/rate-limit.js';
@@ -9,15 +8,17 @@ import type { RecentAuthentication } from '../auth/recent-authentication.js';
 import type { SessionService } from '../auth/sessions.js';
 import type { SessionRow } from '../auth/queries.js';
 import type { Database } from '../db/schema.js';
-import { AppError } from '../errors.js';
+import { AppError, unauthorized } from '../errors.js';
 import type { Clock } from '../lib/clock.js';
 import type { AuthenticationResponse } from '../passkeys/schema.js';
 import type { PasskeyService } from '../passkeys/service.js';
 import type { TotpService } from '../totp/service.js';
 import { findUserById } from '../users/queries.js';
+import { ACCOUNT_ERRORS } from './errors.js';
+import { AUTH_ERRORS } from '../auth/errors.js';
 
 /** 403, not 401: a wrong answer does not sign the caller out. */
-const passwordInvalid = () => new AppError(403, 'password_invalid', 'The password is wrong.', { errors: [{ path: '/password', message: 'is wrong' }] });
+const passwordInvalid = () => new AppError(403, ACCOUNT_ERRORS.PASSWORD_INVALID, 'The password is wrong.', { errors: [{ path: '/password', message: 'is wrong' }] });
 
 /** What the caller offers as proof: the password (and a code when 2FA is on), or a passkey. */
 export type ReauthenticationProof =
@@ -74,7 +75,7 @@ export class ReauthenticationService {
     const { db, hasher, limiter, totp } = this.deps;
     // Read afresh, not from the request's principal, which may have been cached.
     const user = await findUserById(db, userId);
-    if (user === undefined) throw unauthorized('invalid_token', 'The credential is invalid, expired or revoked.');
+    if (user === undefined) throw unauthorized(AUTH_ERRORS.INVALID_TOKEN, 'The credential is invalid, expired or revoked.');
     // Sign-in, the password form and this share the account's failures; counted before the check,
     // so parallel guesses cannot all pass under the limit, and given back when right.
     const reservation = await limiter.reserve([[failedPasswordKey(user.email), RATE_LIMITS.loginFailuresPerAccount]]);

@@ -21,7 +21,7 @@ import {
 import { totp } from '../../test/rfc6238.js';
 import { startSmtpServer, type TestSmtpServer } from '../../test/smtp.js';
 import { type AuthenticationResponse, type RequestOptions, SoftwareAuthenticator } from '../../test/software-authenticator.js';
-import { REAUTHENTICATION_REQUIRED } from '../auth/recent-authentication.js';
+import { AUTH_ERRORS } from '../auth/errors.js';
 import { openDatabase } from '../db/connect.js';
 import { migrateTo, migrateToLatest } from '../db/migrate.js';
 
@@ -102,7 +102,7 @@ describe('changes that need a recent authentication', () => {
     for (const credential of [{ authorization: user.bearer }, session]) {
       for (const route of GUARDED) {
         const response = await send(route.method, route.url, credential, route.payload);
-        assertProblem(response, 403, REAUTHENTICATION_REQUIRED);
+        assertProblem(response, 403, AUTH_ERRORS.REAUTHENTICATION_REQUIRED);
         assert.match(response.json<{ detail: string }>().detail, /POST \/api\/v1\/me\/reauthenticate/);
       }
     }
@@ -126,7 +126,7 @@ describe('changes that need a recent authentication', () => {
       const user = await signUp(short.app);
       short.clock.advance(60_000);
       const response = await short.app.inject({ method: 'POST', url: '/api/v1/access-tokens', headers: { authorization: user.bearer }, payload: { name: 'late' } });
-      assertProblem(response, 403, REAUTHENTICATION_REQUIRED);
+      assertProblem(response, 403, AUTH_ERRORS.REAUTHENTICATION_REQUIRED);
     } finally {
       await short.close();
     }
@@ -140,7 +140,7 @@ describe('POST /api/v1/me/reauthenticate', () => {
     assert.equal(await recentUntil(session), new Date(t.clock.now().getTime() + WINDOW_MS).toISOString());
     t.clock.advance(WINDOW_MS + 60_000);
     assert.equal(await recentUntil(session), null);
-    assertProblem(await createToken(session), 403, REAUTHENTICATION_REQUIRED);
+    assertProblem(await createToken(session), 403, AUTH_ERRORS.REAUTHENTICATION_REQUIRED);
 
     const before = { ...session };
     const response = await reauthenticate(session, { password: STRONG_PASSWORD });
@@ -176,7 +176,7 @@ describe('POST /api/v1/me/reauthenticate', () => {
     assert.equal(claims.auth_time, t.clock.now().getTime() / 1000);
 
     assert.equal((await createToken({ authorization: `Bearer ${body.token}` })).statusCode, 201);
-    assertProblem(await createToken({ authorization: user.bearer }), 403, REAUTHENTICATION_REQUIRED);
+    assertProblem(await createToken({ authorization: user.bearer }), 403, AUTH_ERRORS.REAUTHENTICATION_REQUIRED);
     assert.equal((await send('GET', '/api/v1/me', { authorization: user.bearer })).statusCode, 200);
   });
 
@@ -297,7 +297,7 @@ describe('changing the password with a recent authentication', () => {
     const user = await signUp(t.app);
     const session = await webSession(user.email);
     t.clock.advance(WINDOW_MS);
-    assertProblem(await changePassword(session, { new_password: NEW_PASSWORD }), 403, REAUTHENTICATION_REQUIRED);
+    assertProblem(await changePassword(session, { new_password: NEW_PASSWORD }), 403, AUTH_ERRORS.REAUTHENTICATION_REQUIRED);
     assertProblem(await changePassword(session, { current_password: 'not-it-at-all', new_password: NEW_PASSWORD }), 403, 'current_password_invalid');
     assert.equal((await changePassword(session, { current_password: STRONG_PASSWORD, new_password: NEW_PASSWORD })).statusCode, 204);
 
@@ -333,7 +333,7 @@ describe('the authentication time JWTs and sessions carry', () => {
     const legacy = { authorization: `Bearer ${signJwt(base)}` };
     assert.equal((await createToken(legacy, 'legacy')).statusCode, 201);
     t.clock.advance(WINDOW_MS);
-    assertProblem(await createToken(legacy, 'legacy late'), 403, REAUTHENTICATION_REQUIRED);
+    assertProblem(await createToken(legacy, 'legacy late'), 403, AUTH_ERRORS.REAUTHENTICATION_REQUIRED);
 
     const forged = { authorization: `Bearer ${signJwt({ ...base, jti: 'future', auth_time: iat + WINDOW_MS / 1000 })}` };
     assertProblem(await send('GET', '/api/v1/me', forged), 401, 'invalid_token');

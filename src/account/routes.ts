@@ -13,17 +13,7 @@ import { requestOrigin, type SecurityEvents } from '../security/events.js';
 import { UserSchema } from '../users/schema.js';
 import { type PasswordChangeService, userToJson } from '../users/service.js';
 import type { ReauthenticationProof, ReauthenticationService } from './reauthentication.js';
-
-const SessionSchema = Type.Object({
-  id: Type.String(),
-  created_at: Type.String({ format: 'date-time' }),
-  last_seen_at: Type.String({ format: 'date-time' }),
-  expires_at: Type.String({ format: 'date-time' }),
-  user_agent: Type.String(),
-  ip: Type.String(),
-  current: Type.Boolean({ description: 'The session this request was made with' }),
-  second_factor_pending: Type.Boolean({ description: 'A sign-in that passed the password or magic link but not yet the 2FA step' }),
-});
+import { SessionSchema } from './schema.js';
 
 const ChangePasswordBody = Type.Object(
   {

@@ -1,5 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { AppError } from '../errors.js';
+import { AUTH_ERRORS } from './errors.js';
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
@@ -20,5 +21,5 @@ export function assertSameOrigin(headers: IncomingHttpHeaders, publicOrigin: str
   // can forge, then decides. Opaque origins (sandboxed frames, data: URLs) say cross-site there.
   const named = origin !== undefined && origin !== 'null';
   if (named ? origin === publicOrigin : headers['sec-fetch-site'] === 'same-origin') return;
-  throw new AppError(403, 'cross_site_request', `This request must come from Siteward's own pages (its Origin must be ${publicOrigin}).`);
+  throw new AppError(403, AUTH_ERRORS.CROSS_SITE_REQUEST, `This request must come from Siteward's own pages (its Origin must be ${publicOrigin}).`);
 }

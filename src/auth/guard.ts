@@ -2,33 +2,23 @@ import type {} from '@fastify/cookie';
 import type { FastifyRequest } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
-import { AppError } from '../errors.js';
+import { AppError, unauthorized } from '../errors.js';
 import type { Clock } from '../lib/clock.js';
-import { findUserById, type UserRow } from '../users/queries.js';
-import type { LastUseRecorder } from '../access-tokens/last-use.js';
-import { findAccessTokenWithUser } from '../access-tokens/queries.js';
+import { findUserById } from '../users/queries.js';
 import { InvalidJwtError, type JwtClaims, type JwtService, looksLikeJwt } from './jwt.js';
 import { type CachedAccessToken, PrincipalCache } from './principal-cache.js';
 import { assertSameOrigin, isSafeMethod } from './csrf.js';
 import type { RecentAuthentication } from './recent-authentication.js';
+import type { LastUseRecorder } from './access-token-last-use.js';
+import type { Principal } from './principal.js';
+import { findAccessTokenWithUser } from './queries.js';
 import type { SessionService } from './sessions.js';
-import { ACCESS_TOKEN_SCOPES, type AccessTokenScope, hashAccessToken, isWellFormedAccessToken, looksLikeAccessToken } from './tokens.js';
+import { ACCESS_TOKEN_SCOPES, type AccessTokenScope } from './scopes.js';
+import { hashAccessToken, isWellFormedAccessToken, looksLikeAccessToken } from './tokens.js';
+import { AUTH_ERRORS } from './errors.js';
 
-export type AuthMethod = 'jwt' | 'access_token' | 'session';
-
-/** Who is calling, and with which credential. */
-export interface Principal {
-  user: UserRow;
-  method: AuthMethod;
-  scopes: readonly AccessTokenScope[];
-  accessTokenId: string | null;
-  sessionId: string | null;
-  /**
-   * When the person behind the credential last proved who they are (epoch milliseconds): the
-   * session's authenticated_at or the JWT's auth_time; null for a personal access token.
-   */
-  authenticatedAt: number | null;
-}
+// Defined apart from the guard, so what only needs a principal's shape does not import the guard.
+export type { AuthMethod, Principal } from './principal.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -46,12 +36,6 @@ declare module 'fastify' {
 export type Requirement = AccessTokenScope | 'account' | 'recent' | 'authenticated';
 
 const LAST_USED_RESOLUTION_MS = 60_000;
-
-export const WWW_AUTHENTICATE = 'Bearer realm="siteward", Token realm="siteward"';
-
-export function unauthorized(code: string, detail: string): AppError {
-  return new AppError(401, code, detail, { headers: { 'www-authenticate': WWW_AUTHENTICATE } });
-}
 
 const INVALID_CREDENTIALS_DETAIL = 'The credential is invalid, expired or revoked.';
 
@@ -119,11 +103,11 @@ export class Guard {
       const principal = await this.authenticate(request);
       const forAccount = requirement === 'account' || requirement === 'recent';
       if (forAccount && principal.method === 'access_token') {
-        throw new AppError(403, 'access_token_not_allowed', 'Personal access tokens cannot manage account settings or other tokens; sign in instead.');
+        throw new AppError(403, AUTH_ERRORS.ACCESS_TOKEN_NOT_ALLOWED, 'Personal access tokens cannot manage account settings or other tokens; sign in instead.');
       }
       if (requirement === 'recent') this.recentAuthentication.assert(principal);
       if (!forAccount && requirement !== 'authenticated' && !principal.scopes.includes(requirement)) {
-        throw new AppError(403, 'insufficient_scope', `This access token lacks the "${requirement}" scope.`);
+        throw new AppError(403, AUTH_ERRORS.INSUFFICIENT_SCOPE, `This access token lacks the "${requirement}" scope.`);
       }
       request.principal = principal;
     };
@@ -138,16 +122,16 @@ export class Guard {
     const cookie = request.cookies[this.sessions.cookieName];
     if (header === undefined && cookie !== undefined && cookie !== '') {
       const found = await this.sessions.authenticate(cookie);
-      if (found === undefined) throw unauthorized('session_expired', 'Your session has ended; sign in again.');
+      if (found === undefined) throw unauthorized(AUTH_ERRORS.SESSION_EXPIRED, 'Your session has ended; sign in again.');
       // A session of the first factor alone (password or magic link, TOTP on) opens nothing: the
       // second step (POST /auth/2fa) replaces it with a real session, or logout ends it.
       // A magic-link sign-in to an unverified account with credentials opens nothing either until
       // the mailbox holder has kept or reset them (POST /auth/claim).
       if (found.session.claim_pending === 1) {
-        throw unauthorized('claim_required', 'Finish signing in: choose whether to keep or reset this account at /auth/claim.');
+        throw unauthorized(AUTH_ERRORS.CLAIM_REQUIRED, 'Finish signing in: choose whether to keep or reset this account at /auth/claim.');
       }
       if (found.session.second_factor_pending === 1) {
-        throw unauthorized('second_factor_required', 'Finish signing in: enter the code from your authenticator app (or a recovery code) at /auth/2fa.');
+        throw unauthorized(AUTH_ERRORS.SECOND_FACTOR_REQUIRED, 'Finish signing in: enter the code from your authenticator app (or a recovery code) at /auth/2fa.');
       }
       if (!isSafeMethod(request.method)) assertSameOrigin(request.headers, this.publicOrigin);
       return {
@@ -160,22 +144,22 @@ export class Guard {
       };
     }
     if (header === undefined || header.trim() === '') {
-      throw unauthorized('unauthenticated', 'Sign in, or send Authorization: Bearer <JWT> or Authorization: Token <personal access token>.');
+      throw unauthorized(AUTH_ERRORS.UNAUTHENTICATED, 'Sign in, or send Authorization: Bearer <JWT> or Authorization: Token <personal access token>.');
     }
     const { scheme, credential } = parseAuthorization(header);
     if (scheme === 'bearer') {
       if (looksLikeAccessToken(credential)) {
-        throw unauthorized('wrong_scheme', 'This is a personal access token: send it as Authorization: Token <token>.');
+        throw unauthorized(AUTH_ERRORS.WRONG_SCHEME, 'This is a personal access token: send it as Authorization: Token <token>.');
       }
       return this.#authenticateJwt(credential);
     }
     if (scheme === 'token') {
       if (looksLikeJwt(credential)) {
-        throw unauthorized('wrong_scheme', 'This is a JWT: send it as Authorization: Bearer <JWT>.');
+        throw unauthorized(AUTH_ERRORS.WRONG_SCHEME, 'This is a JWT: send it as Authorization: Bearer <JWT>.');
       }
       return this.#authenticateAccessToken(credential);
     }
-    throw unauthorized('unsupported_scheme', 'Use the Bearer scheme with a JWT or the Token scheme with a personal access token.');
+    throw unauthorized(AUTH_ERRORS.UNSUPPORTED_SCHEME, 'Use the Bearer scheme with a JWT or the Token scheme with a personal access token.');
   }
 
   async #authenticateJwt(token: string): Promise<Principal> {
@@ -183,7 +167,7 @@ export class Guard {
     try {
       claims = this.jwt.verify(token);
     } catch (error) {
-      if (error instanceof InvalidJwtError) throw unauthorized('invalid_token', INVALID_CREDENTIALS_DETAIL);
+      if (error instanceof InvalidJwtError) throw unauthorized(AUTH_ERRORS.INVALID_TOKEN, INVALID_CREDENTIALS_DETAIL);
       throw error;
     }
     const cached = this.#heldJwtPrincipal(claims);
@@ -193,7 +177,7 @@ export class Guard {
     const user = await findUserById(this.db, claims.sub);
     // A deleted user, or a token issued before "sign out everywhere", is no longer honoured.
     if (user === undefined || claims.gen !== user.jwt_generation) {
-      throw unauthorized('invalid_token', INVALID_CREDENTIALS_DETAIL);
+      throw unauthorized(AUTH_ERRORS.INVALID_TOKEN, INVALID_CREDENTIALS_DETAIL);
     }
     const principal: Principal = { user, method: 'jwt', scopes: ACCESS_TOKEN_SCOPES, accessTokenId: null, sessionId: null, authenticatedAt: claims.auth_time * 1000 };
     this.#principals.rememberJwtUser(principal, ticket);
@@ -205,10 +189,10 @@ export class Guard {
     let found = this.#principals.accessToken(tokenHash);
     if (found === undefined) {
       // The checksum turns away typos and guesses without touching the database.
-      if (!isWellFormedAccessToken(token)) throw unauthorized('invalid_token', INVALID_CREDENTIALS_DETAIL);
+      if (!isWellFormedAccessToken(token)) throw unauthorized(AUTH_ERRORS.INVALID_TOKEN, INVALID_CREDENTIALS_DETAIL);
       const ticket = this.#principals.readStarted();
       const row = await findAccessTokenWithUser(this.db, tokenHash);
-      if (row === undefined) throw unauthorized('invalid_token', INVALID_CREDENTIALS_DETAIL);
+      if (row === undefined) throw unauthorized(AUTH_ERRORS.INVALID_TOKEN, INVALID_CREDENTIALS_DETAIL);
       const scopes = row.token.scopes.split(' ').filter((scope): scope is AccessTokenScope =>
         (ACCESS_TOKEN_SCOPES as readonly string[]).includes(scope),
       );

@@ -1,9 +1,10 @@
 import type { Insertable, Kysely, Selectable } from 'kysely';
 import { PreparedQuery } from '../db/prepared-query.js';
-import type { Database, OneTimeTokensTable, SessionsTable } from '../db/schema.js';
+import type { AccessTokensTable, Database, OneTimeTokensTable, SessionsTable } from '../db/schema.js';
 import { JOINED_USER_COLUMNS, type UserRow, userFromJoin } from '../users/queries.js';
 
 export type SessionRow = Selectable<SessionsTable>;
+export type AccessTokenRow = Selectable<AccessTokensTable>;
 export type OneTimeTokenRow = Selectable<OneTimeTokensTable>;
 
 export function insertSession(db: Kysely<Database>, row: SessionRow): Promise<unknown> {
@@ -204,4 +205,52 @@ export async function redeemToken(db: Kysely<Database>, purpose: string, tokenHa
 export async function pruneExpired(db: Kysely<Database>, before: string): Promise<void> {
   await db.deleteFrom('one_time_tokens').where('expires_at', '<', before).execute();
   await db.deleteFrom('sessions').where('expires_at', '<', before).execute();
+}
+
+// Run for every request with a token the guard does not remember: prepared once, since building
+// this join took longer than running it (db/prepared-query.ts).
+const accessTokenWithUserByHash = new PreparedQuery((db, p: { tokenHash: string }) =>
+  db
+    .selectFrom('access_tokens')
+    .innerJoin('users', 'users.id', 'access_tokens.user_id')
+    .select([
+      'access_tokens.id',
+      'access_tokens.name as token_name',
+      'access_tokens.token_hash',
+      'access_tokens.last_four',
+      'access_tokens.scopes',
+      'access_tokens.created_at',
+      'access_tokens.last_used_at',
+      ...JOINED_USER_COLUMNS,
+    ])
+    .where('access_tokens.token_hash', '=', p.tokenHash),
+);
+
+/** The token and its owner in one query, looked up by the token's hash. */
+export async function findAccessTokenWithUser(
+  db: Kysely<Database>,
+  tokenHash: string,
+): Promise<{ token: AccessTokenRow; user: UserRow } | undefined> {
+  const row = await accessTokenWithUserByHash.executeTakeFirst(db, { tokenHash });
+  if (row === undefined) return undefined;
+  const token: AccessTokenRow = {
+    id: row.id,
+    user_id: row.user_id,
+    name: row.token_name,
+    token_hash: row.token_hash,
+    last_four: row.last_four,
+    scopes: row.scopes,
+    created_at: row.created_at,
+    last_used_at: row.last_used_at,
+  };
+  return { token, user: userFromJoin(row) };
+}
+
+const lastUseOfToken = new PreparedQuery((db, p: { id: string; usedAt: string }) =>
+  db.updateTable('access_tokens').set({ last_used_at: p.usedAt }).where('id', '=', p.id),
+);
+
+/** Records use (access-token-last-use.ts writes it, at most once a minute per token). */
+export function touchAccessToken(db: Kysely<Database>, id: string, usedAt: string): Promise<unknown> {
+  return lastUseOfToken.execute(db, { id, usedAt });
 }

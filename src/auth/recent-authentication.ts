@@ -1,14 +1,13 @@
 import { AppError } from '../errors.js';
+import { AUTH_ERRORS } from './errors.js';
 import type { Clock } from '../lib/clock.js';
-import type { Principal } from './guard.js';
-
-export const REAUTHENTICATION_REQUIRED = 'reauthentication_required';
+import type { Principal } from './principal.js';
 
 /** 403, not 401: the caller stays signed in and only has to confirm who they are. */
 export const reauthenticationRequired = () =>
   new AppError(
     403,
-    REAUTHENTICATION_REQUIRED,
+    AUTH_ERRORS.REAUTHENTICATION_REQUIRED,
     'This change needs a recent sign-in. Confirm it is you with POST /api/v1/me/reauthenticate (your password, with a code when two-factor authentication is on, or a passkey), then send the request again.',
   );
 

@@ -7,6 +7,7 @@ import type { AuthService, SignedIn } from './service.js';
 import { AppError } from '../errors.js';
 import { ProblemSchema } from '../http/schema.js';
 import { Type } from 'typebox';
+import { AUTH_ERRORS } from './errors.js';
 
 function tokenResponse({ user, jwt }: SignedIn) {
   return { token: jwt.token, token_type: 'Bearer' as const, expires_at: jwt.expiresAt.toISOString(), user: userToJson(user) };
@@ -51,7 +52,7 @@ export function registerAuthRoutes(app: App, deps: { auth: AuthService; emailVer
     },
     async (request, reply) => {
       if (deps.signup === 'closed') {
-        throw new AppError(403, 'signup_closed', 'Sign-up is closed on this server; ask an administrator for an account.');
+        throw new AppError(403, AUTH_ERRORS.SIGNUP_CLOSED, 'Sign-up is closed on this server; ask an administrator for an account.');
       }
       const signedIn = await deps.auth.signup(request.body, request.ip);
       // Typing an address proves nothing about it: the account is unverified until its link is used.

@@ -1,12 +1,12 @@
-import { AppError } from '../errors.js';
+import { AppError, unauthorized } from '../errors.js';
 import type { RequestOrigin, SecurityEvents } from '../security/events.js';
 import type { SecondFactorKind, TotpService } from '../totp/service.js';
 import type { UserRow } from '../users/queries.js';
 import { normalizeEmail, type NewUser, type UserService } from '../users/service.js';
-import { unauthorized } from './guard.js';
 import type { IssuedJwt, JwtService } from './jwt.js';
 import type { PasswordHasher } from './passwords.js';
 import { failedPasswordKey, RATE_LIMITS, type RateLimiter } from './rate-limit.js';
+import { AUTH_ERRORS } from './errors.js';
 
 export interface SignedIn {
   user: UserRow;
@@ -96,7 +96,7 @@ export class AuthService {
     const user = await this.users.findByEmail(email);
     // Unknown addresses take the same path and time as a wrong password: no account enumeration.
     const valid = user === undefined ? await this.hasher.verifyAgainstDummy(password) : await this.hasher.verify(user.password_hash, password);
-    if (user === undefined || !valid) throw unauthorized('invalid_credentials', 'The e-mail address or password is wrong.');
+    if (user === undefined || !valid) throw unauthorized(AUTH_ERRORS.INVALID_CREDENTIALS, 'The e-mail address or password is wrong.');
     // Only failures use up the limits: the right password gives its places back.
     await reservation.refund();
     return user;

@@ -1,11 +1,10 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
-import { AppError } from '../errors.js';
+import { AppError, unauthorized } from '../errors.js';
 import type { Clock } from '../lib/clock.js';
 import { randomToken, sha256 } from '../lib/crypto.js';
 import { newId } from '../lib/ids.js';
 import type { UserRow } from '../users/queries.js';
-import { unauthorized } from './guard.js';
 import {
   deleteSession,
   deleteSessionByHash,
@@ -19,6 +18,7 @@ import {
   type SessionRow,
   touchSession,
 } from './queries.js';
+import { AUTH_ERRORS } from './errors.js';
 
 export interface SessionSettings {
   idleMs: number;
@@ -151,7 +151,7 @@ export class SessionService {
   async markAuthenticated(userId: string, sessionId: string, at: Date): Promise<{ cookieValue: string; session: SessionRow }> {
     const cookieValue = randomToken(32);
     const session = await markSessionAuthenticated(this.db, userId, sessionId, sha256(cookieValue), at.toISOString());
-    if (session === undefined) throw unauthorized('session_expired', 'Your session has ended; sign in again.');
+    if (session === undefined) throw unauthorized(AUTH_ERRORS.SESSION_EXPIRED, 'Your session has ended; sign in again.');
     return { cookieValue, session };
   }
 
@@ -164,7 +164,7 @@ export class SessionService {
   }
 
   async revoke(userId: string, id: string): Promise<void> {
-    if (!(await deleteSession(this.db, userId, id))) throw new AppError(404, 'session_not_found', 'No session with this id.');
+    if (!(await deleteSession(this.db, userId, id))) throw new AppError(404, AUTH_ERRORS.SESSION_NOT_FOUND, 'No session with this id.');
   }
 
   /**

@@ -46,6 +46,3 @@ export function looksLikeAccessToken(credential: string): boolean {
 export function hashAccessToken(token: string): string {
   return sha256(token);
 }
-
-export const ACCESS_TOKEN_SCOPES = ['sites:read', 'sites:write'] as const;
-export type AccessTokenScope = (typeof ACCESS_TOKEN_SCOPES)[number];

@@ -1,7 +1,7 @@
 import formBody from '@fastify/formbody';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { AppError } from '../errors.js';
+import { AppError, unauthorized } from '../errors.js';
 import { ProblemSchema } from '../http/schema.js';
 import type { App } from '../http/types.js';
 import { magicConfirmPage, magicInvalidPage, magicRateLimitedPage, magicSentPage } from '../pages/magic.js';
@@ -11,7 +11,7 @@ import type { TotpService } from '../totp/service.js';
 import { UserSchema } from '../users/schema.js';
 import { userToJson } from '../users/service.js';
 import { assertSameOrigin } from './csrf.js';
-import { type Guard, unauthorized } from './guard.js';
+import type { Guard } from './guard.js';
 import type { EmailVerificationService } from '../email-verification/service.js';
 import { requestOrigin, type SecurityEvents } from '../security/events.js';
 import type { MagicLinkService } from './magic-link.js';
@@ -19,6 +19,8 @@ import type { AuthService } from './service.js';
 import type { SessionService } from './sessions.js';
 import { EMAIL_MAX_LENGTH } from '../users/schema.js';
 import { LoginBody } from './schema.js';
+import { AUTH_ERRORS } from './errors.js';
+import { TOTP_ERRORS } from '../totp/errors.js';
 
 export interface WebSignInDeps {
   auth: AuthService;
@@ -243,8 +245,8 @@ export function registerWebSignInRoutes(app: App, deps: WebSignInDeps): void {
             const retryAfter = Number(error.options.headers?.['retry-after'] ?? 60);
             return sendPage(reply.header('retry-after', String(retryAfter)), 429, twoFactorLockedPage(retryAfter));
           }
-          if (error.code !== 'otp_invalid' && error.code !== 'otp_required') throw error;
-          const message = error.code === 'otp_required' ? 'Enter the code from your app.' : 'That code is wrong or has already been used. Wait for the next one and try again.';
+          if (error.code !== TOTP_ERRORS.OTP_INVALID && error.code !== TOTP_ERRORS.OTP_REQUIRED) throw error;
+          const message = error.code === TOTP_ERRORS.OTP_REQUIRED ? 'Enter the code from your app.' : 'That code is wrong or has already been used. Wait for the next one and try again.';
           return sendPage(reply, 401, twoFactorPage({ email: pending.user.email, error: message }));
         }
         const cookie = request.cookies[sessions.cookieName] ?? '';
@@ -282,4 +284,4 @@ export function registerWebSignInRoutes(app: App, deps: WebSignInDeps): void {
   }
 }
 
-const notPending = () => unauthorized('second_factor_not_pending', 'No sign-in is waiting for a second factor (it may have expired after 10 minutes); sign in again.');
+const notPending = () => unauthorized(AUTH_ERRORS.SECOND_FACTOR_NOT_PENDING, 'No sign-in is waiting for a second factor (it may have expired after 10 minutes); sign in again.');

@@ -11,8 +11,6 @@ import { markEmailVerified, resetAccountCredentials } from './queries.js';
 export const CLAIM_DECISIONS = ['keep', 'reset'] as const;
 export type ClaimDecision = (typeof CLAIM_DECISIONS)[number];
 
-export const CLAIM_NOT_PENDING = 'claim_not_pending';
-
 /** Thrown inside the reset's transaction when another answer came first: it rolls the reset back. */
 class ClaimAlreadyAnswered extends Error {}
 

@@ -10,7 +10,8 @@ import { startSmtpServer, type TestSmtpServer, verificationLinkIn, verificationM
 import { AppError } from '../errors.js';
 import { sha256 } from '../lib/crypto.js';
 import type { UserRow } from '../users/queries.js';
-import { assertEmailVerified, EMAIL_NOT_VERIFIED } from './service.js';
+import { EMAIL_VERIFICATION_ERRORS } from './errors.js';
+import { assertEmailVerified } from './service.js';
 
 const ORIGIN = 'http://localhost:3000';
 const FORM = { 'content-type': 'application/x-www-form-urlencoded', origin: ORIGIN };
@@ -129,8 +130,8 @@ describe('e-mail verification', () => {
 
   test('the reusable check refuses an unverified account with 403 email_not_verified', () => {
     const user: UserRow = { id: 'u1', email: 'a@example.com', name: '', password_hash: 'x', jwt_generation: 0, email_verified_at: null, created_at: '', updated_at: '' };
-    assert.throws(() => assertEmailVerified(user), (error: unknown) => error instanceof AppError && error.status === 403 && error.code === EMAIL_NOT_VERIFIED);
-    assert.equal(EMAIL_NOT_VERIFIED, 'email_not_verified');
+    assert.throws(() => assertEmailVerified(user), (error: unknown) => error instanceof AppError && error.status === 403 && error.code === EMAIL_VERIFICATION_ERRORS.EMAIL_NOT_VERIFIED);
+    assert.equal(EMAIL_VERIFICATION_ERRORS.EMAIL_NOT_VERIFIED, 'email_not_verified');
     assert.doesNotThrow(() => assertEmailVerified({ ...user, email_verified_at: '2026-01-15T10:00:00.000Z' }));
   });
 });

@@ -2,7 +2,9 @@ import formBody from '@fastify/formbody';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { assertSameOrigin } from '../auth/csrf.js';
-import { type Guard, unauthorized } from '../auth/guard.js';
+import type { Guard } from '../auth/guard.js';
+import { unauthorized } from '../errors.js';
+import { EMAIL_VERIFICATION_ERRORS } from './errors.js';
 import type { SessionService } from '../auth/sessions.js';
 import { sendPage, startWebSession } from '../auth/web-routes.js';
 import { currentUser } from '../http/principal.js';
@@ -21,7 +23,7 @@ import type { EmailChangeService } from '../profile/email-change.js';
 import { requestOrigin, type SecurityEvents } from '../security/events.js';
 import { UserSchema } from '../users/schema.js';
 import { emailTaken, userToJson } from '../users/service.js';
-import { type AccountClaimService, CLAIM_DECISIONS, CLAIM_NOT_PENDING, type ClaimDecision } from './claim.js';
+import { type AccountClaimService, CLAIM_DECISIONS, type ClaimDecision } from './claim.js';
 import { type EmailVerificationService, verificationTokenInvalid } from './service.js';
 
 export interface EmailVerificationDeps {
@@ -37,7 +39,7 @@ export interface EmailVerificationDeps {
 
 const tags = ['e-mail verification'];
 
-const claimNotPending = () => unauthorized(CLAIM_NOT_PENDING, 'No sign-in is waiting for this choice (it may have been answered, or expired after 10 minutes); sign in again.');
+const claimNotPending = () => unauthorized(EMAIL_VERIFICATION_ERRORS.CLAIM_NOT_PENDING, 'No sign-in is waiting for this choice (it may have been answered, or expired after 10 minutes); sign in again.');
 
 function isForm(request: FastifyRequest): boolean {
   return String(request.headers['content-type'] ?? '').startsWith('application/x-www-form-urlencoded');

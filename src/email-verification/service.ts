@@ -11,14 +11,11 @@ import type { Mailer } from '../mail/mailer.js';
 import { emailVerificationMessage } from '../mail/templates.js';
 import { findUserById, type UserRow } from '../users/queries.js';
 import { hasPassword, isEmailVerified } from '../users/service.js';
+import { EMAIL_VERIFICATION_ERRORS } from './errors.js';
 import { hasOtherCredentials, markEmailVerified, redeemVerificationToken } from './queries.js';
+import { USER_ERRORS } from '../users/errors.js';
 
 export const EMAIL_VERIFICATION_LIFETIME_MS = 24 * 60 * 60 * 1000;
-
-/** Error codes of this feature. */
-export const EMAIL_NOT_VERIFIED = 'email_not_verified';
-export const EMAIL_ALREADY_VERIFIED = 'email_already_verified';
-export const VERIFICATION_TOKEN_INVALID = 'verification_token_invalid';
 
 /** Verification mails a signed-in account may ask for: each is a mail to an address we do not know is theirs. */
 export const VERIFICATION_RESENDS_PER_ACCOUNT: RateLimitRule = { limit: 3, windowMs: 60 * 60 * 1000 };
@@ -29,12 +26,12 @@ export const VERIFICATION_RESENDS_PER_ACCOUNT: RateLimitRule = { limit: 3, windo
  */
 export function assertEmailVerified(user: UserRow): void {
   if (!isEmailVerified(user)) {
-    throw new AppError(403, EMAIL_NOT_VERIFIED, 'Confirm your e-mail address first: use the link we mailed you, or ask for a new one.');
+    throw new AppError(403, EMAIL_VERIFICATION_ERRORS.EMAIL_NOT_VERIFIED, 'Confirm your e-mail address first: use the link we mailed you, or ask for a new one.');
   }
 }
 
 export const verificationTokenInvalid = () =>
-  new AppError(410, VERIFICATION_TOKEN_INVALID, 'This confirmation link is unknown, already used or expired; sign in and ask for a new one.');
+  new AppError(410, EMAIL_VERIFICATION_ERRORS.VERIFICATION_TOKEN_INVALID, 'This confirmation link is unknown, already used or expired; sign in and ask for a new one.');
 
 /**
  * Proof that an account's holder reads its address's mail. A sign-up proves nothing about the
@@ -73,8 +70,8 @@ export class EmailVerificationService {
   async resend(userId: string): Promise<void> {
     // Read afresh: the request's principal may be cached from before a verification.
     const user = await findUserById(this.db, userId);
-    if (user === undefined) throw new AppError(404, 'user_not_found', 'This account no longer exists.');
-    if (isEmailVerified(user)) throw new AppError(409, EMAIL_ALREADY_VERIFIED, 'This e-mail address is already confirmed.');
+    if (user === undefined) throw new AppError(404, USER_ERRORS.USER_NOT_FOUND, 'This account no longer exists.');
+    if (isEmailVerified(user)) throw new AppError(409, EMAIL_VERIFICATION_ERRORS.EMAIL_ALREADY_VERIFIED, 'This e-mail address is already confirmed.');
     await this.limiter.reserve([[`verify-email:user:${user.id}`, VERIFICATION_RESENDS_PER_ACCOUNT]]);
     await this.send(user);
   }

@@ -2,29 +2,24 @@ import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { isDatabaseUnavailable, type DatabaseOutage } from '../db/outage.js';
+import type { ErrorCode } from '../error-codes.js';
 import { AppError, PROBLEM_CONTENT_TYPE, problem, type Problem } from '../errors.js';
 import { headersFor, type ResponseHeaders } from './security-headers.js';
 import { fieldErrors } from './validation.js';
-
-/** Failures node:http meets before there is a request to hand to Fastify. */
-export const REQUEST_TIMEOUT = 'request_timeout';
-export const HEADERS_TOO_LARGE = 'headers_too_large';
-export const MALFORMED_REQUEST = 'malformed_request';
-/** A percent-escape in the path that does not decode. */
-export const BAD_URL = 'bad_url';
+import { HTTP_ERRORS } from './errors.js';
 
 function send(reply: FastifyReply, body: Problem, headers: Record<string, string> = {}): FastifyReply {
   return reply.code(body.status).headers(headers).type(PROBLEM_CONTENT_TYPE).send(JSON.stringify(body));
 }
 
 /** Fastify's own client errors, each turned into a stable code and a sentence a person can act on. */
-const FRAMEWORK_ERRORS: Record<string, { status: number; code: string; detail: string }> = {
-  FST_ERR_CTP_BODY_TOO_LARGE: { status: 413, code: 'body_too_large', detail: 'The request body is larger than 1 MiB.' },
-  FST_ERR_CTP_INVALID_MEDIA_TYPE: { status: 415, code: 'unsupported_media_type', detail: 'Send the body as application/json.' },
-  FST_ERR_CTP_EMPTY_JSON_BODY: { status: 400, code: 'empty_body', detail: 'The body is empty; send a JSON object.' },
-  FST_ERR_CTP_INVALID_CONTENT_LENGTH: { status: 400, code: 'bad_content_length', detail: 'Content-Length does not match the body.' },
-  FST_ERR_BAD_URL: { status: 400, code: BAD_URL, detail: 'The URL is malformed: a percent-escape in its path does not decode.' },
-  FST_ERR_MAX_PARAM_LENGTH: { status: 414, code: 'uri_too_long', detail: 'A segment of the URL path is too long.' },
+const FRAMEWORK_ERRORS: Record<string, { status: number; code: ErrorCode; detail: string }> = {
+  FST_ERR_CTP_BODY_TOO_LARGE: { status: 413, code: HTTP_ERRORS.BODY_TOO_LARGE, detail: 'The request body is larger than 1 MiB.' },
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: { status: 415, code: HTTP_ERRORS.UNSUPPORTED_MEDIA_TYPE, detail: 'Send the body as application/json.' },
+  FST_ERR_CTP_EMPTY_JSON_BODY: { status: 400, code: HTTP_ERRORS.EMPTY_BODY, detail: 'The body is empty; send a JSON object.' },
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: { status: 400, code: HTTP_ERRORS.BAD_CONTENT_LENGTH, detail: 'Content-Length does not match the body.' },
+  FST_ERR_BAD_URL: { status: 400, code: HTTP_ERRORS.BAD_URL, detail: 'The URL is malformed: a percent-escape in its path does not decode.' },
+  FST_ERR_MAX_PARAM_LENGTH: { status: 414, code: HTTP_ERRORS.URI_TOO_LONG, detail: 'A segment of the URL path is too long.' },
 };
 
 type ErrorHandler = (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => FastifyReply;
@@ -43,23 +38,23 @@ export function errorHandler(outage: DatabaseOutage): ErrorHandler {
     if (error.validation !== undefined) {
       const errors = fieldErrors(error.validation, error.validationContext);
       const detail = errors.map((field) => `${field.path || '/'}: ${field.message}`).join('; ');
-      return send(reply, problem(400, 'validation_failed', detail, errors));
+      return send(reply, problem(400, HTTP_ERRORS.VALIDATION_FAILED, detail, errors));
     }
     const known = error.code === undefined ? undefined : FRAMEWORK_ERRORS[error.code];
     if (known !== undefined) return send(reply, problem(known.status, known.code, known.detail));
     if (error instanceof SyntaxError || error.code === 'FST_ERR_CTP_INVALID_JSON_BODY') {
-      return send(reply, problem(400, 'invalid_json', 'The body is not valid JSON.'));
+      return send(reply, problem(400, HTTP_ERRORS.INVALID_JSON, 'The body is not valid JSON.'));
     }
     if (isDatabaseUnavailable(error)) {
       outage.refused(error);
-      return send(reply, problem(503, 'database_unavailable', 'The database is unavailable; try again shortly.'), { 'retry-after': '5' });
+      return send(reply, problem(503, HTTP_ERRORS.DATABASE_UNAVAILABLE, 'The database is unavailable; try again shortly.'), { 'retry-after': '5' });
     }
     const status = error.statusCode ?? 500;
     if (status >= 400 && status < 500) {
-      return send(reply, problem(status, 'bad_request', error.message));
+      return send(reply, problem(status, HTTP_ERRORS.BAD_REQUEST, error.message));
     }
     request.log.error({ err: error }, 'unhandled error');
-    return send(reply, problem(500, 'internal_error', 'Something went wrong on our side. It has been logged.'));
+    return send(reply, problem(500, HTTP_ERRORS.INTERNAL_ERROR, 'Something went wrong on our side. It has been logged.'));
   };
 }
 
@@ -77,9 +72,9 @@ export function frameworkErrorHandler(headers: ResponseHeaders, handleError: Err
 
 /** The problem for an error node:http reports on a connection (see clientErrorHandler). */
 function clientErrorProblem(code: string | undefined): Problem {
-  if (code === 'ERR_HTTP_REQUEST_TIMEOUT') return problem(408, REQUEST_TIMEOUT, 'The request did not arrive in time; the connection is closed.');
-  if (code === 'HPE_HEADER_OVERFLOW') return problem(431, HEADERS_TOO_LARGE, 'The request headers are larger than the server accepts.');
-  return problem(400, MALFORMED_REQUEST, 'The request is not valid HTTP/1.1.');
+  if (code === 'ERR_HTTP_REQUEST_TIMEOUT') return problem(408, HTTP_ERRORS.REQUEST_TIMEOUT, 'The request did not arrive in time; the connection is closed.');
+  if (code === 'HPE_HEADER_OVERFLOW') return problem(431, HTTP_ERRORS.HEADERS_TOO_LARGE, 'The request headers are larger than the server accepts.');
+  return problem(400, HTTP_ERRORS.MALFORMED_REQUEST, 'The request is not valid HTTP/1.1.');
 }
 
 /**
@@ -110,5 +105,5 @@ export function clientErrorHandler(headers: ResponseHeaders): (error: Error & { 
 }
 
 export function handleNotFound(request: FastifyRequest, reply: FastifyReply): FastifyReply {
-  return send(reply, problem(404, 'route_not_found', `There is no ${request.method} ${request.url.split('?')[0]} endpoint.`));
+  return send(reply, problem(404, HTTP_ERRORS.ROUTE_NOT_FOUND, `There is no ${request.method} ${request.url.split('?')[0]} endpoint.`));
 }

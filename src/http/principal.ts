@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import type { Principal } from '../auth/guard.js';
+import type { Principal } from '../auth/principal.js';
 import type { UserRow } from '../users/queries.js';
 
 /** The authenticated principal; only called behind a guard, so its absence is a wiring bug. */

@@ -1,6 +1,5 @@
 import { escapeHtml } from '../pages/layout.js';
 import type { MailMessage } from './mailer.js';
-import type { RequestOrigin, SecurityEventType } from '../security/events.js';
 
 export function magicLinkMessage(to: string, link: string, minutes: number): MailMessage {
   const text = [
@@ -84,53 +83,4 @@ export function emailChangeMessage(to: string, link: string, hours: number): Mai
 <p style="color: #6b7280">${escapeHtml(notYou)}</p>
 </body></html>`;
   return { to, subject: 'Confirm your new e-mail address for Siteward', text, html };
-}
-
-/** What each notice tells the owner happened, as a sentence completing "On <date>, …". */
-const NOTICES: Partial<Record<SecurityEventType, { subject: string; sentence: string }>> = {
-  'password.changed': { subject: 'Your Siteward password was changed', sentence: 'the password of your Siteward account was changed. Other devices were signed out.' },
-  'email.changed': { subject: 'Your Siteward e-mail address was changed', sentence: 'the e-mail address of your Siteward account was changed. This address no longer signs in.' },
-  'totp.enabled': { subject: 'Two-factor authentication is on', sentence: 'two-factor authentication was turned on for your Siteward account.' },
-  'totp.disabled': { subject: 'Two-factor authentication is off', sentence: 'two-factor authentication was turned off for your Siteward account.' },
-  'recovery_codes.regenerated': { subject: 'New Siteward recovery codes', sentence: 'new recovery codes were made for your Siteward account; the old ones no longer work.' },
-  'passkey.added': { subject: 'A passkey was added to your Siteward account', sentence: 'a passkey was added to your Siteward account.' },
-  'passkey.removed': { subject: 'A passkey was removed from your Siteward account', sentence: 'a passkey was removed from your Siteward account; it no longer signs in.' },
-  'access_token.created': { subject: 'A Siteward access token was created', sentence: 'a personal access token was created for your Siteward account.' },
-  'access_token.revoked': { subject: 'A Siteward access token was revoked', sentence: 'a personal access token of your Siteward account was revoked; it no longer works.' },
-  'sessions.revoked': { subject: 'You were signed out everywhere', sentence: 'every device signed in to your Siteward account was signed out.' },
-  'account.taken_over': {
-    subject: 'Your Siteward account was reset',
-    sentence: 'someone holding this mailbox reset your Siteward account: its password, passkeys, two-factor setup, access tokens and other sign-ins were removed.',
-  },
-};
-
-/** Where the usual way back (a sign-in link to this address) no longer exists. */
-const ADVICE: Partial<Record<SecurityEventType, string>> = {
-  'email.changed':
-    'If this was you, there is nothing to do. If it was not, someone who could sign in to your account moved it to another address: sign-in links to this address no longer work, so contact the administrator of your Siteward server at once.',
-};
-
-/**
- * Tells an account's owner that a credential changed. It names what, when and from where, never
- * a secret, and says what to do if it was not them.
- */
-export function securityNoticeMessage(
-  to: string,
-  type: SecurityEventType,
-  context: { at: Date; origin: RequestOrigin; details: Record<string, string | number | boolean> },
-): MailMessage {
-  const notice = NOTICES[type] ?? { subject: 'Security change on your Siteward account', sentence: `a security setting of your Siteward account changed (${type}).` };
-  const when = context.at.toUTCString();
-  const named = typeof context.details.name === 'string' ? `Name: ${context.details.name}` : undefined;
-  const from = `From: ${context.origin.ip}${context.origin.userAgent === '' ? '' : ` (${context.origin.userAgent})`}`;
-  const advice = ADVICE[type] ?? 'If this was you, there is nothing to do. If it was not, sign in by e-mail link, change your password and use "Sign out everywhere" under Settings > Security.';
-  const lines = [`On ${when}, ${notice.sentence}`, ...(named === undefined ? [] : [named]), from];
-  const text = ['Hello,', '', ...lines, '', advice].join('\n');
-  const html = `<!doctype html>
-<html lang="en"><body style="font-family: system-ui, sans-serif; color: #1f2937; line-height: 1.5">
-<p>Hello,</p>
-${lines.map((line) => `<p>${escapeHtml(line)}</p>`).join('\n')}
-<p style="color: #6b7280">${escapeHtml(advice)}</p>
-</body></html>`;
-  return { to, subject: notice.subject, text, html };
 }

@@ -1,4 +1,4 @@
-import { Type } from 'typebox';
+import { Type, type Static } from 'typebox';
 
 export const PASSKEY_NAME_MAX_LENGTH = 100;
 
@@ -12,6 +12,7 @@ export const PasskeySchema = Type.Object({
   }),
   backed_up: Type.Boolean({ description: 'The authenticator reports the passkey as backed up (synced), as of its last use' }),
 });
+export type PasskeyJson = Static<typeof PasskeySchema>;
 
 export const PasskeyEnvelope = Type.Object({ passkey: PasskeySchema });
 export const PasskeyList = Type.Object({ passkeys: Type.Array(PasskeySchema) });

@@ -7,10 +7,9 @@ import type {
 } from '@simplewebauthn/server';
 import type { Kysely } from 'kysely';
 import type { Static } from 'typebox';
-import { unauthorized } from '../auth/guard.js';
 import { RATE_LIMITS, type RateLimiter } from '../auth/rate-limit.js';
 import type { Database } from '../db/schema.js';
-import { AppError, validationError } from '../errors.js';
+import { AppError, unauthorized, validationError } from '../errors.js';
 import type { Clock } from '../lib/clock.js';
 import { secretsEqual, sha256 } from '../lib/crypto.js';
 import { newId } from '../lib/ids.js';
@@ -30,7 +29,8 @@ import {
   recordPasskeyUse,
   renamePasskey,
 } from './queries.js';
-import type { AuthenticationResponse, PasskeySchema, RegistrationResponse } from './schema.js';
+import type { AuthenticationResponse, PasskeyJson, RegistrationResponse } from './schema.js';
+import { PASSKEY_ERRORS } from './errors.js';
 
 /** How long a ceremony may take, from options to response; also the browser's timeout. */
 export const CHALLENGE_LIFETIME_MS = 5 * 60 * 1000;
@@ -50,27 +50,25 @@ const DEFAULT_NAME = 'Passkey';
 // The failures of this feature, each with its stable code. Sign-in failures are 401; failures
 // while adding a passkey are 400, since the caller is signed in and stays so.
 const challengeInvalidAtSignIn = () =>
-  unauthorized('passkey_challenge_invalid', 'This sign-in attempt is unknown, used or expired (5 minutes); start again with POST /auth/passkey/options.');
+  unauthorized(PASSKEY_ERRORS.PASSKEY_CHALLENGE_INVALID, 'This sign-in attempt is unknown, used or expired (5 minutes); start again with POST /auth/passkey/options.');
 const challengeInvalidAtRegistration = () =>
-  new AppError(400, 'passkey_challenge_invalid', 'This passkey was made for an unknown, used or expired challenge (5 minutes); start again with POST /api/v1/me/passkeys/options.');
+  new AppError(400, PASSKEY_ERRORS.PASSKEY_CHALLENGE_INVALID, 'This passkey was made for an unknown, used or expired challenge (5 minutes); start again with POST /api/v1/me/passkeys/options.');
 const unknownCredential = () =>
-  unauthorized('passkey_unknown_credential', 'This passkey is not registered with Siteward (it may have been deleted); sign in another way.');
-const signInFailed = (reason: string) => unauthorized('passkey_verification_failed', `The passkey sign-in could not be verified: ${reason}`);
-const registrationFailed = (reason: string) => new AppError(400, 'passkey_verification_failed', `The new passkey could not be verified: ${reason}`);
+  unauthorized(PASSKEY_ERRORS.PASSKEY_UNKNOWN_CREDENTIAL, 'This passkey is not registered with Siteward (it may have been deleted); sign in another way.');
+const signInFailed = (reason: string) => unauthorized(PASSKEY_ERRORS.PASSKEY_VERIFICATION_FAILED, `The passkey sign-in could not be verified: ${reason}`);
+const registrationFailed = (reason: string) => new AppError(400, PASSKEY_ERRORS.PASSKEY_VERIFICATION_FAILED, `The new passkey could not be verified: ${reason}`);
 const counterNotIncreased = () =>
   unauthorized(
-    'passkey_counter_not_increased',
+    PASSKEY_ERRORS.PASSKEY_COUNTER_NOT_INCREASED,
     "The passkey's signature counter did not increase since its last use, which is what a copied (cloned) security key looks like. Sign in another way and remove this passkey if you do not recognise this.",
   );
-const alreadyRegistered = () => new AppError(409, 'passkey_already_registered', 'This passkey is already registered.');
-const tooManyPasskeys = () => new AppError(409, 'too_many_passkeys', `An account can hold at most ${MAX_PASSKEYS_PER_USER} passkeys; remove one first.`);
-const passkeyNotFound = () => new AppError(404, 'passkey_not_found', 'No passkey with this id.');
+const alreadyRegistered = () => new AppError(409, PASSKEY_ERRORS.PASSKEY_ALREADY_REGISTERED, 'This passkey is already registered.');
+const tooManyPasskeys = () => new AppError(409, PASSKEY_ERRORS.TOO_MANY_PASSKEYS, `An account can hold at most ${MAX_PASSKEYS_PER_USER} passkeys; remove one first.`);
+const passkeyNotFound = () => new AppError(404, PASSKEY_ERRORS.PASSKEY_NOT_FOUND, 'No passkey with this id.');
 const challengeInvalidAtReauthentication = () =>
-  new AppError(403, 'passkey_challenge_invalid', 'This confirmation is unknown, used or expired (5 minutes); start again with POST /api/v1/me/reauthenticate/passkey-options.');
-const noPasskeys = () => new AppError(409, 'no_passkeys', 'This account has no passkeys; confirm with your password instead.');
-const notYourPasskey = () => new AppError(403, 'passkey_unknown_credential', 'This passkey does not belong to your account; use one of yours, or your password.');
-
-export type PasskeyJson = Static<typeof PasskeySchema>;
+  new AppError(403, PASSKEY_ERRORS.PASSKEY_CHALLENGE_INVALID, 'This confirmation is unknown, used or expired (5 minutes); start again with POST /api/v1/me/reauthenticate/passkey-options.');
+const noPasskeys = () => new AppError(409, PASSKEY_ERRORS.NO_PASSKEYS, 'This account has no passkeys; confirm with your password instead.');
+const notYourPasskey = () => new AppError(403, PASSKEY_ERRORS.PASSKEY_UNKNOWN_CREDENTIAL, 'This passkey does not belong to your account; use one of yours, or your password.');
 
 /** The passkey as responses show it: never the credential id or public key. */
 export function passkeyToJson(row: PasskeyRow): PasskeyJson {

@@ -12,11 +12,12 @@ import { emailChangeMessage } from '../mail/templates.js';
 import { findUserById } from '../users/queries.js';
 import { checkEmail, emailTaken, normalizeEmail } from '../users/service.js';
 import { cancelPendingChanges, type CompletedChange, completeEmailChange, findPendingChange, isEmailTakenByOther, replacePendingChange } from './queries.js';
+import { PROFILE_ERRORS } from './errors.js';
+import { USER_ERRORS } from '../users/errors.js';
 
 export const EMAIL_CHANGE_LIFETIME_MS = 24 * 60 * 60 * 1000;
 
 /** Error codes of this feature (a taken address is users' `email_taken`). */
-export const EMAIL_UNCHANGED = 'email_unchanged';
 
 /** Change requests an account may make: each mails an address nobody has yet proved to hold. */
 export const EMAIL_CHANGES_PER_ACCOUNT: RateLimitRule = { limit: 5, windowMs: 60 * 60 * 1000 };
@@ -27,7 +28,7 @@ export interface PendingEmailChange {
 }
 
 const emailUnchanged = () =>
-  new AppError(400, EMAIL_UNCHANGED, 'This is already your e-mail address.', { errors: [{ path: '/email', message: 'is already your address' }] });
+  new AppError(400, PROFILE_ERRORS.EMAIL_UNCHANGED, 'This is already your e-mail address.', { errors: [{ path: '/email', message: 'is already your address' }] });
 
 /**
  * Moving an account to another address. A stolen session must not be enough to move the account
@@ -57,7 +58,7 @@ export class EmailChangeService {
     if (invalid.length > 0) throw validationError(invalid);
     // Read afresh: the request's principal may be cached from before a change.
     const user = await findUserById(this.db, userId);
-    if (user === undefined) throw new AppError(404, 'user_not_found', 'This account no longer exists.');
+    if (user === undefined) throw new AppError(404, USER_ERRORS.USER_NOT_FOUND, 'This account no longer exists.');
     if (email === user.email) throw emailUnchanged();
     await this.limiter.reserve([[`email-change:user:${user.id}`, EMAIL_CHANGES_PER_ACCOUNT]]);
     if (await isEmailTakenByOther(this.db, email, user.id)) throw emailTaken();

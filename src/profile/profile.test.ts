@@ -12,7 +12,7 @@ import {
   type TestApp,
 } from '../../test/helpers.js';
 import { type ReceivedMail, startSmtpServer, type TestSmtpServer } from '../../test/smtp.js';
-import { REAUTHENTICATION_REQUIRED } from '../auth/recent-authentication.js';
+import { AUTH_ERRORS } from '../auth/errors.js';
 
 const ORIGIN = 'http://localhost:3000';
 const FORM = { 'content-type': 'application/x-www-form-urlencoded', origin: ORIGIN };
@@ -207,7 +207,7 @@ describe('changing the e-mail address', () => {
     const token = await createAccessToken(t.app, user);
     t.clock.advance(WINDOW_MS);
     const before = smtp.messages.length;
-    assertProblem(await requestChange({ authorization: user.bearer }, 'late@example.com'), 403, REAUTHENTICATION_REQUIRED);
+    assertProblem(await requestChange({ authorization: user.bearer }, 'late@example.com'), 403, AUTH_ERRORS.REAUTHENTICATION_REQUIRED);
     assertProblem(await requestChange({ authorization: token.header }, 'late@example.com'), 403, 'access_token_not_allowed');
     assert.equal(await pendingRows(user.id), 0);
 

@@ -3,32 +3,11 @@ import type { Guard } from '../auth/guard.js';
 import { currentUser } from '../http/principal.js';
 import { ProblemSchema } from '../http/schema.js';
 import type { App } from '../http/types.js';
-import { EMAIL_MAX_LENGTH, NAME_MAX_LENGTH, UserSchema } from '../users/schema.js';
+import { UserSchema } from '../users/schema.js';
 import { isEmailVerified, userToJson } from '../users/service.js';
 import { EMAIL_CHANGE_LIFETIME_MS, EMAIL_CHANGES_PER_ACCOUNT, type EmailChangeService } from './email-change.js';
+import { ChangeEmailBody, EmailChangeAccepted, EmailState, UpdateProfileBody } from './schema.js';
 import type { ProfileService } from './service.js';
-
-const UpdateProfileBody = Type.Object(
-  {
-    // Longer than the rule allows, so an over-long name is told in the rule's words (checkName).
-    name: Type.Optional(Type.String({ maxLength: NAME_MAX_LENGTH * 4, description: `Trimmed; at most ${NAME_MAX_LENGTH} characters; "" clears it` })),
-  },
-  { additionalProperties: false },
-);
-
-const ChangeEmailBody = Type.Object({ email: Type.String({ maxLength: EMAIL_MAX_LENGTH * 2 }) }, { additionalProperties: false });
-
-const PendingEmailChangeSchema = Type.Object({
-  email: Type.String({ description: 'The address the account moves to once its link is used' }),
-  expires_at: Type.String({ format: 'date-time' }),
-});
-
-const EmailChangeAccepted = Type.Object({ detail: Type.String(), pending_email_change: PendingEmailChangeSchema });
-const EmailState = Type.Object({
-  email: Type.String(),
-  email_verified: Type.Boolean(),
-  pending_email_change: Type.Union([PendingEmailChangeSchema, Type.Null()], { description: 'The change waiting for its link; null when none' }),
-});
 
 const errors = { 401: ProblemSchema, 403: ProblemSchema };
 const tags = ['account'];

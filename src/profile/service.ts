@@ -5,6 +5,7 @@ import type { Clock } from '../lib/clock.js';
 import type { UserRow } from '../users/queries.js';
 import { checkName } from '../users/service.js';
 import { updateUserName } from './queries.js';
+import { USER_ERRORS } from '../users/errors.js';
 
 /** The account's own description of itself: today its display name. */
 export class ProfileService {
@@ -19,7 +20,7 @@ export class ProfileService {
     const invalid = checkName(name);
     if (invalid.length > 0) throw validationError(invalid);
     const user = await updateUserName(this.db, userId, name, this.clock.now().toISOString());
-    if (user === undefined) throw new AppError(404, 'user_not_found', 'This account no longer exists.');
+    if (user === undefined) throw new AppError(404, USER_ERRORS.USER_NOT_FOUND, 'This account no longer exists.');
     return user;
   }
 }

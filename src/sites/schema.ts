@@ -1,26 +1,25 @@
 import { Type, type Static } from 'typebox';
+import { AUTH_TYPES, COLOR_PATTERN, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, NAME_MAX_LENGTH, type PartnerEditableField, URL_MAX_LENGTH } from './contract.js';
 
-/** The settings groups: free text (often JSON), each at most SETTINGS_MAX_BYTES. */
-export const SETTINGS_FIELDS = [
-  'ai_settings',
-  'email_settings',
-  'widget',
-  'portal',
-  'branding',
-  'public_theme',
-  'knowledge_sources',
-] as const;
-export type SettingsField = (typeof SETTINGS_FIELDS)[number];
-
-export const SETTINGS_MAX_BYTES = 64 * 1024;
-export const NAME_MAX_LENGTH = 200;
-export const URL_MAX_LENGTH = 2048;
-export const COLOR_PATTERN = '^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$';
-export const AUTH_TYPES = ['none', 'bearer', 'token'] as const;
+// The plain values are defined in contract.ts, where the dashboard can import them without TypeBox.
+export {
+  AUTH_TYPES,
+  type AuthType,
+  COLOR_PATTERN,
+  DEFAULT_PAGE_SIZE,
+  MAX_PAGE_SIZE,
+  NAME_MAX_LENGTH,
+  PARTNER_EDITABLE_FIELDS,
+  type PartnerEditableField,
+  SETTINGS_FIELDS,
+  SETTINGS_MAX_BYTES,
+  type SettingsField,
+  URL_MAX_LENGTH,
+} from './contract.js';
 
 const ShortText = Type.String({ maxLength: 200 });
 const TagList = Type.Array(Type.String({ maxLength: 200 }), { maxItems: 200 });
-const AuthType = Type.Enum(AUTH_TYPES);
+const AuthTypeSchema = Type.Enum(AUTH_TYPES);
 const Ignored = Type.Unknown({ description: 'Set by the server; accepted and ignored, so a GET body can be sent back' });
 
 /** partner_settings as PUT accepts it: every field optional, merged field by field. */
@@ -30,7 +29,7 @@ export const PartnerSettingsInput = Type.Object(
     base_url: Type.Optional(Type.String({ maxLength: URL_MAX_LENGTH, description: '"" or an absolute http(s) URL' })),
     mcp_url: Type.Optional(Type.String({ maxLength: URL_MAX_LENGTH, description: '"" or an absolute http(s) URL' })),
     project_id: Type.Optional(ShortText),
-    auth_type: Type.Optional(AuthType),
+    auth_type: Type.Optional(AuthTypeSchema),
     access_token: Type.Optional(
       Type.Union([Type.String({ maxLength: 4096 }), Type.Null()], {
         description: 'Write-only. Left out keeps the stored token; a non-empty string replaces it; "" or null clears it.',
@@ -68,6 +67,7 @@ const Name = Type.String({ minLength: 1, maxLength: NAME_MAX_LENGTH });
 
 export const SiteUpdateBody = Type.Object({ name: Type.Optional(Name), ...siteInputFields }, { additionalProperties: false });
 export const SiteCreateBody = Type.Object({ name: Name, ...siteInputFields }, { additionalProperties: false });
+/** The body of PUT /api/v1/sites/{id}. */
 export type SiteUpdate = Static<typeof SiteUpdateBody>;
 export type SiteCreate = Static<typeof SiteCreateBody>;
 export type PartnerSettingsUpdate = Static<typeof PartnerSettingsInput>;
@@ -77,7 +77,7 @@ export const PartnerSettingsSchema = Type.Object({
   base_url: Type.String(),
   mcp_url: Type.String(),
   project_id: Type.String(),
-  auth_type: AuthType,
+  auth_type: AuthTypeSchema,
   access_token_configured: Type.Boolean(),
   read_enabled: Type.Boolean(),
   write_enabled: Type.Boolean(),
@@ -89,6 +89,8 @@ export const PartnerSettingsSchema = Type.Object({
   last_checked_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
 });
 export type PartnerSettings = Static<typeof PartnerSettingsSchema>;
+/** The partner fields a person sets, as GET shows them. */
+export type PartnerDraft = Pick<PartnerSettings, PartnerEditableField>;
 
 export const SiteSchema = Type.Object({
   id: Type.String(),
@@ -109,13 +111,12 @@ export type SiteJson = Static<typeof SiteSchema>;
 
 export const SiteEnvelope = Type.Object({ site: SiteSchema });
 
+export type SiteEnvelopeJson = Static<typeof SiteEnvelope>;
+
 export const SiteList = Type.Object({
   sites: Type.Array(SiteSchema),
   next_cursor: Type.Union([Type.String(), Type.Null()], { description: 'Pass as ?cursor= for the next page; null on the last page' }),
 });
-
-export const DEFAULT_PAGE_SIZE = 50;
-export const MAX_PAGE_SIZE = 100;
 
 export const SiteListQuery = Type.Object(
   {
@@ -124,6 +125,7 @@ export const SiteListQuery = Type.Object(
   },
   { additionalProperties: false },
 );
+export type SiteListJson = Static<typeof SiteList>;
 
 export const SiteParams = Type.Object({ id: Type.String({ maxLength: 64 }) });
 

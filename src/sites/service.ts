@@ -18,6 +18,7 @@ import {
   type SiteJson,
   type SiteUpdate,
 } from './schema.js';
+import { SITE_ERRORS } from './errors.js';
 
 /** partner_settings as stored: everything but the token (its own encrypted column) and the derived flag. */
 export type StoredPartnerSettings = Omit<PartnerSettings, 'access_token_configured'>;
@@ -119,7 +120,7 @@ function checkSiteInput(input: SiteUpdate): void {
     }
   }
   if (tooLarge.length > 0) {
-    throw new AppError(413, 'field_too_large', tooLarge.map((error) => `${error.path}: ${error.message}`).join('; '), { errors: tooLarge });
+    throw new AppError(413, SITE_ERRORS.FIELD_TOO_LARGE, tooLarge.map((error) => `${error.path}: ${error.message}`).join('; '), { errors: tooLarge });
   }
   if (invalid.length > 0) throw validationError(invalid);
 }
@@ -202,7 +203,7 @@ export class SiteService {
       const row = await findSiteForUpdate(trx, this.deps.dialect, userId, id);
       if (row === undefined) throw siteNotFound();
       if (!ifMatchSatisfied(ifMatch, siteEtag(row))) {
-        throw new AppError(412, 'precondition_failed', 'The site has changed since you read it (If-Match does not match); reload it and apply your change again.');
+        throw new AppError(412, SITE_ERRORS.PRECONDITION_FAILED, 'The site has changed since you read it (If-Match does not match); reload it and apply your change again.');
       }
       const updated: SiteRow = { ...row, ...this.#changes(row, input), version: row.version + 1, updated_at: this.deps.clock.now().toISOString() };
       await saveSite(trx, updated);
@@ -304,7 +305,7 @@ function partnerTokenContext(siteId: string): string {
 
 export function siteNotFound(): AppError {
   // Another user's site is "not found" too: its existence is not revealed.
-  return new AppError(404, 'site_not_found', 'No site with this id.');
+  return new AppError(404, SITE_ERRORS.SITE_NOT_FOUND, 'No site with this id.');
 }
 
 function encodeCursor(id: string): string {

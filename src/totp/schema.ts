@@ -1,4 +1,4 @@
-import { Type } from 'typebox';
+import { Type, type Static } from 'typebox';
 
 /** A TOTP code ("123456", spaces allowed) or a recovery code ("abcde-fghij"). */
 export const CodeBody = Type.Object(
@@ -11,6 +11,7 @@ export const TotpSetupResponse = Type.Object({
   otpauth_url: Type.String({ description: 'otpauth://totp/Siteward:<e-mail>?… (SHA1, 6 digits, 30 s)' }),
   qr_svg: Type.String({ description: 'The otpauth URL as an SVG QR code' }),
 });
+export type TotpSetupJson = Static<typeof TotpSetupResponse>;
 
 export const RecoveryCodesResponse = Type.Object({
   recovery_codes: Type.Array(Type.String(), { description: 'Ten single-use codes, shown this once' }),
@@ -20,3 +21,4 @@ export const TotpStatusResponse = Type.Object({
   enabled: Type.Boolean(),
   recovery_codes_remaining: Type.Integer({ description: 'Unused recovery codes (0 when 2FA is off)' }),
 });
+export type TotpStatusJson = Static<typeof TotpStatusResponse>;

@@ -1,8 +1,7 @@
 import type { Kysely } from 'kysely';
-import { unauthorized } from '../auth/guard.js';
 import { RATE_LIMITS, type RateLimiter } from '../auth/rate-limit.js';
 import type { Database } from '../db/schema.js';
-import { AppError } from '../errors.js';
+import { AppError, unauthorized } from '../errors.js';
 import type { Clock } from '../lib/clock.js';
 import type { SecretBox } from '../lib/crypto.js';
 import { newId } from '../lib/ids.js';
@@ -21,21 +20,22 @@ import {
 } from './queries.js';
 import { isRecoveryCodeShape, isTotpCodeShape, legacyRecoveryCodeDigest, newRecoveryCodes, normalizeCode, type RecoveryCodeDigest } from './recovery-codes.js';
 import { matchingTimeStep, newTotpSecret, otpauthUrl, qrCodeSvg } from './totp.js';
+import { TOTP_ERRORS } from './errors.js';
 
 // The failures of this feature, each with its stable code.
 /** Sign-in: the account has TOTP on and no code was sent. */
 export const otpRequired = () =>
-  unauthorized('otp_required', 'This account uses two-factor authentication: send the code from your authenticator app, or a recovery code, in "otp".');
+  unauthorized(TOTP_ERRORS.OTP_REQUIRED, 'This account uses two-factor authentication: send the code from your authenticator app, or a recovery code, in "otp".');
 /** Sign-in: the code is wrong, already used, or out of the time window. */
-export const otpInvalidAtSignIn = () => unauthorized('otp_invalid', 'The code is wrong or has already been used.');
+export const otpInvalidAtSignIn = () => unauthorized(TOTP_ERRORS.OTP_INVALID, 'The code is wrong or has already been used.');
 /** Account settings: the signed-in user confirmed a change with a wrong code (not a sign-out, so not 401). */
-const otpInvalidForChange = () => new AppError(403, 'otp_invalid', 'The code is wrong or has already been used.');
+const otpInvalidForChange = () => new AppError(403, TOTP_ERRORS.OTP_INVALID, 'The code is wrong or has already been used.');
 const otpRequiredForChange = () =>
-  new AppError(403, 'otp_required', 'This account uses two-factor authentication: send the code from your authenticator app, or a recovery code, in "otp".');
+  new AppError(403, TOTP_ERRORS.OTP_REQUIRED, 'This account uses two-factor authentication: send the code from your authenticator app, or a recovery code, in "otp".');
 const totpAlreadyEnabled = () =>
-  new AppError(409, 'totp_already_enabled', 'Two-factor authentication is already on. Turn it off first to move it to another device.');
-const totpNotEnabled = () => new AppError(409, 'totp_not_enabled', 'Two-factor authentication is not on for this account.');
-const totpSetupRequired = () => new AppError(409, 'totp_setup_required', 'Start with POST /api/v1/me/totp/setup, then confirm with a code from the app.');
+  new AppError(409, TOTP_ERRORS.TOTP_ALREADY_ENABLED, 'Two-factor authentication is already on. Turn it off first to move it to another device.');
+const totpNotEnabled = () => new AppError(409, TOTP_ERRORS.TOTP_NOT_ENABLED, 'Two-factor authentication is not on for this account.');
+const totpSetupRequired = () => new AppError(409, TOTP_ERRORS.TOTP_SETUP_REQUIRED, 'Start with POST /api/v1/me/totp/setup, then confirm with a code from the app.');
 
 export interface TotpSetup {
   secret: string;

@@ -1,4 +1,4 @@
-import { Type } from 'typebox';
+import { Type, type Static } from 'typebox';
 
 export const UserSchema = Type.Object(
   {
@@ -11,6 +11,7 @@ export const UserSchema = Type.Object(
   },
   { $id: 'User' },
 );
+export type UserJson = Static<typeof UserSchema>;
 
 export const EMAIL_MAX_LENGTH = 254;
 export const NAME_MAX_LENGTH = 200;

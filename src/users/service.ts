@@ -1,5 +1,4 @@
 import type { Kysely } from 'kysely';
-import type { Static } from 'typebox';
 import type { Database } from '../db/schema.js';
 import { AppError, type FieldError, validationError } from '../errors.js';
 import { checkPasswordPolicy, NO_PASSWORD, type PasswordHasher } from '../auth/passwords.js';
@@ -9,12 +8,12 @@ import type { SessionService } from '../auth/sessions.js';
 import type { Clock } from '../lib/clock.js';
 import { newId } from '../lib/ids.js';
 import { findUserByEmail, findUserById, insertUser, listUsers, updatePasswordHash, type UserRow } from './queries.js';
-import { EMAIL_MAX_LENGTH, NAME_MAX_LENGTH, type UserSchema } from './schema.js';
+import { EMAIL_MAX_LENGTH, NAME_MAX_LENGTH, type UserJson } from './schema.js';
+import { USER_ERRORS } from './errors.js';
 
-export type PublicUser = Static<typeof UserSchema>;
 
 /** The user as every response shows it: never the password hash or token state. */
-export function userToJson(user: UserRow): PublicUser {
+export function userToJson(user: UserRow): UserJson {
   return {
     id: user.id,
     email: user.email,
@@ -40,8 +39,7 @@ export function normalizeEmail(email: string): string {
 
 const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
-export const EMAIL_TAKEN = 'email_taken';
-export const emailTaken = () => new AppError(409, EMAIL_TAKEN, 'An account with this e-mail address already exists.');
+export const emailTaken = () => new AppError(409, USER_ERRORS.EMAIL_TAKEN, 'An account with this e-mail address already exists.');
 
 /** What is wrong with a normalised address, if anything: the rule of sign-up and of an address change alike. */
 export function checkEmail(email: string): FieldError[] {
@@ -114,7 +112,7 @@ export interface PasswordChange {
 
 /** Settings: the current password was wrong. 403, not 401: the caller is still signed in. */
 const currentPasswordInvalid = () =>
-  new AppError(403, 'current_password_invalid', 'The current password is wrong.', { errors: [{ path: '/current_password', message: 'is wrong' }] });
+  new AppError(403, USER_ERRORS.CURRENT_PASSWORD_INVALID, 'The current password is wrong.', { errors: [{ path: '/current_password', message: 'is wrong' }] });
 
 /**
  * A signed-in user's password change. The current password, or a recent authentication, is asked
@@ -140,7 +138,7 @@ export class PasswordChangeService {
   async changePassword(userId: string, change: PasswordChange, keepSessionId: string | null): Promise<void> {
     // Read afresh, not from the request's principal, which may have been cached.
     const user = await findUserById(this.db, userId);
-    if (user === undefined) throw new AppError(404, 'user_not_found', 'This account no longer exists.');
+    if (user === undefined) throw new AppError(404, USER_ERRORS.USER_NOT_FOUND, 'This account no longer exists.');
     const policy = checkPasswordPolicy(change.newPassword, { email: user.email, name: user.name }, '/new_password');
     if (policy.length > 0) throw validationError(policy);
     if (change.currentPassword !== undefined && hasPassword(user)) {

@@ -2,16 +2,21 @@
 // Every failure becomes an ApiError carrying the server's problem+json, so a screen can show the
 // detail and put each field error next to the field it names.
 
-export interface FieldError {
-  /** JSON pointer-like path the server names, e.g. "/partner_settings/base_url". */
-  path: string;
-  message: string;
-}
+import { AUTH_ERRORS } from '@server/auth/errors';
+import type { ErrorCode } from '@server/error-codes';
+import type { FieldError, Problem } from '@server/http/problem';
+import { CODES_WITH_SPECIFIC_DETAIL, ERROR_MESSAGES } from './errorMessages';
+
+export type { FieldError };
+
+/** Failures the dashboard meets without a problem from the server to say what happened. */
+export const CLIENT_ERRORS = { NETWORK_ERROR: 'network_error', HTTP_ERROR: 'http_error' } as const;
+export type ClientErrorCode = (typeof CLIENT_ERRORS)[keyof typeof CLIENT_ERRORS];
 
 export class ApiError extends Error {
   constructor(
     readonly status: number,
-    readonly code: string,
+    readonly code: ErrorCode | ClientErrorCode,
     readonly detail: string,
     readonly errors: FieldError[] = [],
     readonly retryAfterSeconds?: number,
@@ -26,25 +31,10 @@ export class ApiError extends Error {
   }
 }
 
-export interface Problem {
-  type?: string;
-  title?: string;
-  status?: number;
-  detail?: string;
-  code?: string;
-  errors?: FieldError[];
-}
-
 interface RequestOptions {
   body?: unknown;
   headers?: Record<string, string>;
 }
-
-/** The server's answer to a change that needs a recent sign-in (src/auth/recent-authentication.ts). */
-export const REAUTHENTICATION_REQUIRED = 'reauthentication_required';
-
-/** Another account already uses the address (src/users/service.ts). */
-export const EMAIL_TAKEN = 'email_taken';
 
 /**
  * Asks the person to confirm who they are; resolves true once the server has taken it, false when
@@ -73,7 +63,7 @@ async function request<T>(method: string, url: string, options: RequestOptions =
     return await send<T>(method, url, options);
   } catch (error) {
     const prompt = reauthenticationPrompt;
-    if (!(error instanceof ApiError) || error.code !== REAUTHENTICATION_REQUIRED || prompt === undefined) throw error;
+    if (!(error instanceof ApiError) || error.code !== AUTH_ERRORS.REAUTHENTICATION_REQUIRED || prompt === undefined) throw error;
     if (!(await prompt())) throw error;
     return send<T>(method, url, options);
   }
@@ -90,7 +80,7 @@ async function send<T>(method: string, url: string, options: RequestOptions): Pr
   try {
     response = await fetch(url, { method, headers, body, credentials: 'same-origin', cache: 'no-store' });
   } catch {
-    throw new ApiError(0, 'network_error', 'The server could not be reached. Check your connection and try again.');
+    throw new ApiError(0, CLIENT_ERRORS.NETWORK_ERROR, 'The server could not be reached. Check your connection and try again.');
   }
   const text = await response.text();
   let parsed: unknown = undefined;
@@ -102,11 +92,12 @@ async function send<T>(method: string, url: string, options: RequestOptions): Pr
     }
   }
   if (!response.ok) {
-    const problem = (parsed ?? {}) as Problem;
+    // Whatever the body holds: a proxy in between may answer with something else entirely.
+    const problem = (parsed ?? {}) as Partial<Problem>;
     const retryAfter = Number(response.headers.get('retry-after'));
     throw new ApiError(
       response.status,
-      problem.code ?? 'http_error',
+      problem.code ?? CLIENT_ERRORS.HTTP_ERROR,
       problem.detail ?? problem.title ?? `The server answered ${response.status}.`,
       Array.isArray(problem.errors) ? problem.errors : [],
       Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter : undefined,
@@ -126,14 +117,15 @@ export const api = {
 /** A readable message for anything a request may throw. */
 export function errorMessage(error: unknown): string {
   if (error instanceof ApiError) {
-    // Seen only when the person closed the confirmation dialog; the server's detail speaks to API clients.
-    if (error.code === REAUTHENTICATION_REQUIRED) return 'This change needs you to confirm it’s you. Try again, and enter your password or use a passkey when asked.';
     if (error.status === 429 && error.retryAfterSeconds !== undefined) {
       // The server's detail may already name the wait in seconds; say it once, in words people read.
       const reason = error.detail.replace(/\s*Try again in \d+ seconds?\.?\s*$/i, '');
       return `${reason} Try again in ${formatWait(error.retryAfterSeconds)}.`;
     }
-    return error.detail;
+    if (error.code === CLIENT_ERRORS.NETWORK_ERROR || error.code === CLIENT_ERRORS.HTTP_ERROR) return error.detail;
+    // The server's detail is written for API clients; people read the dashboard's own sentence,
+    // unless the detail names the very field or check that failed.
+    return CODES_WITH_SPECIFIC_DETAIL.has(error.code) ? error.detail : ERROR_MESSAGES[error.code];
   }
   if (error instanceof Error) return error.message;
   return 'Something went wrong.';
@@ -144,83 +136,11 @@ function formatWait(seconds: number): string {
   return `${Math.ceil(seconds / 60)} minutes`;
 }
 
-// ---- Shapes the server answers (see /api/v1/openapi.json) ----
+// ---- Shapes the server answers: the server's own schemas' types, never copies ----
 
-export interface User {
-  id: string;
-  email: string;
-  name: string;
-  /** Whether the holder of the address has confirmed it. */
-  email_verified: boolean;
-  /** False after an account reset: a password is set without a current one. */
-  has_password: boolean;
-  created_at: string;
-}
-
-/** A change of address waiting for the link mailed to the new address. */
-export interface PendingEmailChange {
-  email: string;
-  expires_at: string;
-}
-
-export interface PartnerSettings {
-  enabled: boolean;
-  base_url: string;
-  mcp_url: string;
-  project_id: string;
-  auth_type: string;
-  access_token_configured: boolean;
-  read_enabled: boolean;
-  write_enabled: boolean;
-  collections: string[];
-  widget_project_id: string;
-  widget_search_sources: string[];
-  last_status: string;
-  last_error: string | null;
-  last_checked_at: string | null;
-}
-
-export interface Site {
-  id: string;
-  name: string;
-  color: string;
-  ai_settings: string;
-  email_settings: string;
-  widget: string;
-  portal: string;
-  branding: string;
-  public_theme: string;
-  knowledge_sources: string;
-  partner_settings: PartnerSettings;
-  created_at: string;
-  updated_at: string;
-}
-
-export interface AccessToken {
-  id: string;
-  name: string;
-  scopes: string[];
-  last_four: string;
-  created_at: string;
-  last_used_at: string | null;
-}
-
-export interface WebSession {
-  id: string;
-  created_at: string;
-  last_seen_at: string;
-  expires_at: string;
-  user_agent: string;
-  ip: string;
-  current: boolean;
-  second_factor_pending: boolean;
-}
-
-export interface Passkey {
-  id: string;
-  name: string;
-  created_at: string;
-  last_used_at: string | null;
-  device_type: 'single_device' | 'multi_device';
-  backed_up: boolean;
-}
+export type { AccessTokenJson as AccessToken } from '@server/access-tokens/schema';
+export type { SessionJson as WebSession } from '@server/account/schema';
+export type { PasskeyJson as Passkey } from '@server/passkeys/schema';
+export type { PendingEmailChangeJson as PendingEmailChange } from '@server/profile/schema';
+export type { PartnerSettings, SiteJson as Site } from '@server/sites/schema';
+export type { UserJson as User } from '@server/users/schema';

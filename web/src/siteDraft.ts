@@ -1,56 +1,35 @@
 // The site editor's working copy: what the form holds, how it differs from the loaded site, and
 // what the form refuses before the server is asked. Pure functions, so the rules are easy to follow.
-import type { FieldError, PartnerSettings, Site } from './api';
+import { COLOR_PATTERN as COLOR_PATTERN_SOURCE, NAME_MAX_LENGTH, PARTNER_EDITABLE_FIELDS, SETTINGS_FIELDS, SETTINGS_MAX_BYTES, type SettingsField } from '@server/sites/contract';
+import type { PartnerDraft, SiteUpdate } from '@server/sites/schema';
+import type { FieldError, Site } from './api';
 import { analyseSettingsText } from './settingsText';
 
-/** The settings groups in the order the editor shows them, with the names people read. */
-export const SETTINGS_GROUPS = [
-  { field: 'ai_settings', title: 'AI settings', description: 'Model, prompts and answer behaviour of the assistant.' },
-  { field: 'email_settings', title: 'E-mail settings', description: 'Sender, reply-to and e-mail channel options.' },
-  { field: 'widget', title: 'Widget', description: 'The chat widget embedded on your pages.' },
-  { field: 'portal', title: 'Portal', description: 'The help portal: navigation, sections and visibility.' },
-  { field: 'branding', title: 'Branding', description: 'Logo, names and wording shown to visitors.' },
-  { field: 'public_theme', title: 'Public theme', description: 'Colours, fonts and layout of the public pages.' },
-  { field: 'knowledge_sources', title: 'Knowledge sources', description: 'Where the assistant looks for answers.' },
-] as const;
+/** The names people read for each settings group; keyed by the server's list, so none is missing. */
+const SETTINGS_TEXT: Record<SettingsField, { title: string; description: string }> = {
+  ai_settings: { title: 'AI settings', description: 'Model, prompts and answer behaviour of the assistant.' },
+  email_settings: { title: 'E-mail settings', description: 'Sender, reply-to and e-mail channel options.' },
+  widget: { title: 'Widget', description: 'The chat widget embedded on your pages.' },
+  portal: { title: 'Portal', description: 'The help portal: navigation, sections and visibility.' },
+  branding: { title: 'Branding', description: 'Logo, names and wording shown to visitors.' },
+  public_theme: { title: 'Public theme', description: 'Colours, fonts and layout of the public pages.' },
+  knowledge_sources: { title: 'Knowledge sources', description: 'Where the assistant looks for answers.' },
+};
 
-export type SettingsField = (typeof SETTINGS_GROUPS)[number]['field'];
+/** The settings groups in the server's order, which the editor shows them in. */
+export const SETTINGS_GROUPS = SETTINGS_FIELDS.map((field) => ({ field, ...SETTINGS_TEXT[field] }));
 
-/** What the server accepts for partner_settings.auth_type (src/sites/schema.ts AUTH_TYPES). */
-export const AUTH_TYPES = ['none', 'bearer', 'token'] as const;
+export const COLOR_PATTERN = new RegExp(COLOR_PATTERN_SOURCE);
 
-export const NAME_MAX_LENGTH = 200;
-export const SETTINGS_MAX_BYTES = 64 * 1024;
-export const COLOR_PATTERN = /^#(?:[0-9a-f]{3}|[0-9a-f]{6})$/i;
-
-/** The partner fields a person edits; the check results and the token flag belong to the server. */
-export type PartnerDraft = Pick<
-  PartnerSettings,
-  'enabled' | 'base_url' | 'mcp_url' | 'project_id' | 'auth_type' | 'read_enabled' | 'write_enabled' | 'collections' | 'widget_project_id' | 'widget_search_sources'
->;
-
-const PARTNER_FIELDS = [
-  'enabled',
-  'base_url',
-  'mcp_url',
-  'project_id',
-  'auth_type',
-  'read_enabled',
-  'write_enabled',
-  'collections',
-  'widget_project_id',
-  'widget_search_sources',
-] as const satisfies ReadonlyArray<keyof PartnerDraft>;
+const PARTNER_FIELDS = PARTNER_EDITABLE_FIELDS;
 
 /** The token is write-only: the form can keep it, replace it with a new value, or clear it. */
 export type TokenChange = { kind: 'keep' } | { kind: 'replace'; value: string } | { kind: 'clear' };
 
 export type SiteDraft = { name: string; color: string } & Record<SettingsField, string> & { partner: PartnerDraft; accessToken: TokenChange };
 
-/** The body of PUT /api/v1/sites/{id}: only what changed. */
-export type SiteChanges = Partial<{ name: string; color: string } & Record<SettingsField, string>> & {
-  partner_settings?: Partial<PartnerDraft> & { access_token?: string };
-};
+/** The body of PUT /api/v1/sites/{id} as the server types it; the editor sends only what changed. */
+export type SiteChanges = SiteUpdate;
 
 export function draftOf(site: Site): SiteDraft {
   const partner = site.partner_settings;
@@ -89,7 +68,7 @@ export function changesOf(site: Site, draft: SiteDraft): SiteChanges {
   for (const { field } of SETTINGS_GROUPS) {
     if (draft[field] !== site[field]) changes[field] = draft[field];
   }
-  const partner: Partial<PartnerDraft> & { access_token?: string } = {};
+  const partner: NonNullable<SiteChanges['partner_settings']> = {};
   for (const field of PARTNER_FIELDS) {
     if (!samePartnerValue(draft.partner[field], site.partner_settings[field])) Object.assign(partner, { [field]: draft.partner[field] });
   }

@@ -1,17 +1,20 @@
 import { type FormEvent, useState } from 'react';
-import { api, ApiError, type AccessToken, errorMessage } from '../api';
+import { ACCESS_TOKEN_SCOPES, type AccessTokenScope } from '@server/auth/scopes';
+import type { CreatedAccessTokenJson as CreatedAccessToken } from '@server/access-tokens/schema';
+import { api, ApiError, errorMessage } from '../api';
 import { useSubmission } from '../useSubmission';
 import { Alert } from './Alert';
 import { Button } from './Button';
 import { Field } from './Field';
 
-export type CreatedAccessToken = AccessToken & { token: string };
+export type { CreatedAccessTokenJson as CreatedAccessToken } from '@server/access-tokens/schema';
 
-/** The scopes the server knows (src/auth/tokens.ts); each is checked on its own, write does not imply read. */
-const SCOPES = [
-  { scope: 'sites:read', label: 'Read sites', description: 'List sites and read their settings.' },
-  { scope: 'sites:write', label: 'Write sites', description: 'Create, change and delete sites, and run connection checks.' },
-] as const;
+/** What people read for each scope the server knows; keyed by its list, so a new scope needs words here. Each is checked on its own: write does not imply read. */
+const SCOPE_TEXT: Record<AccessTokenScope, { label: string; description: string }> = {
+  'sites:read': { label: 'Read sites', description: 'List sites and read their settings.' },
+  'sites:write': { label: 'Write sites', description: 'Create, change and delete sites, and run connection checks.' },
+};
+const SCOPES = ACCESS_TOKEN_SCOPES.map((scope) => ({ scope, ...SCOPE_TEXT[scope] }));
 
 /** Names a new token and picks what it may do. The secret comes back in the answer, this once. */
 export function AccessTokenCreateForm({ onCreated }: { onCreated: (token: CreatedAccessToken) => void }) {

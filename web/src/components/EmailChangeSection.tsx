@@ -1,5 +1,6 @@
 import { useState } from 'react';
-import { api, ApiError, EMAIL_TAKEN, errorMessage, type PendingEmailChange } from '../api';
+import { USER_ERRORS } from '@server/users/errors';
+import { api, ApiError, errorMessage, type PendingEmailChange } from '../api';
 import { asSentence, formatDateTime } from '../format';
 import { useSession } from '../session';
 import { useResource } from '../useResource';
@@ -11,7 +12,7 @@ import { Field } from './Field';
 /** What the server said about the address, worded for the field; undefined for other failures. */
 function emailFieldError(error: unknown): string | undefined {
   if (!(error instanceof ApiError)) return undefined;
-  if (error.code === EMAIL_TAKEN) return 'Another account already uses this address.';
+  if (error.code === USER_ERRORS.EMAIL_TAKEN) return 'Another account already uses this address.';
   const message = error.fieldMessage('email');
   return message === undefined ? undefined : asSentence(message);
 }

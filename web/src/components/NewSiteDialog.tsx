@@ -1,6 +1,7 @@
 import { type FormEvent, useEffect, useRef, useState } from 'react';
 import { api, ApiError, errorMessage, type Site } from '../api';
-import { COLOR_PATTERN, NAME_MAX_LENGTH } from '../siteDraft';
+import { NAME_MAX_LENGTH } from '@server/sites/contract';
+import { COLOR_PATTERN } from '../siteDraft';
 import { useSubmission } from '../useSubmission';
 import { Alert } from './Alert';
 import { Button } from './Button';

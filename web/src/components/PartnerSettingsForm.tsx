@@ -1,6 +1,8 @@
 import { type ReactNode, useId } from 'react';
 import type { FieldError } from '../api';
-import { AUTH_TYPES, messageFor, type PartnerDraft, type TokenChange } from '../siteDraft';
+import { AUTH_TYPES, type AuthType } from '@server/sites/contract';
+import type { PartnerDraft } from '@server/sites/schema';
+import { messageFor, type TokenChange } from '../siteDraft';
 import { AccessTokenField } from './AccessTokenField';
 import { Field } from './Field';
 import { TagInput } from './TagInput';
@@ -14,7 +16,8 @@ interface PartnerSettingsFormProps {
   errors: FieldError[];
 }
 
-const AUTH_TYPE_LABELS: Record<(typeof AUTH_TYPES)[number], { label: string; hint: string }> = {
+// Keyed by the server's AuthType: a type added there does not compile here until it has a label.
+const AUTH_TYPE_LABELS: Record<AuthType, { label: string; hint: string }> = {
   none: { label: 'None', hint: 'No Authorization header is sent.' },
   bearer: { label: 'Bearer', hint: 'Sent as Authorization: Bearer <access token>.' },
   token: { label: 'Token', hint: 'Sent as Authorization: Token <access token>.' },
@@ -103,27 +106,29 @@ function Switch({ label, checked, onChange, hint }: { label: string; checked: bo
   );
 }
 
-function AuthTypeSelect({ value, onChange, error }: { value: string; onChange: (value: string) => void; error: string | undefined }) {
+function AuthTypeSelect({ value, onChange, error }: { value: AuthType; onChange: (value: AuthType) => void; error: string | undefined }) {
   const id = useId();
-  const known = AUTH_TYPES.find((type) => type === value);
-  const describedBy = [known !== undefined ? `${id}-hint` : '', error !== undefined ? `${id}-error` : ''].filter(Boolean).join(' ') || undefined;
+  const describedBy = [`${id}-hint`, error !== undefined ? `${id}-error` : ''].filter(Boolean).join(' ');
   return (
     <div className="field">
       <label htmlFor={id}>Auth type</label>
-      <select id={id} value={value} onChange={(event) => onChange(event.target.value)} aria-invalid={error !== undefined} aria-describedby={describedBy}>
-        {/* A value the server no longer lists stays visible rather than being silently swapped. */}
-        {known === undefined && <option value={value}>{value}</option>}
+      <select
+        id={id}
+        value={value}
+        // Only the server's own values are offered, so only they can be sent.
+        onChange={(event) => onChange(AUTH_TYPES.find((type) => type === event.target.value) ?? value)}
+        aria-invalid={error !== undefined}
+        aria-describedby={describedBy}
+      >
         {AUTH_TYPES.map((type) => (
           <option key={type} value={type}>
             {AUTH_TYPE_LABELS[type].label}
           </option>
         ))}
       </select>
-      {known !== undefined && (
-        <p className="hint" id={`${id}-hint`}>
-          {AUTH_TYPE_LABELS[known].hint}
-        </p>
-      )}
+      <p className="hint" id={`${id}-hint`}>
+        {AUTH_TYPE_LABELS[value].hint}
+      </p>
       {error !== undefined && (
         <p className="field-error" id={`${id}-error`}>
           {error}

@@ -6,6 +6,7 @@ import { useResource } from '../useResource';
 import { Alert } from './Alert';
 import { Button } from './Button';
 import { Field } from './Field';
+import { USER_ERRORS } from '@server/users/errors';
 
 interface FieldErrors {
   current?: string | undefined;
@@ -56,7 +57,7 @@ export function PasswordSection({ onChanged }: { onChanged: () => void }) {
       setDone(true);
       onChanged();
     } catch (error) {
-      if (error instanceof ApiError && error.code === 'current_password_invalid') {
+      if (error instanceof ApiError && error.code === USER_ERRORS.CURRENT_PASSWORD_INVALID) {
         setErrors({ current: 'This is not your current password.' });
       } else if (error instanceof ApiError && error.fieldMessage('new_password') !== undefined) {
         setErrors({ next: asSentence(error.fieldMessage('new_password') ?? '') });

@@ -6,6 +6,8 @@ import { Alert } from './Alert';
 import { Button } from './Button';
 import { CodeField } from './CodeField';
 import { Field } from './Field';
+import { ACCOUNT_ERRORS } from '@server/account/errors';
+import { TOTP_ERRORS } from '@server/totp/errors';
 
 interface ReauthenticateDialogProps {
   /** The server took the proof: the refused request may be sent again. */
@@ -54,13 +56,13 @@ export function ReauthenticateDialog({ onConfirmed, onCancel }: ReauthenticateDi
       await api.post('/api/v1/me/reauthenticate', needsCode ? { password, otp: code } : { password });
       onConfirmed();
     } catch (error) {
-      if (error instanceof ApiError && error.code === 'password_invalid') {
+      if (error instanceof ApiError && error.code === ACCOUNT_ERRORS.PASSWORD_INVALID) {
         setPassword('');
         setErrors({ password: 'That is not your password.' });
-      } else if (error instanceof ApiError && error.code === 'otp_required') {
+      } else if (error instanceof ApiError && error.code === TOTP_ERRORS.OTP_REQUIRED) {
         setNeedsCode(true);
         setErrors({ code: 'Two-factor authentication is on: enter the code from your app, or a recovery code.' });
-      } else if (error instanceof ApiError && error.code === 'otp_invalid') {
+      } else if (error instanceof ApiError && error.code === TOTP_ERRORS.OTP_INVALID) {
         setCode('');
         setErrors({ code: 'That code is wrong or has already been used. Wait for the next one and try again.' });
       } else {

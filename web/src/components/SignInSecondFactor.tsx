@@ -3,6 +3,8 @@ import { api, ApiError, errorMessage, type User } from '../api';
 import { Alert } from './Alert';
 import { Button } from './Button';
 import { Field } from './Field';
+import { AUTH_ERRORS } from '@server/auth/errors';
+import { TOTP_ERRORS } from '@server/totp/errors';
 
 interface SignInSecondFactorProps {
   email: string;
@@ -43,11 +45,11 @@ export function SignInSecondFactor({ email, onSignedIn, onRestart }: SignInSecon
       await onSignedIn(data.user);
     } catch (caught) {
       setBusy(false);
-      if (caught instanceof ApiError && caught.code === 'second_factor_not_pending') {
+      if (caught instanceof ApiError && caught.code === AUTH_ERRORS.SECOND_FACTOR_NOT_PENDING) {
         onRestart('That sign-in waited too long and has ended. Sign in again.');
         return;
       }
-      if (caught instanceof ApiError && (caught.code === 'otp_invalid' || caught.code === 'otp_required')) {
+      if (caught instanceof ApiError && (caught.code === TOTP_ERRORS.OTP_INVALID || caught.code === TOTP_ERRORS.OTP_REQUIRED)) {
         setCodeError('That code is wrong or has already been used. Wait for the next code and try again.');
         setCode('');
         focusCode();

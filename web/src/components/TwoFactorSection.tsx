@@ -10,24 +10,15 @@ import { LoadFailed } from './LoadFailed';
 import { Loading } from './Loading';
 import { useResource } from '../useResource';
 import { RecoveryCodes } from './RecoveryCodes';
+import { TOTP_ERRORS } from '@server/totp/errors';
+import type { TotpSetupJson, TotpStatusJson } from '@server/totp/schema';
 
-interface TotpStatus {
-  enabled: boolean;
-  recovery_codes_remaining: number;
-}
-
-interface TotpSetup {
-  secret: string;
-  otpauth_url: string;
-  qr_svg: string;
-}
-
-type View = { kind: 'status' } | { kind: 'setup'; setup: TotpSetup } | { kind: 'codes'; codes: string[] };
+type View = { kind: 'status' } | { kind: 'setup'; setup: TotpSetupJson } | { kind: 'codes'; codes: string[] };
 
 /** The message for a code field: a wrong code belongs next to the code, anything else in an alert. */
 function codeError(error: unknown): { field?: string; alert?: string } {
-  if (error instanceof ApiError && (error.code === 'otp_invalid' || error.status === 429 || error.fieldMessage('code') !== undefined)) {
-    return { field: error.code === 'otp_invalid' ? 'That code is wrong or has already been used. Wait for the next one and try again.' : errorMessage(error) };
+  if (error instanceof ApiError && (error.code === TOTP_ERRORS.OTP_INVALID || error.status === 429 || error.fieldMessage('code') !== undefined)) {
+    return { field: error.code === TOTP_ERRORS.OTP_INVALID ? 'That code is wrong or has already been used. Wait for the next one and try again.' : errorMessage(error) };
   }
   return { alert: errorMessage(error) };
 }
@@ -48,7 +39,7 @@ function groupInFours(secret: string): string {
 const LOW_RECOVERY_CODES = 3;
 
 export function TwoFactorSection({ onChanged }: { onChanged: () => void }) {
-  const { data: status, error: loadError, reload: load } = useResource('/api/v1/me/totp', (body: TotpStatus) => body);
+  const { data: status, error: loadError, reload: load } = useResource('/api/v1/me/totp', (body: TotpStatusJson) => body);
   const [view, setView] = useState<View>({ kind: 'status' });
   const [notice, setNotice] = useState<string>();
   const [actionError, setActionError] = useState<string>();
@@ -59,7 +50,7 @@ export function TwoFactorSection({ onChanged }: { onChanged: () => void }) {
     setActionError(undefined);
     setNotice(undefined);
     try {
-      const { data } = await api.post<TotpSetup>('/api/v1/me/totp/setup');
+      const { data } = await api.post<TotpSetupJson>('/api/v1/me/totp/setup');
       setView({ kind: 'setup', setup: data });
     } catch (error) {
       setActionError(errorMessage(error));
@@ -127,7 +118,7 @@ export function TwoFactorSection({ onChanged }: { onChanged: () => void }) {
   );
 }
 
-function TotpSetupPanel({ setup, onCancel, onEnabled }: { setup: TotpSetup; onCancel: () => void; onEnabled: (codes: string[]) => void }) {
+function TotpSetupPanel({ setup, onCancel, onEnabled }: { setup: TotpSetupJson; onCancel: () => void; onEnabled: (codes: string[]) => void }) {
   const [code, setCode] = useState('');
   const [busy, setBusy] = useState(false);
   const [fieldError, setFieldError] = useState<string>();

@@ -8,13 +8,15 @@ import { useSignupAvailability } from '../components/useSignupAvailability';
 import { Link, navigate } from '../router';
 import { useSession } from '../session';
 import { useTitle } from '../useTitle';
+import { AUTH_ERRORS } from '@server/auth/errors';
+import { USER_ERRORS } from '@server/users/errors';
 
 /** The server names fields by path and words its message to follow the field's name. */
 function problemAt(error: unknown, field: string, label: string): string | undefined {
   if (!(error instanceof ApiError)) return undefined;
   const message = error.fieldMessage(field);
   if (message !== undefined) return `${label} ${message}.`;
-  if (field === 'email' && error.code === 'email_taken') return error.detail;
+  if (field === 'email' && error.code === USER_ERRORS.EMAIL_TAKEN) return error.detail;
   return undefined;
 }
 
@@ -83,7 +85,7 @@ export function SignUpPage() {
   }
 
   const fieldErrors = Object.fromEntries(FIELDS.map(([field, label]) => [field, problemAt(error, field, label)]));
-  const closed = error instanceof ApiError && error.code === 'signup_closed';
+  const closed = error instanceof ApiError && error.code === AUTH_ERRORS.SIGNUP_CLOSED;
   const showAlert = error !== undefined && Object.values(fieldErrors).every((message) => message === undefined);
   return (
     <AuthScreen title="Create your account" intro="Manage your sites, widgets and integrations in one place." footer={<SignInLink />}>

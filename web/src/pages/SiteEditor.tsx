@@ -18,16 +18,14 @@ import {
   fieldLabel,
   hasChanges,
   messageFor,
-  NAME_MAX_LENGTH,
-  type PartnerDraft,
   rebaseDraft,
   sameConfiguration,
   SETTINGS_GROUPS,
-  SETTINGS_MAX_BYTES,
-  type SettingsField,
   type SiteDraft,
   type TokenChange,
 } from '../siteDraft';
+import { NAME_MAX_LENGTH, SETTINGS_MAX_BYTES, type SettingsField } from '@server/sites/contract';
+import type { PartnerDraft } from '@server/sites/schema';
 import { useTitle } from '../useTitle';
 
 interface LoadedSite {

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { afterEach, beforeEach, test } from 'node:test';
 import { sql } from 'kysely';
 import { buildTestApp, createAccessToken, signUp, type TestApp } from '../../test/helpers.js';
-import { LastUseRecorder } from './last-use.js';
+import { LastUseRecorder } from './access-token-last-use.js';
 
 // The recorder on the app's own database (SQLite, or PostgreSQL with TEST_DATABASE_URL), with
 // tokens made through the API. Failures are real: the table is renamed away while a write runs.

@@ -1,0 +1,8 @@
+/**
+ * Error codes of managing personal access tokens (what a token may not do is the guard's: auth/errors.ts).
+ * Values are the wire's `code`. No imports: the dashboard imports this list too.
+ */
+export const ACCESS_TOKEN_ERRORS = {
+  ACCESS_TOKEN_NOT_FOUND: 'access_token_not_found',
+  TOO_MANY_ACCESS_TOKENS: 'too_many_access_tokens',
+} as const;

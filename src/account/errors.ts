@@ -1,0 +1,4 @@
+/** Error codes of the signed-in account's own settings. Values are the wire's `code`. No imports: the dashboard imports this list too. */
+export const ACCOUNT_ERRORS = {
+  PASSWORD_INVALID: 'password_invalid',
+} as const;

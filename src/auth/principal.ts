@@ -1,0 +1,18 @@
+import type { UserRow } from '../users/queries.js';
+import type { AccessTokenScope } from './scopes.js';
+
+export type AuthMethod = 'jwt' | 'access_token' | 'session';
+
+/** Who is calling, and with which credential. */
+export interface Principal {
+  user: UserRow;
+  method: AuthMethod;
+  scopes: readonly AccessTokenScope[];
+  accessTokenId: string | null;
+  sessionId: string | null;
+  /**
+   * When the person behind the credential last proved who they are (epoch milliseconds): the
+   * session's authenticated_at or the JWT's auth_time; null for a personal access token.
+   */
+  authenticatedAt: number | null;
+}

@@ -1,0 +1,34 @@
+import { ACCESS_TOKEN_ERRORS } from './access-tokens/errors.js';
+import { ACCOUNT_ERRORS } from './account/errors.js';
+import { AUTH_ERRORS } from './auth/errors.js';
+import { EMAIL_VERIFICATION_ERRORS } from './email-verification/errors.js';
+import { HTTP_ERRORS } from './http/errors.js';
+import { PASSKEY_ERRORS } from './passkeys/errors.js';
+import { PROFILE_ERRORS } from './profile/errors.js';
+import { SITE_ERRORS } from './sites/errors.js';
+import { TOTP_ERRORS } from './totp/errors.js';
+import { USER_ERRORS } from './users/errors.js';
+
+/** The features' own lists of codes, each defined beside its feature; a new feature's list is added here. */
+export const ERROR_CODE_LISTS = [
+  HTTP_ERRORS,
+  AUTH_ERRORS,
+  ACCESS_TOKEN_ERRORS,
+  USER_ERRORS,
+  ACCOUNT_ERRORS,
+  TOTP_ERRORS,
+  PASSKEY_ERRORS,
+  EMAIL_VERIFICATION_ERRORS,
+  PROFILE_ERRORS,
+  SITE_ERRORS,
+] as const;
+
+/** Distributes over the union of lists: `keyof` of a union would keep only the keys all share. */
+type CodesOf<List> = List extends unknown ? List[keyof List] : never;
+
+/**
+ * Every `code` a problem from this API can carry: the union of the features' lists. AppError takes
+ * only these, so a code no list holds does not compile, and the dashboard's messages are keyed by
+ * this type, so a new code needs a message there too.
+ */
+export type ErrorCode = CodesOf<(typeof ERROR_CODE_LISTS)[number]>;

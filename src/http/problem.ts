@@ -1,0 +1,17 @@
+import type { ErrorCode } from '../error-codes.js';
+
+/** RFC 9457 problem documents, as every error of the API is sent. */
+export interface FieldError {
+  /** JSON Pointer into the request body or query, e.g. "/partner_settings/base_url". */
+  path: string;
+  message: string;
+}
+
+export interface Problem {
+  type: string;
+  title: string;
+  status: number;
+  detail: string;
+  code: ErrorCode;
+  errors?: FieldError[];
+}

@@ -1,0 +1,4 @@
+/** Error codes of the profile (name and e-mail address). Values are the wire's `code`. No imports: the dashboard imports this list too. */
+export const PROFILE_ERRORS = {
+  EMAIL_UNCHANGED: 'email_unchanged',
+} as const;

@@ -1,0 +1,38 @@
+/**
+ * What happened to an account's security. The names are the ones DESIGN.md gives the stored,
+ * user-visible history (GET /api/v1/me/security-events); `sign_in.refused` covers a limit or a
+ * policy saying no before any credential was checked.
+ */
+export const SECURITY_EVENT_TYPES = [
+  'sign_in.succeeded',
+  'sign_in.failed',
+  'sign_in.refused',
+  'password.changed',
+  'email.verified',
+  'email.changed',
+  'totp.enabled',
+  'totp.disabled',
+  'recovery_codes.regenerated',
+  'passkey.added',
+  'passkey.removed',
+  'access_token.created',
+  'access_token.revoked',
+  'sessions.revoked',
+  'reauthenticated',
+  'account.taken_over',
+] as const;
+export type SecurityEventType = (typeof SECURITY_EVENT_TYPES)[number];
+
+/** How a person proved who they are, for sign-ins and re-authentication. */
+export type AuthenticationMethod = 'password' | 'magic_link' | 'passkey' | 'totp' | 'recovery_code';
+
+/** The credential a request came with, as the log names it. */
+export type CredentialKind = 'session' | 'jwt' | 'access_token' | 'cli' | 'none';
+
+/** Where a request came from; never a header value that could carry a credential. */
+export interface RequestOrigin {
+  ip: string;
+  userAgent: string;
+  /** The request's id, so an event's line can be matched with its request line. */
+  requestId?: string;
+}

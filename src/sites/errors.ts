@@ -1,0 +1,6 @@
+/** Error codes of sites. Values are the wire's `code`. No imports: the dashboard imports this list too. */
+export const SITE_ERRORS = {
+  SITE_NOT_FOUND: 'site_not_found',
+  PRECONDITION_FAILED: 'precondition_failed',
+  FIELD_TOO_LARGE: 'field_too_large',
+} as const;

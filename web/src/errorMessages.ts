@@ -1,0 +1,78 @@
+// What the dashboard tells a person for each code the API can send. Keyed by the server's own
+// union of codes, so a code added on the server does not compile here until it has a sentence.
+import type { ErrorCode } from '@server/error-codes';
+
+export const ERROR_MESSAGES: Record<ErrorCode, string> = {
+  // The request itself
+  validation_failed: 'Some of what was sent is not valid.',
+  bad_request: 'The server could not understand the request.',
+  bad_url: 'The address is malformed.',
+  malformed_request: 'The server could not understand the request.',
+  invalid_json: 'The server could not read the request.',
+  empty_body: 'The server could not read the request.',
+  bad_content_length: 'The server could not read the request.',
+  body_too_large: 'This is too large to save: at most 1 MiB in all.',
+  unsupported_media_type: 'The server could not read the request.',
+  uri_too_long: 'The address is too long.',
+  request_timeout: 'The request took too long to arrive. Check your connection and try again.',
+  headers_too_large: 'The request was too large. Signing out and in again may help.',
+  route_not_found: 'This part of the server does not exist; reload the page.',
+  database_unavailable: 'The server cannot reach its database right now. Try again in a moment.',
+  internal_error: 'Something went wrong on the server. Try again; if it keeps happening, tell your administrator.',
+  // Signing in and credentials
+  unauthenticated: 'You are not signed in. Sign in again.',
+  invalid_token: 'Your sign-in is no longer valid. Sign in again.',
+  wrong_scheme: 'Your sign-in is no longer valid. Sign in again.',
+  unsupported_scheme: 'Your sign-in is no longer valid. Sign in again.',
+  invalid_credentials: 'The e-mail address or password is wrong.',
+  session_expired: 'Your session has ended. Sign in again.',
+  session_not_found: 'That session has already ended.',
+  claim_required: 'Finish signing in first: choose whether to keep or reset this account.',
+  second_factor_required: 'Finish signing in first: enter the code from your authenticator app.',
+  second_factor_not_pending: 'This sign-in has expired. Sign in again.',
+  signup_closed: 'Sign-up is closed on this server; ask an administrator for an account.',
+  cross_site_request: 'This request did not come from this page. Reload the page and try again.',
+  rate_limited: 'Too many attempts. Wait a little and try again.',
+  reauthentication_required: 'This change needs you to confirm it’s you. Try again, and enter your password or use a passkey when asked.',
+  access_token_not_allowed: 'An access token cannot do this; sign in instead.',
+  insufficient_scope: 'The access token used lacks the permission for this.',
+  // Access tokens
+  access_token_not_found: 'That access token no longer exists.',
+  too_many_access_tokens: 'You have as many access tokens as an account can hold; revoke one first.',
+  // The account
+  email_taken: 'An account with this e-mail address already exists.',
+  email_unchanged: 'This is already your e-mail address.',
+  user_not_found: 'This account no longer exists.',
+  current_password_invalid: 'This is not your current password.',
+  password_invalid: 'That is not your password.',
+  // Two-factor authentication
+  otp_required: 'Enter the code from your authenticator app, or a recovery code.',
+  otp_invalid: 'That code is wrong or has already been used.',
+  totp_already_enabled: 'Two-factor authentication is already on.',
+  totp_not_enabled: 'Two-factor authentication is not on.',
+  totp_setup_required: 'Start the two-factor setup again.',
+  // Passkeys
+  passkey_challenge_invalid: 'This passkey request has expired. Try again.',
+  passkey_verification_failed: 'The passkey could not be verified. Try again.',
+  passkey_unknown_credential: 'This passkey is not registered to your account here; use another one or your password.',
+  passkey_counter_not_increased: 'This passkey looks copied, so it was refused. Sign in another way and remove it if you do not recognise this.',
+  passkey_already_registered: 'This passkey is already registered.',
+  passkey_not_found: 'That passkey no longer exists.',
+  too_many_passkeys: 'You have as many passkeys as an account can hold; remove one first.',
+  no_passkeys: 'You have no passkeys; confirm with your password instead.',
+  // E-mail verification
+  email_not_verified: 'Confirm your e-mail address first: use the link we mailed you, or ask for a new one.',
+  email_already_verified: 'Your e-mail address is already confirmed.',
+  verification_token_invalid: 'This confirmation link is unknown, used or expired; ask for a new one.',
+  claim_not_pending: 'This choice has already been made or has expired. Sign in again.',
+  // Sites
+  site_not_found: 'This site no longer exists, or is not yours.',
+  precondition_failed: 'The site was changed elsewhere since you opened it. Reload it and apply your change again.',
+  field_too_large: 'A field is too large to save.',
+};
+
+/**
+ * Codes whose server detail names what exactly is wrong (which field, which rule, which check):
+ * there the detail says more than any fixed sentence could.
+ */
+export const CODES_WITH_SPECIFIC_DETAIL: ReadonlySet<ErrorCode> = new Set<ErrorCode>(['validation_failed', 'field_too_large', 'passkey_verification_failed', 'bad_request']);
