@@ -1,4 +1,4 @@
-import { createHash, generateKeyPairSync, type KeyObject, randomBytes, sign } from 'node:crypto';
+import { createECDH, createHash, createPrivateKey, type KeyObject, randomBytes, sign } from 'node:crypto';
 
 /**
  * A WebAuthn authenticator in software, so API tests can make real registration and sign-in
@@ -134,15 +134,14 @@ export class SoftwareAuthenticator {
   /** navigator.credentials.create(): a new resident ES256 credential, attested with "none". */
   create(options: CreationOptions, overrides: Overrides = {}): RegistrationResponse {
     const rpId = options.rp.id ?? new URL(this.#origin).hostname;
-    const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
-    const jwk = publicKey.export({ format: 'jwk' });
+    const { privateKey, x, y } = newP256Key();
     const publicKeyCose = cborEncode(
       new Map<CborValue, CborValue>([
         [1, 2], // kty: EC2
         [3, COSE_ES256], // alg
         [-1, 1], // crv: P-256
-        [-2, Buffer.from(jwk.x ?? '', 'base64url')],
-        [-3, Buffer.from(jwk.y ?? '', 'base64url')],
+        [-2, x],
+        [-3, y],
       ]),
     );
     const credential: SoftwareCredential = {
@@ -239,4 +238,21 @@ export class SoftwareAuthenticator {
     if (this.#synced) flags |= FLAG_BACKUP_ELIGIBLE | FLAG_BACKED_UP;
     return flags;
   }
+}
+
+/**
+ * A P-256 key pair made through ECDH rather than generateKeyPair: Node 20 can deadlock when a
+ * garbage collection during a KeyObject's JWK export frees an earlier key-generation job (both
+ * take the same lock), which hung whole test files now and then.
+ */
+function newP256Key(): { privateKey: KeyObject; x: Buffer; y: Buffer } {
+  const ecdh = createECDH('prime256v1');
+  // Uncompressed point: 0x04, then x and y of 32 bytes each.
+  const point = ecdh.generateKeys();
+  const x = point.subarray(1, 33);
+  const y = point.subarray(33, 65);
+  const secret = ecdh.getPrivateKey();
+  const d = Buffer.concat([Buffer.alloc(32 - secret.length), secret]);
+  const privateKey = createPrivateKey({ key: { kty: 'EC', crv: 'P-256', x: x.toString('base64url'), y: y.toString('base64url'), d: d.toString('base64url') }, format: 'jwk' });
+  return { privateKey, x, y };
 }
