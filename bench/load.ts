@@ -11,6 +11,8 @@ export interface LoadResult {
   /** Connection errors, timeouts included. */
   errors: number;
   statusCodes: Record<string, number>;
+  /** Responses from each server, in the order of LoadOptions.urls. */
+  responsesPerServer: number[];
   durationSeconds: number;
   /**
    * The share of the machine's CPU time (0–1) that processes other than the benchmark's used
@@ -95,9 +97,14 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
   const cpuAfter = await readCpu(options.ownProcesses);
   const sorted = latencies.subarray(0, count).sort();
   const statusCodes: Record<string, number> = {};
-  for (const result of results) {
-    for (const [code, stats] of Object.entries(result.statusCodeStats ?? {})) statusCodes[code] = (statusCodes[code] ?? 0) + (stats.count ?? 0);
-  }
+  const responsesPerServer = results.map((result) => {
+    let responses = 0;
+    for (const [code, stats] of Object.entries(result.statusCodeStats ?? {})) {
+      statusCodes[code] = (statusCodes[code] ?? 0) + (stats.count ?? 0);
+      responses += stats.count ?? 0;
+    }
+    return responses;
+  });
   const durationSeconds = count > 0 ? (lastAnsweredAt - firstSentAt) / 1000 : Math.max(0, ...results.map((result) => result.duration));
   return {
     requestsPerSecond: durationSeconds > 0 ? count / durationSeconds : 0,
@@ -107,6 +114,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
     non2xx: results.reduce((sum, result) => sum + result.non2xx, 0),
     errors: results.reduce((sum, result) => sum + result.errors, 0),
     statusCodes,
+    responsesPerServer,
     durationSeconds,
     otherCpuShare: otherShare(cpuBefore, cpuAfter),
   };

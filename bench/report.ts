@@ -71,6 +71,11 @@ export function median(values: readonly number[]): number {
   return sorted.length % 2 === 1 ? (sorted[middle] ?? Number.NaN) : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2;
 }
 
+/** The median latency of the runs that had any answer: a run with none has no latency to count. */
+function medianLatency(values: readonly number[]): number {
+  return median(values.filter((value) => !Number.isNaN(value)));
+}
+
 /** How the table names a database pass: with the number of app servers when there are several. */
 export function databaseLabel(outcome: Pick<DatabaseOutcome, 'database' | 'appServers'>): string {
   return outcome.appServers > 1 ? `${outcome.database} (${outcome.appServers} apps)` : outcome.database;
@@ -106,8 +111,8 @@ function ceilingRow(database: string, scenario: 'baseline' | 'put-ceiling', requ
     scenario,
     request,
     requestsPerSecond: median(runs.map((run) => run.requestsPerSecond)),
-    p50Ms: median(runs.map((run) => run.p50Ms)),
-    p99Ms: median(runs.map((run) => run.p99Ms)),
+    p50Ms: medianLatency(runs.map((run) => run.p50Ms)),
+    p99Ms: medianLatency(runs.map((run) => run.p99Ms)),
     ratio,
     rssMb,
     unexpected: runs.reduce((sum, run) => sum + unexpectedAnswers(run, [200]), 0),
@@ -150,8 +155,8 @@ export function tableRows(outcome: DatabaseOutcome): TableRow[] {
     const ratios = runs.flatMap((run) => (run.baseline === null ? [] : [run.scenario.requestsPerSecond / run.baseline.requestsPerSecond]));
     const row = {
       requestsPerSecond: median(runs.map((run) => run.scenario.requestsPerSecond)),
-      p50Ms: median(runs.map((run) => run.scenario.p50Ms)),
-      p99Ms: median(runs.map((run) => run.scenario.p99Ms)),
+      p50Ms: medianLatency(runs.map((run) => run.scenario.p50Ms)),
+      p99Ms: medianLatency(runs.map((run) => run.scenario.p99Ms)),
       ratio: ratios.length === 0 ? null : median(ratios),
       rssMb: Math.max(...runs.flatMap((run) => run.appRssMb)),
       unexpected: runs.reduce((sum, run) => sum + unexpectedAnswers(run.scenario, scenario.expectedStatuses), 0),

@@ -339,6 +339,7 @@ function describePair(kind: DatabaseKind, scenario: Scenario, outcome: ScenarioO
   return (
     `${kind} round ${pair.round}/${pair.baseline === null ? 1 : rounds} ${scenario.id}: ${Math.round(pair.scenario.requestsPerSecond)} ${scenario.unit}${ceiling}` +
     `, p99 ${pair.scenario.p99Ms.toFixed(2)} ms, RSS ${pair.appRssMb.map((rss) => rss.toFixed(1)).join(' and ')} MB, other processes ${shares} of the CPU` +
+    (pair.scenario.responsesPerServer.length > 1 ? `, answers per app ${pair.scenario.responsesPerServer.join('/')}` : '') +
     (pair.attempts > 1 ? ` (attempt ${pair.attempts})` : '') +
     (unexpected > 0 ? `, ${unexpected} unexpected answers: ${JSON.stringify(pair.scenario.statusCodes)}, ${pair.scenario.errors} errors` : '')
   );
