@@ -127,7 +127,8 @@ export function tableRows(outcome: DatabaseOutcome): TableRow[] {
     outcome.scenarios.filter((scenario) => scenario.ceiling === ceiling).flatMap((scenario) => scenario.runs.flatMap((run) => (run.baseline === null ? [] : [run.baseline])));
   const getRuns = ceilingRuns('get');
   const putRuns = ceilingRuns('put');
-  const rows: TableRow[] = [ceilingRow(database, 'baseline', `bare node:http, same ${outcome.bodyBytes}-byte JSON`, getRuns, 1, outcome.baselineRssMb)];
+  // Without a GET scenario (--scenarios put-site, say) the GET ceiling never ran.
+  const rows: TableRow[] = getRuns.length === 0 ? [] : [ceilingRow(database, 'baseline', `bare node:http, same ${outcome.bodyBytes}-byte JSON`, getRuns, 1, outcome.baselineRssMb)];
   if (putRuns.length > 0) {
     const statement = outcome.putCeilingHistory ? 'UPDATE … RETURNING + history row' : 'UPDATE … RETURNING';
     // Not paired with the GET ceiling: the ratio of the two medians, to read against DESIGN.md's reference.
