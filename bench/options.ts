@@ -44,7 +44,7 @@ export const USAGE = `Usage: npm run bench -- [options]
   --warmup S          unrecorded seconds per scenario before round 1 (default 3; --quick: 0.2)
   --mixed-duration S  seconds of the mixed load, after the rest (default 120; --quick: 2)
   --connections N     autocannon connections (default 50)
-  --rounds N          baseline/scenario rounds (default 3)
+  --rounds N          ceiling/scenario rounds (default 3)
   --quick             short runs: the whole benchmark finishes in well under a minute on SQLite
   --users N           seeded users (default 10000)
   --sites-per-user N  seeded sites per user (default 3, so 30000 sites)
