@@ -11,6 +11,8 @@ export interface LoadResult {
   /** Connection errors, timeouts included. */
   errors: number;
   statusCodes: Record<string, number>;
+  /** Responses from each server, in the order of LoadOptions.urls. */
+  responsesPerServer: number[];
   durationSeconds: number;
   /**
    * The share of the machine's CPU time (0–1) that processes other than the benchmark's used
@@ -20,7 +22,11 @@ export interface LoadResult {
 }
 
 export interface LoadOptions {
-  url: string;
+  /**
+   * One URL per server behind the load. With several, the connections are spread evenly over them
+   * (one autocannon instance each, started together) and their figures combined as one run.
+   */
+  urls: readonly string[];
   connections: number;
   durationSeconds: number;
   /** The requests connection `index` cycles through, prebuilt once so the load generator stays cheap. */
@@ -35,9 +41,14 @@ function percentile(sorted: Float64Array, fraction: number): number {
   return sorted[rank] ?? Number.NaN;
 }
 
+/** Connections per server: an even share, the remainder to the first servers. */
+export function spreadConnections(connections: number, servers: number): number[] {
+  return Array.from({ length: servers }, (_, index) => Math.floor(connections / servers) + (index < connections % servers ? 1 : 0)).filter((count) => count > 0);
+}
+
 /**
- * One autocannon run, in this (the benchmark's) process, never in the server's. Latencies are kept
- * at full precision from autocannon's per-response event: its own histogram rounds to whole
+ * One load run, from this (the benchmark's) process, never from a server's. Latencies are kept at
+ * full precision from autocannon's per-response event: its own histogram rounds to whole
  * milliseconds, too coarse for a 10 ms p99 target.
  */
 export async function runLoad(options: LoadOptions): Promise<LoadResult> {
@@ -48,46 +59,62 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
   // clock also covers building every connection's requests, before any is sent.
   let firstSentAt = Number.POSITIVE_INFINITY;
   let lastAnsweredAt = 0;
+  const record = (responseTime: number) => {
+    if (count === latencies.length) {
+      const grown = new Float64Array(latencies.length * 2);
+      grown.set(latencies);
+      latencies = grown;
+    }
+    latencies[count++] = responseTime;
+    const now = performance.now();
+    firstSentAt = Math.min(firstSentAt, now - responseTime);
+    lastAnsweredAt = now;
+  };
   const cpuBefore = await readCpu(options.ownProcesses);
-  const result = await new Promise<autocannon.Result>((resolve, reject) => {
-    const instance = autocannon(
-      {
-        url: options.url,
-        connections: options.connections,
-        duration: options.durationSeconds,
-        pipelining: 1,
-        timeout: 10,
-        // autocannon stops at the first sampling tick after the duration: tick often, stop on time.
-        sampleInt: 100,
-        setupClient: (client) => client.setRequests(options.requestsForConnection(connection++)),
-      },
-      (error: unknown, finished) => (error ? reject(error instanceof Error ? error : new Error(String(error))) : resolve(finished)),
-    );
-    instance.on('response', (_client, _statusCode, _bytes, responseTime) => {
-      if (count === latencies.length) {
-        const grown = new Float64Array(latencies.length * 2);
-        grown.set(latencies);
-        latencies = grown;
-      }
-      latencies[count++] = responseTime;
-      const now = performance.now();
-      firstSentAt = Math.min(firstSentAt, now - responseTime);
-      lastAnsweredAt = now;
-    });
-  });
+  const shares = spreadConnections(options.connections, options.urls.length);
+  const results = await Promise.all(
+    shares.map(
+      (connections, server) =>
+        new Promise<autocannon.Result>((resolve, reject) => {
+          const instance = autocannon(
+            {
+              url: options.urls[server] ?? '',
+              connections,
+              duration: options.durationSeconds,
+              pipelining: 1,
+              timeout: 10,
+              // autocannon stops at the first sampling tick after the duration: tick often, stop on time.
+              sampleInt: 100,
+              // Numbered across all instances, so every connection cycles through its own slice.
+              setupClient: (client) => client.setRequests(options.requestsForConnection(connection++)),
+            },
+            (error: unknown, finished) => (error ? reject(error instanceof Error ? error : new Error(String(error))) : resolve(finished)),
+          );
+          instance.on('response', (_client, _statusCode, _bytes, responseTime) => record(responseTime));
+        }),
+    ),
+  );
   const cpuAfter = await readCpu(options.ownProcesses);
   const sorted = latencies.subarray(0, count).sort();
   const statusCodes: Record<string, number> = {};
-  for (const [code, stats] of Object.entries(result.statusCodeStats ?? {})) statusCodes[code] = stats.count ?? 0;
-  const durationSeconds = count > 0 ? (lastAnsweredAt - firstSentAt) / 1000 : result.duration;
+  const responsesPerServer = results.map((result) => {
+    let responses = 0;
+    for (const [code, stats] of Object.entries(result.statusCodeStats ?? {})) {
+      statusCodes[code] = (statusCodes[code] ?? 0) + (stats.count ?? 0);
+      responses += stats.count ?? 0;
+    }
+    return responses;
+  });
+  const durationSeconds = count > 0 ? (lastAnsweredAt - firstSentAt) / 1000 : Math.max(0, ...results.map((result) => result.duration));
   return {
     requestsPerSecond: durationSeconds > 0 ? count / durationSeconds : 0,
     p50Ms: percentile(sorted, 0.5),
     p99Ms: percentile(sorted, 0.99),
     responses: count,
-    non2xx: result.non2xx,
-    errors: result.errors,
+    non2xx: results.reduce((sum, result) => sum + result.non2xx, 0),
+    errors: results.reduce((sum, result) => sum + result.errors, 0),
     statusCodes,
+    responsesPerServer,
     durationSeconds,
     otherCpuShare: otherShare(cpuBefore, cpuAfter),
   };

@@ -12,6 +12,8 @@ export interface BenchOptions {
   durationSeconds: number;
   /** Seconds of unrecorded load per scenario before round 1, so the JIT has settled. */
   warmupSeconds: number;
+  /** Seconds of the mixed load (reads, writes, logins, bad input) whose end RSS has a target. */
+  mixedSeconds: number;
   connections: number;
   rounds: number;
   quick: boolean;
@@ -25,6 +27,10 @@ export interface BenchOptions {
   databaseUrl: string | undefined;
   /** Skip SQLite (with DATABASE_URL: PostgreSQL only). */
   skipSqlite: boolean;
+  /** App processes on the one PostgreSQL database, the load spread over them. */
+  postgresApps: number;
+  /** The PUT ceiling also writes a history row per PUT (for when the app keeps site history). */
+  putCeilingHistory: boolean;
   jsonFile: string | undefined;
   /** Start the app under `node --cpu-prof`, writing .cpuprofile files here. */
   profileDir: string | undefined;
@@ -36,8 +42,9 @@ export const USAGE = `Usage: npm run bench -- [options]
 
   --duration S        seconds per measured run (default 10; --quick: 0.3)
   --warmup S          unrecorded seconds per scenario before round 1 (default 3; --quick: 0.2)
+  --mixed-duration S  seconds of the mixed load, after the rest (default 120; --quick: 2)
   --connections N     autocannon connections (default 50)
-  --rounds N          baseline/scenario rounds (default 3)
+  --rounds N          ceiling/scenario rounds (default 3)
   --quick             short runs: the whole benchmark finishes in well under a minute on SQLite
   --users N           seeded users (default 10000)
   --sites-per-user N  seeded sites per user (default 3, so 30000 sites)
@@ -45,12 +52,15 @@ export const USAGE = `Usage: npm run bench -- [options]
   --scenarios a,b     only these scenarios (${SCENARIO_IDS.join(', ')})
   --log-level L       the app's LOG_LEVEL (default info, the production default)
   --no-sqlite         with DATABASE_URL set, run on PostgreSQL only
+  --postgres-apps N   app processes on the PostgreSQL database, load spread over them (default 2)
+  --put-ceiling-history  the PUT ceiling also inserts a history row in its transaction
   --json FILE         also write every run's raw figures as JSON
   --profile DIR       run the app under node --cpu-prof; profiles land in DIR
   --node-args "FLAGS" Node flags for the app instead of npm start's (default "${APP_NODE_FLAGS.join(' ')}"; "" for none)
 
-Environment: DATABASE_URL=postgres://… also runs every scenario on PostgreSQL, in a database the
-benchmark creates and drops (the role needs CREATEDB); the database named in the URL is untouched.`;
+Environment: DATABASE_URL=postgres://… also runs every scenario on PostgreSQL, with --postgres-apps
+app processes on a database the benchmark creates and drops (the role needs CREATEDB); the database
+named in the URL is untouched.`;
 
 export class UsageError extends Error {
   override name = 'UsageError';
@@ -61,8 +71,8 @@ const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'
 export function parseOptions(argv: readonly string[], env: Record<string, string | undefined>): BenchOptions {
   const values = new Map<string, string>();
   const flags = new Set<string>();
-  const valued = new Set(['duration', 'warmup', 'connections', 'rounds', 'users', 'sites-per-user', 'tokens', 'scenarios', 'log-level', 'json', 'profile', 'node-args']);
-  const booleans = new Set(['quick', 'no-sqlite', 'help']);
+  const valued = new Set(['duration', 'warmup', 'mixed-duration', 'connections', 'rounds', 'users', 'sites-per-user', 'tokens', 'scenarios', 'log-level', 'json', 'profile', 'node-args', 'postgres-apps']);
+  const booleans = new Set(['quick', 'no-sqlite', 'put-ceiling-history', 'help']);
   for (let i = 0; i < argv.length; i++) {
     const argument = argv[i] ?? '';
     const match = /^--([a-z-]+)(?:=(.*))?$/.exec(argument);
@@ -92,6 +102,7 @@ export function parseOptions(argv: readonly string[], env: Record<string, string
   return {
     durationSeconds: seconds(values, 'duration', quick ? 0.3 : 10),
     warmupSeconds: seconds(values, 'warmup', quick ? 0.2 : 3, true),
+    mixedSeconds: seconds(values, 'mixed-duration', quick ? 2 : 120),
     connections: integer(values, 'connections', 50, 1),
     rounds: integer(values, 'rounds', 3, 1),
     quick,
@@ -102,6 +113,8 @@ export function parseOptions(argv: readonly string[], env: Record<string, string
     logLevel,
     databaseUrl,
     skipSqlite,
+    postgresApps: integer(values, 'postgres-apps', 2, 1),
+    putCeilingHistory: flags.has('put-ceiling-history'),
     jsonFile: values.get('json'),
     profileDir: values.get('profile'),
     nodeArgs: (values.get('node-args') ?? APP_NODE_FLAGS.join(' ')).split(/\s+/).filter((flag) => flag !== ''),
@@ -129,6 +142,6 @@ function parseScenarios(text: string | undefined): ScenarioId[] {
   const chosen = text.split(',').map((id) => id.trim()).filter((id) => id !== '');
   const unknown = chosen.filter((id) => !(SCENARIO_IDS as readonly string[]).includes(id));
   if (unknown.length > 0 || chosen.length === 0) throw new UsageError(`--scenarios takes a comma-separated list of ${SCENARIO_IDS.join(', ')}`);
-  // Kept in the canonical order, so the login scenario (whose argon2 buffers raise RSS) stays last.
+  // Kept in the canonical order: login after the rest (its argon2 buffers raise RSS), the mixed load last.
   return SCENARIO_IDS.filter((id) => chosen.includes(id));
 }

@@ -1,13 +1,14 @@
-// `npm run bench`: the bare node:http ceiling and the real app, each in its own process, driven
-// in turn by autocannon from this process. See docs/performance.md for the method and results.
+// `npm run bench`: the ceilings (bare node:http, and bare node:http doing the PUT's one UPDATE)
+// and the real app (two processes on PostgreSQL), each in its own process, driven in turn by
+// autocannon from this process. See docs/performance.md for the method and results.
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type IssuedJwt, JwtService } from '../src/auth/jwt.js';
-import type { DatabaseConfig } from '../src/config.js';
+import { type DatabaseConfig, loadConfig } from '../src/config.js';
 import { openDatabase } from '../src/db/connect.js';
 import { migrateToLatest } from '../src/db/migrate.js';
 import { systemClock } from '../src/lib/clock.js';
@@ -23,6 +24,7 @@ import { type SeedData, seedDatabase } from './seed.js';
 const here = path.dirname(fileURLToPath(import.meta.url));
 const APP_SCRIPT = path.join(here, '../src/main.js');
 const BASELINE_SCRIPT = path.join(here, 'baseline.js');
+const PUT_CEILING_SCRIPT = path.join(here, 'put-ceiling.js');
 
 /** Undo steps, run last-in first-out on success, failure and Ctrl-C alike. */
 class Cleanup {
@@ -63,22 +65,22 @@ function describeMachine(): string {
   return `${cpus.length} CPUs (${cpus[0]?.model.trim() ?? 'unknown'}), ${(os.totalmem() / 1024 ** 3).toFixed(1)} GiB RAM, ${os.type()} ${os.release()}, Node ${process.version}, autocannon ${autocannonVersion}`;
 }
 
-async function fetchText(url: string, request: HttpRequest): Promise<{ status: number; body: string }> {
+async function fetchText(url: string, request: HttpRequest): Promise<{ status: number; body: string; closes: boolean }> {
   const response = await fetch(url + request.path, { method: request.method, headers: request.headers, ...(request.body === undefined ? {} : { body: request.body }) });
-  return { status: response.status, body: await response.text() };
+  return { status: response.status, body: await response.text(), closes: response.headers.get('connection')?.toLowerCase() === 'close' };
 }
 
 interface RunContext {
   options: BenchOptions;
-  /** Both servers: each run waits until they are idle, so neither bills the other's leftovers. */
+  /** Every server: each run waits until they are idle, so none bills another's leftovers. */
   servers: ServerProcess[];
   ownProcesses: OwnProcesses;
 }
 
-async function load(server: ServerProcess, requests: readonly HttpRequest[], seconds: number, { options, servers, ownProcesses }: RunContext): Promise<LoadResult> {
+async function load(targets: readonly ServerProcess[], requests: readonly HttpRequest[], seconds: number, { options, servers, ownProcesses }: RunContext): Promise<LoadResult> {
   await waitUntilIdle(servers.map((other) => other.pid));
   return runLoad({
-    url: server.url,
+    urls: targets.map((target) => target.url),
     connections: options.connections,
     durationSeconds: seconds,
     requestsForConnection: (index) => requestsForConnection(requests, index, options.connections),
@@ -133,48 +135,89 @@ async function seedFreshDatabase(kind: DatabaseKind, options: BenchOptions, data
   }
 }
 
-/** The production entry point, as `npm start` runs it, with the environment an operator would set. */
-function startApp(kind: DatabaseKind, options: BenchOptions, dir: string, dataDir: string, database: DatabaseConfig, port: number, jwtSecret: string): Promise<ServerProcess> {
+/** What every app process of one pass shares, as servers behind one load balancer would. */
+interface AppSettings {
+  kind: DatabaseKind;
+  dir: string;
+  dataDir: string;
+  database: DatabaseConfig;
+  /** One PUBLIC_URL for all of them: it is the JWTs' issuer, so a token works on every process. */
+  publicUrl: string;
+  jwtSecret: string;
+  encryptionKey: string;
+}
+
+/** The environment an operator would set for `npm start`. */
+function appEnvironment(settings: AppSettings, options: BenchOptions, port: number): Record<string, string> {
+  return {
+    PATH: process.env.PATH ?? '/usr/bin:/bin',
+    NODE_ENV: 'production',
+    HOST: '127.0.0.1',
+    PORT: String(port),
+    PUBLIC_URL: settings.publicUrl,
+    DATA_DIR: settings.dataDir,
+    JWT_SECRET: settings.jwtSecret,
+    ENCRYPTION_KEY: settings.encryptionKey,
+    LOG_LEVEL: options.logLevel,
+    // The default, stated: no periodic partner checks, so the app makes no outgoing requests.
+    PARTNER_CHECK_INTERVAL: '0',
+    ...(settings.database.kind === 'postgres' ? { DATABASE_URL: settings.database.url } : {}),
+  };
+}
+
+/** The production entry point, as `npm start` runs it. */
+function startApp(settings: AppSettings, options: BenchOptions, port: number, number: number, count: number): Promise<ServerProcess> {
+  const name = count > 1 ? `app ${number}` : 'app';
   const profileArgs =
-    options.profileDir === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${path.resolve(options.profileDir)}`, `--cpu-prof-name=app-${kind}-${Date.now()}.cpuprofile`];
+    options.profileDir === undefined
+      ? []
+      : ['--cpu-prof', `--cpu-prof-dir=${path.resolve(options.profileDir)}`, `--cpu-prof-name=${name.replace(' ', '-')}-${settings.kind}-${Date.now()}.cpuprofile`];
   return startServer({
-    name: `app (${kind})`,
+    name: `${name} (${settings.kind})`,
     args: [...profileArgs, ...options.nodeArgs, '--enable-source-maps', APP_SCRIPT],
-    env: {
-      PATH: process.env.PATH ?? '/usr/bin:/bin',
-      NODE_ENV: 'production',
-      HOST: '127.0.0.1',
-      PORT: String(port),
-      PUBLIC_URL: `http://127.0.0.1:${port}`,
-      DATA_DIR: dataDir,
-      JWT_SECRET: jwtSecret,
-      ENCRYPTION_KEY: randomBytes(32).toString('base64'),
-      LOG_LEVEL: options.logLevel,
-      // The default, stated: no periodic partner checks, so the app makes no outgoing requests.
-      PARTNER_CHECK_INTERVAL: '0',
-      ...(database.kind === 'postgres' ? { DATABASE_URL: database.url } : {}),
-    },
+    env: appEnvironment(settings, options, port),
     port,
-    logFile: path.join(dir, 'app.log'),
+    logFile: path.join(settings.dir, `${name.replace(' ', '-')}.log`),
     readyPath: '/healthz',
   });
 }
 
-/** One request per scenario before any load: a scenario answered with errors would measure the wrong thing. */
-async function probeScenarios(kind: DatabaseKind, app: ServerProcess, scenarios: Scenario[]): Promise<ScenarioOutcome[]> {
+/**
+ * Every probe of every scenario before any load, spread over the app processes: a scenario
+ * answered with errors would measure the wrong thing.
+ */
+async function probeScenarios(kind: DatabaseKind, apps: readonly ServerProcess[], scenarios: Scenario[]): Promise<ScenarioOutcome[]> {
   const outcomes: ScenarioOutcome[] = [];
+  let next = 0;
   for (const scenario of scenarios) {
-    const first = scenario.requests[0];
-    const answer = first === undefined ? { status: 0, body: 'no requests (nothing seeded?)' } : await fetchText(app.url, first);
-    const verdict = scenario.check(answer.status, answer.body);
+    const statuses = new Set<number>();
+    let verdict: string = scenario.probes.length === 0 ? 'no requests (nothing seeded?)' : 'ok';
+    let failedPath = '';
+    let failedStatus = 0;
+    for (const probe of scenario.probes) {
+      const app = apps[next++ % apps.length];
+      if (app === undefined) break;
+      const answer = await fetchText(app.url, probe.request);
+      // autocannon keeps timing answers on a reopened connection from the sends made before it
+      // closed, so every later latency on it would be too long.
+      const result = answer.closes ? `the app closes the connection after ${probe.request.method} ${probe.request.path}, which autocannon would mis-time` : probe.check(answer.status, answer.body);
+      statuses.add(answer.status);
+      if (result !== 'ok') {
+        verdict = result;
+        failedPath = probe.request.path;
+        failedStatus = answer.status;
+        break;
+      }
+    }
     outcomes.push({
       id: scenario.id,
       label: scenario.label,
       unit: scenario.unit,
       target: scenario.target,
+      ceiling: scenario.ceiling,
       status: verdict === 'ok' ? 'measured' : verdict === 'unavailable' ? 'unavailable' : 'failed',
-      expectedStatus: answer.status,
-      reason: verdict === 'ok' ? null : verdict === 'unavailable' ? `${first?.path ?? ''} answers ${answer.status}` : verdict,
+      expectedStatuses: [...statuses].sort((a, b) => a - b),
+      reason: verdict === 'ok' ? null : verdict === 'unavailable' ? `${failedPath} answers ${failedStatus}` : verdict,
       runs: [],
     });
     if (verdict !== 'ok') progress(`${kind}: ${scenario.id} not measured: ${verdict === 'unavailable' ? 'not available yet' : verdict}`);
@@ -182,7 +225,7 @@ async function probeScenarios(kind: DatabaseKind, app: ServerProcess, scenarios:
   return outcomes;
 }
 
-/** The ceiling, answering with exactly the body the app gives a seeded user's first page. */
+/** The GET ceiling, answering with exactly the body the app gives a seeded user's first page. */
 async function startBaseline(app: ServerProcess, jwt: string, dir: string): Promise<{ baseline: ServerProcess; bodyBytes: number }> {
   const list = await fetchText(app.url, { method: 'GET', path: '/api/v1/sites', headers: { authorization: `Bearer ${jwt}` } });
   if (list.status !== 200) throw new Error(`GET /api/v1/sites answered ${list.status}: ${list.body.slice(0, 300)}`);
@@ -207,34 +250,98 @@ async function startBaseline(app: ServerProcess, jwt: string, dir: string): Prom
 }
 
 /**
- * A baseline run then a scenario run. The machine may be shared: each pair first waits (a while)
+ * The PUT ceiling on the same data as the app. On SQLite it works on a copy of the seeded file,
+ * taken before the app opened it: the app's caches are emptied whenever another connection commits
+ * to its file, so a second writer there would bill the read scenarios for the ceiling's writes.
+ * On PostgreSQL it works on the app's own database, with the pool size the app's configuration gives.
+ */
+async function startPutCeiling(settings: AppSettings, options: BenchOptions, ceilingFile: string | undefined, probe: HttpRequest): Promise<ServerProcess> {
+  const port = await freePort();
+  const database: Record<string, string> =
+    settings.database.kind === 'sqlite'
+      ? { BENCH_SQLITE_FILE: ceilingFile ?? '' }
+      : { BENCH_POSTGRES_URL: settings.database.url, BENCH_POOL_SIZE: String(poolSizeOfApp(settings, options)) };
+  const ceiling = await startServer({
+    name: 'put ceiling',
+    args: [PUT_CEILING_SCRIPT],
+    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', NODE_ENV: 'production', PORT: String(port), ...database, ...(options.putCeilingHistory ? { BENCH_SITE_HISTORY: '1' } : {}) },
+    port,
+    logFile: path.join(settings.dir, 'put-ceiling.log'),
+    readyPath: '/healthz',
+  });
+  const answer = await fetchText(ceiling.url, probe);
+  if (answer.status !== 200) {
+    await ceiling.stop();
+    throw new Error(`the PUT ceiling answered ${answer.status}: ${answer.body.slice(0, 300)}`);
+  }
+  return ceiling;
+}
+
+/** DATABASE_POOL_SIZE as the app reads it from the environment the benchmark gives it. */
+function poolSizeOfApp(settings: AppSettings, options: BenchOptions): number {
+  const database = loadConfig(appEnvironment(settings, options, 1)).database;
+  return database.kind === 'postgres' ? database.poolSize : 1;
+}
+
+/** Copies a closed SQLite database (and a write-ahead log, should one be left). */
+function copySqliteFile(from: string, to: string): void {
+  copyFileSync(from, to);
+  if (existsSync(`${from}-wal`)) copyFileSync(`${from}-wal`, `${to}-wal`);
+}
+
+function appMemory(apps: readonly ServerProcess[]): number[] {
+  return apps.map((app) => readMemory(app.pid).rssMb);
+}
+
+/**
+ * A ceiling run then a scenario run. The machine may be shared: each pair first waits (a while)
  * for a quiet second, and a pair that other processes disturbed all the same is run again, up to
  * MAX_ATTEMPTS times.
  */
-async function measurePair(kind: DatabaseKind, baseline: ServerProcess, app: ServerProcess, scenario: Scenario, round: number, context: RunContext): Promise<PairedRun> {
+async function measurePair(
+  kind: DatabaseKind,
+  ceiling: { server: ServerProcess; requests: readonly HttpRequest[] },
+  apps: readonly ServerProcess[],
+  scenario: Scenario,
+  round: number,
+  context: RunContext,
+): Promise<PairedRun> {
   const { options } = context;
   for (let attempts = 1; ; attempts++) {
-    if (!options.quick) {
-      const waitedMs = await waitForQuietMachine(context.ownProcesses, DISTURBED_SHARE, QUIET_WAIT_MS);
-      if (waitedMs > 2000) progress(`${kind}: waited ${Math.round(waitedMs / 1000)} s for other processes to quieten`);
-    }
-    const baselineRun = await load(baseline, [BASELINE_REQUEST], options.durationSeconds, context);
-    baseline.assertAlive();
-    const scenarioRun = await load(app, scenario.requests, options.durationSeconds, context);
-    app.assertAlive();
+    await waitForQuiet(kind, context);
+    const baselineRun = await load([ceiling.server], ceiling.requests, options.durationSeconds, context);
+    ceiling.server.assertAlive();
+    const scenarioRun = await load(apps, scenario.requests, options.durationSeconds, context);
+    for (const app of apps) app.assertAlive();
     const disturbed = Math.max(baselineRun.otherCpuShare, scenarioRun.otherCpuShare) > DISTURBED_SHARE;
     if (options.quick || !disturbed || attempts >= MAX_ATTEMPTS) {
-      return { round, attempts, baseline: baselineRun, scenario: scenarioRun, rssMb: readMemory(app.pid).rssMb };
+      return { round, attempts, baseline: baselineRun, scenario: scenarioRun, appRssMb: appMemory(apps) };
     }
   }
 }
 
+async function waitForQuiet(kind: DatabaseKind, context: RunContext): Promise<void> {
+  if (context.options.quick) return;
+  const waitedMs = await waitForQuietMachine(context.ownProcesses, DISTURBED_SHARE, QUIET_WAIT_MS);
+  if (waitedMs > 2000) progress(`${kind}: waited ${Math.round(waitedMs / 1000)} s for other processes to quieten`);
+}
+
+/** The mixed load: once, over every app process, for its memory at the end. */
+async function measureMixed(kind: DatabaseKind, apps: readonly ServerProcess[], scenario: Scenario, context: RunContext): Promise<PairedRun> {
+  await waitForQuiet(kind, context);
+  const run = await load(apps, scenario.requests, context.options.mixedSeconds, context);
+  for (const app of apps) app.assertAlive();
+  return { round: 1, attempts: 1, baseline: null, scenario: run, appRssMb: appMemory(apps) };
+}
+
 function describePair(kind: DatabaseKind, scenario: Scenario, outcome: ScenarioOutcome, pair: PairedRun, rounds: number): string {
-  const unexpected = unexpectedAnswers(pair.scenario, outcome.expectedStatus);
+  const unexpected = unexpectedAnswers(pair.scenario, outcome.expectedStatuses);
+  const ceiling = pair.baseline === null ? '' : ` (${scenario.ceiling === 'put' ? 'PUT ceiling' : 'baseline'} ${Math.round(pair.baseline.requestsPerSecond)})`;
+  const shares = [...(pair.baseline === null ? [] : [pair.baseline.otherCpuShare]), pair.scenario.otherCpuShare].map(percent).join('/');
   return (
-    `${kind} round ${pair.round}/${rounds} ${scenario.id}: ${Math.round(pair.scenario.requestsPerSecond)} ${scenario.unit}` +
-    ` (baseline ${Math.round(pair.baseline.requestsPerSecond)}), p99 ${pair.scenario.p99Ms.toFixed(2)} ms, RSS ${pair.rssMb.toFixed(1)} MB` +
-    `, other processes ${percent(pair.baseline.otherCpuShare)}/${percent(pair.scenario.otherCpuShare)} of the CPU` +
+    `${kind} round ${pair.round}/${pair.baseline === null ? 1 : rounds} ${scenario.id}: ${Math.round(pair.scenario.requestsPerSecond)} ${scenario.unit}${ceiling}` +
+    `, p99 ${pair.scenario.p99Ms.toFixed(2)} ms, RSS ${pair.appRssMb.map((rss) => rss.toFixed(1)).join(' and ')} MB, other processes ${shares} of the CPU` +
+    (pair.scenario.responsesPerServer.length > 1 ? `, answers per app ${pair.scenario.responsesPerServer.join('/')}` : '') +
     (pair.attempts > 1 ? ` (attempt ${pair.attempts})` : '') +
     (unexpected > 0 ? `, ${unexpected} unexpected answers: ${JSON.stringify(pair.scenario.statusCodes)}, ${pair.scenario.errors} errors` : '')
   );
@@ -246,57 +353,106 @@ async function benchmarkDatabase(kind: DatabaseKind, options: BenchOptions, clea
   const dataDir = path.join(dir, 'data');
   mkdirSync(dataDir, { mode: 0o700 });
   const { config, temporary, seed, seedSeconds } = await seedFreshDatabase(kind, options, dataDir, cleanup);
+  let ceilingFile: string | undefined;
+  if (config.kind === 'sqlite') {
+    ceilingFile = path.join(dir, 'put-ceiling.db');
+    copySqliteFile(config.file, ceilingFile);
+  }
 
-  const port = await freePort();
-  const jwtSecret = randomBytes(48).toString('base64url');
+  const appCount = kind === 'postgres' ? options.postgresApps : 1;
+  const ports: number[] = [];
+  while (ports.length < appCount) {
+    const port = await freePort();
+    if (!ports.includes(port)) ports.push(port);
+  }
+  const settings: AppSettings = {
+    kind,
+    dir,
+    dataDir,
+    database: config,
+    publicUrl: `http://127.0.0.1:${ports[0] ?? 0}`,
+    jwtSecret: randomBytes(48).toString('base64url'),
+    encryptionKey: randomBytes(32).toString('base64'),
+  };
   // Minted as the app mints them: same secret, same issuer. The revocation generation is the
   // seeded default, 0 (an older issue(userId) simply ignores the second argument).
-  const jwtService = new JwtService(jwtSecret, `http://127.0.0.1:${port}`, systemClock);
+  const jwtService = new JwtService(settings.jwtSecret, settings.publicUrl, systemClock);
   const issue: (userId: string, generation: number) => IssuedJwt = jwtService.issue.bind(jwtService);
   const jwts = seed.users.map((user) => issue(user.id, 0).token);
 
-  const app = await startApp(kind, options, dir, dataDir, config, port, jwtSecret);
-  cleanup.add(() => app.stop());
-  progress(`${kind}: app started, pid ${app.pid}, ${app.url}`);
-  const scenarios = buildScenarios({ seed, jwts, rotation: options.quick ? QUICK_ROTATION : FULL_ROTATION }).filter((scenario) => options.scenarios.includes(scenario.id));
-  const outcomes = await probeScenarios(kind, app, scenarios);
-  const { baseline, bodyBytes } = await startBaseline(app, jwts[0] ?? '', dir);
+  const apps: ServerProcess[] = [];
+  for (const [index, port] of ports.entries()) {
+    const app = await startApp(settings, options, port, index + 1, appCount);
+    cleanup.add(() => app.stop());
+    apps.push(app);
+    progress(`${kind}: ${app.name} started, pid ${app.pid}, ${app.url}`);
+  }
+  const scenarios = buildScenarios({ seed, jwts, rotation: options.quick ? QUICK_ROTATION : FULL_ROTATION, connections: options.connections }).filter((scenario) =>
+    options.scenarios.includes(scenario.id),
+  );
+  const outcomes = await probeScenarios(kind, apps, scenarios);
+  const firstApp = apps[0];
+  if (firstApp === undefined) throw new Error('no app process started');
+  const { baseline, bodyBytes } = await startBaseline(firstApp, jwts[0] ?? '', dir);
   cleanup.add(() => baseline.stop());
   progress(`${kind}: baseline started, pid ${baseline.pid}, ${baseline.url}`);
 
-  const context: RunContext = {
-    options,
-    servers: [app, baseline],
-    ownProcesses: async () => [app.pid, baseline.pid, ...((await temporary?.serverPids()) ?? [])],
-  };
   const measured = scenarios.flatMap((scenario) => {
     const outcome = outcomes.find((candidate) => candidate.id === scenario.id);
     return outcome?.status === 'measured' ? [{ scenario, outcome }] : [];
   });
+  const putScenario = measured.find(({ scenario }) => scenario.ceiling === 'put')?.scenario;
+  let putCeiling: ServerProcess | undefined;
+  if (putScenario?.requests[0] !== undefined) {
+    putCeiling = await startPutCeiling(settings, options, ceilingFile, putScenario.requests[0]);
+    const started = putCeiling;
+    cleanup.add(() => started.stop());
+    progress(`${kind}: put ceiling started, pid ${putCeiling.pid}, ${putCeiling.url}`);
+  }
+
+  const servers = [...apps, baseline, ...(putCeiling === undefined ? [] : [putCeiling])];
+  const context: RunContext = {
+    options,
+    servers,
+    ownProcesses: async () => [...servers.map((server) => server.pid), ...((await temporary?.serverPids()) ?? [])],
+  };
+  const ceilingOf = (scenario: Scenario) =>
+    scenario.ceiling === 'put' && putCeiling !== undefined ? { server: putCeiling, requests: scenario.requests } : { server: baseline, requests: [BASELINE_REQUEST] };
+  const paired = measured.filter(({ scenario }) => scenario.ceiling !== null);
   if (options.warmupSeconds > 0) {
     progress(`${kind}: warming up (${options.warmupSeconds} s per scenario)`);
-    await load(baseline, [BASELINE_REQUEST], options.warmupSeconds, context);
-    for (const { scenario } of measured) await load(app, scenario.requests, options.warmupSeconds, context);
-    app.assertAlive();
+    await load([baseline], [BASELINE_REQUEST], options.warmupSeconds, context);
+    if (putCeiling !== undefined && putScenario !== undefined) await load([putCeiling], putScenario.requests, options.warmupSeconds, context);
+    for (const { scenario } of paired) await load(apps, scenario.requests, options.warmupSeconds, context);
+    for (const app of apps) app.assertAlive();
   }
   for (let round = 1; round <= options.rounds; round++) {
-    for (const { scenario, outcome } of measured) {
-      const pair = await measurePair(kind, baseline, app, scenario, round, context);
+    for (const { scenario, outcome } of paired) {
+      const pair = await measurePair(kind, ceilingOf(scenario), apps, scenario, round, context);
       outcome.runs.push(pair);
       progress(describePair(kind, scenario, outcome, pair, options.rounds));
     }
   }
+  for (const { scenario, outcome } of measured.filter(({ scenario }) => scenario.ceiling === null)) {
+    progress(`${kind}: ${scenario.id} load for ${options.mixedSeconds} s`);
+    const run = await measureMixed(kind, apps, scenario, context);
+    outcome.runs.push(run);
+    progress(describePair(kind, scenario, outcome, run, options.rounds));
+  }
 
   const result: DatabaseOutcome = {
     database: kind,
+    appServers: appCount,
     seedSeconds,
     bodyBytes,
     baselineRssMb: readMemory(baseline.pid).rssMb,
-    appPeakRssMb: readMemory(app.pid).peakRssMb,
-    appLogBytes: statSync(app.logFile).size,
+    putCeilingRssMb: putCeiling === undefined ? Number.NaN : readMemory(putCeiling.pid).rssMb,
+    appPeakRssMb: apps.map((app) => readMemory(app.pid).peakRssMb),
+    appLogBytes: apps.reduce((sum, app) => sum + statSync(app.logFile).size, 0),
+    putCeilingHistory: options.putCeilingHistory,
     scenarios: outcomes,
   };
-  // Stops both servers, drops the PostgreSQL database and removes the directory before the next database runs.
+  // Stops every server, drops the PostgreSQL database and removes the directory before the next database runs.
   await cleanup.run();
   return result;
 }
@@ -326,10 +482,11 @@ async function main(): Promise<number> {
     '',
     `- machine: ${describeMachine()}`,
     `- load: autocannon from the benchmark process, ${options.connections} connections, ${options.durationSeconds} s per run, ` +
-      `${options.rounds} rounds of baseline then scenario, ${options.warmupSeconds} s warm-up per scenario${options.quick ? ' (--quick)' : ''}`,
+      `${options.rounds} rounds of ceiling then scenario, ${options.warmupSeconds} s warm-up per scenario, then ${options.mixedSeconds} s of mixed load${options.quick ? ' (--quick)' : ''}`,
     `- seed per database: ${options.users} users, ${options.users * options.sitesPerUser} sites (${options.sitesPerUser} per user), ${options.tokens} personal access tokens`,
-    `- app: node ${[...options.nodeArgs, '--enable-source-maps'].join(' ')} dist/src/main.js, NODE_ENV=production, LOG_LEVEL=${options.logLevel} (to a file), 127.0.0.1; databases: ${databases.join(', ')}`,
-    '- req/s, p50 and p99 are medians over the rounds; ratio is the median of scenario ÷ the baseline run just before it; RSS is the app\'s largest VmRSS after the scenario',
+    `- app: node ${[...options.nodeArgs, '--enable-source-maps'].join(' ')} dist/src/main.js, NODE_ENV=production, LOG_LEVEL=${options.logLevel} (to a file), 127.0.0.1; databases: ${databases.map((kind) => (kind === 'postgres' && options.postgresApps > 1 ? `postgres with ${options.postgresApps} app processes sharing the connections` : kind)).join(', ')}`,
+    `- ceilings: bare node:http with the same JSON (GETs); bare node:http + JSON.parse + one prepared UPDATE … RETURNING${options.putCeilingHistory ? ' + a history row' : ''} in a transaction (PUT)`,
+    '- req/s, p50 and p99 are medians over the rounds; ratio is the median of scenario ÷ its ceiling\'s run just before it; RSS is the largest VmRSS of the app processes after the scenario',
     '',
   ];
   process.stdout.write(`${header.join('\n')}\n`);

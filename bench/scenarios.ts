@@ -1,17 +1,30 @@
 import type { Request } from 'autocannon';
 import type { SeedData } from './seed.js';
 
-/** In running order: login last, because argon2's buffers raise the RSS of everything after it. */
-export const SCENARIO_IDS = ['list-jwt', 'list-pat', 'get-site', 'put-site', 'healthz', 'magic-page', 'login'] as const;
+/**
+ * In running order: login after the rest, because argon2's buffers raise the RSS of everything
+ * after it; the mixed load last, since its RSS at the end is the figure DESIGN.md sets a bound on.
+ */
+export const SCENARIO_IDS = ['list-jwt', 'list-pat', 'get-site', 'put-site', 'healthz', 'magic-page', 'login', 'mixed'] as const;
 export type ScenarioId = (typeof SCENARIO_IDS)[number];
+
+export const MAX_RSS_MB = 200;
 
 /** The targets of DESIGN.md "Performance"; null where none is set (the scenario informs). */
 export interface Target {
   minRatio: number | null;
   maxP99Ms: number | null;
+  maxRssMb: number | null;
 }
 
-export const MAX_RSS_MB = 200;
+const NO_TARGET: Target = { minRatio: null, maxP99Ms: null, maxRssMb: null };
+
+/**
+ * What a scenario's ratio is taken against, run just before it in each round: the bare node:http
+ * server sending the same JSON (GETs), the bare server doing the PUT's one UPDATE … RETURNING
+ * (PUT), or nothing (the mixed load, run once for its memory).
+ */
+export type Ceiling = 'get' | 'put' | null;
 
 export interface HttpRequest {
   method: 'GET' | 'POST' | 'PUT';
@@ -20,19 +33,29 @@ export interface HttpRequest {
   body?: string;
 }
 
+/**
+ * Judges one answer before the load: 'ok', 'unavailable' (the route does not exist yet), or why
+ * the scenario would measure the wrong thing.
+ */
+export type Check = (status: number, body: string) => 'ok' | 'unavailable' | string;
+
+/** A request sent once before the load; the statuses the probes get are the ones the load may get. */
+export interface Probe {
+  request: HttpRequest;
+  check: Check;
+}
+
 export interface Scenario {
   id: ScenarioId;
   /** The request, as the table names it. */
   label: string;
   unit: 'req/s' | 'logins/s';
   target: Target;
+  ceiling: Ceiling;
   /** Cycled through by the connections, each taking every n-th, so load rotates over users and rows. */
   requests: HttpRequest[];
-  /**
-   * Judges one answer before the load: 'ok', 'unavailable' (the route does not exist yet), or why
-   * the scenario would measure the wrong thing.
-   */
-  check(status: number, body: string): 'ok' | 'unavailable' | string;
+  /** One per kind of request in the scenario; empty when there was nothing to build them from. */
+  probes: Probe[];
 }
 
 export interface ScenarioInputs {
@@ -41,6 +64,8 @@ export interface ScenarioInputs {
   jwts: string[];
   /** How many distinct requests a scenario cycles through: enough that no row or credential is hot. */
   rotation: number;
+  /** The load's connections: the mixed load gives each of them every kind of request. */
+  connections: number;
 }
 
 const json = { 'content-type': 'application/json' };
@@ -112,7 +137,49 @@ function siteTargets(seed: SeedData, first: number, end: number, rotation: numbe
   return targets;
 }
 
-export function buildScenarios({ seed, jwts, rotation }: ScenarioInputs): Scenario[] {
+/** A scenario of one kind of request, probed with its first. */
+function probedByFirst(requests: HttpRequest[], check: Check): Pick<Scenario, 'requests' | 'probes'> {
+  const first = requests[0];
+  return { requests, probes: first === undefined ? [] : [{ request: first, check }] };
+}
+
+/** One kind of request in the mixed load: `weight` of every MIXED_PATTERN_SIZE requests. */
+interface MixedKind {
+  weight: number;
+  request(index: number): HttpRequest;
+  check: Check;
+}
+
+const MIXED_PATTERN_SIZE = 100;
+
+/**
+ * Every kind spread evenly over a pattern of MIXED_PATTERN_SIZE slots (a kind of weight w takes
+ * the slots nearest to (j + ½)·size/w), so no kind comes in bursts.
+ */
+function mixedPattern(kinds: readonly MixedKind[]): MixedKind[] {
+  const slots = kinds.flatMap((kind) => Array.from({ length: kind.weight }, (_, j) => ({ kind, at: (j + 0.5) / kind.weight })));
+  if (slots.length !== MIXED_PATTERN_SIZE) throw new Error(`the mixed load's weights add up to ${slots.length}, not ${MIXED_PATTERN_SIZE}`);
+  return slots.sort((a, b) => a.at - b.at).map((slot) => slot.kind);
+}
+
+/**
+ * The mixed load's requests. Connection c takes requests c, c + n, c + 2n … (requestsForConnection),
+ * so request r is given the pattern's slot (r div n) plus an offset per connection: every
+ * connection walks the whole pattern, each from its own place, and the kinds do not move in step.
+ */
+function mixedRequests(kinds: readonly MixedKind[], connections: number, count: number): HttpRequest[] {
+  const pattern = mixedPattern(kinds);
+  const requests: HttpRequest[] = [];
+  for (let index = 0; index < count; index++) {
+    const connection = index % connections;
+    const offset = Math.floor((connection * MIXED_PATTERN_SIZE) / connections);
+    const kind = pattern[(Math.floor(index / connections) + offset) % MIXED_PATTERN_SIZE];
+    if (kind !== undefined) requests.push(kind.request(index));
+  }
+  return requests;
+}
+
+export function buildScenarios({ seed, jwts, rotation, connections }: ScenarioInputs): Scenario[] {
   const bearer = (user: number) => ({ authorization: `Bearer ${jwts[user] ?? ''}` });
   // Reads use the first half of the users, writes the second: a PUT never changes a page the
   // read scenarios fetch, so every list answer keeps the size of the baseline's body.
@@ -121,7 +188,39 @@ export function buildScenarios({ seed, jwts, rotation }: ScenarioInputs): Scenar
   const firstPage = Math.min(50, seed.users[0]?.siteIds.length ?? 0);
   const readSites = siteTargets(seed, 0, half, rotation);
   const writeSites = seed.users.length > 1 ? siteTargets(seed, half, seed.users.length, rotation) : readSites;
-  const authenticatedGet: Target = { minRatio: 0.5, maxP99Ms: 10 };
+  const authenticatedGet: Target = { minRatio: 0.5, maxP99Ms: 10, maxRssMb: MAX_RSS_MB };
+
+  const listWithJwt = (index: number): HttpRequest => ({ method: 'GET', path: '/api/v1/sites', headers: bearer(index) });
+  const patReaders = readers.flatMap(({ user }) => (user.accessToken === null ? [] : [user.accessToken]));
+  const listWithPat = (token: string): HttpRequest => ({ method: 'GET', path: '/api/v1/sites', headers: { authorization: `Token ${token}` } });
+  const readSite = ({ user, siteId }: { user: number; siteId: string }): HttpRequest => ({ method: 'GET', path: `/api/v1/sites/${siteId}`, headers: bearer(user) });
+  const putSite = ({ user, siteId }: { user: number; siteId: string }, body: string): HttpRequest => ({
+    method: 'PUT',
+    path: `/api/v1/sites/${siteId}`,
+    headers: { ...bearer(user), ...json },
+    body,
+  });
+  const login = (email: string, password: string): HttpRequest => ({ method: 'POST', path: '/auth/login', headers: json, body: JSON.stringify({ email, password }) });
+  const at = <T>(list: readonly T[], index: number): T | undefined => list[index % Math.max(1, list.length)];
+
+  // Reads, writes, logins and bad input, in the proportions an API under use might see.
+  const mixedKinds: MixedKind[] = [
+    { weight: 20, request: (i) => listWithJwt(at(readers, i)?.index ?? 0), check: listCheck(firstPage) },
+    { weight: 15, request: (i) => listWithPat(at(patReaders, i) ?? ''), check: listCheck(firstPage) },
+    { weight: 20, request: (i) => readSite(at(readSites, i) ?? { user: 0, siteId: '' }), check: statusCheck(200) },
+    { weight: 20, request: (i) => putSite(at(writeSites, i) ?? { user: 0, siteId: '' }, siteUpdateBody(i)), check: statusCheck(200) },
+    { weight: 1, request: (i) => login(at(readers, i)?.user.email ?? '', seed.password), check: statusCheck(200) },
+    // Bad input: a body that is not an object, a field of the wrong type, a site that does not
+    // exist, a forged token and a sign-in without a password. None of them may cost a
+    // guessing-limit place. A body that is not JSON at all is left out: the app closes the
+    // connection after one, and autocannon then times every later answer on that connection
+    // from an earlier request's send.
+    { weight: 5, request: (i) => putSite(at(writeSites, i) ?? { user: 0, siteId: '' }, '[]'), check: statusCheck(400) },
+    { weight: 5, request: (i) => putSite(at(writeSites, i) ?? { user: 0, siteId: '' }, JSON.stringify({ color: 42 })), check: statusCheck(400) },
+    { weight: 5, request: (i) => readSite({ user: at(readers, i)?.index ?? 0, siteId: '00000000-0000-7000-8000-000000000000' }), check: statusCheck(404) },
+    { weight: 5, request: () => ({ method: 'GET', path: '/api/v1/sites', headers: { authorization: 'Bearer not.a.jwt' } }), check: statusCheck(401) },
+    { weight: 4, request: (i) => ({ method: 'POST', path: '/auth/login', headers: json, body: JSON.stringify({ email: at(readers, i)?.user.email ?? '' }) }), check: statusCheck(400) },
+  ];
 
   const scenarios: Scenario[] = [
     {
@@ -129,64 +228,69 @@ export function buildScenarios({ seed, jwts, rotation }: ScenarioInputs): Scenar
       label: 'GET /api/v1/sites, Bearer JWT',
       unit: 'req/s',
       target: authenticatedGet,
-      requests: readers.map(({ index }) => ({ method: 'GET', path: '/api/v1/sites', headers: bearer(index) })),
-      check: listCheck(firstPage),
+      ceiling: 'get',
+      ...probedByFirst(readers.map(({ index }) => listWithJwt(index)), listCheck(firstPage)),
     },
     {
       id: 'list-pat',
       label: 'GET /api/v1/sites, Token PAT',
       unit: 'req/s',
       target: authenticatedGet,
-      requests: readers.flatMap(({ user }) =>
-        user.accessToken === null ? [] : [{ method: 'GET' as const, path: '/api/v1/sites', headers: { authorization: `Token ${user.accessToken}` } }],
-      ),
-      check: listCheck(firstPage),
+      ceiling: 'get',
+      ...probedByFirst(patReaders.map(listWithPat), listCheck(firstPage)),
     },
     {
       id: 'get-site',
       label: 'GET /api/v1/sites/{id}, Bearer JWT',
       unit: 'req/s',
       target: authenticatedGet,
-      requests: readSites.map(({ user, siteId }) => ({ method: 'GET', path: `/api/v1/sites/${siteId}`, headers: bearer(user) })),
-      check: statusCheck(200),
+      ceiling: 'get',
+      ...probedByFirst(readSites.map(readSite), statusCheck(200)),
     },
     {
       id: 'put-site',
       label: 'PUT /api/v1/sites/{id}, 1 KB partial, JWT',
       unit: 'req/s',
-      target: { minRatio: 0.25, maxP99Ms: 10 },
-      requests: writeSites.map(({ user, siteId }, index) => ({
-        method: 'PUT',
-        path: `/api/v1/sites/${siteId}`,
-        headers: { ...bearer(user), ...json },
-        body: siteUpdateBody(index),
-      })),
-      check: statusCheck(200),
+      target: { minRatio: 0.6, maxP99Ms: 25, maxRssMb: MAX_RSS_MB },
+      ceiling: 'put',
+      ...probedByFirst(writeSites.map((target, index) => putSite(target, siteUpdateBody(index))), statusCheck(200)),
     },
     {
       id: 'healthz',
       label: 'GET /healthz (framework floor, no target)',
       unit: 'req/s',
-      target: { minRatio: null, maxP99Ms: null },
-      requests: [{ method: 'GET', path: '/healthz', headers: {} }],
-      check: statusCheck(200),
+      target: NO_TARGET,
+      ceiling: 'get',
+      ...probedByFirst([{ method: 'GET', path: '/healthz', headers: {} }], statusCheck(200)),
     },
     {
       id: 'magic-page',
       label: 'GET /magic?token=x page',
       unit: 'req/s',
-      target: { minRatio: null, maxP99Ms: 10 },
-      requests: [{ method: 'GET', path: '/magic?token=x', headers: { accept: 'text/html' } }],
+      target: { minRatio: null, maxP99Ms: 10, maxRssMb: MAX_RSS_MB },
+      ceiling: 'get',
       // An unknown token may well be answered 400 or 410 with a page; only a missing route or a crash is not measurable.
-      check: (status, body) => (status === 404 ? 'unavailable' : status < 500 ? 'ok' : `got ${status}: ${body.slice(0, 200)}`),
+      ...probedByFirst([{ method: 'GET', path: '/magic?token=x', headers: { accept: 'text/html' } }], (status, body) =>
+        status === 404 ? 'unavailable' : status < 500 ? 'ok' : `got ${status}: ${body.slice(0, 200)}`,
+      ),
     },
     {
       id: 'login',
       label: 'POST /auth/login (argon2id)',
       unit: 'logins/s',
-      target: { minRatio: null, maxP99Ms: null },
-      requests: readers.map(({ user }) => ({ method: 'POST', path: '/auth/login', headers: json, body: JSON.stringify({ email: user.email, password: seed.password }) })),
-      check: statusCheck(200),
+      target: NO_TARGET,
+      ceiling: 'get',
+      ...probedByFirst(readers.map(({ user }) => login(user.email, seed.password)), statusCheck(200)),
+    },
+    {
+      id: 'mixed',
+      label: 'mixed: reads, writes, logins, bad input',
+      unit: 'req/s',
+      target: { minRatio: null, maxP99Ms: null, maxRssMb: MAX_RSS_MB },
+      ceiling: null,
+      // Every connection walks the whole pattern at least once.
+      requests: mixedRequests(mixedKinds, connections, Math.max(rotation, connections * MIXED_PATTERN_SIZE)),
+      probes: mixedKinds.map((kind) => ({ request: kind.request(0), check: kind.check })),
     },
   ];
   return scenarios;
