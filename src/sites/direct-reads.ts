@@ -3,7 +3,6 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Guard } from '../auth/guard.js';
 import { versionEtag } from '../http/etag.js';
 import type { RequestCaller } from '../http/logging.js';
-import { encodeSiteEnvelope, encodeSiteList } from './encode.js';
 import type { SiteReads } from './reads.js';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from './schema.js';
 
@@ -90,13 +89,13 @@ export class DirectReads {
       if (page === undefined) return undefined;
       const caller = this.#caller(authorization);
       const held = caller === undefined ? undefined : this.options.reads.heldPage(caller.userId, page.limit, page.cursor);
-      return held === undefined || caller === undefined ? undefined : { body: encodeSiteList(held), etag: undefined, caller };
+      return held === undefined || caller === undefined ? undefined : { body: held, etag: undefined, caller };
     }
     const id = path.slice(SITE_PATH.length);
     if (query !== -1 || path[LIST_PATH.length] !== '/' || !SITE_ID.test(id)) return undefined;
     const caller = this.#caller(authorization);
     const held = caller === undefined ? undefined : this.options.reads.heldSite(caller.userId, id);
-    return held === undefined || caller === undefined ? undefined : { body: encodeSiteEnvelope(held), etag: versionEtag(held.version), caller };
+    return held === undefined || caller === undefined ? undefined : { body: held.body, etag: versionEtag(held.version), caller };
   }
 
   /** A caller allowed to read sites, as far as memory tells (see Guard.heldPrincipal). */
