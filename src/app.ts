@@ -32,7 +32,7 @@ import { DatabaseOutage, type DatabaseOutageOptions, isDatabaseUnavailable } fro
 import { AppError } from './errors.js';
 import { clientErrorHandler, errorHandler, frameworkErrorHandler, handleNotFound } from './http/error-handler.js';
 import { registerJsonParser } from './http/json-body.js';
-import { createLoggers, lazyChildLoggerFactory, logRequestLine, RequestLogController } from './http/logging.js';
+import { createLoggers, lazyChildLoggerFactory, RequestLogController } from './http/logging.js';
 import { SecurityEvents } from './security/events.js';
 import { registerSecurityHeaders, responseHeaders } from './http/security-headers.js';
 import { createHttpServer, DEFAULT_HTTP_LIMITS, fastifyTimeoutOptions, type HttpLimits } from './http/server.js';
@@ -49,7 +49,6 @@ import { registerTotpRoutes } from './totp/routes.js';
 import { upgradeLegacyRecoveryCodes } from './totp/queries.js';
 import { KEYED_DIGEST_PREFIX, RecoveryCodeDigest } from './totp/recovery-codes.js';
 import { TotpService } from './totp/service.js';
-import { DirectReads } from './sites/direct-reads.js';
 import { SiteReads } from './sites/reads.js';
 import { SiteService } from './sites/service.js';
 import { PasswordChangeService, UserService } from './users/service.js';
@@ -89,11 +88,8 @@ export async function buildApp(options: AppOptions): Promise<App> {
   const headers = responseHeaders({ https: config.publicUrl.startsWith('https:') });
   const outage = new DatabaseOutage({ log: loggers.app, clock, probe: () => sql`select 1`.execute(db), ...options.databaseOutage });
   const handleError = errorHandler(outage);
-  // Made once the parts it reads exist, below; until then every request goes to Fastify.
-  let directReads: DirectReads | undefined;
   const app: App = Fastify({
-    serverFactory: (handler, serverOptions) =>
-      createHttpServer(serverOptions, handler, (request, response) => directReads?.answer(request, response) === true),
+    serverFactory: (handler, serverOptions) => createHttpServer(serverOptions, handler),
     loggerInstance: loggers.app,
     logController: new RequestLogController(loggers.requestLines),
     childLoggerFactory: lazyChildLoggerFactory,
@@ -189,21 +185,6 @@ export async function buildApp(options: AppOptions): Promise<App> {
   registerAccessTokenRoutes(app, { guard, accessTokens, securityEvents });
   const reads = new SiteReads(sites, cache);
   registerSiteRoutes(app, { guard, sites, reads });
-  {
-    const direct = new DirectReads({
-      guard,
-      reads,
-      // Every URL it answers is under /api/v1.
-      headers: headers.noStore,
-      logLine: (reqId, method, url, status, elapsedMs, caller) => logRequestLine(loggers.requestLines, reqId, method, url, status, elapsedMs, caller),
-      onError: (error) => app.log.error({ err: error }, 'answering a site read directly failed; Fastify answers it'),
-    });
-    app.addHook('preClose', (done) => {
-      direct.close();
-      done();
-    });
-    directReads = direct;
-  }
   registerPartnerRoutes(app, { guard, sites, limiter, config, database, clock });
 
   // Hourly clean-up of ended sessions, tokens and rate-limit windows; every server may run it.

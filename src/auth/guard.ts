@@ -115,32 +115,6 @@ export class Guard {
     this.cache.invalidate([changeTag('access_tokens', 'id', accessTokenId)]);
   }
 
-  /**
-   * The caller named by an Authorization header, when this process already holds everything
-   * `authenticate` would conclude from it: a valid JWT whose user is remembered and fresh, or an
-   * access token remembered and fresh. Undefined in every other case, refusals included, so that
-   * `authenticate` decides and explains them; it never reads the database. An access token due for
-   * its last-use record has it written in the background: the answer does not wait for it.
-   */
-  heldPrincipal(header: string): Principal | undefined {
-    const { scheme, credential } = parseAuthorization(header);
-    if (scheme === 'bearer' && !looksLikeAccessToken(credential)) {
-      try {
-        return this.#heldJwtPrincipal(this.jwt.verify(credential));
-      } catch (error) {
-        if (error instanceof InvalidJwtError) return undefined;
-        throw error;
-      }
-    }
-    if (scheme === 'token' && !looksLikeJwt(credential)) {
-      const found = this.#accessTokens.get(hashAccessToken(credential));
-      if (found === undefined) return undefined;
-      void this.#recordUse(found);
-      return found.principal;
-    }
-    return undefined;
-  }
-
   /** An onRequest hook that authenticates the caller and checks the requirement. */
   require(requirement: Requirement): (request: FastifyRequest) => Promise<void> {
     return async (request) => {

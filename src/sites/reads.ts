@@ -39,11 +39,6 @@ export class SiteReads {
     return body;
   }
 
-  /** The page as `page` would answer it, if the cache holds it; never reads the database. */
-  heldPage(userId: string, limit: number, cursor: string | undefined): Buffer | undefined {
-    return this.#pages.get(pageKey(userId, limit, cursor));
-  }
-
   async site(userId: string, id: string): Promise<SiteAnswer> {
     const key = `${userId} ${id}`;
     const held = this.#sites.get(key);
@@ -53,11 +48,6 @@ export class SiteReads {
     const answer: SiteAnswer = { version: site.version, body: encodeSiteEnvelope(site) };
     this.#sites.set(key, answer, { tags: [siteTag(id)], size: answer.body.length, epoch });
     return answer;
-  }
-
-  /** The site as `site` would answer it, if the cache holds it; never reads the database. */
-  heldSite(userId: string, id: string): SiteAnswer | undefined {
-    return this.#sites.get(`${userId} ${id}`);
   }
 }
 
