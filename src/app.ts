@@ -24,14 +24,15 @@ import { registerEmailVerificationRoutes } from './email-verification/routes.js'
 import { EmailVerificationService } from './email-verification/service.js';
 import { Mailer, type MailerOptions, OutboxTransport, SmtpTransport } from './mail/mailer.js';
 import { AuthService } from './auth/service.js';
+import { Cache } from './cache/cache.js';
+import { NO_CHANGE_FEED } from './cache/change-feed.js';
 import type { Config } from './config.js';
 import type { DatabaseHandle } from './db/connect.js';
-import { ForeignChanges } from './db/foreign-changes.js';
 import { DatabaseOutage, type DatabaseOutageOptions, isDatabaseUnavailable } from './db/outage.js';
 import { AppError } from './errors.js';
 import { clientErrorHandler, errorHandler, frameworkErrorHandler, handleNotFound } from './http/error-handler.js';
 import { registerJsonParser } from './http/json-body.js';
-import { createLoggers, lazyChildLoggerFactory, logRequestLine, RequestLogController } from './http/logging.js';
+import { createLoggers, lazyChildLoggerFactory, RequestLogController } from './http/logging.js';
 import { SecurityEvents } from './security/events.js';
 import { registerSecurityHeaders, responseHeaders } from './http/security-headers.js';
 import { createHttpServer, DEFAULT_HTTP_LIMITS, fastifyTimeoutOptions, type HttpLimits } from './http/server.js';
@@ -51,8 +52,6 @@ import { registerTotpRoutes } from './totp/routes.js';
 import { upgradeLegacyRecoveryCodes } from './totp/queries.js';
 import { KEYED_DIGEST_PREFIX, RecoveryCodeDigest } from './totp/recovery-codes.js';
 import { TotpService } from './totp/service.js';
-import { DirectReads } from './sites/direct-reads.js';
-import { SiteCache } from './sites/read-cache.js';
 import { SiteReads } from './sites/reads.js';
 import { SiteService } from './sites/service.js';
 import { PasswordChangeService, UserService } from './users/service.js';
@@ -69,10 +68,11 @@ export interface AppOptions {
   /** Retry pacing for e-mail delivery (tests shorten it). */
   mailerOptions?: MailerOptions;
   /**
-   * The cache of site answers. Every SiteService writing through this database handle must report
-   * to the same one (see sites/read-cache.ts); made from the configuration when not given.
+   * What the app keeps from the database (src/cache/cache.ts). Every service writing through this
+   * database handle must report to the same one; made from the configuration when not given.
+   * Closed with the app.
    */
-  siteCache?: SiteCache;
+  cache?: Cache;
   /** Connection timeouts (http/server.ts); tests shorten them. */
   httpLimits?: Partial<HttpLimits>;
   /** How often an outage of the database is summarised in the log and probed (tests shorten them). */
@@ -92,11 +92,8 @@ export async function buildApp(options: AppOptions): Promise<App> {
   const headers = responseHeaders({ https: config.publicUrl.startsWith('https:') });
   const outage = new DatabaseOutage({ log: loggers.app, clock, probe: () => sql`select 1`.execute(db), ...options.databaseOutage });
   const handleError = errorHandler(outage);
-  // Made once the parts it reads exist, below; until then every request goes to Fastify.
-  let directReads: DirectReads | undefined;
   const app: App = Fastify({
-    serverFactory: (handler, serverOptions) =>
-      createHttpServer(serverOptions, handler, (request, response) => directReads?.answer(request, response) === true),
+    serverFactory: (handler, serverOptions) => createHttpServer(serverOptions, handler),
     loggerInstance: loggers.app,
     logController: new RequestLogController(loggers.requestLines),
     childLoggerFactory: lazyChildLoggerFactory,
@@ -147,8 +144,8 @@ export async function buildApp(options: AppOptions): Promise<App> {
     lifetimeMs: config.sessionLifetimeMs,
     secure: config.publicUrl.startsWith('https:'),
   });
-  const foreignChanges = database.foreignChanges === null ? null : new ForeignChanges(database.foreignChanges);
-  const readForeignChanges = foreignChanges === null ? null : () => foreignChanges.current();
+  const cache = options.cache ?? new Cache({ feed: config.cacheBytes > 0 ? database.openChangeFeed(loggers.app) : NO_CHANGE_FEED, maxBytes: config.cacheBytes });
+  app.addHook('onClose', () => cache.close());
   // Background writes that fail because the database is away are part of the outage's lines.
   const backgroundFailure = (message: string) => (error: unknown) => {
     if (isDatabaseUnavailable(error)) outage.failed(error);
@@ -158,7 +155,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   // After the server has stopped taking requests, before whoever built the app closes the database.
   app.addHook('onClose', () => lastUses.close());
   const recentAuthentication = new RecentAuthentication(clock, config.reauthWindowSeconds * 1000);
-  const guard = new Guard(db, jwt, sessions, clock, config.publicOrigin, readForeignChanges, lastUses, recentAuthentication);
+  const guard = new Guard(db, jwt, sessions, clock, config.publicOrigin, cache, lastUses, recentAuthentication);
   const mailer = new Mailer(
     config.smtpUrl === undefined ? new OutboxTransport(path.join(config.dataDir, 'outbox')) : new SmtpTransport(config.smtpUrl),
     config.mailFrom,
@@ -177,8 +174,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   const passkeys = new PasskeyService(db, limiter, clock, { id: new URL(config.publicUrl).hostname, name: 'Siteward', origin: config.publicOrigin });
   const auth = new AuthService(users, hasher, jwt, limiter, totp, securityEvents);
   const accessTokens = new AccessTokenService(db, clock);
-  const siteCache = options.siteCache ?? new SiteCache({ foreignChanges: readForeignChanges, maxBytes: config.siteCacheBytes });
-  const sites = new SiteService({ db, dialect: database.dialect, clock, secrets, cache: siteCache });
+  const sites = new SiteService({ db, dialect: database.dialect, clock, secrets, cache });
 
   const emailVerification = new EmailVerificationService(db, limiter, mailer, clock, config.publicUrl);
   registerAuthRoutes(app, { auth, emailVerification, signup: config.signup });
@@ -193,24 +189,8 @@ export async function buildApp(options: AppOptions): Promise<App> {
   registerTotpRoutes(app, { guard, totp, securityEvents });
   registerPasskeyRoutes(app, { guard, passkeys, sessions, securityEvents, publicOrigin: config.publicOrigin });
   registerAccessTokenRoutes(app, { guard, accessTokens, securityEvents });
-  const reads = new SiteReads(sites, siteCache);
+  const reads = new SiteReads(sites, cache);
   registerSiteRoutes(app, { guard, sites, reads });
-  if (siteCache.enabled) {
-    // Without the site cache (PostgreSQL) it would never hold an answer.
-    const direct = new DirectReads({
-      guard,
-      reads,
-      // Every URL it answers is under /api/v1.
-      headers: headers.noStore,
-      logLine: (reqId, method, url, status, elapsedMs, caller) => logRequestLine(loggers.requestLines, reqId, method, url, status, elapsedMs, caller),
-      onError: (error) => app.log.error({ err: error }, 'answering a site read directly failed; Fastify answers it'),
-    });
-    app.addHook('preClose', (done) => {
-      direct.close();
-      done();
-    });
-    directReads = direct;
-  }
   registerPartnerRoutes(app, { guard, sites, limiter, config, database, clock });
 
   // Hourly clean-up of ended sessions, tokens and rate-limit windows; every server may run it.

@@ -30,8 +30,8 @@ export interface Config {
   sessionIdleMs: number;
   /** …and after this long in any case. */
   sessionLifetimeMs: number;
-  /** Memory for encoded site answers (src/sites/read-cache.ts), in bytes; 0 turns the cache off. */
-  siteCacheBytes: number;
+  /** Memory for what the cache keeps (src/cache/cache.ts: principals, site answers), in bytes; 0 turns it off. */
+  cacheBytes: number;
   /**
    * How long a sign-in or re-authentication counts as recent: changes that could lock the owner
    * out (new access tokens, passkeys, TOTP, a password without the old one) need one this fresh.
@@ -101,7 +101,7 @@ export function loadConfig(env: Environment = process.env): Config {
     partnerCheckTimeoutMs: parseWholeNumber('PARTNER_CHECK_TIMEOUT_MS', env.PARTNER_CHECK_TIMEOUT_MS, 10_000, 100, 60_000),
     partnerCheckIntervalSeconds: parsePartnerCheckInterval(env.PARTNER_CHECK_INTERVAL),
     trustProxy: parseTrustProxy(env.TRUST_PROXY),
-    siteCacheBytes: parseWholeNumber('SITE_CACHE_MB', env.SITE_CACHE_MB, 32, 0, 64 * 1024) * 1024 * 1024,
+    cacheBytes: parseCacheMegabytes(env) * 1024 * 1024,
     sessionIdleMs: parseWholeNumber('SESSION_IDLE_HOURS', env.SESSION_IDLE_HOURS, 72, 1, 24 * 365) * 60 * 60 * 1000,
     sessionLifetimeMs: parseWholeNumber('SESSION_LIFETIME_DAYS', env.SESSION_LIFETIME_DAYS, 30, 1, 365) * 24 * 60 * 60 * 1000,
     // At least a minute, so a person can finish what they confirmed; at most a day, or it stops meaning "recent".
@@ -150,6 +150,12 @@ function parseDatabase(value: string | undefined, poolSize: string | undefined, 
     throw new ConfigError(`DATABASE_POOL_SIZE must be a whole number from 1 to 500, not "${size}"`);
   }
   return { kind: 'postgres', url, poolSize: Number(size) };
+}
+
+/** CACHE_MB, or SITE_CACHE_MB, its older name from when the cache held site answers only. */
+function parseCacheMegabytes(env: Environment): number {
+  const name = nonEmpty(env.CACHE_MB) === undefined && nonEmpty(env.SITE_CACHE_MB) !== undefined ? 'SITE_CACHE_MB' : 'CACHE_MB';
+  return parseWholeNumber(name, env[name], 32, 0, 64 * 1024);
 }
 
 function parseWholeNumber(name: string, value: string | undefined, fallback: number, min: number, max: number): number {

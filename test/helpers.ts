@@ -8,11 +8,13 @@ import { type AppOptions, buildApp } from '../src/app.js';
 import { type Config, loadConfig } from '../src/config.js';
 import { type DatabaseHandle, openDatabase } from '../src/db/connect.js';
 import { migrate } from '../src/db/migrate.js';
+import { NO_CHANGE_FEED } from '../src/cache/change-feed.js';
+import { createLoggers } from '../src/http/logging.js';
 import type { HttpLimits } from '../src/http/server.js';
 import type { App } from '../src/http/types.js';
 import type { Clock } from '../src/lib/clock.js';
 import { PasswordHasher } from '../src/auth/passwords.js';
-import { SiteCache } from '../src/sites/read-cache.js';
+import { Cache } from '../src/cache/cache.js';
 import { UserService } from '../src/users/service.js';
 import { totp } from './rfc6238.js';
 import { linkIn, type TestSmtpServer, verificationLinkIn, verificationMailTo } from './smtp.js';
@@ -39,8 +41,8 @@ export interface TestApp {
   config: Config;
   database: DatabaseHandle;
   clock: ManualClock;
-  /** The app's cache of site answers: a SiteService a test makes on the same database must report to it. */
-  siteCache: SiteCache;
+  /** The app's cache: a service a test makes on the same database must report its writes to it. */
+  cache: Cache;
   dataDir: string;
   /** Everything the app logged so far, one JSON line per entry. */
   logs(): string;
@@ -122,12 +124,13 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
       callback();
     },
   });
-  const siteCache = new SiteCache({ foreignChanges: database.foreignChanges, maxBytes: config.siteCacheBytes });
+  const loggers = createLoggers(config.logLevel, logStream);
+  const cache = new Cache({ feed: config.cacheBytes > 0 ? database.openChangeFeed(loggers.app) : NO_CHANGE_FEED, maxBytes: config.cacheBytes });
   const app = await buildApp({
     config,
     database,
     clock,
-    siteCache,
+    cache,
     logStream,
     passwordHashing: TEST_PASSWORD_HASHING,
     mailerOptions: { retryDelaysMs: options.mailRetryDelaysMs ?? [20, 20] },
@@ -136,12 +139,16 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
   });
   options.beforeReady?.(app);
   await app.ready();
+  // PostgreSQL's change feed connects in the background; tests about caching start once it listens.
+  for (let waited = 0; config.cacheBytes > 0 && !cache.available && waited < 10_000; waited += 10) {
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
   return {
     app,
     config,
     database,
     clock,
-    siteCache,
+    cache,
     dataDir,
     logs: () => lines.join(''),
     close: async () => {

@@ -18,7 +18,7 @@ const security: Array<Record<string, string[]>> = [{ BearerAuth: [] }];
 export function registerAccessTokenRoutes(app: App, deps: { guard: Guard; accessTokens: AccessTokenService; securityEvents: SecurityEvents }): void {
   const onRequest = deps.guard.require('account');
   const { securityEvents } = deps;
-  // The guard remembers what a token resolved to for a moment (auth/principal-cache.ts): a token
+  // What a token resolved to is kept in the cache (src/cache/cache.ts): a token
   // revoked here must be refused by this process's very next request.
   deps.accessTokens.onRevoked((accessTokenId) => deps.guard.forgetAccessToken(accessTokenId));
 

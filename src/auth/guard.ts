@@ -1,12 +1,13 @@
 import type {} from '@fastify/cookie';
 import type { FastifyRequest } from 'fastify';
 import type { Kysely } from 'kysely';
+import type { Cache, CacheNamespace } from '../cache/cache.js';
+import { changeTag } from '../cache/change-feed.js';
 import type { Database } from '../db/schema.js';
 import { AppError, unauthorized } from '../errors.js';
 import type { Clock } from '../lib/clock.js';
 import { findUserById } from '../users/queries.js';
 import { InvalidJwtError, type JwtClaims, type JwtService, looksLikeJwt } from './jwt.js';
-import { type CachedAccessToken, PrincipalCache } from './principal-cache.js';
 import { assertSameOrigin, isSafeMethod } from './csrf.js';
 import type { RecentAuthentication } from './recent-authentication.js';
 import type { LastUseRecorder } from './access-token-last-use.js';
@@ -37,11 +38,38 @@ export type Requirement = AccessTokenScope | 'account' | 'recent' | 'authenticat
 
 const LAST_USED_RESOLUTION_MS = 60_000;
 
+/** A personal access token's principal, with when its use was last recorded (last_used_at). */
+interface CachedAccessToken {
+  id: string;
+  principal: Principal;
+  /** Epoch milliseconds by the app's clock; use is recorded at most once a minute. */
+  lastUsedMs: number;
+}
+
+/** What a remembered principal is counted as against the cache's bound: a user row and its strings. */
+const PRINCIPAL_BYTES = 1000;
+
+function userTag(userId: string): string {
+  return changeTag('users', 'id', userId);
+}
+
 const INVALID_CREDENTIALS_DETAIL = 'The credential is invalid, expired or revoked.';
 
+/**
+ * Authenticates requests. What a JWT's user or a personal access token resolved to (the user row,
+ * and for a token its id and scopes) is kept in the cache (src/cache/cache.ts), so that an
+ * authenticated request does not read the users table every time. Each entry depends on the user's
+ * row, and a token's on its own row too: a revocation drops them on this process as soon as it has
+ * committed (`forgetUser`, `forgetAccessToken`), and on every other process when the change feed
+ * announces it. Access tokens are kept under their SHA-256, as the database keys them: a dump of
+ * the process's memory yields no more usable tokens than a dump of the database.
+ *
+ * Web sessions are not cached: a session cookie is checked against the database on every request,
+ * so signing out ends a session everywhere at once.
+ */
 export class Guard {
-  /** What JWTs and access tokens resolved to; see principal-cache.ts for how long. */
-  readonly #principals: PrincipalCache;
+  readonly #jwtUsers: CacheNamespace<Principal>;
+  readonly #accessTokens: CacheNamespace<CachedAccessToken>;
 
   constructor(
     private readonly db: Kysely<Database>,
@@ -49,52 +77,26 @@ export class Guard {
     private readonly sessions: SessionService,
     private readonly clock: Clock,
     private readonly publicOrigin: string,
-    /** The database's change counter (DatabaseHandle.foreignChanges), null where there is none. */
-    foreignChanges: (() => number) | null,
+    private readonly cache: Cache,
     /** Writes access tokens' last-use times. */
     private readonly lastUses: LastUseRecorder,
     private readonly recentAuthentication: RecentAuthentication,
   ) {
-    this.#principals = new PrincipalCache({ foreignChanges });
+    this.#jwtUsers = cache.namespace('jwt-user');
+    this.#accessTokens = cache.namespace('access-token');
     // Sign out everywhere and a password change refuse the user's JWTs from now on: this process
     // must not answer the next request from what it read before.
-    sessions.onCredentialsRevoked((userId) => this.#principals.forgetUser(userId));
+    sessions.onCredentialsRevoked((userId) => this.forgetUser(userId));
   }
 
-  /** The user's row changed (its address was verified): this process reads it afresh next time. */
+  /** The user's row changed (revoked credentials, a verified address): read afresh next time. */
   forgetUser(userId: string): void {
-    this.#principals.forgetUser(userId);
+    this.cache.invalidate([userTag(userId)]);
   }
 
-  /** A revoked access token is refused by this process's next request, not after the cache's bound. */
+  /** A revoked access token is refused by this process's next request. */
   forgetAccessToken(accessTokenId: string): void {
-    this.#principals.forgetAccessToken(accessTokenId);
-  }
-
-  /**
-   * The caller named by an Authorization header, when this process already holds everything
-   * `authenticate` would conclude from it: a valid JWT whose user is remembered and fresh, or an
-   * access token remembered and fresh. Undefined in every other case, refusals included, so that
-   * `authenticate` decides and explains them; it never reads the database. An access token due for
-   * its last-use record has it written in the background: the answer does not wait for it.
-   */
-  heldPrincipal(header: string): Principal | undefined {
-    const { scheme, credential } = parseAuthorization(header);
-    if (scheme === 'bearer' && !looksLikeAccessToken(credential)) {
-      try {
-        return this.#heldJwtPrincipal(this.jwt.verify(credential));
-      } catch (error) {
-        if (error instanceof InvalidJwtError) return undefined;
-        throw error;
-      }
-    }
-    if (scheme === 'token' && !looksLikeJwt(credential)) {
-      const found = this.#principals.accessToken(hashAccessToken(credential));
-      if (found === undefined) return undefined;
-      void this.#recordUse(found);
-      return found.principal;
-    }
-    return undefined;
+    this.cache.invalidate([changeTag('access_tokens', 'id', accessTokenId)]);
   }
 
   /** An onRequest hook that authenticates the caller and checks the requirement. */
@@ -173,24 +175,24 @@ export class Guard {
     const cached = this.#heldJwtPrincipal(claims);
     if (cached !== undefined) return cached;
 
-    const ticket = this.#principals.readStarted();
+    const epoch = this.cache.epoch;
     const user = await findUserById(this.db, claims.sub);
     // A deleted user, or a token issued before "sign out everywhere", is no longer honoured.
     if (user === undefined || claims.gen !== user.jwt_generation) {
       throw unauthorized(AUTH_ERRORS.INVALID_TOKEN, INVALID_CREDENTIALS_DETAIL);
     }
     const principal: Principal = { user, method: 'jwt', scopes: ACCESS_TOKEN_SCOPES, accessTokenId: null, sessionId: null, authenticatedAt: claims.auth_time * 1000 };
-    this.#principals.rememberJwtUser(principal, ticket);
+    this.#jwtUsers.set(user.id, principal, { tags: [userTag(user.id)], size: PRINCIPAL_BYTES, epoch });
     return principal;
   }
 
   async #authenticateAccessToken(token: string): Promise<Principal> {
     const tokenHash = hashAccessToken(token);
-    let found = this.#principals.accessToken(tokenHash);
+    let found = this.#accessTokens.get(tokenHash);
     if (found === undefined) {
       // The checksum turns away typos and guesses without touching the database.
       if (!isWellFormedAccessToken(token)) throw unauthorized(AUTH_ERRORS.INVALID_TOKEN, INVALID_CREDENTIALS_DETAIL);
-      const ticket = this.#principals.readStarted();
+      const epoch = this.cache.epoch;
       const row = await findAccessTokenWithUser(this.db, tokenHash);
       if (row === undefined) throw unauthorized(AUTH_ERRORS.INVALID_TOKEN, INVALID_CREDENTIALS_DETAIL);
       const scopes = row.token.scopes.split(' ').filter((scope): scope is AccessTokenScope =>
@@ -201,7 +203,8 @@ export class Guard {
         principal: { user: row.user, method: 'access_token', scopes, accessTokenId: row.token.id, sessionId: null, authenticatedAt: null },
         lastUsedMs: row.token.last_used_at === null ? 0 : Date.parse(row.token.last_used_at),
       };
-      this.#principals.rememberAccessToken(tokenHash, found, ticket);
+      const tags = [changeTag('access_tokens', 'id', row.token.id), userTag(row.user.id)];
+      this.#accessTokens.set(tokenHash, found, { tags, size: PRINCIPAL_BYTES, epoch });
     }
 
     await this.#recordUse(found);
@@ -224,7 +227,7 @@ export class Guard {
    * of the user's JWTs gets a copy that carries its own auth_time.
    */
   #heldJwtPrincipal(claims: JwtClaims): Principal | undefined {
-    const cached = this.#principals.jwtUser(claims.sub);
+    const cached = this.#jwtUsers.get(claims.sub);
     if (cached === undefined || cached.user.jwt_generation !== claims.gen) return undefined;
     const authenticatedAt = claims.auth_time * 1000;
     return cached.authenticatedAt === authenticatedAt ? cached : { ...cached, authenticatedAt };

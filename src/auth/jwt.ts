@@ -1,7 +1,6 @@
 import { createSigner, createVerifier } from 'fast-jwt';
+import { LRUCache } from 'lru-cache';
 import { newId } from '../lib/ids.js';
-import { dropOldest } from '../lib/insertion-order.js';
-import { SecondChance } from '../lib/second-chance.js';
 import type { Clock } from '../lib/clock.js';
 
 /** JWT lifetime fixed by the spec: seven days. */
@@ -12,7 +11,6 @@ const CLOCK_SKEW_SECONDS = 60;
 
 /** Tokens whose signature and claims were already checked, kept so a repeat caller skips the HMAC. */
 export const VERIFIED_JWT_CACHE_SIZE = 10_000;
-const VERIFIED_JWT_ADMISSION_CANDIDATES = 4096;
 
 export interface JwtClaims {
   sub: string;
@@ -51,12 +49,12 @@ export class JwtService {
    * Token text → its checked claims. A token cannot change, so what its signature proved once it
    * proves again; only time-dependent checks (expiry) and revocation (the guard) can turn it bad,
    * and both are checked on every request. Keyed by the token itself: a process memory dump that
-   * reveals this map reveals JWT_SECRET too, so it exposes nothing new. Oldest dropped past the
-   * size; once full, a token comes in at its second verification among the last few thousand
-   * refused (lib/second-chance.ts), so a rotation over more tokens than fit leaves it useful.
+   * reveals this map reveals JWT_SECRET too, so it exposes nothing new. It holds no fact from the
+   * database, so it stays apart from the cache of src/cache/ and needs no invalidation. Not
+   * fast-jwt's own cache: that one hashes every token to make its key, which costs nearly as much
+   * as the HMAC it saves (docs/decisions.md, "One cache").
    */
-  readonly #verified = new Map<string, JwtClaims>();
-  readonly #admission = new SecondChance(VERIFIED_JWT_ADMISSION_CANDIDATES);
+  readonly #verified = new LRUCache<string, JwtClaims>({ max: VERIFIED_JWT_CACHE_SIZE });
 
   constructor(
     secret: string,
@@ -91,10 +89,7 @@ export class JwtService {
     let claims = this.#verified.get(token);
     if (claims === undefined) {
       claims = this.#verifySignature(token);
-      if (this.#verified.size < VERIFIED_JWT_CACHE_SIZE || this.#admission.admits(token)) {
-        this.#verified.set(token, claims);
-        dropOldest(this.#verified, VERIFIED_JWT_CACHE_SIZE);
-      }
+      this.#verified.set(token, claims);
     }
     const nowSeconds = this.clock.now().getTime() / 1000;
     if (claims.exp <= nowSeconds) throw new InvalidJwtError('expired');

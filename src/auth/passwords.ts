@@ -1,8 +1,8 @@
 import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
 import { hash, verify } from '@node-rs/argon2';
+import pLimit from 'p-limit';
 import type { FieldError } from '../errors.js';
-import { WorkSlots } from '../lib/work-slots.js';
 
 export interface PasswordHashingOptions {
   /** KiB of memory per hash. */
@@ -28,19 +28,19 @@ export class PasswordHasher {
    * over; one per core lost 10%), 17 MB less peak memory, and one of the pool's threads free for
    * its other work (file writes, DNS lookups) during a burst of sign-ins.
    */
-  readonly #slots = new WorkSlots(availableParallelism() + 1);
+  readonly #semaphore = pLimit(availableParallelism() + 1);
 
   constructor(private readonly options: PasswordHashingOptions = DEFAULT_PASSWORD_HASHING) {}
 
   hash(password: string): Promise<string> {
-    return this.#slots.run(() => hash(password, { algorithm: ARGON2ID, memoryCost: this.options.memoryCost, timeCost: this.options.timeCost, parallelism: 1 }));
+    return this.#semaphore(() => hash(password, { algorithm: ARGON2ID, memoryCost: this.options.memoryCost, timeCost: this.options.timeCost, parallelism: 1 }));
   }
 
   async verify(passwordHash: string, password: string): Promise<boolean> {
     // An account without a password takes a real check's time too, so timing does not tell.
     if (passwordHash === NO_PASSWORD) return this.verifyAgainstDummy(password);
     try {
-      return await this.#slots.run(() => verify(passwordHash, password));
+      return await this.#semaphore(() => verify(passwordHash, password));
     } catch {
       return false;
     }

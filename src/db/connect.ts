@@ -13,8 +13,10 @@ import {
   type RawBuilder,
   sql,
 } from 'kysely';
+import { LRUCache } from 'lru-cache';
+import { type ChangeFeed, SqliteChangeFeed } from '../cache/change-feed.js';
+import { type ChangeFeedLog, PostgresChangeFeed } from '../cache/postgres-change-feed.js';
 import type { DatabaseConfig } from '../config.js';
-import { dropOldest } from '../lib/insertion-order.js';
 import type { Database } from './schema.js';
 
 export type DialectName = 'sqlite' | 'postgres';
@@ -22,11 +24,8 @@ export type DialectName = 'sqlite' | 'postgres';
 export interface DatabaseHandle {
   db: Kysely<Database>;
   dialect: DialectName;
-  /**
-   * A number that moves whenever another connection (another process) commits to the database
-   * and that this handle's own commits leave alone; null where the database has none (PostgreSQL).
-   */
-  foreignChanges: (() => number) | null;
+  /** How the cache learns of changes other processes commit (src/cache/change-feed.ts); the caller closes it. */
+  openChangeFeed(log: ChangeFeedLog): ChangeFeed;
   /** Runs `work` while no other process migrates this database. */
   withMigrationLock<T>(work: () => Promise<T>): Promise<T>;
   close(): Promise<void>;
@@ -54,8 +53,8 @@ export function openDatabase(config: DatabaseConfig): DatabaseHandle {
     // transaction of this connection it reads the transaction's start, and while that lasts no
     // other connection can commit, so it is current there too.
     const dataVersion = sqlite.prepare('pragma data_version').pluck();
-    const foreignChanges = () => dataVersion.get() as number;
-    return { db, dialect: 'sqlite', foreignChanges, withMigrationLock: (work) => withSqliteFileLock(`${config.file}-migration-lock`, work), close: () => db.destroy() };
+    const openChangeFeed = () => new SqliteChangeFeed(() => dataVersion.get() as number);
+    return { db, dialect: 'sqlite', openChangeFeed, withMigrationLock: (work) => withSqliteFileLock(`${config.file}-migration-lock`, work), close: () => db.destroy() };
   }
 
   // The driver is loaded when the first query needs a connection, so a SQLite process never holds
@@ -74,7 +73,13 @@ export function openDatabase(config: DatabaseConfig): DatabaseHandle {
   };
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: connect }) });
   // Kysely's migrator holds a transaction-scoped advisory lock on PostgreSQL already.
-  return { db, dialect: 'postgres', foreignChanges: null, withMigrationLock: (work) => work(), close: () => db.destroy() };
+  return {
+    db,
+    dialect: 'postgres',
+    openChangeFeed: (log) => new PostgresChangeFeed({ url: config.url, log }),
+    withMigrationLock: (work) => work(),
+    close: () => db.destroy(),
+  };
 }
 
 /**
@@ -116,24 +121,21 @@ export const SQLITE_STATEMENT_CACHE_SIZE = 200;
  * the next.
  */
 export class StatementCachingSqlite implements SqliteDatabase {
-  readonly #statements = new Map<string, SqliteStatement>();
+  readonly #statements: LRUCache<string, SqliteStatement>;
 
   constructor(
     private readonly sqlite: SQLite.Database,
-    private readonly capacity: number,
-  ) {}
+    capacity: number,
+  ) {
+    this.#statements = new LRUCache({ max: capacity });
+  }
 
   prepare(sql: string): SqliteStatement {
-    const cached = this.#statements.get(sql);
-    if (cached !== undefined) {
-      // Most recently used last: Map keeps insertion order, so the first key is the eviction candidate.
-      this.#statements.delete(sql);
-      this.#statements.set(sql, cached);
-      return cached;
+    let statement = this.#statements.get(sql);
+    if (statement === undefined) {
+      statement = this.sqlite.prepare(sql);
+      this.#statements.set(sql, statement);
     }
-    const statement = this.sqlite.prepare(sql);
-    this.#statements.set(sql, statement);
-    dropOldest(this.#statements, this.capacity);
     return statement;
   }
 

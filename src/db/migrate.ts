@@ -6,6 +6,7 @@ import * as passkeys from './migrations/004-passkeys.js';
 import * as emailVerification from './migrations/005-email-verification.js';
 import * as recentAuthentication from './migrations/006-recent-authentication.js';
 import * as partnerTokenOrigins from './migrations/007-partner-token-origins.js';
+import * as changeNotifications from './migrations/008-change-notifications.js';
 import * as emailChange from './migrations/009-email-change.js';
 import type { DatabaseHandle } from './connect.js';
 import type { Database } from './schema.js';
@@ -19,6 +20,7 @@ const migrations: Record<string, Migration> = {
   '005-email-verification': emailVerification,
   '006-recent-authentication': recentAuthentication,
   '007-partner-token-origins': partnerTokenOrigins,
+  '008-change-notifications': changeNotifications,
   '009-email-change': emailChange,
 };
 

@@ -94,7 +94,7 @@ export interface RequestCaller {
  * done with a stolen credential) can be traced in the log. Only these fields: adding one that
  * could hold a secret needs the redacting logger.
  */
-export function logRequestLine(
+function logRequestLine(
   lines: FastifyBaseLogger,
   reqId: string,
   method: string,

@@ -51,20 +51,11 @@ export function fastifyTimeoutOptions(limits: HttpLimits): { requestTimeout: num
   };
 }
 
-/**
- * The HTTP/1.1 server Fastify makes for itself (same options and timeouts), with one difference:
- * `first` sees each request before Fastify, and Fastify gets every request it did not answer.
- */
-export function createHttpServer(
-  options: Record<string, unknown>,
-  fastify: Listener,
-  first: (request: IncomingMessage, response: ServerResponse) => boolean,
-): Server {
+/** The HTTP/1.1 server Fastify makes for itself, with the timeouts handed to the constructor. */
+export function createHttpServer(options: Record<string, unknown>, fastify: Listener): Server {
   const http = typeof options.http === 'object' && options.http !== null ? options.http : {};
   // The request timeout goes to the constructor with the headers timeout, which may not exceed it.
-  const server = createServer({ ...http, requestTimeout: numberOption(options, 'requestTimeout') }, (request, response) => {
-    if (!first(request, response)) fastify(request, response);
-  });
+  const server = createServer({ ...http, requestTimeout: numberOption(options, 'requestTimeout') }, fastify);
   server.keepAliveTimeout = numberOption(options, 'keepAliveTimeout');
   server.setTimeout(numberOption(options, 'connectionTimeout'));
   const maxRequestsPerSocket = numberOption(options, 'maxRequestsPerSocket');

@@ -16,6 +16,7 @@ import * as passkeys from '../db/migrations/004-passkeys.js';
 import { migrateToLatest } from '../db/migrate.js';
 import type { Database } from '../db/schema.js';
 import { SecretBox } from '../lib/crypto.js';
+import { siteChangeTags } from '../sites/changes.js';
 
 // The partner access token is bound to the origins of base_url and mcp_url it was saved with: a
 // change of either origin clears it, and no check sends it anywhere else. Real partner servers on
@@ -152,7 +153,7 @@ test('a stored token whose binding names another origin is not sent, even if the
     .set({ partner_token_origins: JSON.stringify({ base_url: '', mcp_url: 'https://partner.example' }) })
     .where('id', '=', site.id)
     .execute();
-  app.siteCache.siteChanged(owner.id, site.id);
+  app.cache.invalidate(siteChangeTags(owner.id, site.id));
 
   const result = await check(app, owner.bearer, site.id);
 

@@ -1,8 +1,20 @@
 import build from 'fast-json-stringify';
-import type { EncodedPage, EncodedSite } from './read-cache.js';
 import type { SiteRow } from './queries.js';
 import { SiteSchema } from './schema.js';
 import { siteToJson } from './service.js';
+
+/** A site's JSON as answers show it, and its version, which is the ETag. */
+export interface EncodedSite {
+  readonly id: string;
+  readonly version: number;
+  readonly json: Buffer;
+}
+
+/** One page of the sites list, encoded. */
+export interface EncodedPage {
+  readonly sites: readonly EncodedSite[];
+  readonly nextCursor: string | null;
+}
 
 // The same serialiser Fastify compiles for a response schema: what SiteSchema does not name (a
 // stray key in stored partner settings, say) is left out of the bytes, as from any other answer.

@@ -1,49 +1,56 @@
-import { encodeSite } from './encode.js';
-import type { EncodedPage, EncodedSite, SiteCache } from './read-cache.js';
+import type { Cache, CacheNamespace } from '../cache/cache.js';
+import { ownerSitesTag, siteTag } from './changes.js';
+import { encodeSite, encodeSiteEnvelope, encodeSiteList } from './encode.js';
 import type { SiteService } from './service.js';
 
+/** The body of GET /api/v1/sites/{id} and the site's version, which is its ETag. */
+export interface SiteAnswer {
+  readonly version: number;
+  readonly body: Buffer;
+}
+
 /**
- * The two GETs of sites, answered from the cache when it holds the answer and from the database
- * otherwise; what the database gives is encoded once and remembered (see read-cache.ts for why
- * nothing stale is served).
+ * The two GETs of sites, answered from the cache (src/cache/cache.ts) when it holds the answer and
+ * from the database otherwise. What the database gives is encoded once and kept as the response
+ * bytes, so a repeated read touches neither the database nor the serialiser. Keys start with the
+ * caller's user id: another user's site id finds nothing (404, as from the database).
  */
 export class SiteReads {
+  readonly #pages: CacheNamespace<Buffer>;
+  readonly #sites: CacheNamespace<SiteAnswer>;
+
   constructor(
     private readonly sites: SiteService,
-    private readonly cache: SiteCache,
-  ) {}
+    private readonly cache: Cache,
+  ) {
+    this.#pages = cache.namespace('sites-page');
+    this.#sites = cache.namespace('site');
+  }
 
-  async page(userId: string, limit: number, cursor: string | undefined): Promise<EncodedPage> {
-    const key = pageKey(limit, cursor);
-    const cached = this.cache.page(userId, key);
-    if (cached !== undefined) return cached;
-    const ticket = this.cache.readStarted();
+  async page(userId: string, limit: number, cursor: string | undefined): Promise<Buffer> {
+    const key = pageKey(userId, limit, cursor);
+    const held = this.#pages.get(key);
+    if (held !== undefined) return held;
+    const epoch = this.cache.epoch;
     const page = await this.sites.list(userId, limit, cursor);
-    const encoded: EncodedPage = { sites: page.sites.map(encodeSite), nextCursor: page.nextCursor };
-    this.cache.rememberPage(userId, key, encoded, ticket);
-    return encoded;
+    const body = encodeSiteList({ sites: page.sites.map(encodeSite), nextCursor: page.nextCursor });
+    // Any change to any of the owner's sites (one created, changed or deleted) may change a page.
+    this.#pages.set(key, body, { tags: [ownerSitesTag(userId)], size: body.length, epoch });
+    return body;
   }
 
-  /** The page as `page` would answer it, if the cache holds it; never reads the database. */
-  heldPage(userId: string, limit: number, cursor: string | undefined): EncodedPage | undefined {
-    return this.cache.page(userId, pageKey(limit, cursor));
-  }
-
-  /** The site as `site` would answer it, if the cache holds it; never reads the database. */
-  heldSite(userId: string, id: string): EncodedSite | undefined {
-    return this.cache.site(userId, id);
-  }
-
-  async site(userId: string, id: string): Promise<EncodedSite> {
-    const cached = this.cache.site(userId, id);
-    if (cached !== undefined) return cached;
-    const ticket = this.cache.readStarted();
-    const encoded = encodeSite(await this.sites.get(userId, id));
-    this.cache.rememberSite(userId, encoded, ticket);
-    return encoded;
+  async site(userId: string, id: string): Promise<SiteAnswer> {
+    const key = `${userId} ${id}`;
+    const held = this.#sites.get(key);
+    if (held !== undefined) return held;
+    const epoch = this.cache.epoch;
+    const site = encodeSite(await this.sites.get(userId, id));
+    const answer: SiteAnswer = { version: site.version, body: encodeSiteEnvelope(site) };
+    this.#sites.set(key, answer, { tags: [siteTag(id)], size: answer.body.length, epoch });
+    return answer;
   }
 }
 
-function pageKey(limit: number, cursor: string | undefined): string {
-  return cursor === undefined ? `${limit}` : `${limit} ${cursor}`;
+function pageKey(userId: string, limit: number, cursor: string | undefined): string {
+  return cursor === undefined ? `${userId} ${limit}` : `${userId} ${limit} ${cursor}`;
 }

@@ -6,7 +6,6 @@ import { currentUser } from '../http/principal.js';
 import { ProblemSchema } from '../http/schema.js';
 import type { App } from '../http/types.js';
 import { DEFAULT_PAGE_SIZE, IfMatchHeaders, SiteCreateBody, SiteEnvelope, SiteList, SiteListQuery, SiteParams, SiteUpdateBody } from './schema.js';
-import { encodeSiteEnvelope, encodeSiteList } from './encode.js';
 import type { SiteReads } from './reads.js';
 import { siteEtag, siteToJson, type SiteService } from './service.js';
 
@@ -30,8 +29,7 @@ export function registerSiteRoutes(app: App, deps: { guard: Guard; sites: SiteSe
     '/api/v1/sites',
     { onRequest: read, schema: { summary: 'List your sites, oldest first, a page at a time', tags, security, querystring: SiteListQuery, response: { 200: SiteList, ...errors } } },
     async (request, reply) => {
-      const page = await deps.reads.page(currentUser(request).id, request.query.limit ?? DEFAULT_PAGE_SIZE, request.query.cursor);
-      return sendEncodedJson(reply, encodeSiteList(page));
+      return sendEncodedJson(reply, await deps.reads.page(currentUser(request).id, request.query.limit ?? DEFAULT_PAGE_SIZE, request.query.cursor));
     },
   );
 
@@ -55,7 +53,7 @@ export function registerSiteRoutes(app: App, deps: { guard: Guard; sites: SiteSe
       const etag = versionEtag(site.version);
       reply.header('etag', etag);
       if (ifNoneMatchHits(request.headers['if-none-match'], etag)) return reply.code(304).send(null);
-      return sendEncodedJson(reply, encodeSiteEnvelope(site));
+      return sendEncodedJson(reply, site.body);
     },
   );
 

@@ -7,7 +7,8 @@ import type { Clock } from '../lib/clock.js';
 import type { SecretBox } from '../lib/crypto.js';
 import { newId } from '../lib/ids.js';
 import { encodeTokenOrigins, partnerOrigins, type PartnerTokenOrigins, readTokenOrigins, sameOrigins } from './partner-token-binding.js';
-import type { SiteCache } from './read-cache.js';
+import type { Cache } from '../cache/cache.js';
+import { siteChangeTags } from './changes.js';
 import { deleteSite, findSite, findSiteForUpdate, insertSite, listSites, saveSite, type SiteRow, updateSite } from './queries.js';
 import {
   type PartnerSettings,
@@ -131,7 +132,7 @@ export interface SiteServiceDeps {
   clock: Clock;
   secrets: SecretBox;
   /** Told of every write after it commits, so that it never serves what the write replaced. */
-  cache: SiteCache;
+  cache: Cache;
 }
 
 export class SiteService {
@@ -180,7 +181,7 @@ export class SiteService {
     } finally {
       // Reported whether or not the statement claims success: a commit whose answer was lost
       // still changed the pages. Forgetting too much only costs a read.
-      this.deps.cache.sitesAddedOrRemoved(userId);
+      this.deps.cache.invalidate(siteChangeTags(userId));
     }
     return row;
   }
@@ -194,7 +195,7 @@ export class SiteService {
     try {
       return await this.#updateLocked(userId, id, input, ifMatch);
     } finally {
-      this.deps.cache.siteChanged(userId, id);
+      this.deps.cache.invalidate(siteChangeTags(userId, id));
     }
   }
 
@@ -216,7 +217,7 @@ export class SiteService {
     try {
       deleted = await deleteSite(this.deps.db, userId, id);
     } finally {
-      this.deps.cache.sitesAddedOrRemoved(userId, id);
+      this.deps.cache.invalidate(siteChangeTags(userId, id));
     }
     if (!deleted) throw siteNotFound();
   }
@@ -267,7 +268,7 @@ export class SiteService {
     try {
       return await this.#recordPartnerCheckLocked(userId, id, result);
     } finally {
-      this.deps.cache.siteChanged(userId, id);
+      this.deps.cache.invalidate(siteChangeTags(userId, id));
     }
   }
 

@@ -1,0 +1,154 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { Cache } from './cache.js';
+import { type ChangeFeed, type ChangeListener, changeTag, NO_CHANGE_FEED, SqliteChangeFeed } from './change-feed.js';
+
+/** A change feed driven by the test, as the PostgreSQL listener drives it: notifications, losses and returns. */
+class ManualFeed implements ChangeFeed {
+  listening = true;
+  listener: ChangeListener | undefined;
+
+  ready(): boolean {
+    return this.listening;
+  }
+
+  listen(listener: ChangeListener): void {
+    this.listener = listener;
+  }
+
+  async close(): Promise<void> {
+    this.listening = false;
+  }
+
+  lose(): void {
+    this.listening = false;
+    this.listener?.reset();
+  }
+
+  comeBack(): void {
+    this.listener?.reset();
+    this.listening = true;
+  }
+}
+
+const user = (id: string) => changeTag('users', 'id', id);
+const token = (id: string) => changeTag('access_tokens', 'id', id);
+
+function store(cache: Cache, key: string, value: string, tags: string[], epoch = cache.epoch): void {
+  cache.set(key, value, { tags, size: value.length, epoch });
+}
+
+test('an invalidation drops every entry that depends on a named row, and nothing else', () => {
+  const cache = new Cache({ feed: new ManualFeed(), maxBytes: 1024 * 1024 });
+  store(cache, 'jwt u1', 'user 1', [user('u1')]);
+  store(cache, 'token a', 'token a of u1', [token('a'), user('u1')]);
+  store(cache, 'token b', 'token b of u2', [token('b'), user('u2')]);
+  store(cache, 'jwt u2', 'user 2', [user('u2')]);
+
+  cache.invalidate([token('b')]);
+  assert.equal(cache.get('token b'), undefined);
+  assert.equal(cache.get('jwt u2'), 'user 2');
+
+  cache.invalidate([user('u1')]);
+  assert.equal(cache.get('jwt u1'), undefined);
+  assert.equal(cache.get('token a'), undefined);
+  assert.equal(cache.get('jwt u2'), 'user 2');
+  assert.equal(cache.size, 1);
+});
+
+test('a read that began before an invalidation may not store what it read', () => {
+  const cache = new Cache({ feed: new ManualFeed(), maxBytes: 1024 * 1024 });
+  const before = cache.epoch;
+  // A revocation of anything at all commits while the read runs: its row may be the one read.
+  cache.invalidate([user('someone else')]);
+  store(cache, 'jwt u1', 'read before the revocation', [user('u1')], before);
+  assert.equal(cache.get('jwt u1'), undefined);
+  const after = cache.epoch;
+  store(cache, 'jwt u1', 'read after', [user('u1')], after);
+  assert.equal(cache.get('jwt u1'), 'read after');
+
+  const beforeClear = cache.epoch;
+  cache.clear();
+  store(cache, 'jwt u2', 'read before everything was dropped', [user('u2')], beforeClear);
+  assert.equal(cache.get('jwt u2'), undefined);
+});
+
+test('memory stays within the bound: the entries used longest ago go first, and leave the tag index', () => {
+  // Each entry counts its value, its key, its tags and a 200-byte allowance: about 1,250 bytes here.
+  const cache = new Cache({ feed: new ManualFeed(), maxBytes: 10_000 });
+  const value = 'x'.repeat(1000);
+  for (let i = 0; i < 7; i++) store(cache, `key ${i}`, value, [user(`u${i}`)]);
+  assert.equal(cache.get('key 0'), value);
+  for (let i = 7; i < 20; i++) store(cache, `key ${i}`, value, [user(`u${i}`)]);
+  assert.ok(cache.bytes <= 10_000, `${cache.bytes} bytes`);
+  assert.equal(cache.size, 8);
+  assert.equal(cache.get('key 19'), value);
+  assert.equal(cache.get('key 1'), undefined);
+  // An entry larger than the whole bound is not stored at all.
+  store(cache, 'huge', 'y'.repeat(20_000), [user('big')]);
+  assert.equal(cache.get('huge'), undefined);
+  // Invalidating the tags of evicted entries finds nothing to drop and leaves the others.
+  cache.invalidate(Array.from({ length: 12 }, (_, i) => user(`u${i}`)));
+  assert.equal(cache.get('key 19'), value);
+});
+
+test('while the feed cannot vouch for it, nothing is answered or stored; when it is back the cache starts empty', () => {
+  const feed = new ManualFeed();
+  const cache = new Cache({ feed, maxBytes: 1024 * 1024 });
+  store(cache, 'site', 'old', []);
+  assert.equal(cache.available, true);
+
+  feed.lose();
+  assert.equal(cache.available, false);
+  assert.equal(cache.get('site'), undefined);
+  store(cache, 'site', 'read while lost', []);
+  assert.equal(cache.size, 0);
+
+  const readWhileLost = cache.epoch;
+  feed.comeBack();
+  assert.equal(cache.get('site'), undefined);
+  // A read begun while the feed was down may have missed a change: it may not fill the cache.
+  store(cache, 'site', 'read while lost, stored after', [], readWhileLost);
+  assert.equal(cache.get('site'), undefined);
+  store(cache, 'site', 'new', []);
+  assert.equal(cache.get('site'), 'new');
+});
+
+test('notifications from the feed invalidate what they name', () => {
+  const feed = new ManualFeed();
+  const cache = new Cache({ feed, maxBytes: 1024 * 1024 });
+  store(cache, 'a', 'a', [user('u1')]);
+  store(cache, 'b', 'b', [user('u2')]);
+  feed.listener?.changed([user('u1'), changeTag('sites', 'id', 'unknown')]);
+  assert.equal(cache.get('a'), undefined);
+  assert.equal(cache.get('b'), 'b');
+});
+
+test("SQLite's counter: any move empties the cache, read at most once per turn of the event loop", async () => {
+  let counter = 1;
+  let reads = 0;
+  const cache = new Cache({
+    feed: new SqliteChangeFeed(() => {
+      reads++;
+      return counter;
+    }),
+    maxBytes: 1024 * 1024,
+  });
+  store(cache, 'a', 'a', []);
+  assert.equal(cache.get('a'), 'a');
+  await new Promise((resolve) => setImmediate(resolve));
+  counter++;
+  const readsBefore = reads;
+  assert.equal(cache.get('a'), undefined);
+  store(cache, 'a', 'again', []);
+  assert.equal(cache.get('a'), 'again');
+  assert.equal(reads, readsBefore + 1, 'one read of the counter in one turn');
+});
+
+test('without a feed (CACHE_MB=0, or a bound of 0) the cache is off', () => {
+  for (const cache of [new Cache({ feed: NO_CHANGE_FEED, maxBytes: 1024 }), new Cache({ feed: new ManualFeed(), maxBytes: 0 })]) {
+    store(cache, 'a', 'a', []);
+    assert.equal(cache.get('a'), undefined);
+    assert.equal(cache.available, false);
+  }
+});

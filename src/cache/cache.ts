@@ -1,0 +1,163 @@
+import { LRUCache } from 'lru-cache';
+import type { ChangeFeed } from './change-feed.js';
+
+/**
+ * An entry is trusted this long at most. Every change is reported, so this is only a safety net for
+ * a write in this process that forgot to report what it changed.
+ */
+export const CACHE_TTL_MS = 60_000;
+
+/** Allowance per entry for what is not the value's own bytes: the entry, its key and tag index. */
+const ENTRY_OVERHEAD_BYTES = 200;
+
+interface Entry {
+  readonly value: unknown;
+  readonly tags: readonly string[];
+}
+
+export interface CacheOptions {
+  feed: ChangeFeed;
+  /** Upper bound on what the cache holds, by the sizes entries declare plus an allowance each; 0 turns it off. */
+  maxBytes: number;
+}
+
+export interface StoreOptions {
+  /** The rows the value was read from (change-feed.ts, changeTag): a change to any of them drops it. */
+  tags: readonly string[];
+  /** Bytes the value holds, roughly. */
+  size: number;
+  /** `cache.epoch` taken before the database read that produced the value. */
+  epoch: number;
+}
+
+/**
+ * Everything this process keeps from the database, in one bounded LRU (lru-cache): principals,
+ * site answers. Per app instance, never module-level; the database stays the only shared state.
+ *
+ * One rule keeps it from answering with anything stale:
+ * - each entry names the rows it was read from (tags); a committed change names the rows it
+ *   touched, and `invalidate` drops every entry depending on one of them. This process's own
+ *   writes report themselves after they commit, before their answer is sent; other processes'
+ *   writes arrive through the change feed (PostgreSQL's NOTIFY from triggers; SQLite's
+ *   data_version, which names no rows and so drops everything);
+ * - a read that began before an invalidation may have read the old row, so it may not store what
+ *   it read: `epoch` moves at every invalidation, and a store whose epoch is not current is refused;
+ * - while the feed cannot vouch for what is held (PostgreSQL's listening connection is down, or
+ *   has not yet listened), nothing is answered from the cache or stored in it, and it is emptied
+ *   before it is used again.
+ */
+export class Cache {
+  readonly #entries: LRUCache<string, Entry> | undefined;
+  /** Tag → keys of the entries that depend on it. */
+  readonly #dependents = new Map<string, Set<string>>();
+  readonly #feed: ChangeFeed;
+  #epoch = 0;
+
+  constructor(options: CacheOptions) {
+    this.#feed = options.feed;
+    if (options.maxBytes > 0) {
+      this.#entries = new LRUCache<string, Entry>({
+        maxSize: options.maxBytes,
+        ttl: CACHE_TTL_MS,
+        dispose: (entry, key) => this.#unindex(key, entry.tags),
+      });
+    }
+    this.#feed.listen({ changed: (tags) => this.invalidate(tags), reset: () => this.clear() });
+  }
+
+  /** A typed view of the entries whose keys start with `prefix`. */
+  namespace<Value>(prefix: string): CacheNamespace<Value> {
+    return new CacheNamespace<Value>(this, `${prefix}:`);
+  }
+
+  /** Taken before a database read whose result may be stored; see `set`. */
+  get epoch(): number {
+    return this.#epoch;
+  }
+
+  /** Whether lookups and stores are served now: the cache is on and its change feed can vouch for it. */
+  get available(): boolean {
+    return this.#entries !== undefined && this.#feed.ready();
+  }
+
+  /** Entries held, and the bytes they are counted as: for tests of the bound. */
+  get size(): number {
+    return this.#entries?.size ?? 0;
+  }
+
+  get bytes(): number {
+    return this.#entries?.calculatedSize ?? 0;
+  }
+
+  get(key: string): unknown {
+    if (this.#entries === undefined || !this.#feed.ready()) return undefined;
+    return this.#entries.get(key)?.value;
+  }
+
+  set(key: string, value: unknown, options: StoreOptions): void {
+    const entries = this.#entries;
+    if (entries === undefined || !this.#feed.ready() || options.epoch !== this.#epoch) return;
+    const size = ENTRY_OVERHEAD_BYTES + key.length + options.size + options.tags.reduce((sum, tag) => sum + tag.length, 0);
+    if (size > entries.maxSize) return;
+    const entry: Entry = { value, tags: options.tags };
+    entries.set(key, entry, { size });
+    // A replaced or evicted entry has left the index already (dispose); this one joins it.
+    if (entries.peek(key) !== entry) return;
+    for (const tag of options.tags) {
+      const keys = this.#dependents.get(tag);
+      if (keys === undefined) this.#dependents.set(tag, new Set([key]));
+      else keys.add(key);
+    }
+  }
+
+  /** Committed changes touched these rows: drops every entry that depends on one of them. */
+  invalidate(tags: readonly string[]): void {
+    this.#epoch++;
+    if (this.#entries === undefined) return;
+    for (const tag of tags) {
+      const keys = this.#dependents.get(tag);
+      if (keys === undefined) continue;
+      this.#dependents.delete(tag);
+      for (const key of keys) this.#entries.delete(key);
+    }
+  }
+
+  /** Stops listening for changes; nothing is answered from the cache after. */
+  close(): Promise<void> {
+    this.clear();
+    return this.#feed.close();
+  }
+
+  /** Drops everything, and refuses what reads already running would store. */
+  clear(): void {
+    this.#epoch++;
+    this.#dependents.clear();
+    this.#entries?.clear();
+  }
+
+  #unindex(key: string, tags: readonly string[]): void {
+    for (const tag of tags) {
+      const keys = this.#dependents.get(tag);
+      if (keys === undefined) continue;
+      keys.delete(key);
+      if (keys.size === 0) this.#dependents.delete(tag);
+    }
+  }
+}
+
+/** Entries of one kind (principals by credential, site answers by owner), typed. */
+export class CacheNamespace<Value> {
+  constructor(
+    private readonly cache: Cache,
+    private readonly prefix: string,
+  ) {}
+
+  get(key: string): Value | undefined {
+    // Only `set` below stores under this prefix, always a Value.
+    return this.cache.get(this.prefix + key) as Value | undefined;
+  }
+
+  set(key: string, value: Value, options: StoreOptions): void {
+    this.cache.set(this.prefix + key, value, options);
+  }
+}
