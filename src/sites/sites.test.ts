@@ -878,7 +878,12 @@ describe('concurrent updates', () => {
   // this guards the result; on PostgreSQL (TEST_DATABASE_URL) the requests do interleave, and
   // there it fails if the row lock or the transaction around the merge is removed.
   test('20 concurrent PUTs of different fields all land', async () => {
-    const site = await createSite(t.app, owner.bearer);
+    // The URLs start on the origins the changes keep, so the token sent among them stays bound
+    // whichever order they land in (moving an origin would clear it: partner-token-binding.ts).
+    const site = await createSite(t.app, owner.bearer, {
+      name: 'Before',
+      partner_settings: { base_url: 'https://partner.example/old', mcp_url: 'https://partner.example/old-mcp' },
+    });
     const secret = uniqueSecret();
     const changes: Array<Record<string, unknown>> = [
       { name: 'Concurrent' },
