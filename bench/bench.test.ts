@@ -168,8 +168,9 @@ test(
       const before = await benchDatabases(server.url);
       const env: NodeJS.ProcessEnv = { ...process.env, TMPDIR: scratch, DATABASE_URL: server.url };
       // One GET scenario, the PUT and the mixed load: each kind of ceiling, and both processes under
-      // load. One round, a little longer, with a warm-up in which the connection pools fill.
-      const args = [...SHORT, '--duration', '0.5', '--warmup', '0.3', '--rounds', '1', '--no-sqlite', '--scenarios', 'list-jwt,put-site,mixed'];
+      // load. One round, long enough that PUTs finish in it even while other tests load the machine,
+      // with a warm-up in which the connection pools fill.
+      const args = [...SHORT, '--duration', '2', '--warmup', '0.5', '--rounds', '1', '--no-sqlite', '--scenarios', 'list-jwt,put-site,mixed'];
       const finished = await runBenchmark(args, env, 120_000);
       assert.equal(finished.code, 0, `exit ${finished.code}\n${finished.stdout}\n${finished.stderr}`);
 
