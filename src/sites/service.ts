@@ -11,6 +11,7 @@ import type { Cache } from '../cache/cache.js';
 import { siteChangeTags } from './changes.js';
 import { deleteSite, findSite, findSiteForUpdate, insertSite, listSites, saveSite, type SiteRow, updateSite } from './queries.js';
 import {
+  PARTNER_EDITABLE_FIELDS,
   type PartnerSettings,
   type PartnerSettingsUpdate,
   SETTINGS_FIELDS,
@@ -42,19 +43,8 @@ export const DEFAULT_PARTNER_SETTINGS: StoredPartnerSettings = {
   last_checked_at: null,
 };
 
-/** Fields a client may change; the check results and the token flag belong to the server. */
-const CLIENT_PARTNER_FIELDS = [
-  'enabled',
-  'base_url',
-  'mcp_url',
-  'project_id',
-  'auth_type',
-  'read_enabled',
-  'write_enabled',
-  'collections',
-  'widget_project_id',
-  'widget_search_sources',
-] as const satisfies ReadonlyArray<keyof StoredPartnerSettings & keyof PartnerSettingsUpdate>;
+/** Fields a client may change (the contract's list); the check results and the token flag belong to the server. */
+const CLIENT_PARTNER_FIELDS: ReadonlyArray<keyof StoredPartnerSettings & keyof PartnerSettingsUpdate> = PARTNER_EDITABLE_FIELDS;
 
 /** The result of a partner connection check; only the check writes these fields. */
 export type PartnerCheckResult = Pick<PartnerSettings, 'last_status' | 'last_error' | 'last_checked_at'>;
