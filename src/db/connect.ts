@@ -96,8 +96,8 @@ export function forUpdate<DB, TB extends keyof DB, O>(
 /**
  * A LIMIT that stays a bound parameter without costing a re-prepare. SQLite (3.53 here) reads the
  * value of a plain `limit ?` while planning, which marks the statement to be prepared again
- * whenever that parameter is bound anew: on every run, since better-sqlite3 binds each run. That
- * was 10 of the 26 µs a page of sites took. Written as an expression, the value is read only when
+ * whenever that parameter is bound anew: on every run, since better-sqlite3 binds each run, a
+ * large share of a page of sites. Written as an expression, the value is read only when
  * the statement runs; the plan is the same (the index already gives the order). PostgreSQL takes
  * the same expression.
  */

@@ -18,7 +18,7 @@ interface Compiled<Row> {
 /**
  * A query of fixed shape that Kysely builds and compiles once per database, then runs with each
  * call's named parameters bound as values. Building and compiling a query tree took longer than
- * SQLite took to answer the hot queries (27 µs for the access-token join); the SQL and its dialect
+ * SQLite took to answer the hot queries; the SQL and its dialect
  * differences still come from the same Kysely builder code, so SQLite and PostgreSQL share it.
  *
  * `build` is called once, with a stand-in for the parameters: it must hand each parameter it reads

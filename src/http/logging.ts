@@ -45,8 +45,7 @@ export interface Loggers {
  * The request line does not: it is built by RequestLogController from fields that never hold a
  * secret (request id, method, the URL with its credentials stripped, status, duration, the
  * caller's user id and credential kind), and redaction, walking eighteen paths for every line,
- * was the largest cost of a request that does little else
- * (about 30 µs of a /healthz answer, docs/performance.md).
+ * was the largest cost of a request that does little else (docs/performance.md).
  */
 export function createLoggers(level: string, stream?: DestinationStream): Loggers {
   // One destination for both, so their lines interleave whole in one file descriptor's order.
@@ -113,7 +112,7 @@ function tenths(ms: number): number {
 
 /**
  * Fastify gives every request a child logger carrying its id (request.log). Made from the redacting
- * logger, a child costs about 1.5 µs (pino runs the wildcard redaction over its bindings), paid by
+ * logger, a child is costly (pino runs the wildcard redaction over its bindings), paid by
  * every request although only failures and a few routes log through it. This one makes the real
  * child on first use, with the same bindings and options, so what it logs is unchanged.
  */
