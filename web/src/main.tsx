@@ -1,3 +1,4 @@
+import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { App } from './App';
@@ -5,14 +6,19 @@ import { ReauthenticationProvider } from './reauthentication';
 import { SessionProvider } from './session';
 import './styles.css';
 
+// Server state lives in one query cache; a failed request is shown, not retried behind the person's back.
+const queryClient = new QueryClient({ defaultOptions: { queries: { retry: false, refetchOnWindowFocus: false } } });
+
 const root = document.getElementById('root');
 if (root === null) throw new Error('index.html has no #root');
 createRoot(root).render(
   <StrictMode>
-    <SessionProvider>
-      <ReauthenticationProvider>
-        <App />
-      </ReauthenticationProvider>
-    </SessionProvider>
+    <QueryClientProvider client={queryClient}>
+      <SessionProvider>
+        <ReauthenticationProvider>
+          <App />
+        </ReauthenticationProvider>
+      </SessionProvider>
+    </QueryClientProvider>
   </StrictMode>,
 );
