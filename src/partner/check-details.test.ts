@@ -140,7 +140,8 @@ test('a check of a legacy and of a stateless MCP server records the protocol ver
 });
 
 test('each failure category that loopback can produce is recorded with our own sentence', async () => {
-  const h = await setup({ PARTNER_ALLOW_PRIVATE_NETWORKS: 'true', PARTNER_CHECK_TIMEOUT_MS: '400' });
+  // Long enough for the handshake fallback (which loads the MCP SDK) on a busy machine.
+  const h = await setup({ PARTNER_ALLOW_PRIVATE_NETWORKS: 'true', PARTNER_CHECK_TIMEOUT_MS: '3000' });
   const closed = await serve(startStatusServer(200));
   await closed.close();
   const plain = await serve(startStatusServer(200));
@@ -149,7 +150,7 @@ test('each failure category that loopback can produce is recorded with our own s
     ['forbidden', startStatusServer(403), (s) => ({ mcp_url: s?.url }), 'mcp_url: forbidden: server/discover: HTTP 403 Forbidden'],
     ['not_found', startStatusServer(404), (s) => ({ mcp_url: s?.url }), 'mcp_url: not_found: initialize: HTTP 404 Not Found; server/discover: HTTP 404 Not Found'],
     ['http_error', startStatusServer(503), (s) => ({ base_url: s?.url }), 'base_url: http_error: HTTP 503 Service Unavailable'],
-    ['timeout', startHangingServer(), (s) => ({ mcp_url: s?.url }), 'mcp_url: timeout: no answer within 400 ms'],
+    ['timeout', startHangingServer(), (s) => ({ mcp_url: s?.url }), 'mcp_url: timeout: no answer within 3 s'],
     ['unreachable', null, () => ({ base_url: closed.url }), 'base_url: unreachable: connection refused'],
     ['tls', null, () => ({ mcp_url: `https://127.0.0.1:${plain.port}/mcp` }), ''],
     [

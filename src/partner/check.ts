@@ -1,4 +1,5 @@
 import { CHECK_CATEGORY, type FailureCategory, httpStatusText, PartnerCheckError, PartnerHttpError } from './check-error.js';
+import { PARTNER_NAME_MAX_LENGTH } from './contract.js';
 import { cleanText, describeFailure, failureText, mentionsSecret, redactor } from './describe-failure.js';
 import { createGuardedFetch, type FetchLike } from './guarded-fetch.js';
 import { checkMcpServer, type McpCheckResult, type McpProgress, type McpServerInfo } from './mcp.js';
@@ -22,8 +23,6 @@ export interface PartnerTarget {
   accessTokenOrigin: string | null;
 }
 
-/** A server name, a version or a tool name is the partner's text: shown as data, kept this short. */
-export const PARTNER_NAME_MAX_LENGTH = 128;
 /** Stands in for a name that carries the access token. */
 export const WITHHELD_NAME = '[withheld: contains the access token]';
 

@@ -2,6 +2,7 @@ import type { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/cl
 import { CHECK_CATEGORY, httpStatusText, PartnerCheckError, PartnerHttpError } from './check-error.js';
 import { describeFailure, isNetworkFailure, jsonRpcErrorCode, jsonRpcErrorText } from './describe-failure.js';
 import type { FetchLike } from './guarded-fetch.js';
+import { MAX_TOOL_NAMES } from './contract.js';
 import { loadMcpSdk } from './mcp-sdk.js';
 
 /**
@@ -42,9 +43,6 @@ export interface McpCheckResult extends McpProgress {
   /** The first MAX_TOOL_NAMES tool names, as the server sent them (unchecked text). */
   toolNames: string[];
 }
-
-/** Tool names kept per check; the count covers every tool. */
-export const MAX_TOOL_NAMES = 100;
 
 export interface McpCheckOptions {
   fetch: FetchLike;

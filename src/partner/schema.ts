@@ -1,9 +1,9 @@
 import { Type, type Static } from 'typebox';
 import { PartnerSettingsInput } from '../sites/schema.js';
-import { CHECK_CATEGORY } from './check-error.js';
+import { CHECK_CATEGORY, CHECK_HISTORY_LENGTH, MAX_TOOL_NAMES, PARTNER_NAME_MAX_LENGTH } from './contract.js';
 
-/** How many checks each site keeps; older ones are deleted when a new one is recorded. */
-export const CHECK_HISTORY_LENGTH = 20;
+// The plain values are defined in contract.ts, where the dashboard can import them without TypeBox.
+export { CHECK_CATEGORY, CHECK_HISTORY_LENGTH, type CheckCategory, MAX_TOOL_NAMES, PARTNER_NAME_MAX_LENGTH } from './contract.js';
 
 const CheckCategorySchema = Type.Enum(Object.values(CHECK_CATEGORY), {
   description: 'ok, or what kind of failure: unauthorized, forbidden, not_found, timeout, unreachable, tls, blocked, protocol_error, http_error',
@@ -21,7 +21,7 @@ export const PartnerCheckSchema = Type.Object({
     description: 'The MCP server’s own name and version (serverInfo); null when it did not say or the check did not get that far',
   }),
   tool_count: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], { description: 'Every tool the server listed; null when the tools were not listed' }),
-  tools: Type.Array(Type.String(), { description: 'The first 100 tool names, each at most 128 characters' }),
+  tools: Type.Array(Type.String(), { description: `The first ${MAX_TOOL_NAMES} tool names, each at most ${PARTNER_NAME_MAX_LENGTH} characters` }),
 });
 export type PartnerCheckJson = Static<typeof PartnerCheckSchema>;
 
