@@ -194,13 +194,12 @@ test('with private networks not allowed a loopback partner is recorded as blocke
 test('a check that fails after the MCP server answered keeps what it learnt: version and server, no tools', async () => {
   const h = await setup();
   const mcp = await serve(
-    startServer((request, response, body) => {
+    startServer((_request, response, body) => {
       const message = JSON.parse(body) as { id: number; method: string };
       if (message.method !== 'server/discover') return void response.writeHead(500, { 'content-type': 'application/json' }).end('{}');
       response.writeHead(200, { 'content-type': 'application/json' }).end(
         JSON.stringify({ jsonrpc: '2.0', id: message.id, result: { supportedVersions: ['2026-07-28'], capabilities: { tools: {} }, serverInfo: { name: 'half-partner', version: '0.9' } } }),
       );
-      void request;
     }),
   );
   const siteId = await siteWith(h, { mcp_url: mcp.url, auth_type: 'none' });
