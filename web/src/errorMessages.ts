@@ -69,6 +69,8 @@ export const ERROR_MESSAGES: Record<ErrorCode, string> = {
   site_not_found: 'This site no longer exists, or is not yours.',
   precondition_failed: 'The site was changed elsewhere since you opened it. Reload it and apply your change again.',
   field_too_large: 'A field is too large to save.',
+  // Partner connection checks
+  partner_test_rate_limited: 'Too many connection tests in a short time. Wait a minute and test again.',
 };
 
 /**
