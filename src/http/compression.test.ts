@@ -114,21 +114,42 @@ describe('JSON answers', () => {
       return routes.slice(index + 1, index + 3).join('\n');
     };
     assert.doesNotMatch(hooksAfter('api/v1/sites (GET'), /"onSend\(\)"|"onRequest\(\)"/);
+    const putRoutes = t.app.printRoutes({ includeHooks: true, commonPrefix: false, method: 'PUT' }).split('\n');
+    const put = putRoutes.findIndex((route) => route.includes(':id (PUT)'));
+    assert.ok(put >= 0);
+    assert.doesNotMatch(putRoutes.slice(put + 1, put + 3).join('\n'), /"onSend\(\)"|"onRequest\(\)"/);
     assert.match(hooksAfter('api/v1/me (GET'), /"onSend\(\)"/);
   });
 
+  test('an update comes compressed when asked, and plain with the same bytes otherwise', async () => {
+    const update = (name: string, headers: Record<string, string>) =>
+      send('PUT', `/api/v1/sites/${siteId}`, { authorization: owner.bearer, 'content-type': 'application/json', ...headers }, Buffer.from(JSON.stringify({ name })));
+    const plain = await update('Renamed plainly', {});
+    assert.equal(plain.status, 200);
+    assert.equal(plain.headers['content-encoding'], undefined);
+    assert.equal(plain.headers.vary, undefined);
+    const compressed = await update('Renamed plainly', { 'accept-encoding': 'br' });
+    assert.equal(compressed.headers['content-encoding'], 'br');
+    const read = await send('GET', `/api/v1/sites/${siteId}`, { authorization: owner.bearer });
+    // The update answers the site as a read of it does, compressed or not.
+    assert.deepEqual(decoded(compressed), read.body);
+    assert.equal(compressed.headers.etag, read.headers.etag);
+    assert.equal((JSON.parse(plain.body.toString('utf8')) as { site: { name: string } }).site.name, 'Renamed plainly');
+  });
+
   test('other JSON answers are compressed by the plugin when large enough, never when small', async () => {
-    const put = await send(
-      'PUT',
-      `/api/v1/sites/${siteId}`,
+    const created = await send(
+      'POST',
+      '/api/v1/sites',
       { authorization: owner.bearer, 'content-type': 'application/json', 'accept-encoding': 'gzip' },
-      Buffer.from(JSON.stringify({ name: 'Renamed while compressed' })),
+      Buffer.from(JSON.stringify({ name: 'Created while compressed', widget: 'w'.repeat(2000) })),
     );
-    assert.equal(put.status, 200);
-    assert.equal(put.headers['content-encoding'], 'gzip');
-    assert.equal(put.headers.vary, 'accept-encoding');
-    const site = (JSON.parse(decoded(put).toString('utf8')) as { site: { name: string } }).site;
-    assert.equal(site.name, 'Renamed while compressed');
+    assert.equal(created.status, 201);
+    assert.equal(created.headers['content-encoding'], 'gzip');
+    assert.equal(created.headers.vary, 'accept-encoding');
+    const site = (JSON.parse(decoded(created).toString('utf8')) as { site: { name: string; widget: string } }).site;
+    assert.equal(site.name, 'Created while compressed');
+    assert.equal(site.widget, 'w'.repeat(2000));
 
     const openapi = await send('GET', '/api/v1/openapi.json', { 'accept-encoding': 'br' });
     assert.equal(openapi.headers['content-encoding'], 'br');
