@@ -2,7 +2,7 @@ import type { Insertable, Kysely } from 'kysely';
 import type { AccessTokenRow } from '../src/access-tokens/queries.js';
 import { DEFAULT_PASSWORD_HASHING, PasswordHasher } from '../src/auth/passwords.js';
 import { generateAccessToken, hashAccessToken } from '../src/auth/tokens.js';
-import type { Database, UsersTable } from '../src/db/schema.js';
+import type { Database, UsersTable, WorkspaceMembersTable, WorkspacesTable } from '../src/db/schema.js';
 import { newId } from '../src/lib/ids.js';
 import type { SiteRow } from '../src/sites/queries.js';
 import { DEFAULT_PARTNER_SETTINGS } from '../src/sites/service.js';
@@ -37,12 +37,13 @@ export const SEED_PASSWORD = 'bench-violet-harbour-cinnamon-42';
 const BATCH_ROWS = 500;
 
 /** Settings as a real help-centre site carries them: small JSON documents, about 1 KB in all. */
-function siteRow(userId: string, index: number, createdAt: Date): SiteRow {
+function siteRow(userId: string, workspaceId: string, index: number, createdAt: Date): SiteRow {
   const at = createdAt.toISOString();
   // Fixed-width numbers: every user's page of sites is the same size, the size the baseline sends.
   const number = String(index).padStart(7, '0');
   return {
     id: newId(createdAt),
+    workspace_id: workspaceId,
     user_id: userId,
     name: `Help centre ${number}`,
     color: '#4f46e5',
@@ -90,6 +91,9 @@ export async function seedDatabase(db: Kysely<Database>, size: SeedSize): Promis
   const nextDate = () => new Date(start + tick++);
 
   const users: SeedUserRow[] = [];
+  // Each user's personal workspace, as sign-up makes it, holding their sites.
+  const workspaces: WorkspacesTable[] = [];
+  const members: WorkspaceMembersTable[] = [];
   const sites: SiteRow[] = [];
   const tokens: AccessTokenRow[] = [];
   const seeded: SeededUser[] = [];
@@ -104,9 +108,12 @@ export async function seedDatabase(db: Kysely<Database>, size: SeedSize): Promis
       updated_at: createdAt.toISOString(),
     };
     users.push(user);
+    const workspaceId = newId(createdAt);
+    workspaces.push({ id: workspaceId, name: 'Personal', personal_user_id: user.id, created_at: user.created_at, updated_at: user.created_at });
+    members.push({ workspace_id: workspaceId, user_id: user.id, role: 'owner', joined_at: user.created_at });
     const siteIds: string[] = [];
     for (let j = 0; j < size.sitesPerUser; j++) {
-      const site = siteRow(user.id, i * size.sitesPerUser + j, nextDate());
+      const site = siteRow(user.id, workspaceId, i * size.sitesPerUser + j, nextDate());
       sites.push(site);
       siteIds.push(site.id);
     }
@@ -133,6 +140,8 @@ export async function seedDatabase(db: Kysely<Database>, size: SeedSize): Promis
   await db.transaction().execute(async (trx) => {
     // The sign-out-everywhere column keeps its database default (0), which every minted JWT satisfies.
     await insertInBatches(users, (batch) => trx.insertInto('users').values(batch as Array<Insertable<UsersTable>>).execute());
+    await insertInBatches(workspaces, (batch) => trx.insertInto('workspaces').values(batch).execute());
+    await insertInBatches(members, (batch) => trx.insertInto('workspace_members').values(batch).execute());
     await insertInBatches(sites, (batch) => trx.insertInto('sites').values(batch).execute());
     await insertInBatches(tokens, (batch) => trx.insertInto('access_tokens').values(batch).execute());
   });

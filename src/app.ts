@@ -57,6 +57,8 @@ import { SiteReads } from './sites/reads.js';
 import { SiteService } from './sites/service.js';
 import { PasswordChangeService, UserService } from './users/service.js';
 import { registerDashboard } from './web/static.js';
+import { registerWorkspaceRoutes } from './workspaces/routes.js';
+import { WorkspaceService } from './workspaces/service.js';
 import { HTTP_ERRORS } from './http/errors.js';
 
 export interface AppOptions {
@@ -194,6 +196,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   const reads = new SiteReads(sites, cache);
   registerSiteRoutes(app, { guard, sites, reads });
   registerPartnerRoutes(app, { guard, sites, limiter, config, database, clock });
+  registerWorkspaceRoutes(app, { guard, workspaces: new WorkspaceService({ db, dialect: database.dialect, clock, cache }) });
 
   // Hourly clean-up of ended sessions, tokens and rate-limit windows; every server may run it.
   const pruning = setInterval(() => {

@@ -9,6 +9,7 @@ import { PROFILE_ERRORS } from './profile/errors.js';
 import { SITE_ERRORS } from './sites/errors.js';
 import { TOTP_ERRORS } from './totp/errors.js';
 import { USER_ERRORS } from './users/errors.js';
+import { WORKSPACE_ERRORS } from './workspaces/errors.js';
 
 /** The features' own lists of codes, each defined beside its feature; a new feature's list is added here. */
 export const ERROR_CODE_LISTS = [
@@ -23,6 +24,7 @@ export const ERROR_CODE_LISTS = [
   PROFILE_ERRORS,
   SITE_ERRORS,
   PARTNER_ERRORS,
+  WORKSPACE_ERRORS,
 ] as const;
 
 /** Distributes over the union of lists: `keyof` of a union would keep only the keys all share. */

@@ -116,6 +116,7 @@ test("the README's curl walkthrough runs as written against a real server", asyn
     assert.match(result.stdout, /"name":"Help centre \(EU\)"/);
     assert.ok(!result.stdout.includes('<ACCESS_TOKEN>'), 'the partner token is never echoed');
     assert.match(result.stdout, /SITE=[0-9a-f-]{36}/);
+    assert.match(result.stdout, /\{"sites":\[\{"id":"[0-9a-f-]{36}","workspace_id":"[0-9a-f-]{36}","name":"Team portal"/, "the team workspace's list shows its site first");
     assert.match(result.stdout, /\}true\n/, 'the mailed link confirms the address');
     assert.match(result.stdout, /200\n303 http:\/\/localhost:\d+\/\n/, 'the link page answers; the POST signs in and redirects to the app');
     assert.match(result.stdout, /"email":"ada@example.com"/);

@@ -7,6 +7,9 @@ import type { Database } from '../db/schema.js';
 import { AppError, unauthorized } from '../errors.js';
 import type { Clock } from '../lib/clock.js';
 import { findUserById } from '../users/queries.js';
+import { membershipsTag } from '../workspaces/changes.js';
+import type { WorkspaceRole } from '../workspaces/contract.js';
+import { findMemberships } from '../workspaces/queries.js';
 import { InvalidJwtError, type JwtClaims, type JwtService, looksLikeJwt } from './jwt.js';
 import { assertSameOrigin, isSafeMethod } from './csrf.js';
 import type { RecentAuthentication } from './recent-authentication.js';
@@ -29,12 +32,13 @@ declare module 'fastify' {
 
 /**
  * What a route needs: any valid credential, a scope on sites, "account", which only the owner's
- * own sign-in grants, or "recent": "account" with a proof of the person within the
- * re-authentication window (recent-authentication.ts), for changes that could lock the owner out.
- * A personal access token is made for integrations; it cannot mint or list other tokens, so a
- * leaked token cannot be turned into a persistent foothold.
+ * own sign-in grants, "signed_in", any credential but an access token (workspaces and their
+ * members), or "recent": "account" with a proof of the person within the re-authentication
+ * window (recent-authentication.ts), for changes that could lock the owner out.
+ * A personal access token is made for integrations; it cannot mint or list other tokens, nor
+ * manage workspaces, so a leaked token cannot be turned into a persistent foothold.
  */
-export type Requirement = AccessTokenScope | 'account' | 'recent' | 'authenticated';
+export type Requirement = AccessTokenScope | 'account' | 'recent' | 'signed_in' | 'authenticated';
 
 const LAST_USED_RESOLUTION_MS = 60_000;
 
@@ -48,6 +52,15 @@ interface CachedAccessToken {
 
 /** What a remembered principal is counted as against the cache's bound: a user row and its strings. */
 const PRINCIPAL_BYTES = 1000;
+
+/** A membership's map entry: a 36-character id, a role and the map's own overhead. */
+function membershipBytes(memberships: ReadonlyMap<string, WorkspaceRole>): number {
+  return 100 * memberships.size;
+}
+
+function principalBytes(memberships: ReadonlyMap<string, WorkspaceRole>): number {
+  return PRINCIPAL_BYTES + membershipBytes(memberships);
+}
 
 function userTag(userId: string): string {
   return changeTag('users', 'id', userId);
@@ -70,6 +83,8 @@ const INVALID_CREDENTIALS_DETAIL = 'The credential is invalid, expired or revoke
 export class Guard {
   readonly #jwtUsers: CacheNamespace<Principal>;
   readonly #accessTokens: CacheNamespace<CachedAccessToken>;
+  /** A web session's user's memberships (a JWT's and a token's are kept in their principal). */
+  readonly #memberships: CacheNamespace<ReadonlyMap<string, WorkspaceRole>>;
 
   constructor(
     private readonly db: Kysely<Database>,
@@ -84,6 +99,7 @@ export class Guard {
   ) {
     this.#jwtUsers = cache.namespace('jwt-user');
     this.#accessTokens = cache.namespace('access-token');
+    this.#memberships = cache.namespace('memberships');
     // Sign out everywhere and a password change refuse the user's JWTs from now on: this process
     // must not answer the next request from what it read before.
     sessions.onCredentialsRevoked((userId) => this.forgetUser(userId));
@@ -107,8 +123,11 @@ export class Guard {
       if (forAccount && principal.method === 'access_token') {
         throw new AppError(403, AUTH_ERRORS.ACCESS_TOKEN_NOT_ALLOWED, 'Personal access tokens cannot manage account settings or other tokens; sign in instead.');
       }
+      if (requirement === 'signed_in' && principal.method === 'access_token') {
+        throw new AppError(403, AUTH_ERRORS.ACCESS_TOKEN_NOT_ALLOWED, 'Personal access tokens reach sites only; managing workspaces and their members needs a signed-in user.');
+      }
       if (requirement === 'recent') this.recentAuthentication.assert(principal);
-      if (!forAccount && requirement !== 'authenticated' && !principal.scopes.includes(requirement)) {
+      if (!forAccount && requirement !== 'authenticated' && requirement !== 'signed_in' && !principal.scopes.includes(requirement)) {
         throw new AppError(403, AUTH_ERRORS.INSUFFICIENT_SCOPE, `This access token lacks the "${requirement}" scope.`);
       }
       request.principal = principal;
@@ -143,6 +162,7 @@ export class Guard {
         accessTokenId: null,
         sessionId: found.session.id,
         authenticatedAt: Date.parse(found.session.authenticated_at),
+        memberships: await this.#sessionMemberships(found.user.id),
       };
     }
     if (header === undefined || header.trim() === '') {
@@ -181,8 +201,9 @@ export class Guard {
     if (user === undefined || claims.gen !== user.jwt_generation) {
       throw unauthorized(AUTH_ERRORS.INVALID_TOKEN, INVALID_CREDENTIALS_DETAIL);
     }
-    const principal: Principal = { user, method: 'jwt', scopes: ACCESS_TOKEN_SCOPES, accessTokenId: null, sessionId: null, authenticatedAt: claims.auth_time * 1000 };
-    this.#jwtUsers.set(user.id, principal, { tags: [userTag(user.id)], size: PRINCIPAL_BYTES, epoch });
+    const memberships = await findMemberships(this.db, user.id);
+    const principal: Principal = { user, method: 'jwt', scopes: ACCESS_TOKEN_SCOPES, accessTokenId: null, sessionId: null, authenticatedAt: claims.auth_time * 1000, memberships };
+    this.#jwtUsers.set(user.id, principal, { tags: [userTag(user.id), membershipsTag(user.id)], size: principalBytes(memberships), epoch });
     return principal;
   }
 
@@ -198,17 +219,28 @@ export class Guard {
       const scopes = row.token.scopes.split(' ').filter((scope): scope is AccessTokenScope =>
         (ACCESS_TOKEN_SCOPES as readonly string[]).includes(scope),
       );
+      const memberships = await findMemberships(this.db, row.user.id);
       found = {
         id: row.token.id,
-        principal: { user: row.user, method: 'access_token', scopes, accessTokenId: row.token.id, sessionId: null, authenticatedAt: null },
+        principal: { user: row.user, method: 'access_token', scopes, accessTokenId: row.token.id, sessionId: null, authenticatedAt: null, memberships },
         lastUsedMs: row.token.last_used_at === null ? 0 : Date.parse(row.token.last_used_at),
       };
-      const tags = [changeTag('access_tokens', 'id', row.token.id), userTag(row.user.id)];
-      this.#accessTokens.set(tokenHash, found, { tags, size: PRINCIPAL_BYTES, epoch });
+      const tags = [changeTag('access_tokens', 'id', row.token.id), userTag(row.user.id), membershipsTag(row.user.id)];
+      this.#accessTokens.set(tokenHash, found, { tags, size: principalBytes(memberships), epoch });
     }
 
     await this.#recordUse(found);
     return found.principal;
+  }
+
+  /** The memberships of a web session's user: sessions are read every time, their memberships need not be. */
+  async #sessionMemberships(userId: string): Promise<ReadonlyMap<string, WorkspaceRole>> {
+    const held = this.#memberships.get(userId);
+    if (held !== undefined) return held;
+    const epoch = this.cache.epoch;
+    const memberships = await findMemberships(this.db, userId);
+    this.#memberships.set(userId, memberships, { tags: [membershipsTag(userId)], size: membershipBytes(memberships), epoch });
+    return memberships;
   }
 
   /** Records the token's use when its last record is a minute old; settles once it is written. */

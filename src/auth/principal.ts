@@ -1,4 +1,5 @@
 import type { UserRow } from '../users/queries.js';
+import type { WorkspaceRole } from '../workspaces/contract.js';
 import type { AccessTokenScope } from './scopes.js';
 
 export type AuthMethod = 'jwt' | 'access_token' | 'session';
@@ -15,4 +16,9 @@ export interface Principal {
    * session's authenticated_at or the JWT's auth_time; null for a personal access token.
    */
   authenticatedAt: number | null;
+  /**
+   * The workspaces the user belongs to, and their role in each, as last read (kept with the
+   * principal, dropped when a membership of the user changes). Writes read the role afresh.
+   */
+  memberships: ReadonlyMap<string, WorkspaceRole>;
 }

@@ -9,6 +9,7 @@ import * as partnerTokenOrigins from './migrations/007-partner-token-origins.js'
 import * as changeNotifications from './migrations/008-change-notifications.js';
 import * as emailChange from './migrations/009-email-change.js';
 import * as partnerChecks from './migrations/010-partner-checks.js';
+import * as workspaces from './migrations/011-workspaces.js';
 import type { DatabaseHandle } from './connect.js';
 import type { Database } from './schema.js';
 
@@ -24,6 +25,7 @@ const migrations: Record<string, Migration> = {
   '008-change-notifications': changeNotifications,
   '009-email-change': emailChange,
   '010-partner-checks': partnerChecks,
+  '011-workspaces': workspaces,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

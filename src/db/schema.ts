@@ -14,6 +14,8 @@ export interface Database {
   passkeys: PasskeysTable;
   webauthn_challenges: WebauthnChallengesTable;
   partner_checks: PartnerChecksTable;
+  workspaces: WorkspacesTable;
+  workspace_members: WorkspaceMembersTable;
 }
 
 export interface UsersTable {
@@ -51,7 +53,10 @@ export interface AccessTokensTable {
 
 export interface SitesTable {
   id: string;
-  user_id: string;
+  /** The workspace the site belongs to: its members reach it, by their role. */
+  workspace_id: string;
+  /** Who created the site; null once their account is gone. No access rule depends on it. */
+  user_id: string | null;
   name: string;
   color: string;
   ai_settings: string;
@@ -205,4 +210,22 @@ export interface PartnerChecksTable {
   tool_count: number | null;
   /** JSON array of the first tool names. */
   tools: string;
+}
+
+/** A team, or a user's personal workspace; sites belong to one. */
+export interface WorkspacesTable {
+  id: string;
+  name: string;
+  /** Whose personal workspace this is (made with the account, never deleted on its own); null for a team's. */
+  personal_user_id: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** Who belongs to a workspace, and with which role ("owner", "admin", "editor" or "viewer"). */
+export interface WorkspaceMembersTable {
+  workspace_id: string;
+  user_id: string;
+  role: string;
+  joined_at: string;
 }

@@ -4,9 +4,9 @@ import type { SiteRow } from '../sites/queries.js';
 import type { PartnerCheckJson } from './schema.js';
 
 /**
- * One page of every user's sites, in id order after `afterId`. The periodic re-check is the one
- * caller that acts for no particular user, so this is the one site query not scoped by owner; it
- * never answers a request.
+ * One page of every workspace's sites, in id order after `afterId`. The periodic re-check is the
+ * one caller that acts for no particular user, so this is the one site query not scoped by a
+ * membership; it never answers a request.
  */
 export function listAllSitesPage(db: Kysely<Database>, limit: number, afterId: string | undefined): Promise<SiteRow[]> {
   let query = db.selectFrom('sites').selectAll();
@@ -64,13 +64,13 @@ export async function insertPartnerCheck(trx: Transaction<Database>, siteId: str
   await trx.deleteFrom('partner_checks').where('site_id', '=', siteId).where('seq', '<=', seq - keep).execute();
 }
 
-/** A site's recorded checks, newest first; the owner is in the WHERE, so another user's site has none. */
+/** A site's recorded checks, newest first; the caller's membership is in the WHERE, so another workspace's site has none. */
 export function listPartnerChecks(db: Kysely<Database>, userId: string, siteId: string, limit: number): Promise<PartnerCheckRow[]> {
   return db
     .selectFrom('partner_checks')
     .innerJoin('sites', 'sites.id', 'partner_checks.site_id')
+    .innerJoin('workspace_members as member', (join) => join.onRef('member.workspace_id', '=', 'sites.workspace_id').on('member.user_id', '=', userId))
     .selectAll('partner_checks')
-    .where('sites.user_id', '=', userId)
     .where('partner_checks.site_id', '=', siteId)
     .orderBy('partner_checks.seq', 'desc')
     .limit(limit)

@@ -52,7 +52,7 @@ export function registerPartnerRoutes(app: App, deps: PartnerRoutesDeps): void {
       },
     },
     async (request, reply) => {
-      const row = await checks.checkOwnSite(currentUser(request).id, request.params.id, request.log);
+      const row = await checks.checkSite(currentUser(request).id, request.params.id, request.log);
       return reply.header('etag', siteEtag(row)).send({ site: siteToJson(row) });
     },
   );

@@ -43,9 +43,9 @@ export interface PartnerCheckServiceDeps {
 export class PartnerCheckService {
   constructor(private readonly deps: PartnerCheckServiceDeps) {}
 
-  /** A check asked for by the site's owner: ownership first (404), then the rate limit (429). */
-  async checkOwnSite(userId: string, siteId: string, log: FastifyBaseLogger = this.deps.log): Promise<SiteRow> {
-    const row = await this.deps.sites.get(userId, siteId);
+  /** A check asked for by a member (editor or above): membership first (404, 403), then the rate limit (429). */
+  async checkSite(userId: string, siteId: string, log: FastifyBaseLogger = this.deps.log): Promise<SiteRow> {
+    const { site: row } = await this.deps.sites.getFor(userId, siteId, 'partner.check');
     // Counted before the check goes out, so parallel requests cannot all pass one reading of the limit.
     await this.deps.limiter.reserve([
       [`partner-check:site:${row.id}`, PARTNER_CHECK_LIMITS.perSite],
@@ -61,27 +61,27 @@ export class PartnerCheckService {
   async checkAndRecord(row: SiteRow, log: FastifyBaseLogger = this.deps.log): Promise<SiteRow> {
     const check = await this.#run(row.id, () => this.#checkSaved(row), log, 'partner check');
     return this.deps.sites.recordPartnerCheck(
-      row.user_id,
+      row.workspace_id,
       row.id,
       { last_status: check.status, last_error: check.status === 'ok' ? null : check.message, last_checked_at: check.at },
       (trx) => insertPartnerCheck(trx, row.id, check, CHECK_HISTORY_LENGTH),
     );
   }
 
-  /** The site's recorded checks, newest first; another user's site is 404 like the site itself. */
+  /** The site's recorded checks, newest first; a site of another workspace is 404 like the site itself. */
   async listChecks(userId: string, siteId: string): Promise<PartnerCheckJson[]> {
-    await this.deps.sites.get(userId, siteId);
+    await this.deps.sites.getFor(userId, siteId, 'partner.read');
     const rows = await listPartnerChecks(this.deps.db, userId, siteId, CHECK_HISTORY_LENGTH);
     return rows.map(partnerCheckToJson);
   }
 
   /**
    * Checks `draft` merged over the saved partner settings exactly as PUT would merge it, and
-   * stores nothing: not the draft, not its token, not the result. Ownership (404), then the
-   * draft's validity (400), then the rate limit (429), so a typo does not use up an attempt.
+   * stores nothing: not the draft, not its token, not the result. Membership and role (404, 403),
+   * then the draft's validity (400), then the rate limit (429), so a typo does not use up an attempt.
    */
   async testDraft(userId: string, siteId: string, draft: PartnerSettingsUpdate, log: FastifyBaseLogger = this.deps.log): Promise<PartnerCheckJson> {
-    const row = await this.deps.sites.get(userId, siteId);
+    const { site: row } = await this.deps.sites.getFor(userId, siteId, 'partner.check');
     const merged = this.deps.sites.draftPartnerSettings(row, draft);
     try {
       await this.deps.limiter.reserve([[`partner-test:user:${userId}`, PARTNER_CHECK_LIMITS.testsPerUser]]);

@@ -240,7 +240,9 @@ test('a token saved before the binding existed is bound to the origins the site 
 
   t = await buildTestApp({ dataDir, ...(databaseUrl === undefined ? {} : { databaseUrl }), env: { PARTNER_ALLOW_PRIVATE_NETWORKS: 'true' } });
   const owner = await signUp(t.app);
-  await t.database.db.updateTable('sites').set({ user_id: owner.id }).where('id', '=', 'legacy-site').execute();
+  // The site moves into the new owner's personal workspace, where they reach it.
+  const personal = await t.database.db.selectFrom('workspaces').select('id').where('personal_user_id', '=', owner.id).executeTakeFirstOrThrow();
+  await t.database.db.updateTable('sites').set({ user_id: owner.id, workspace_id: personal.id }).where('id', '=', 'legacy-site').execute();
 
   assert.equal((await check(t, owner.bearer, 'legacy-site')).last_status, 'ok');
   assert.deepEqual(authorizations(partner), [`Bearer ${TOKEN}`, `Bearer ${TOKEN}`]);

@@ -1,19 +1,17 @@
 import { changeTag } from '../cache/change-feed.js';
+import { workspaceSitesTag } from '../workspaces/changes.js';
 
-/** What depends on one site: its answer. */
+/** What depends on one site: its answers. */
 export function siteTag(siteId: string): string {
   return changeTag('sites', 'id', siteId);
 }
 
-/** What depends on any of an owner's sites: the pages of their list. */
-export function ownerSitesTag(userId: string): string {
-  return changeTag('sites', 'user_id', userId);
-}
-
 /**
  * What a committed write to a site touched, as this process reports it to the cache: the same tags
- * the trigger of migration 008 announces to the other processes on PostgreSQL.
+ * the trigger of migration 011 announces to the other processes on PostgreSQL.
  */
-export function siteChangeTags(userId: string, siteId?: string): string[] {
-  return siteId === undefined ? [ownerSitesTag(userId)] : [siteTag(siteId), ownerSitesTag(userId)];
+export function siteChangeTags(workspaceId: string | undefined, siteId?: string): string[] {
+  const tags = siteId === undefined ? [] : [siteTag(siteId)];
+  if (workspaceId !== undefined) tags.push(workspaceSitesTag(workspaceId));
+  return tags;
 }

@@ -9,6 +9,7 @@ import { DEFAULT_PARTNER_SETTINGS, siteToJson } from './service.js';
 function row(id: string, overrides: Partial<SiteRow> = {}): SiteRow {
   return {
     id,
+    workspace_id: 'workspace',
     user_id: 'owner',
     name: 'Café "Ünïcode" \u2028 </script>',
     color: '#abcdef',

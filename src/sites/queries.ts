@@ -4,28 +4,64 @@ import { PreparedQuery } from '../db/prepared-query.js';
 import type { Database, SitesTable } from '../db/schema.js';
 import type { SiteListSort } from './contract.js';
 import { type ListPosition, sortsById } from './list-cursor.js';
+import { isWorkspaceRole, type WorkspaceRole } from '../workspaces/permissions.js';
 
 export type SiteRow = Selectable<SitesTable>;
 
-// Every query names the owner: a site id alone never reaches another user's row.
+// Every query that answers a caller joins the caller's membership of the site's workspace: a site
+// id alone never reaches a site of a workspace they do not belong to.
+
+/** A site with the caller's role in its workspace. */
+export interface MemberSiteRow {
+  site: SiteRow;
+  role: WorkspaceRole;
+}
 
 export function insertSite(db: Kysely<Database>, row: SiteRow): Promise<unknown> {
   return db.insertInto('sites').values(row).execute();
 }
 
+type SiteWithRole = SiteRow & { member_role: string };
+
+function splitRole(row: SiteWithRole | undefined): MemberSiteRow | undefined {
+  if (row === undefined) return undefined;
+  const { member_role, ...site } = row;
+  if (!isWorkspaceRole(member_role)) throw new Error(`unknown workspace role in the database: ${member_role}`);
+  return { site, role: member_role };
+}
+
+/** Sites joined to the caller's membership of their workspace. */
+function memberSites(db: Kysely<Database>, userId: string) {
+  return db
+    .selectFrom('sites')
+    .innerJoin('workspace_members as member', (join) => join.onRef('member.workspace_id', '=', 'sites.workspace_id').on('member.user_id', '=', userId));
+}
+
 // The statements behind GET and PUT /api/v1/sites(/{id}), built and compiled once (db/prepared-query.ts).
 const siteById = new PreparedQuery((db, p: { userId: string; id: string }) =>
-  db.selectFrom('sites').selectAll().where('user_id', '=', p.userId).where('id', '=', p.id),
+  memberSites(db, p.userId).selectAll('sites').select('member.role as member_role').where('sites.id', '=', p.id),
 );
 const firstSitesPage = new PreparedQuery((db, p: { userId: string; limit: number }) =>
-  db.selectFrom('sites').selectAll().where('user_id', '=', p.userId).orderBy('id').limit(limitParameter(p.limit)),
+  memberSites(db, p.userId).selectAll('sites').orderBy('sites.id').limit(limitParameter(p.limit)),
 );
 const laterSitesPage = new PreparedQuery((db, p: { userId: string; afterId: string; limit: number }) =>
-  db.selectFrom('sites').selectAll().where('user_id', '=', p.userId).where('id', '>', p.afterId).orderBy('id').limit(limitParameter(p.limit)),
+  memberSites(db, p.userId).selectAll('sites').where('sites.id', '>', p.afterId).orderBy('sites.id').limit(limitParameter(p.limit)),
+);
+const firstWorkspacePage = new PreparedQuery((db, p: { userId: string; workspaceId: string; limit: number }) =>
+  memberSites(db, p.userId).selectAll('sites').where('sites.workspace_id', '=', p.workspaceId).orderBy('sites.id').limit(limitParameter(p.limit)),
+);
+const laterWorkspacePage = new PreparedQuery((db, p: { userId: string; workspaceId: string; afterId: string; limit: number }) =>
+  memberSites(db, p.userId)
+    .selectAll('sites')
+    .where('sites.workspace_id', '=', p.workspaceId)
+    .where('sites.id', '>', p.afterId)
+    .orderBy('sites.id')
+    .limit(limitParameter(p.limit)),
 );
 const siteForUpdateIn = (dialect: DialectName) =>
   new PreparedQuery((db, p: { userId: string; id: string }) =>
-    forUpdate(dialect, db.selectFrom('sites').selectAll().where('user_id', '=', p.userId).where('id', '=', p.id)),
+    // The membership row is locked too: a role change waits for the update that read the old role.
+    forUpdate(dialect, memberSites(db, p.userId).selectAll('sites').select('member.role as member_role').where('sites.id', '=', p.id)),
   );
 const siteForUpdate: Record<DialectName, ReturnType<typeof siteForUpdateIn>> = { sqlite: siteForUpdateIn('sqlite'), postgres: siteForUpdateIn('postgres') };
 // Every column a PUT may change, always all of them: one statement shape, so it is prepared once.
@@ -49,21 +85,36 @@ const siteSave = new PreparedQuery((db, site: SiteRow) =>
       version: site.version,
       updated_at: site.updated_at,
     })
-    .where('user_id', '=', site.user_id)
+    .where('workspace_id', '=', site.workspace_id)
     .where('id', '=', site.id),
 );
 
-export function findSite(db: Kysely<Database>, userId: string, id: string): Promise<SiteRow | undefined> {
-  return siteById.executeTakeFirst(db, { userId, id });
+/** The site with the caller's role in its workspace; undefined when they are not a member. */
+export async function findSite(db: Kysely<Database>, userId: string, id: string): Promise<MemberSiteRow | undefined> {
+  return splitRole(await siteById.executeTakeFirst(db, { userId, id }));
 }
 
-/** The row, locked until the transaction ends, so a read-merge-write cannot interleave. */
-export function findSiteForUpdate(trx: Transaction<Database>, dialect: DialectName, userId: string, id: string): Promise<SiteRow | undefined> {
-  return siteForUpdate[dialect].executeTakeFirst(trx, { userId, id });
+/** The row and the caller's membership, locked until the transaction ends, so a read-merge-write cannot interleave. */
+export async function findSiteForUpdate(trx: Transaction<Database>, dialect: DialectName, userId: string, id: string): Promise<MemberSiteRow | undefined> {
+  return splitRole(await siteForUpdate[dialect].executeTakeFirst(trx, { userId, id }));
 }
 
-/** One page in id order (ids are time-ordered), starting after `afterId`. */
-export function listSites(db: Kysely<Database>, userId: string, limit: number, afterId: string | undefined): Promise<SiteRow[]> {
+/**
+ * The row, locked, for a write that acts for no caller (recording a partner check, which the
+ * periodic re-check runs too); the caller, if any, was checked when the site was read.
+ */
+export function lockSiteInWorkspace(trx: Transaction<Database>, dialect: DialectName, workspaceId: string, id: string): Promise<SiteRow | undefined> {
+  return forUpdate(dialect, trx.selectFrom('sites').selectAll().where('workspace_id', '=', workspaceId).where('id', '=', id)).executeTakeFirst();
+}
+
+/**
+ * One page in id order (ids are time-ordered), starting after `afterId`, of the sites of every
+ * workspace the caller is in, or of one of them.
+ */
+export function listSites(db: Kysely<Database>, userId: string, workspaceId: string | undefined, limit: number, afterId: string | undefined): Promise<SiteRow[]> {
+  if (workspaceId !== undefined) {
+    return afterId === undefined ? firstWorkspacePage.execute(db, { userId, workspaceId, limit }) : laterWorkspacePage.execute(db, { userId, workspaceId, afterId, limit });
+  }
   return afterId === undefined ? firstSitesPage.execute(db, { userId, limit }) : laterSitesPage.execute(db, { userId, afterId, limit });
 }
 
@@ -77,12 +128,12 @@ function containsPattern(q: string): string {
  * they fold alike: PostgreSQL folds every letter its locale knows, SQLite only A to Z.
  */
 function nameContains(q: string): Expression<SqlBool> {
-  return sql<SqlBool>`lower(name) like lower(${containsPattern(q)}) escape '\\'`;
+  return sql<SqlBool>`lower(sites.name) like lower(${containsPattern(q)}) escape '\\'`;
 }
 
 /** The sorted expression; names sort by their lower-case form, so "apple" and "Apple" stand together. */
 function sortValue(sort: SiteListSort): Expression<string> {
-  return sort === 'name' || sort === '-name' ? sql<string>`lower(name)` : sql<string>`updated_at`;
+  return sort === 'name' || sort === '-name' ? sql<string>`lower(sites.name)` : sql<string>`sites.updated_at`;
 }
 
 function sortValueOf(sort: SiteListSort, value: string): Expression<string> {
@@ -91,6 +142,8 @@ function sortValueOf(sort: SiteListSort, value: string): Expression<string> {
 
 export interface SiteListSelection {
   userId: string;
+  /** Only this workspace's sites; undefined for every workspace the caller is in. */
+  workspaceId: string | undefined;
   sort: SiteListSort;
   /** Search text; '' for none. */
   q: string;
@@ -108,26 +161,25 @@ export function listSitesOrdered(db: Kysely<Database>, list: SiteListSelection):
   const descending = list.sort.startsWith('-');
   const direction = descending ? 'desc' : 'asc';
   const beyond = sql.raw(descending ? '<' : '>');
-  let query = db.selectFrom('sites').selectAll().where('user_id', '=', list.userId);
+  let query = memberSites(db, list.userId).selectAll('sites');
+  if (list.workspaceId !== undefined) query = query.where('sites.workspace_id', '=', list.workspaceId);
   if (list.q !== '') query = query.where(nameContains(list.q));
   if (sortsById(list.sort)) {
-    if (list.after !== undefined) query = query.where('id', descending ? '<' : '>', list.after.id);
-    return query.orderBy('id', direction).limit(list.limit).execute();
+    if (list.after !== undefined) query = query.where('sites.id', descending ? '<' : '>', list.after.id);
+    return query.orderBy('sites.id', direction).limit(list.limit).execute();
   }
   const value = sortValue(list.sort);
   const after = list.after;
   if (after !== undefined) {
-    query = query.where(sql<SqlBool>`(${value}, id) ${beyond} (${sortValueOf(list.sort, after.value ?? '')}, ${after.id})`);
+    query = query.where(sql<SqlBool>`(${value}, sites.id) ${beyond} (${sortValueOf(list.sort, after.value ?? '')}, ${after.id})`);
   }
-  return query.orderBy(value, direction).orderBy('id', direction).limit(list.limit).execute();
+  return query.orderBy(value, direction).orderBy('sites.id', direction).limit(list.limit).execute();
 }
 
-/** How many of the owner's sites the search finds. */
-export async function countSites(db: Kysely<Database>, userId: string, q: string): Promise<number> {
-  let query = db
-    .selectFrom('sites')
-    .select((eb) => eb.fn.countAll<number | string>().as('count'))
-    .where('user_id', '=', userId);
+/** How many of the sites the caller can see (in one workspace, or in all of theirs) the search finds. */
+export async function countSites(db: Kysely<Database>, userId: string, workspaceId: string | undefined, q: string): Promise<number> {
+  let query = memberSites(db, userId).select((eb) => eb.fn.countAll<number | string>().as('count'));
+  if (workspaceId !== undefined) query = query.where('sites.workspace_id', '=', workspaceId);
   if (q !== '') query = query.where(nameContains(q));
   const row = await query.executeTakeFirstOrThrow();
   // PostgreSQL's count is a bigint, read as a number (db/connect.ts); SQLite's is a number already.
@@ -143,11 +195,11 @@ export function saveSite(trx: Transaction<Database>, site: SiteRow): Promise<unk
   return siteSave.execute(trx, site);
 }
 
-export function updateSite(trx: Transaction<Database>, userId: string, id: string, changes: Updateable<SitesTable>): Promise<unknown> {
-  return trx.updateTable('sites').set(changes).where('user_id', '=', userId).where('id', '=', id).execute();
+export function updateSite(trx: Transaction<Database>, workspaceId: string, id: string, changes: Updateable<SitesTable>): Promise<unknown> {
+  return trx.updateTable('sites').set(changes).where('workspace_id', '=', workspaceId).where('id', '=', id).execute();
 }
 
-export async function deleteSite(db: Kysely<Database>, userId: string, id: string): Promise<boolean> {
-  const result = await db.deleteFrom('sites').where('user_id', '=', userId).where('id', '=', id).executeTakeFirst();
-  return Number(result.numDeletedRows) === 1;
+/** Deletes a site read with findSiteForUpdate, in the same transaction. */
+export function deleteSite(trx: Transaction<Database>, workspaceId: string, id: string): Promise<unknown> {
+  return trx.deleteFrom('sites').where('workspace_id', '=', workspaceId).where('id', '=', id).execute();
 }

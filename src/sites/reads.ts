@@ -1,5 +1,6 @@
 import type { Cache, CacheNamespace } from '../cache/cache.js';
-import { ownerSitesTag, siteTag } from './changes.js';
+import { membershipsTag, workspaceSitesTag } from '../workspaces/changes.js';
+import { siteTag } from './changes.js';
 import type { SiteListFields } from './contract.js';
 import { encodeSite, encodeSiteEnvelope, encodeSiteList } from './encode.js';
 import type { SiteListOrder } from './list-cursor.js';
@@ -8,6 +9,8 @@ import { encodeSummaryList } from './summary.js';
 
 /** A list request other than the default: another order, a search, or the summary fields. */
 export interface SiteListRequest extends SiteListOrder {
+  /** Only this workspace's sites; undefined for every workspace the caller is in. */
+  readonly workspaceId: string | undefined;
   readonly limit: number;
   readonly cursor: string | undefined;
   readonly fields: SiteListFields | undefined;
@@ -23,7 +26,9 @@ export interface SiteAnswer {
  * The two GETs of sites, answered from the cache (src/cache/cache.ts) when it holds the answer and
  * from the database otherwise. What the database gives is encoded once and kept as the response
  * bytes, so a repeated read touches neither the database nor the serialiser. Keys start with the
- * caller's user id: another user's site id finds nothing (404, as from the database).
+ * caller's user id, and every entry depends on the caller's memberships: a site of a workspace
+ * they are not in finds nothing (404, as from the database), and one they were removed from, or
+ * joined, is read afresh.
  */
 export class SiteReads {
   readonly #pages: CacheNamespace<Buffer>;
@@ -39,33 +44,45 @@ export class SiteReads {
     this.#sites = cache.namespace('site');
   }
 
-  async page(userId: string, limit: number, cursor: string | undefined): Promise<Buffer> {
-    const key = pageKey(userId, limit, cursor);
+  async page(userId: string, workspaceId: string | undefined, limit: number, cursor: string | undefined): Promise<Buffer> {
+    const key = pageKey(userId, workspaceId, limit, cursor);
     const held = this.#pages.get(key);
     if (held !== undefined) return held;
     const epoch = this.cache.epoch;
-    const page = await this.sites.list(userId, limit, cursor);
+    const tags = await this.#listTags(userId, workspaceId);
+    const page = await this.sites.list(userId, workspaceId, limit, cursor);
     const body = encodeSiteList({ sites: page.sites.map(encodeSite), nextCursor: page.nextCursor });
-    // Any change to any of the owner's sites (one created, changed or deleted) may change a page.
-    this.#pages.set(key, body, { tags: [ownerSitesTag(userId)], size: body.length, epoch });
+    this.#pages.set(key, body, { tags, size: body.length, epoch });
     return body;
   }
 
   /**
-   * The other lists, kept under the same rule as the default pages: any change to any of the
-   * owner's sites drops them all, so a search or another order never shows a stale row or total.
+   * What a list depends on: the caller's memberships (a workspace joined or left changes which
+   * sites it shows) and any change to a site of the workspaces it shows (one created, changed or
+   * deleted). The workspaces are read in the same epoch as the page: a membership that changes in
+   * between moves the epoch, and the page is then not kept.
+   */
+  async #listTags(userId: string, workspaceId: string | undefined): Promise<string[]> {
+    const workspaceIds = workspaceId === undefined ? await this.sites.workspaceIdsOf(userId) : [workspaceId];
+    return [membershipsTag(userId), ...workspaceIds.map(workspaceSitesTag)];
+  }
+
+  /**
+   * The other lists, kept under the same rule as the default pages: any change to any site they
+   * could show drops them all, so a search or another order never shows a stale row or total.
    */
   async list(userId: string, request: SiteListRequest): Promise<Buffer> {
-    const key = JSON.stringify([userId, request.limit, request.cursor ?? null, request.sort, request.q, request.fields ?? null]);
+    const key = JSON.stringify([userId, request.workspaceId ?? null, request.limit, request.cursor ?? null, request.sort, request.q, request.fields ?? null]);
     const held = this.#lists.get(key);
     if (held !== undefined) return held;
     const epoch = this.cache.epoch;
-    const page = await this.sites.listOrdered(userId, request, request.limit, request.cursor);
+    const tags = await this.#listTags(userId, request.workspaceId);
+    const page = await this.sites.listOrdered(userId, request.workspaceId, request, request.limit, request.cursor);
     const body =
       request.fields === 'summary'
-        ? encodeSummaryList(page.sites, page.nextCursor, await this.sites.count(userId, request.q))
+        ? encodeSummaryList(page.sites, page.nextCursor, await this.sites.count(userId, request.workspaceId, request.q))
         : encodeSiteList({ sites: page.sites.map(encodeSite), nextCursor: page.nextCursor });
-    this.#lists.set(key, body, { tags: [ownerSitesTag(userId)], size: body.length, epoch });
+    this.#lists.set(key, body, { tags, size: body.length, epoch });
     return body;
   }
 
@@ -76,11 +93,13 @@ export class SiteReads {
     const epoch = this.cache.epoch;
     const site = encodeSite(await this.sites.get(userId, id));
     const answer: SiteAnswer = { version: site.version, body: encodeSiteEnvelope(site) };
-    this.#sites.set(key, answer, { tags: [siteTag(id)], size: answer.body.length, epoch });
+    this.#sites.set(key, answer, { tags: [siteTag(id), membershipsTag(userId)], size: answer.body.length, epoch });
     return answer;
   }
 }
 
-function pageKey(userId: string, limit: number, cursor: string | undefined): string {
-  return cursor === undefined ? `${userId} ${limit}` : `${userId} ${limit} ${cursor}`;
+function pageKey(userId: string, workspaceId: string | undefined, limit: number, cursor: string | undefined): string {
+  // A slash never occurs in a user id: a filtered key cannot equal an unfiltered one.
+  const scope = workspaceId === undefined ? userId : `${userId}/${workspaceId}`;
+  return cursor === undefined ? `${scope} ${limit}` : `${scope} ${limit} ${cursor}`;
 }

@@ -3,7 +3,8 @@ import { Type } from 'typebox';
 import type { Guard } from '../auth/guard.js';
 import { sendJsonBuffer } from '../http/compression.js';
 import { ifNoneMatchHits, versionEtag } from '../http/etag.js';
-import { currentUser } from '../http/principal.js';
+import { currentPrincipal, currentUser } from '../http/principal.js';
+import { workspaceNotFound } from '../workspaces/permissions.js';
 import { ProblemSchema } from '../http/schema.js';
 import type { App } from '../http/types.js';
 import { DEFAULT_PAGE_SIZE, DEFAULT_SITE_LIST_SORT, IfMatchHeaders, SiteCreateBody, SiteEnvelope, SiteListAnswer, SiteListQuery, SiteParams, SiteUpdateBody } from './schema.js';
@@ -36,7 +37,7 @@ export function registerSiteRoutes(app: App, deps: { guard: Guard; sites: SiteSe
       // The answers are bytes prepared ahead (reads.ts); sendJsonBuffer compresses them when asked.
       compress: false,
       schema: {
-        summary: 'List your sites a page at a time: oldest first, or sorted, searched by name, or as summaries',
+        summary: 'List the sites of your workspaces (or of one) a page at a time: oldest first, or sorted, searched by name, or as summaries',
         tags,
         security,
         querystring: SiteListQuery,
@@ -44,13 +45,17 @@ export function registerSiteRoutes(app: App, deps: { guard: Guard; sites: SiteSe
       },
     },
     async (request, reply) => {
-      const userId = currentUser(request).id;
-      const { limit = DEFAULT_PAGE_SIZE, cursor, q = '', sort = DEFAULT_SITE_LIST_SORT, fields } = request.query;
+      const principal = currentPrincipal(request);
+      const userId = principal.user.id;
+      const { limit = DEFAULT_PAGE_SIZE, cursor, q = '', sort = DEFAULT_SITE_LIST_SORT, fields, workspace_id: workspaceId } = request.query;
+      // Asking for a workspace one is not in is an error, not an empty list, as reading it is. The
+      // query itself is limited to the caller's memberships whatever this says.
+      if (workspaceId !== undefined && !principal.memberships.has(workspaceId)) throw workspaceNotFound();
       // The default list keeps its own path: its statements are prepared once and its pages cached.
       if (q === '' && sort === DEFAULT_SITE_LIST_SORT && fields === undefined) {
-        return sendJsonBuffer(request, reply, await deps.reads.page(userId, limit, cursor));
+        return sendJsonBuffer(request, reply, await deps.reads.page(userId, workspaceId, limit, cursor));
       }
-      return sendJsonBuffer(request, reply, await deps.reads.list(userId, { limit, cursor, q, sort, fields }));
+      return sendJsonBuffer(request, reply, await deps.reads.list(userId, { workspaceId, limit, cursor, q, sort, fields }));
     },
   );
 
@@ -59,10 +64,10 @@ export function registerSiteRoutes(app: App, deps: { guard: Guard; sites: SiteSe
     {
       onRequest: write,
       preValidation: trimName,
-      schema: { summary: 'Create a site', tags, security, body: SiteCreateBody, response: { 201: SiteEnvelope, ...errors, 413: ProblemSchema } },
+      schema: { summary: 'Create a site in a workspace (editor or above); your personal workspace by default', tags, security, body: SiteCreateBody, response: { 201: SiteEnvelope, ...errors, 413: ProblemSchema } },
     },
     async (request, reply) => {
-      const row = await deps.sites.create(currentUser(request).id, request.body);
+      const row = await deps.sites.create(currentUser(request).id, request.body.workspace_id, request.body);
       return reply.code(201).header('etag', siteEtag(row)).header('location', `/api/v1/sites/${row.id}`).send({ site: siteToJson(row) });
     },
   );
@@ -91,7 +96,7 @@ export function registerSiteRoutes(app: App, deps: { guard: Guard; sites: SiteSe
       // Encoded here like the reads, so an update without Accept-Encoding runs no compression hook either.
       compress: false,
       schema: {
-        summary: 'Update a site: fields left out keep their value; partner_settings merges field by field',
+        summary: 'Update a site (editor or above): fields left out keep their value; partner_settings merges field by field',
         tags,
         security,
         params: SiteParams,
@@ -108,7 +113,7 @@ export function registerSiteRoutes(app: App, deps: { guard: Guard; sites: SiteSe
 
   app.delete(
     '/api/v1/sites/:id',
-    { onRequest: write, schema: { summary: 'Delete a site', tags, security, params: SiteParams, response: { 204: Type.Null(), ...errors } } },
+    { onRequest: write, schema: { summary: 'Delete a site (admin or owner of its workspace)', tags, security, params: SiteParams, response: { 204: Type.Null(), ...errors } } },
     async (request, reply) => {
       await deps.sites.delete(currentUser(request).id, request.params.id);
       return reply.code(204).send(null);

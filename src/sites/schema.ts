@@ -69,6 +69,7 @@ export const PartnerSettingsInput = Type.Object(
 
 const siteInputFields = {
   id: Type.Optional(Ignored),
+  workspace_id: Type.Optional(Ignored),
   created_at: Type.Optional(Ignored),
   updated_at: Type.Optional(Ignored),
   color: Type.Optional(Type.String({ pattern: COLOR_PATTERN, description: '#rgb or #rrggbb' })),
@@ -85,7 +86,16 @@ const siteInputFields = {
 const Name = Type.String({ minLength: 1, maxLength: NAME_MAX_LENGTH });
 
 export const SiteUpdateBody = Type.Object({ name: Type.Optional(Name), ...siteInputFields }, { additionalProperties: false });
-export const SiteCreateBody = Type.Object({ name: Name, ...siteInputFields }, { additionalProperties: false });
+export const SiteCreateBody = Type.Object(
+  {
+    name: Name,
+    ...siteInputFields,
+    workspace_id: Type.Optional(
+      Type.String({ maxLength: 64, description: 'The workspace to create the site in (editor or above); your personal workspace when left out' }),
+    ),
+  },
+  { additionalProperties: false },
+);
 /** The body of PUT /api/v1/sites/{id}. */
 export type SiteUpdate = Static<typeof SiteUpdateBody>;
 export type SiteCreate = Static<typeof SiteCreateBody>;
@@ -113,6 +123,7 @@ export type PartnerDraft = Pick<PartnerSettings, PartnerEditableField>;
 
 export const SiteSchema = Type.Object({
   id: Type.String(),
+  workspace_id: Type.String({ description: 'The workspace the site belongs to' }),
   name: Type.String(),
   color: Type.String(),
   ai_settings: Type.String(),
@@ -145,6 +156,7 @@ export type SiteListJson = Static<typeof SiteList>;
 /** A site as the list screen shows it (`fields=summary`): no settings text, only what is set. */
 export const SiteSummarySchema = Type.Object({
   id: Type.String(),
+  workspace_id: Type.String(),
   name: Type.String(),
   color: Type.String(),
   created_at: Type.String({ format: 'date-time' }),
@@ -190,6 +202,7 @@ export const SiteListQuery = Type.Object(
       }),
     ),
     fields: Type.Optional(Type.Enum(SITE_LIST_FIELDS, { description: 'summary: the light representation for a list screen, with total' })),
+    workspace_id: Type.Optional(Type.String({ maxLength: 64, description: "Only this workspace's sites (you must be a member); every workspace you are in when left out" })),
   },
   { additionalProperties: false },
 );

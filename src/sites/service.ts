@@ -10,7 +10,22 @@ import { encodeTokenOrigins, partnerOrigins, type PartnerTokenOrigins, readToken
 import type { Cache } from '../cache/cache.js';
 import { siteChangeTags } from './changes.js';
 import { decodeListCursor, encodeListCursor, type SiteListOrder, sortsById } from './list-cursor.js';
-import { countSites, deleteSite, findSite, findSiteForUpdate, insertSite, listSites, listSitesOrdered, saveSite, type SiteRow, updateSite } from './queries.js';
+import {
+  countSites,
+  deleteSite,
+  findSite,
+  findSiteForUpdate,
+  insertSite,
+  listSites,
+  listSitesOrdered,
+  lockSiteInWorkspace,
+  type MemberSiteRow,
+  saveSite,
+  type SiteRow,
+  updateSite,
+} from './queries.js';
+import { findMemberships, findPersonalWorkspaceId, findRole } from '../workspaces/queries.js';
+import { assertCan, type WorkspaceAction, workspaceNotFound } from '../workspaces/permissions.js';
 import {
   DEFAULT_SITE_LIST_SORT,
   PARTNER_EDITABLE_FIELDS,
@@ -62,6 +77,7 @@ export function siteToJson(row: SiteRow): SiteJson {
   const stored = JSON.parse(row.partner_settings) as Partial<StoredPartnerSettings>;
   return {
     id: row.id,
+    workspace_id: row.workspace_id,
     name: row.name,
     color: row.color,
     ai_settings: row.ai_settings,
@@ -158,37 +174,60 @@ export interface SiteServiceDeps {
 export class SiteService {
   constructor(private readonly deps: SiteServiceDeps) {}
 
-  /** A page of the default order, oldest first, through statements prepared once. */
-  async list(userId: string, limit: number, cursor: string | undefined): Promise<SitePage> {
+  /**
+   * A page of the default order, oldest first, through statements prepared once: the sites of
+   * every workspace the caller is in, or of `workspaceId` only.
+   */
+  async list(userId: string, workspaceId: string | undefined, limit: number, cursor: string | undefined): Promise<SitePage> {
     const afterId = cursor === undefined ? undefined : decodeListCursor(DEFAULT_ORDER, cursor).id;
     // One extra row tells whether another page follows without a count query.
-    const rows = await listSites(this.deps.db, userId, limit + 1, afterId);
+    const rows = await listSites(this.deps.db, userId, workspaceId, limit + 1, afterId);
     return pageOf(DEFAULT_ORDER, rows, limit);
   }
 
   /** A page in any order the list offers, optionally only the sites whose name contains `order.q`. */
-  async listOrdered(userId: string, order: SiteListOrder, limit: number, cursor: string | undefined): Promise<SitePage> {
+  async listOrdered(userId: string, workspaceId: string | undefined, order: SiteListOrder, limit: number, cursor: string | undefined): Promise<SitePage> {
     const after = cursor === undefined ? undefined : decodeListCursor(order, cursor);
-    const rows = await listSitesOrdered(this.deps.db, { userId, sort: order.sort, q: order.q, after, limit: limit + 1 });
+    const rows = await listSitesOrdered(this.deps.db, { userId, workspaceId, sort: order.sort, q: order.q, after, limit: limit + 1 });
     return pageOf(order, rows, limit);
   }
 
   /** How many sites the search finds (all of them for ''). */
-  count(userId: string, q: string): Promise<number> {
-    return countSites(this.deps.db, userId, q);
+  count(userId: string, workspaceId: string | undefined, q: string): Promise<number> {
+    return countSites(this.deps.db, userId, workspaceId, q);
   }
 
+  /** The workspaces whose sites the caller's lists show, read with them: what a kept list depends on. */
+  async workspaceIdsOf(userId: string): Promise<string[]> {
+    return [...(await findMemberships(this.deps.db, userId)).keys()];
+  }
+
+  /** A site the caller may read: a member of its workspace. Another workspace's site is 404. */
   async get(userId: string, id: string): Promise<SiteRow> {
-    const row = await findSite(this.deps.db, userId, id);
-    if (row === undefined) throw siteNotFound();
-    return row;
+    return (await this.getFor(userId, id, 'site.read')).site;
   }
 
-  async create(userId: string, input: SiteCreate): Promise<SiteRow> {
+  /** A site and the caller's role, which must allow `action` (404 for a non-member, 403 for too low a role). */
+  async getFor(userId: string, id: string, action: WorkspaceAction): Promise<MemberSiteRow> {
+    const found = await findSite(this.deps.db, userId, id);
+    assertCan(found?.role, action, siteNotFound);
+    if (found === undefined) throw siteNotFound();
+    return found;
+  }
+
+  /**
+   * Creates a site in `workspaceId` (the caller's personal workspace when undefined), which the
+   * caller must be an editor of at least.
+   */
+  async create(userId: string, workspaceId: string | undefined, input: SiteCreate): Promise<SiteRow> {
     checkSiteInput(input);
+    const targetId = workspaceId ?? (await findPersonalWorkspaceId(this.deps.db, userId));
+    if (targetId === undefined) throw workspaceNotFound();
+    assertCan(await findRole(this.deps.db, targetId, userId), 'site.create', workspaceNotFound);
     const now = this.deps.clock.now().toISOString();
     const empty: SiteRow = {
       id: newId(this.deps.clock.now()),
+      workspace_id: targetId,
       user_id: userId,
       name: input.name,
       color: DEFAULT_COLOR,
@@ -212,7 +251,7 @@ export class SiteService {
     } finally {
       // Reported whether or not the statement claims success: a commit whose answer was lost
       // still changed the pages. Forgetting too much only costs a read.
-      this.deps.cache.invalidate(siteChangeTags(userId));
+      this.deps.cache.invalidate(siteChangeTags(targetId));
     }
     return row;
   }
@@ -223,17 +262,19 @@ export class SiteService {
    */
   async update(userId: string, id: string, input: SiteUpdate, ifMatch: string | undefined): Promise<SiteRow> {
     checkSiteInput(input);
+    const touched: { workspaceId?: string } = {};
     try {
-      return await this.#updateLocked(userId, id, input, ifMatch);
+      return await this.#updateLocked(userId, id, input, ifMatch, touched);
     } finally {
-      this.deps.cache.invalidate(siteChangeTags(userId, id));
+      this.deps.cache.invalidate(siteChangeTags(touched.workspaceId, id));
     }
   }
 
-  #updateLocked(userId: string, id: string, input: SiteUpdate, ifMatch: string | undefined): Promise<SiteRow> {
+  /** `touched` learns the site's workspace once it is read, for the cache to be told. */
+  #updateLocked(userId: string, id: string, input: SiteUpdate, ifMatch: string | undefined, touched: { workspaceId?: string }): Promise<SiteRow> {
     return this.deps.db.transaction().execute(async (trx) => {
-      const row = await findSiteForUpdate(trx, this.deps.dialect, userId, id);
-      if (row === undefined) throw siteNotFound();
+      const row = await this.#lockFor(trx, userId, id, 'site.update');
+      touched.workspaceId = row.workspace_id;
       if (!ifMatchSatisfied(ifMatch, siteEtag(row))) {
         throw new AppError(412, SITE_ERRORS.PRECONDITION_FAILED, 'The site has changed since you read it (If-Match does not match); reload it and apply your change again.');
       }
@@ -243,14 +284,26 @@ export class SiteService {
     });
   }
 
+  /** Deletes a site (admins and owners of its workspace). */
   async delete(userId: string, id: string): Promise<void> {
-    let deleted: boolean;
+    let workspaceId: string | undefined;
     try {
-      deleted = await deleteSite(this.deps.db, userId, id);
+      await this.deps.db.transaction().execute(async (trx) => {
+        const row = await this.#lockFor(trx, userId, id, 'site.delete');
+        workspaceId = row.workspace_id;
+        await deleteSite(trx, row.workspace_id, id);
+      });
     } finally {
-      this.deps.cache.invalidate(siteChangeTags(userId, id));
+      this.deps.cache.invalidate(siteChangeTags(workspaceId, id));
     }
-    if (!deleted) throw siteNotFound();
+  }
+
+  /** The site, locked, with the caller's role read under the same lock; it must allow `action`. */
+  async #lockFor(trx: Transaction<Database>, userId: string, id: string, action: WorkspaceAction): Promise<SiteRow> {
+    const found = await findSiteForUpdate(trx, this.deps.dialect, userId, id);
+    assertCan(found?.role, action, siteNotFound);
+    if (found === undefined) throw siteNotFound();
+    return found.site;
   }
 
   /** The columns an input changes; fields left out keep their value. */
@@ -293,18 +346,18 @@ export class SiteService {
    * changes. The version (ETag) moves because the representation changed; updated_at does not,
    * since it records changes to the configuration.
    */
-  async recordPartnerCheck(userId: string, id: string, result: PartnerCheckResult, alsoRecord?: (trx: Transaction<Database>) => Promise<void>): Promise<SiteRow> {
+  async recordPartnerCheck(workspaceId: string, id: string, result: PartnerCheckResult, alsoRecord?: (trx: Transaction<Database>) => Promise<void>): Promise<SiteRow> {
     try {
-      return await this.#recordPartnerCheckLocked(userId, id, result, alsoRecord);
+      return await this.#recordPartnerCheckLocked(workspaceId, id, result, alsoRecord);
     } finally {
-      this.deps.cache.invalidate(siteChangeTags(userId, id));
+      this.deps.cache.invalidate(siteChangeTags(workspaceId, id));
     }
   }
 
   /** `alsoRecord` writes in the same transaction, under the row lock (the check's details). */
-  #recordPartnerCheckLocked(userId: string, id: string, result: PartnerCheckResult, alsoRecord?: (trx: Transaction<Database>) => Promise<void>): Promise<SiteRow> {
+  #recordPartnerCheckLocked(workspaceId: string, id: string, result: PartnerCheckResult, alsoRecord?: (trx: Transaction<Database>) => Promise<void>): Promise<SiteRow> {
     return this.deps.db.transaction().execute(async (trx) => {
-      const row = await findSiteForUpdate(trx, this.deps.dialect, userId, id);
+      const row = await lockSiteInWorkspace(trx, this.deps.dialect, workspaceId, id);
       if (row === undefined) throw siteNotFound();
       await alsoRecord?.(trx);
       const settings: StoredPartnerSettings = {
@@ -314,7 +367,7 @@ export class SiteService {
         last_checked_at: result.last_checked_at,
       };
       const changes = { partner_settings: JSON.stringify(settings), version: row.version + 1 };
-      await updateSite(trx, userId, id, changes);
+      await updateSite(trx, workspaceId, id, changes);
       return { ...row, ...changes };
     });
   }
@@ -336,7 +389,7 @@ function partnerTokenContext(siteId: string): string {
 }
 
 export function siteNotFound(): AppError {
-  // Another user's site is "not found" too: its existence is not revealed.
+  // A site of a workspace the caller is not in is "not found" too: its existence is not revealed.
   return new AppError(404, SITE_ERRORS.SITE_NOT_FOUND, 'No site with this id.');
 }
 

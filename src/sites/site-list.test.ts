@@ -214,6 +214,7 @@ describe('the summary representation', () => {
     assert.equal(body.total, 1);
     assert.deepEqual(body.sites[0], {
       id: site.id,
+      workspace_id: site.workspace_id,
       name: 'Summary',
       color: '#abc',
       created_at: full.created_at,

@@ -38,6 +38,7 @@ const SITE_KEYS = [
   'public_theme',
   'updated_at',
   'widget',
+  'workspace_id',
 ];
 
 const PARTNER_KEYS = [

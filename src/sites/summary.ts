@@ -16,6 +16,7 @@ export function siteToSummary(row: SiteRow): SiteSummaryJson {
   const configured: SettingsField[] = SETTINGS_FIELDS.filter((field) => isConfigured(row[field]));
   return {
     id: row.id,
+    workspace_id: row.workspace_id,
     name: row.name,
     color: row.color,
     created_at: row.created_at,

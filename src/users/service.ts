@@ -10,6 +10,7 @@ import { newId } from '../lib/ids.js';
 import { findUserByEmail, findUserById, insertUser, listUsers, updatePasswordHash, type UserRow } from './queries.js';
 import { EMAIL_MAX_LENGTH, NAME_MAX_LENGTH, type UserJson } from './schema.js';
 import { USER_ERRORS } from './errors.js';
+import { insertPersonalWorkspace } from '../workspaces/queries.js';
 
 
 /** The user as every response shows it: never the password hash or token state. */
@@ -64,8 +65,9 @@ export class UserService {
     private readonly clock: Clock,
   ) {}
 
-  /** Creates a user after checking the e-mail and the password policy; 409 when the e-mail is taken. */
   /**
+   * Creates a user after checking the e-mail and the password policy; 409 when the e-mail is taken.
+   * The user's personal workspace is made in the same transaction: no account is ever without one.
    * `emailVerified`: the creator vouches for the address (the CLI, run by the server's operator);
    * a sign-up over HTTP does not, and the address stays unverified until its link is used.
    */
@@ -87,7 +89,10 @@ export class UserService {
       created_at: now.toISOString(),
       updated_at: now.toISOString(),
     };
-    if (!(await insertUser(this.db, user))) throw emailTaken();
+    await this.db.transaction().execute(async (trx) => {
+      if (!(await insertUser(trx, user))) throw emailTaken();
+      await insertPersonalWorkspace(trx, user.id, now);
+    });
     return user;
   }
 

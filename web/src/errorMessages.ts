@@ -72,6 +72,12 @@ export const ERROR_MESSAGES: Record<ErrorCode, string> = {
   invalid_cursor: 'The list changed its search or order while you were paging. Go back to the first page.',
   // Partner connection checks
   partner_test_rate_limited: 'Too many connection tests in a short time. Wait a minute and test again.',
+  // Workspaces
+  workspace_not_found: 'This workspace no longer exists, or you are no longer a member.',
+  member_not_found: 'This person is not a member of the workspace (any more).',
+  insufficient_role: 'Your role in this workspace does not allow this. Ask an admin or owner.',
+  last_owner: 'A workspace needs at least one owner: make someone else an owner first.',
+  personal_workspace: 'Your personal workspace stays yours: it cannot be deleted, left or handed over.',
 };
 
 /**

@@ -46,9 +46,10 @@ export async function down(db: Kysely<unknown>): Promise<void> {
 
 /**
  * Announces every insert, update and delete of `table`, naming the rows by `columns`; an update
- * that changes nothing but `ignoredColumns` is not announced.
+ * that changes nothing but `ignoredColumns` is not announced. Later migrations call it for the
+ * tables they add to the feed.
  */
-async function announceChanges(db: Kysely<unknown>, table: string, columns: readonly string[], ignoredColumns: readonly string[] = []): Promise<void> {
+export async function announceChanges(db: Kysely<unknown>, table: string, columns: readonly string[], ignoredColumns: readonly string[] = []): Promise<void> {
   const name = sql.id(table);
   const args = sql.join(columns.map((column) => sql.lit(column)));
   if (ignoredColumns.length === 0) {

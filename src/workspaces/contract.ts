@@ -1,0 +1,51 @@
+/**
+ * The workspace contract's plain values: the roles, highest first, and what each may do. No
+ * imports, so the dashboard can take these values (to show or hide a button) and nothing else.
+ */
+export const WORKSPACE_ROLES = ['owner', 'admin', 'editor', 'viewer'] as const;
+export type WorkspaceRole = (typeof WORKSPACE_ROLES)[number];
+
+/** Everything a member may be allowed to do in a workspace; the routes and services ask by these names. */
+export const WORKSPACE_ACTIONS = [
+  'workspace.read',
+  'workspace.update',
+  'workspace.delete',
+  'site.read',
+  'site.create',
+  'site.update',
+  'site.delete',
+  'partner.read',
+  'partner.check',
+  'member.read',
+  'member.manage',
+  'invitation.manage',
+  'owner.grant',
+] as const;
+export type WorkspaceAction = (typeof WORKSPACE_ACTIONS)[number];
+
+const EVERYONE: readonly WorkspaceRole[] = ['owner', 'admin', 'editor', 'viewer'];
+const EDITORS: readonly WorkspaceRole[] = ['owner', 'admin', 'editor'];
+const ADMINS: readonly WorkspaceRole[] = ['owner', 'admin'];
+const OWNERS: readonly WorkspaceRole[] = ['owner'];
+
+/**
+ * The permission table: which roles may take each action. A viewer reads sites and members; an
+ * editor also creates and updates sites and runs partner checks; an admin also deletes sites and
+ * manages members below owner and invitations; an owner also renames or deletes the workspace and
+ * makes (or unmakes) owners.
+ */
+export const PERMISSIONS: Readonly<Record<WorkspaceAction, readonly WorkspaceRole[]>> = {
+  'workspace.read': EVERYONE,
+  'workspace.update': OWNERS,
+  'workspace.delete': OWNERS,
+  'site.read': EVERYONE,
+  'site.create': EDITORS,
+  'site.update': EDITORS,
+  'site.delete': ADMINS,
+  'partner.read': EVERYONE,
+  'partner.check': EDITORS,
+  'member.read': EVERYONE,
+  'member.manage': ADMINS,
+  'invitation.manage': ADMINS,
+  'owner.grant': OWNERS,
+};

@@ -1,0 +1,200 @@
+import type { Kysely, Selectable, Transaction } from 'kysely';
+import { type DialectName, forUpdate } from '../db/connect.js';
+import { PreparedQuery } from '../db/prepared-query.js';
+import type { Database, WorkspaceMembersTable, WorkspacesTable } from '../db/schema.js';
+import { newId } from '../lib/ids.js';
+import { isWorkspaceRole, type WorkspaceRole } from './permissions.js';
+
+export type WorkspaceRow = Selectable<WorkspacesTable>;
+
+/** A workspace as one of its members sees it: with their own role. */
+export interface MemberWorkspaceRow extends WorkspaceRow {
+  role: WorkspaceRole;
+}
+
+export interface MemberRow {
+  user_id: string;
+  email: string;
+  name: string;
+  role: WorkspaceRole;
+  joined_at: string;
+}
+
+// Every query that answers a caller names the caller's membership in its WHERE: a workspace id
+// alone never reaches a workspace they do not belong to.
+
+function asRole(role: string): WorkspaceRole {
+  // The column's CHECK constraint allows only these; anything else is a corrupt row, not a viewer.
+  if (!isWorkspaceRole(role)) throw new Error(`unknown workspace role in the database: ${role}`);
+  return role;
+}
+
+export const PERSONAL_WORKSPACE_NAME = 'Personal';
+
+/** A new user's personal workspace, with them as its owner; in the transaction that creates the user. */
+export async function insertPersonalWorkspace(trx: Transaction<Database>, userId: string, now: Date): Promise<WorkspaceRow> {
+  const at = now.toISOString();
+  const workspace: WorkspaceRow = { id: newId(now), name: PERSONAL_WORKSPACE_NAME, personal_user_id: userId, created_at: at, updated_at: at };
+  await trx.insertInto('workspaces').values(workspace).execute();
+  await trx.insertInto('workspace_members').values({ workspace_id: workspace.id, user_id: userId, role: 'owner', joined_at: at }).execute();
+  return workspace;
+}
+
+/** A team workspace and its first member, its owner. */
+export async function insertWorkspace(trx: Transaction<Database>, workspace: WorkspaceRow, ownerId: string): Promise<void> {
+  await trx.insertInto('workspaces').values(workspace).execute();
+  await trx.insertInto('workspace_members').values({ workspace_id: workspace.id, user_id: ownerId, role: 'owner', joined_at: workspace.created_at }).execute();
+}
+
+// Read by the guard for a principal it does not hold: prepared once (db/prepared-query.ts).
+const membershipsOfUser = new PreparedQuery((db, p: { userId: string }) =>
+  db.selectFrom('workspace_members').select(['workspace_id', 'role']).where('user_id', '=', p.userId),
+);
+
+/** The user's workspaces and their role in each. */
+export async function findMemberships(db: Kysely<Database>, userId: string): Promise<Map<string, WorkspaceRole>> {
+  const rows = await membershipsOfUser.execute(db, { userId });
+  return new Map(rows.map((row) => [row.workspace_id, asRole(row.role)]));
+}
+
+export async function listWorkspacesOf(db: Kysely<Database>, userId: string): Promise<MemberWorkspaceRow[]> {
+  const rows = await db
+    .selectFrom('workspaces')
+    .innerJoin('workspace_members', 'workspace_members.workspace_id', 'workspaces.id')
+    .selectAll('workspaces')
+    .select('workspace_members.role')
+    .where('workspace_members.user_id', '=', userId)
+    .orderBy('workspaces.id')
+    .execute();
+  return rows.map((row) => ({ ...row, role: asRole(row.role) }));
+}
+
+/** The workspace with the caller's role; undefined when it does not exist or they are not a member. */
+export async function findWorkspaceOf(db: Kysely<Database>, userId: string, workspaceId: string): Promise<MemberWorkspaceRow | undefined> {
+  const row = await db
+    .selectFrom('workspaces')
+    .innerJoin('workspace_members', 'workspace_members.workspace_id', 'workspaces.id')
+    .selectAll('workspaces')
+    .select('workspace_members.role')
+    .where('workspace_members.user_id', '=', userId)
+    .where('workspaces.id', '=', workspaceId)
+    .executeTakeFirst();
+  return row === undefined ? undefined : { ...row, role: asRole(row.role) };
+}
+
+/**
+ * The workspace, locked until the transaction ends, with the caller's role, read under the lock.
+ * Every change to a workspace's members takes this lock first, so two changes of one workspace
+ * run one after the other: each counts the owners the other left (never zero).
+ */
+export async function lockWorkspaceOf(trx: Transaction<Database>, dialect: DialectName, userId: string, workspaceId: string): Promise<MemberWorkspaceRow | undefined> {
+  const workspace = await lockWorkspace(trx, dialect, workspaceId);
+  if (workspace === undefined) return undefined;
+  const role = await findRole(trx, workspaceId, userId);
+  return role === undefined ? undefined : { ...workspace, role };
+}
+
+/** The workspace, locked until the transaction ends; for a change made by the server's operator, not a member. */
+export function lockWorkspace(trx: Transaction<Database>, dialect: DialectName, workspaceId: string): Promise<WorkspaceRow | undefined> {
+  return forUpdate(dialect, trx.selectFrom('workspaces').selectAll().where('id', '=', workspaceId)).executeTakeFirst();
+}
+
+/** Adds a membership; resolves false when the user was a member already (their role is kept). */
+export async function insertMember(trx: Transaction<Database>, member: Selectable<WorkspaceMembersTable>): Promise<boolean> {
+  const result = await trx
+    .insertInto('workspace_members')
+    .values(member)
+    .onConflict((conflict) => conflict.columns(['workspace_id', 'user_id']).doNothing())
+    .executeTakeFirst();
+  return Number(result.numInsertedOrUpdatedRows ?? 0n) === 1;
+}
+
+export async function findRole(db: Kysely<Database>, workspaceId: string, userId: string): Promise<WorkspaceRole | undefined> {
+  const row = await db.selectFrom('workspace_members').select('role').where('workspace_id', '=', workspaceId).where('user_id', '=', userId).executeTakeFirst();
+  return row === undefined ? undefined : asRole(row.role);
+}
+
+export async function countOwners(trx: Transaction<Database>, workspaceId: string): Promise<number> {
+  const row = await trx
+    .selectFrom('workspace_members')
+    .select((eb) => eb.fn.countAll<number | string>().as('count'))
+    .where('workspace_id', '=', workspaceId)
+    .where('role', '=', 'owner')
+    .executeTakeFirstOrThrow();
+  return Number(row.count);
+}
+
+/** The members of a workspace the caller belongs to; none otherwise. */
+export async function listMembers(db: Kysely<Database>, callerId: string, workspaceId: string): Promise<MemberRow[]> {
+  const rows = await db
+    .selectFrom('workspace_members as member')
+    .innerJoin('workspace_members as caller', (join) => join.onRef('caller.workspace_id', '=', 'member.workspace_id').on('caller.user_id', '=', callerId))
+    .innerJoin('users', 'users.id', 'member.user_id')
+    .select(['member.user_id', 'users.email', 'users.name', 'member.role', 'member.joined_at'])
+    .where('member.workspace_id', '=', workspaceId)
+    .orderBy('member.joined_at')
+    .orderBy('member.user_id')
+    .execute();
+  return rows.map((row) => ({ ...row, role: asRole(row.role) }));
+}
+
+export async function listMemberIds(trx: Transaction<Database>, workspaceId: string): Promise<string[]> {
+  const rows = await trx.selectFrom('workspace_members').select('user_id').where('workspace_id', '=', workspaceId).execute();
+  return rows.map((row) => row.user_id);
+}
+
+export function updateMemberRole(trx: Transaction<Database>, workspaceId: string, userId: string, role: WorkspaceRole): Promise<unknown> {
+  return trx.updateTable('workspace_members').set({ role }).where('workspace_id', '=', workspaceId).where('user_id', '=', userId).execute();
+}
+
+export function deleteMember(trx: Transaction<Database>, workspaceId: string, userId: string): Promise<unknown> {
+  return trx.deleteFrom('workspace_members').where('workspace_id', '=', workspaceId).where('user_id', '=', userId).execute();
+}
+
+export function renameWorkspace(trx: Transaction<Database>, workspaceId: string, name: string, now: string): Promise<unknown> {
+  return trx.updateTable('workspaces').set({ name, updated_at: now }).where('id', '=', workspaceId).execute();
+}
+
+/** Deletes the workspace with its sites (and their check history) and its memberships. */
+export async function deleteWorkspace(trx: Transaction<Database>, workspaceId: string): Promise<void> {
+  // The sites first, by name rather than by cascade, so a reader sees what goes.
+  await trx.deleteFrom('sites').where('workspace_id', '=', workspaceId).execute();
+  await trx.deleteFrom('workspaces').where('id', '=', workspaceId).execute();
+}
+
+/** The user's personal workspace, if they are still its member. */
+export async function findPersonalWorkspaceId(db: Kysely<Database>, userId: string): Promise<string | undefined> {
+  const row = await db
+    .selectFrom('workspaces')
+    .innerJoin('workspace_members', 'workspace_members.workspace_id', 'workspaces.id')
+    .select('workspaces.id')
+    .where('workspaces.personal_user_id', '=', userId)
+    .where('workspace_members.user_id', '=', userId)
+    .executeTakeFirst();
+  return row?.id;
+}
+
+/** A workspace as the operator's list shows it: whose personal workspace, how many members. */
+export interface OperatorWorkspaceRow extends WorkspaceRow {
+  personal_email: string | null;
+  member_count: number;
+}
+
+/** Every workspace, for the server's operator (the CLI); never answers a request. */
+export async function listAllWorkspaces(db: Kysely<Database>): Promise<OperatorWorkspaceRow[]> {
+  const rows = await db
+    .selectFrom('workspaces')
+    .leftJoin('users', 'users.id', 'workspaces.personal_user_id')
+    .selectAll('workspaces')
+    .select('users.email as personal_email')
+    .select((eb) =>
+      eb
+        .selectFrom('workspace_members')
+        .select((count) => count.fn.countAll<number | string>().as('count'))
+        .whereRef('workspace_members.workspace_id', '=', 'workspaces.id')
+        .as('member_count'),
+    )
+    .orderBy('workspaces.id')
+    .execute();
+  return rows.map((row) => ({ ...row, member_count: Number(row.member_count ?? 0) }));
+}

@@ -1,0 +1,132 @@
+import type { FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import type { Guard } from '../auth/guard.js';
+import { currentUser } from '../http/principal.js';
+import { ProblemSchema } from '../http/schema.js';
+import type { App } from '../http/types.js';
+import {
+  MemberEnvelope,
+  MemberList,
+  MemberParams,
+  MemberUpdateBody,
+  WorkspaceCreateBody,
+  WorkspaceEnvelope,
+  WorkspaceList,
+  WorkspaceParams,
+  WorkspaceUpdateBody,
+} from './schema.js';
+import type { WorkspaceService } from './service.js';
+
+const security: Array<Record<string, string[]>> = [{ BearerAuth: [] }];
+const tags = ['workspaces'];
+const errors = { 400: ProblemSchema, 401: ProblemSchema, 403: ProblemSchema, 404: ProblemSchema, 415: ProblemSchema };
+
+/** Names are trimmed before the schema checks their length, as site names are. */
+async function trimName(request: FastifyRequest): Promise<void> {
+  const body = request.body;
+  if (typeof body !== 'object' || body === null || !('name' in body) || typeof body.name !== 'string') return;
+  (body as { name: string }).name = body.name.trim();
+}
+
+/**
+ * Workspaces and their members. These need a signed-in person: an access token reaches sites
+ * only, so a leaked one cannot add its holder to a workspace or take it over. Deleting a
+ * workspace deletes its sites, so it needs a recent sign-in too.
+ */
+export function registerWorkspaceRoutes(app: App, deps: { guard: Guard; workspaces: WorkspaceService }): void {
+  const onRequest = deps.guard.require('signed_in');
+  const { workspaces } = deps;
+
+  app.get(
+    '/api/v1/workspaces',
+    { onRequest, schema: { summary: 'List the workspaces you are a member of, with your role in each', tags, security, response: { 200: WorkspaceList, ...errors } } },
+    async (request) => ({ workspaces: await workspaces.list(currentUser(request).id) }),
+  );
+
+  app.post(
+    '/api/v1/workspaces',
+    {
+      onRequest,
+      preValidation: trimName,
+      schema: { summary: 'Create a workspace; you are its owner', tags, security, body: WorkspaceCreateBody, response: { 201: WorkspaceEnvelope, ...errors } },
+    },
+    async (request, reply) => {
+      const workspace = await workspaces.create(currentUser(request).id, request.body.name);
+      return reply.code(201).header('location', `/api/v1/workspaces/${workspace.id}`).send({ workspace });
+    },
+  );
+
+  app.get(
+    '/api/v1/workspaces/:id',
+    { onRequest, schema: { summary: 'Read a workspace you are a member of', tags, security, params: WorkspaceParams, response: { 200: WorkspaceEnvelope, ...errors } } },
+    async (request) => ({ workspace: await workspaces.get(currentUser(request).id, request.params.id) }),
+  );
+
+  app.patch(
+    '/api/v1/workspaces/:id',
+    {
+      onRequest,
+      preValidation: trimName,
+      schema: { summary: 'Rename a workspace (owner)', tags, security, params: WorkspaceParams, body: WorkspaceUpdateBody, response: { 200: WorkspaceEnvelope, ...errors } },
+    },
+    async (request) => ({ workspace: await workspaces.rename(currentUser(request).id, request.params.id, request.body.name) }),
+  );
+
+  app.delete(
+    '/api/v1/workspaces/:id',
+    {
+      onRequest: deps.guard.require('recent'),
+      schema: {
+        summary: 'Delete a workspace and its sites (owner, recent sign-in); a personal workspace cannot be deleted',
+        tags,
+        security,
+        params: WorkspaceParams,
+        response: { 204: Type.Null(), ...errors, 409: ProblemSchema },
+      },
+    },
+    async (request, reply) => {
+      await workspaces.delete(currentUser(request).id, request.params.id);
+      return reply.code(204).send(null);
+    },
+  );
+
+  app.get(
+    '/api/v1/workspaces/:id/members',
+    { onRequest, schema: { summary: "List a workspace's members and their roles", tags, security, params: WorkspaceParams, response: { 200: MemberList, ...errors } } },
+    async (request) => ({ members: await workspaces.members(currentUser(request).id, request.params.id) }),
+  );
+
+  app.patch(
+    '/api/v1/workspaces/:id/members/:user_id',
+    {
+      onRequest,
+      schema: {
+        summary: "Change a member's role: admins manage members below owner, owners make and unmake owners; the last owner stays",
+        tags,
+        security,
+        params: MemberParams,
+        body: MemberUpdateBody,
+        response: { 200: MemberEnvelope, ...errors, 409: ProblemSchema },
+      },
+    },
+    async (request) => ({ member: await workspaces.changeRole(currentUser(request).id, request.params.id, request.params.user_id, request.body.role) }),
+  );
+
+  app.delete(
+    '/api/v1/workspaces/:id/members/:user_id',
+    {
+      onRequest,
+      schema: {
+        summary: 'Remove a member, or leave the workspace (your own user id); the last owner cannot leave',
+        tags,
+        security,
+        params: MemberParams,
+        response: { 204: Type.Null(), ...errors, 409: ProblemSchema },
+      },
+    },
+    async (request, reply) => {
+      await workspaces.removeMember(currentUser(request).id, request.params.id, request.params.user_id);
+      return reply.code(204).send(null);
+    },
+  );
+}

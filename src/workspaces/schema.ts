@@ -1,0 +1,37 @@
+import { Type, type Static } from 'typebox';
+import { WORKSPACE_ROLES } from './contract.js';
+
+export const WORKSPACE_NAME_MAX_LENGTH = 100;
+
+const Role = Type.Enum(WORKSPACE_ROLES);
+// As sites' ids: any text up to 64 characters; one that names nothing of the caller's is 404.
+const Id = Type.String({ maxLength: 64 });
+const Name = Type.String({ minLength: 1, maxLength: WORKSPACE_NAME_MAX_LENGTH });
+
+export const WorkspaceSchema = Type.Object({
+  id: Type.String(),
+  name: Type.String(),
+  role: Type.Enum(WORKSPACE_ROLES, { description: "The caller's role in the workspace" }),
+  personal: Type.Boolean({ description: "Whether this is the caller's own personal workspace, made with the account" }),
+  created_at: Type.String({ format: 'date-time' }),
+});
+export type WorkspaceJson = Static<typeof WorkspaceSchema>;
+
+export const WorkspaceEnvelope = Type.Object({ workspace: WorkspaceSchema });
+export const WorkspaceList = Type.Object({ workspaces: Type.Array(WorkspaceSchema) });
+
+export const MemberSchema = Type.Object({
+  user: Type.Object({ id: Type.String(), email: Type.String(), name: Type.String() }),
+  role: Role,
+  joined_at: Type.String({ format: 'date-time' }),
+});
+export type MemberJson = Static<typeof MemberSchema>;
+export const MemberEnvelope = Type.Object({ member: MemberSchema });
+export const MemberList = Type.Object({ members: Type.Array(MemberSchema) });
+
+export const WorkspaceCreateBody = Type.Object({ name: Name }, { additionalProperties: false });
+export const WorkspaceUpdateBody = Type.Object({ name: Name }, { additionalProperties: false });
+export const MemberUpdateBody = Type.Object({ role: Role }, { additionalProperties: false });
+
+export const WorkspaceParams = Type.Object({ id: Id });
+export const MemberParams = Type.Object({ id: Id, user_id: Id });

@@ -1,0 +1,177 @@
+import type { Kysely, Transaction } from 'kysely';
+import type { Cache } from '../cache/cache.js';
+import type { DialectName } from '../db/connect.js';
+import type { Database } from '../db/schema.js';
+import { AppError } from '../errors.js';
+import type { Clock } from '../lib/clock.js';
+import { newId } from '../lib/ids.js';
+import { membershipsTag, workspaceSitesTag } from './changes.js';
+import { WORKSPACE_ERRORS } from './errors.js';
+import { assertCan, memberChangeAction, workspaceNotFound, type WorkspaceRole } from './permissions.js';
+import { memberToJson, workspaceToJson } from './presenter.js';
+import {
+  countOwners,
+  deleteMember,
+  deleteWorkspace,
+  findRole,
+  findWorkspaceOf,
+  insertMember,
+  insertWorkspace,
+  listMemberIds,
+  listMembers,
+  listWorkspacesOf,
+  lockWorkspace,
+  lockWorkspaceOf,
+  type MemberWorkspaceRow,
+  renameWorkspace,
+  updateMemberRole,
+  type WorkspaceRow,
+} from './queries.js';
+import type { MemberJson, WorkspaceJson } from './schema.js';
+
+export interface WorkspaceServiceDeps {
+  db: Kysely<Database>;
+  dialect: DialectName;
+  clock: Clock;
+  /** Told of every change after it commits: principals and site answers depend on memberships. */
+  cache: Cache;
+}
+
+const memberNotFound = () => new AppError(404, WORKSPACE_ERRORS.MEMBER_NOT_FOUND, 'This user is not a member of the workspace.');
+const lastOwner = () =>
+  new AppError(409, WORKSPACE_ERRORS.LAST_OWNER, 'A workspace keeps at least one owner: make another member an owner first, or delete the workspace.');
+const personalWorkspace = (detail: string) => new AppError(409, WORKSPACE_ERRORS.PERSONAL_WORKSPACE, detail);
+
+/**
+ * Workspaces and their members. The caller's role is read from the database under the
+ * workspace's lock for every change (never from a cached principal), so a role just lowered or a
+ * member just removed can change nothing, on any server.
+ */
+export class WorkspaceService {
+  constructor(private readonly deps: WorkspaceServiceDeps) {}
+
+  async list(userId: string): Promise<WorkspaceJson[]> {
+    return (await listWorkspacesOf(this.deps.db, userId)).map((row) => workspaceToJson(row, userId));
+  }
+
+  async create(userId: string, name: string): Promise<WorkspaceJson> {
+    const now = this.deps.clock.now();
+    const workspace: WorkspaceRow = { id: newId(now), name: name.trim(), personal_user_id: null, created_at: now.toISOString(), updated_at: now.toISOString() };
+    try {
+      await this.deps.db.transaction().execute((trx) => insertWorkspace(trx, workspace, userId));
+    } finally {
+      this.deps.cache.invalidate([membershipsTag(userId)]);
+    }
+    return workspaceToJson({ ...workspace, role: 'owner' }, userId);
+  }
+
+  async get(userId: string, workspaceId: string): Promise<WorkspaceJson> {
+    const row = await findWorkspaceOf(this.deps.db, userId, workspaceId);
+    if (row === undefined) throw workspaceNotFound();
+    assertCan(row.role, 'workspace.read', workspaceNotFound);
+    return workspaceToJson(row, userId);
+  }
+
+  async rename(userId: string, workspaceId: string, name: string): Promise<WorkspaceJson> {
+    return this.#locked(userId, workspaceId, [], async (trx, workspace) => {
+      assertCan(workspace.role, 'workspace.update', workspaceNotFound);
+      const now = this.deps.clock.now().toISOString();
+      await renameWorkspace(trx, workspaceId, name.trim(), now);
+      return workspaceToJson({ ...workspace, name: name.trim(), updated_at: now }, userId);
+    });
+  }
+
+  /** Deletes a team workspace with its sites; every member's lists and principals are dropped. */
+  async delete(userId: string, workspaceId: string): Promise<void> {
+    const touched: string[] = [workspaceSitesTag(workspaceId)];
+    await this.#locked(userId, workspaceId, touched, async (trx, workspace) => {
+      assertCan(workspace.role, 'workspace.delete', workspaceNotFound);
+      if (workspace.personal_user_id !== null) throw personalWorkspace('A personal workspace cannot be deleted; it goes with its account.');
+      for (const memberId of await listMemberIds(trx, workspaceId)) touched.push(membershipsTag(memberId));
+      await deleteWorkspace(trx, workspaceId);
+    });
+  }
+
+  async members(userId: string, workspaceId: string): Promise<MemberJson[]> {
+    const rows = await listMembers(this.deps.db, userId, workspaceId);
+    // The caller is among the rows exactly when they are a member (the query joins on them).
+    const caller = rows.find((row) => row.user_id === userId);
+    assertCan(caller?.role, 'member.read', workspaceNotFound);
+    return rows.map(memberToJson);
+  }
+
+  /**
+   * Gives a member another role. Admins manage members below owner; making or unmaking an owner
+   * is for owners; the last owner cannot be demoted, nor the person whose personal workspace it is.
+   */
+  async changeRole(userId: string, workspaceId: string, memberId: string, role: WorkspaceRole): Promise<MemberJson> {
+    return this.#locked(userId, workspaceId, [membershipsTag(memberId)], async (trx, workspace) => {
+      assertCan(workspace.role, 'member.read', workspaceNotFound);
+      const current = await findRole(trx, workspaceId, memberId);
+      if (current === undefined) throw memberNotFound();
+      assertCan(workspace.role, memberChangeAction(current, role), workspaceNotFound);
+      if (current === 'owner' && role !== 'owner') await this.#keepOwnership(trx, workspace, memberId);
+      if (current !== role) await updateMemberRole(trx, workspaceId, memberId, role);
+      const member = (await listMembers(trx, userId, workspaceId)).find((row) => row.user_id === memberId);
+      if (member === undefined) throw memberNotFound();
+      return memberToJson(member);
+    });
+  }
+
+  /**
+   * Adds a user to a workspace with a role, as the server's operator does from the command line
+   * (and invitations will, once accepted). Resolves false when they were a member already, whose
+   * role is then left as it was.
+   */
+  async addMember(workspaceId: string, memberId: string, role: WorkspaceRole): Promise<boolean> {
+    try {
+      return await this.deps.db.transaction().execute(async (trx) => {
+        const workspace = await lockWorkspace(trx, this.deps.dialect, workspaceId);
+        if (workspace === undefined) throw workspaceNotFound();
+        return insertMember(trx, { workspace_id: workspaceId, user_id: memberId, role, joined_at: this.deps.clock.now().toISOString() });
+      });
+    } finally {
+      this.deps.cache.invalidate([membershipsTag(memberId)]);
+    }
+  }
+
+  /** Removes a member, or (memberId = the caller) leaves the workspace. */
+  async removeMember(userId: string, workspaceId: string, memberId: string): Promise<void> {
+    await this.#locked(userId, workspaceId, [membershipsTag(memberId)], async (trx, workspace) => {
+      const current = memberId === userId ? workspace.role : await findRole(trx, workspaceId, memberId);
+      if (current === undefined) {
+        assertCan(workspace.role, 'member.read', workspaceNotFound);
+        throw memberNotFound();
+      }
+      // Anyone may leave; removing someone else is managing members (an owner: owners only).
+      if (memberId !== userId) assertCan(workspace.role, memberChangeAction(current, null), workspaceNotFound);
+      if (current === 'owner' || workspace.personal_user_id === memberId) await this.#keepOwnership(trx, workspace, memberId);
+      await deleteMember(trx, workspaceId, memberId);
+    });
+  }
+
+  /** Refuses a change that would leave the workspace without an owner, or its personal user out. */
+  async #keepOwnership(trx: Transaction<Database>, workspace: MemberWorkspaceRow, memberId: string): Promise<void> {
+    if (workspace.personal_user_id === memberId) {
+      throw personalWorkspace('The person whose personal workspace this is stays its owner: they cannot leave, be removed or be demoted.');
+    }
+    if ((await countOwners(trx, workspace.id)) <= 1) throw lastOwner();
+  }
+
+  /**
+   * Runs `work` in a transaction holding the workspace's row lock, with the caller's role read
+   * under it (404 when they are not a member); `touched` are reported to the cache after it ends,
+   * committed or not (a commit whose answer was lost still changed the rows).
+   */
+  async #locked<T>(userId: string, workspaceId: string, touched: string[], work: (trx: Transaction<Database>, workspace: MemberWorkspaceRow) => Promise<T>): Promise<T> {
+    try {
+      return await this.deps.db.transaction().execute(async (trx) => {
+        const workspace = await lockWorkspaceOf(trx, this.deps.dialect, userId, workspaceId);
+        if (workspace === undefined) throw workspaceNotFound();
+        return work(trx, workspace);
+      });
+    } finally {
+      this.deps.cache.invalidate(touched);
+    }
+  }
+}
