@@ -1,9 +1,11 @@
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, type TestContext, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { createPostgresDatabase, STRONG_PASSWORD, usingPostgres } from './helpers.js';
 import { freePort, type RunningServer, startServer, stopServer } from './processes.js';
@@ -23,6 +25,9 @@ let dataDir: string;
 let dropDatabase: (() => Promise<void>) | undefined;
 let origin: string;
 let databaseUrl: string | undefined;
+/** The environment both servers run with, for the command line to reach the same database. */
+let serverEnv: Record<string, string> = {};
+const CLI = fileURLToPath(new URL('../src/cli.js', import.meta.url));
 
 before(async () => {
   smtp = await startSmtpServer();
@@ -43,6 +48,7 @@ before(async () => {
     databaseUrl = created.url;
     dropDatabase = created.drop;
   }
+  serverEnv = env;
   // Started together on an empty database: the migrations must run once, not race.
   const started = await Promise.allSettled([startServer(portA, env), startServer(portB, env)]);
   servers = started.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []));
@@ -113,11 +119,11 @@ function pair(): [RunningServer, RunningServer] {
 }
 
 let counter = 0;
-async function signUp(server: RunningServer): Promise<{ email: string; bearer: string }> {
+async function signUp(server: RunningServer): Promise<{ id: string; email: string; bearer: string }> {
   const email = `multi${++counter}-${randomBytes(3).toString('hex')}@example.com`;
   const answer = await call(server, 'POST', '/auth/signup', { body: { email, password: STRONG_PASSWORD } });
   assert.equal(answer.status, 201);
-  return { email, bearer: `Bearer ${String(answer.body.token)}` };
+  return { id: String((answer.body.user as { id: string }).id), email, bearer: `Bearer ${String(answer.body.token)}` };
 }
 
 function cookieOf(answer: Answer): string {
@@ -299,6 +305,77 @@ test('a site changed or deleted on one server is never read stale from the other
   const deleted = performance.now();
   await freshWithinBound(t, 'deleted site', deleted, () => call(b, 'GET', `/api/v1/sites/${id}`, { headers }), (answer) => answer.status === 404);
   await freshWithinBound(t, 'deleted site, the list', deleted, () => call(b, 'GET', '/api/v1/sites', { headers }), (answer) => listNames(answer)?.length === 0);
+});
+
+/** Runs the command line (`npm run cli -- …`) against the servers' database; answers its JSON. */
+function cli(args: string[]): Record<string, unknown> {
+  const result = spawnSync(process.execPath, [CLI, ...args, '--json'], { env: { PATH: process.env.PATH, ...serverEnv }, encoding: 'utf8' });
+  assert.equal(result.status, 0, result.stderr);
+  return JSON.parse(result.stdout) as Record<string, unknown>;
+}
+
+/**
+ * A user made by the operator's command line and signed in with a JWT: sign-ups from one address
+ * are limited, and the servers learn of these rows from the database alone.
+ */
+async function operatorUser(server: RunningServer): Promise<{ id: string; email: string; bearer: string }> {
+  const email = `operated${++counter}-${randomBytes(3).toString('hex')}@example.com`;
+  const { user } = cli(['users:create', '--email', email, '--password', STRONG_PASSWORD]) as { user: { id: string } };
+  const login = await call(server, 'POST', '/auth/login', { body: { email, password: STRONG_PASSWORD } });
+  assert.equal(login.status, 200);
+  return { id: user.id, email, bearer: `Bearer ${String(login.body.token)}` };
+}
+
+test('a member removed and another demoted on one server are refused there at once and by the other within the bound (SQLite: at once)', async (t) => {
+  const [a, b] = pair();
+  const owner = await operatorUser(a);
+  const leaver = await operatorUser(b);
+  const editor = await operatorUser(a);
+  const created = await call(a, 'POST', '/api/v1/workspaces', { body: { name: 'Shared team' }, headers: { authorization: owner.bearer } });
+  assert.equal(created.status, 201);
+  const workspace = String((created.body.workspace as { id: string }).id);
+  for (const member of [leaver, editor]) {
+    assert.equal(cli(['workspaces:add-member', '--workspace', workspace, '--email', member.email, '--role', 'editor']).added, true);
+  }
+  const listed = cli(['workspaces:list']).workspaces as Array<{ id: string; members: number; personal_of: string | null }>;
+  assert.deepEqual(listed.find((entry) => entry.id === workspace), { ...listed.find((entry) => entry.id === workspace), members: 3, personal_of: null });
+  const site = await call(a, 'POST', '/api/v1/sites', { body: { name: 'Team site', workspace_id: workspace }, headers: { authorization: owner.bearer } });
+  assert.equal(site.status, 201);
+  const id = String((site.body.site as { id: string }).id);
+  const siteIds = (answer: Answer) => (answer.body.sites as Array<{ id: string }> | undefined)?.map((entry) => entry.id);
+
+  // Within the bound of the additions, then held by both: each read twice, the second from memory.
+  const added = performance.now();
+  for (const server of [a, b]) {
+    await freshWithinBound(t, 'added member', added, () => call(server, 'GET', `/api/v1/sites/${id}`, { headers: { authorization: leaver.bearer } }), (answer) => answer.status === 200);
+    for (let i = 0; i < 2; i++) {
+      for (const member of [leaver, editor]) {
+        const headers = { authorization: member.bearer };
+        assert.equal((await call(server, 'GET', `/api/v1/sites/${id}`, { headers })).status, 200);
+        assert.deepEqual(siteIds(await call(server, 'GET', '/api/v1/sites', { headers })), [id]);
+        assert.deepEqual(siteIds(await call(server, 'GET', `/api/v1/sites?workspace_id=${workspace}`, { headers })), [id]);
+      }
+    }
+  }
+
+  const ownerHeaders = { authorization: owner.bearer };
+  assert.equal((await call(a, 'DELETE', `/api/v1/workspaces/${workspace}/members/${leaver.id}`, { headers: ownerHeaders })).status, 204);
+  assert.equal((await call(a, 'PATCH', `/api/v1/workspaces/${workspace}/members/${editor.id}`, { body: { role: 'viewer' }, headers: ownerHeaders })).status, 200);
+  const changed = performance.now();
+  const leaverHeaders = { authorization: leaver.bearer };
+  const editorHeaders = { authorization: editor.bearer };
+  // At once on the server that made the changes.
+  assert.equal((await call(a, 'GET', `/api/v1/sites/${id}`, { headers: leaverHeaders })).status, 404);
+  assert.deepEqual(siteIds(await call(a, 'GET', '/api/v1/sites', { headers: leaverHeaders })), []);
+  assert.equal((await call(a, 'PUT', `/api/v1/sites/${id}`, { body: { name: 'Not any more' }, headers: editorHeaders })).body.code, 'insufficient_role');
+  // Within the bound on the other.
+  await freshWithinBound(t, 'removed member, one site', changed, () => call(b, 'GET', `/api/v1/sites/${id}`, { headers: leaverHeaders }), (answer) => answer.status === 404 && answer.body.code === 'site_not_found');
+  await freshWithinBound(t, 'removed member, the list', changed, () => call(b, 'GET', '/api/v1/sites', { headers: leaverHeaders }), (answer) => siteIds(answer)?.length === 0);
+  await freshWithinBound(t, 'removed member, the workspace filter', changed, () => call(b, 'GET', `/api/v1/sites?workspace_id=${workspace}`, { headers: leaverHeaders }), (answer) => answer.status === 404 && answer.body.code === 'workspace_not_found');
+  await freshWithinBound(t, 'demoted member, an update', changed, () => call(b, 'PUT', `/api/v1/sites/${id}`, { body: { name: 'Still not' }, headers: editorHeaders }), (answer) => answer.status === 403 && answer.body.code === 'insufficient_role');
+  // The demoted member still reads: a viewer may.
+  assert.deepEqual(siteIds(await call(b, 'GET', `/api/v1/sites?workspace_id=${workspace}`, { headers: editorHeaders })), [id]);
+  assert.equal(((await call(b, 'GET', `/api/v1/sites/${id}`, { headers: editorHeaders })).body.site as { name: string }).name, 'Team site');
 });
 
 /**
