@@ -131,6 +131,7 @@ export async function seedDatabase(db: Kysely<Database>, size: SeedSize): Promis
       token_hash: hashAccessToken(token),
       last_four: token.slice(-4),
       scopes: 'sites:read sites:write',
+      workspace_id: null,
       created_at: createdAt.toISOString(),
       last_used_at: null,
     });

@@ -17,6 +17,11 @@ export const CreateAccessTokenBody = Type.Object(
   {
     name: Type.String({ minLength: 1, maxLength: 100 }),
     scopes: Type.Optional(Type.Array(Scope, { minItems: 1, uniqueItems: true })),
+    workspace_id: Type.Optional(
+      Type.Union([Type.String({ maxLength: 64 }), Type.Null()], {
+        description: 'Limit the token to this workspace (you must be a member); null or left out: every workspace you are in',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -24,6 +29,7 @@ export const CreateAccessTokenBody = Type.Object(
 export const CreatedAccessToken = Type.Object({
   access_token: Type.Object({
     ...AccessTokenSchema.properties,
+    workspace_id: Type.Union([Type.String(), Type.Null()], { description: 'The one workspace the token reaches; null for every workspace of yours' }),
     token: Type.String({ description: 'The secret, shown this once' }),
   }),
 });

@@ -6,8 +6,10 @@ import { newId } from '../lib/ids.js';
 import { ACCESS_TOKEN_SCOPES, type AccessTokenScope } from '../auth/scopes.js';
 import { generateAccessToken, hashAccessToken } from '../auth/tokens.js';
 import { type AccessTokenRow, countAccessTokens, deleteAccessToken, insertAccessToken, listAccessTokens } from './queries.js';
-import type { AccessTokenJson } from './schema.js';
+import type { AccessTokenJson, CreatedAccessTokenJson } from './schema.js';
 import { ACCESS_TOKEN_ERRORS } from './errors.js';
+import { workspaceNotFound } from '../workspaces/permissions.js';
+import { findRole } from '../workspaces/queries.js';
 
 /** A generous ceiling, so a script gone wrong cannot fill the table. */
 export const MAX_ACCESS_TOKENS_PER_USER = 100;
@@ -39,10 +41,16 @@ export class AccessTokenService {
     this.#revocationListeners.push(listener);
   }
 
-  /** Creates a token and returns it with its secret, which is never readable again. */
-  async create(userId: string, input: { name: string; scopes?: AccessTokenScope[] | undefined }): Promise<AccessTokenJson & { token: string }> {
+  /**
+   * Creates a token and returns it with its secret, which is never readable again. A token limited
+   * to a workspace reaches that one only, with its user's role there, for as long as they are a
+   * member; it is deleted with the workspace.
+   */
+  async create(userId: string, input: { name: string; scopes?: AccessTokenScope[] | undefined; workspace_id?: string | null | undefined }): Promise<CreatedAccessTokenJson> {
     const name = input.name.trim();
     if (name === '') throw validationError([{ path: '/name', message: 'must not be blank' }]);
+    const workspaceId = input.workspace_id ?? null;
+    if (workspaceId !== null && (await findRole(this.db, workspaceId, userId)) === undefined) throw workspaceNotFound();
     if ((await countAccessTokens(this.db, userId)) >= MAX_ACCESS_TOKENS_PER_USER) {
       throw new AppError(409, ACCESS_TOKEN_ERRORS.TOO_MANY_ACCESS_TOKENS, `An account can hold at most ${MAX_ACCESS_TOKENS_PER_USER} access tokens; revoke one first.`);
     }
@@ -56,11 +64,12 @@ export class AccessTokenService {
       token_hash: hashAccessToken(token),
       last_four: token.slice(-4),
       scopes: scopes.join(' '),
+      workspace_id: workspaceId,
       created_at: now.toISOString(),
       last_used_at: null,
     };
     await insertAccessToken(this.db, row);
-    return { ...accessTokenToJson(row), token };
+    return { ...accessTokenToJson(row), workspace_id: workspaceId, token };
   }
 
   async list(userId: string): Promise<AccessTokenJson[]> {

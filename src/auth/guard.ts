@@ -58,6 +58,13 @@ function membershipBytes(memberships: ReadonlyMap<string, WorkspaceRole>): numbe
   return 100 * memberships.size;
 }
 
+/** What a token limited to one workspace reaches of its user's memberships: that one, if still theirs. */
+function tokenMemberships(memberships: Map<string, WorkspaceRole>, workspaceId: string | null): ReadonlyMap<string, WorkspaceRole> {
+  if (workspaceId === null) return memberships;
+  const role = memberships.get(workspaceId);
+  return role === undefined ? new Map() : new Map([[workspaceId, role]]);
+}
+
 function principalBytes(memberships: ReadonlyMap<string, WorkspaceRole>): number {
   return PRINCIPAL_BYTES + membershipBytes(memberships);
 }
@@ -163,6 +170,7 @@ export class Guard {
         sessionId: found.session.id,
         authenticatedAt: Date.parse(found.session.authenticated_at),
         memberships: await this.#sessionMemberships(found.user.id),
+        workspaceId: null,
       };
     }
     if (header === undefined || header.trim() === '') {
@@ -202,7 +210,7 @@ export class Guard {
       throw unauthorized(AUTH_ERRORS.INVALID_TOKEN, INVALID_CREDENTIALS_DETAIL);
     }
     const memberships = await findMemberships(this.db, user.id);
-    const principal: Principal = { user, method: 'jwt', scopes: ACCESS_TOKEN_SCOPES, accessTokenId: null, sessionId: null, authenticatedAt: claims.auth_time * 1000, memberships };
+    const principal: Principal = { user, method: 'jwt', scopes: ACCESS_TOKEN_SCOPES, accessTokenId: null, sessionId: null, authenticatedAt: claims.auth_time * 1000, memberships, workspaceId: null };
     this.#jwtUsers.set(user.id, principal, { tags: [userTag(user.id), membershipsTag(user.id)], size: principalBytes(memberships), epoch });
     return principal;
   }
@@ -219,10 +227,11 @@ export class Guard {
       const scopes = row.token.scopes.split(' ').filter((scope): scope is AccessTokenScope =>
         (ACCESS_TOKEN_SCOPES as readonly string[]).includes(scope),
       );
-      const memberships = await findMemberships(this.db, row.user.id);
+      const memberships = tokenMemberships(await findMemberships(this.db, row.user.id), row.token.workspace_id);
+      const workspaceId = row.token.workspace_id;
       found = {
         id: row.token.id,
-        principal: { user: row.user, method: 'access_token', scopes, accessTokenId: row.token.id, sessionId: null, authenticatedAt: null, memberships },
+        principal: { user: row.user, method: 'access_token', scopes, accessTokenId: row.token.id, sessionId: null, authenticatedAt: null, memberships, workspaceId },
         lastUsedMs: row.token.last_used_at === null ? 0 : Date.parse(row.token.last_used_at),
       };
       const tags = [changeTag('access_tokens', 'id', row.token.id), userTag(row.user.id), membershipsTag(row.user.id)];

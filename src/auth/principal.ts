@@ -21,4 +21,9 @@ export interface Principal {
    * principal, dropped when a membership of the user changes). Writes read the role afresh.
    */
   memberships: ReadonlyMap<string, WorkspaceRole>;
+  /**
+   * The one workspace the credential reaches (an access token made for it); null for every
+   * workspace of the user. `memberships` then holds that workspace alone.
+   */
+  workspaceId: string | null;
 }

@@ -221,6 +221,7 @@ const accessTokenWithUserByHash = new PreparedQuery((db, p: { tokenHash: string 
       'access_tokens.scopes',
       'access_tokens.created_at',
       'access_tokens.last_used_at',
+      'access_tokens.workspace_id',
       ...JOINED_USER_COLUMNS,
     ])
     .where('access_tokens.token_hash', '=', p.tokenHash),
@@ -242,6 +243,7 @@ export async function findAccessTokenWithUser(
     scopes: row.scopes,
     created_at: row.created_at,
     last_used_at: row.last_used_at,
+    workspace_id: row.workspace_id,
   };
   return { token, user: userFromJoin(row) };
 }

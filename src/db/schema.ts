@@ -47,6 +47,8 @@ export interface AccessTokensTable {
   last_four: string;
   /** Space-separated scopes, e.g. "sites:read sites:write". */
   scopes: string;
+  /** The one workspace the token reaches; null for every workspace of its user. */
+  workspace_id: string | null;
   created_at: string;
   last_used_at: string | null;
 }

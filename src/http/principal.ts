@@ -11,3 +11,12 @@ export function currentPrincipal(request: FastifyRequest): Principal {
 export function currentUser(request: FastifyRequest): UserRow {
   return currentPrincipal(request).user;
 }
+
+/**
+ * Who is calling, as site queries are scoped: the user, and the one workspace their credential
+ * is limited to (null: every workspace they are in).
+ */
+export function currentCaller(request: FastifyRequest): { userId: string; workspaceId: string | null } {
+  const principal = currentPrincipal(request);
+  return { userId: principal.user.id, workspaceId: principal.workspaceId };
+}

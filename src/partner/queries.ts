@@ -64,12 +64,16 @@ export async function insertPartnerCheck(trx: Transaction<Database>, siteId: str
   await trx.deleteFrom('partner_checks').where('site_id', '=', siteId).where('seq', '<=', seq - keep).execute();
 }
 
-/** A site's recorded checks, newest first; the caller's membership is in the WHERE, so another workspace's site has none. */
-export function listPartnerChecks(db: Kysely<Database>, userId: string, siteId: string, limit: number): Promise<PartnerCheckRow[]> {
+/**
+ * A site's recorded checks, newest first. The caller's membership of the workspace the site was
+ * read in is in the WHERE: a site of another workspace, or one moved since, has none.
+ */
+export function listPartnerChecks(db: Kysely<Database>, userId: string, workspaceId: string, siteId: string, limit: number): Promise<PartnerCheckRow[]> {
   return db
     .selectFrom('partner_checks')
     .innerJoin('sites', 'sites.id', 'partner_checks.site_id')
     .innerJoin('workspace_members as member', (join) => join.onRef('member.workspace_id', '=', 'sites.workspace_id').on('member.user_id', '=', userId))
+    .where('sites.workspace_id', '=', workspaceId)
     .selectAll('partner_checks')
     .where('partner_checks.site_id', '=', siteId)
     .orderBy('partner_checks.seq', 'desc')

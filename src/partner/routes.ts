@@ -2,7 +2,7 @@ import type { Guard } from '../auth/guard.js';
 import type { RateLimiter } from '../auth/rate-limit.js';
 import type { Config } from '../config.js';
 import type { DatabaseHandle } from '../db/connect.js';
-import { currentUser } from '../http/principal.js';
+import { currentCaller } from '../http/principal.js';
 import { ProblemSchema } from '../http/schema.js';
 import type { App } from '../http/types.js';
 import type { Clock } from '../lib/clock.js';
@@ -52,7 +52,7 @@ export function registerPartnerRoutes(app: App, deps: PartnerRoutesDeps): void {
       },
     },
     async (request, reply) => {
-      const row = await checks.checkSite(currentUser(request).id, request.params.id, request.log);
+      const row = await checks.checkSite(currentCaller(request), request.params.id, request.log);
       return reply.header('etag', siteEtag(row)).send({ site: siteToJson(row) });
     },
   );
@@ -69,7 +69,7 @@ export function registerPartnerRoutes(app: App, deps: PartnerRoutesDeps): void {
         response: { 200: PartnerCheckList, 400: ProblemSchema, 401: ProblemSchema, 403: ProblemSchema, 404: ProblemSchema },
       },
     },
-    async (request) => ({ checks: await checks.listChecks(currentUser(request).id, request.params.id) }),
+    async (request) => ({ checks: await checks.listChecks(currentCaller(request), request.params.id) }),
   );
 
   app.post(
@@ -86,7 +86,7 @@ export function registerPartnerRoutes(app: App, deps: PartnerRoutesDeps): void {
         response: { 200: PartnerTestResult, 400: ProblemSchema, 401: ProblemSchema, 403: ProblemSchema, 404: ProblemSchema, 415: ProblemSchema, 429: ProblemSchema },
       },
     },
-    async (request) => ({ check: await checks.testDraft(currentUser(request).id, request.params.id, request.body.partner_settings, request.log) }),
+    async (request) => ({ check: await checks.testDraft(currentCaller(request), request.params.id, request.body.partner_settings, request.log) }),
   );
 
   if (deps.config.partnerCheckIntervalSeconds > 0) {

@@ -5,7 +5,7 @@ import type { RateLimiter, RateLimitRule } from '../auth/rate-limit.js';
 import type { Database } from '../db/schema.js';
 import { AppError } from '../errors.js';
 import type { Clock } from '../lib/clock.js';
-import type { SiteRow } from '../sites/queries.js';
+import type { SiteCaller, SiteRow } from '../sites/queries.js';
 import type { PartnerSettingsUpdate } from '../sites/schema.js';
 import { readPartnerSettings, type SiteService, type StoredPartnerSettings } from '../sites/service.js';
 import type { PartnerChecker, PartnerCheckOutcome, PartnerTarget } from './check.js';
@@ -44,8 +44,9 @@ export class PartnerCheckService {
   constructor(private readonly deps: PartnerCheckServiceDeps) {}
 
   /** A check asked for by a member (editor or above): membership first (404, 403), then the rate limit (429). */
-  async checkSite(userId: string, siteId: string, log: FastifyBaseLogger = this.deps.log): Promise<SiteRow> {
-    const { site: row } = await this.deps.sites.getFor(userId, siteId, 'partner.check');
+  async checkSite(caller: SiteCaller, siteId: string, log: FastifyBaseLogger = this.deps.log): Promise<SiteRow> {
+    const userId = caller.userId;
+    const { site: row } = await this.deps.sites.getFor(caller, siteId, 'partner.check');
     // Counted before the check goes out, so parallel requests cannot all pass one reading of the limit.
     await this.deps.limiter.reserve([
       [`partner-check:site:${row.id}`, PARTNER_CHECK_LIMITS.perSite],
@@ -69,9 +70,9 @@ export class PartnerCheckService {
   }
 
   /** The site's recorded checks, newest first; a site of another workspace is 404 like the site itself. */
-  async listChecks(userId: string, siteId: string): Promise<PartnerCheckJson[]> {
-    await this.deps.sites.getFor(userId, siteId, 'partner.read');
-    const rows = await listPartnerChecks(this.deps.db, userId, siteId, CHECK_HISTORY_LENGTH);
+  async listChecks(caller: SiteCaller, siteId: string): Promise<PartnerCheckJson[]> {
+    const { site } = await this.deps.sites.getFor(caller, siteId, 'partner.read');
+    const rows = await listPartnerChecks(this.deps.db, caller.userId, site.workspace_id, siteId, CHECK_HISTORY_LENGTH);
     return rows.map(partnerCheckToJson);
   }
 
@@ -80,8 +81,9 @@ export class PartnerCheckService {
    * stores nothing: not the draft, not its token, not the result. Membership and role (404, 403),
    * then the draft's validity (400), then the rate limit (429), so a typo does not use up an attempt.
    */
-  async testDraft(userId: string, siteId: string, draft: PartnerSettingsUpdate, log: FastifyBaseLogger = this.deps.log): Promise<PartnerCheckJson> {
-    const { site: row } = await this.deps.sites.getFor(userId, siteId, 'partner.check');
+  async testDraft(caller: SiteCaller, siteId: string, draft: PartnerSettingsUpdate, log: FastifyBaseLogger = this.deps.log): Promise<PartnerCheckJson> {
+    const userId = caller.userId;
+    const { site: row } = await this.deps.sites.getFor(caller, siteId, 'partner.check');
     const merged = this.deps.sites.draftPartnerSettings(row, draft);
     try {
       await this.deps.limiter.reserve([[`partner-test:user:${userId}`, PARTNER_CHECK_LIMITS.testsPerUser]]);

@@ -11,6 +11,15 @@ export type SiteRow = Selectable<SitesTable>;
 // Every query that answers a caller joins the caller's membership of the site's workspace: a site
 // id alone never reaches a site of a workspace they do not belong to.
 
+/**
+ * Who asks: the user, and the one workspace their credential is limited to (an access token made
+ * for it), null for every workspace they are in.
+ */
+export interface SiteCaller {
+  readonly userId: string;
+  readonly workspaceId: string | null;
+}
+
 /** A site with the caller's role in its workspace. */
 export interface MemberSiteRow {
   site: SiteRow;
@@ -30,28 +39,37 @@ function splitRole(row: SiteWithRole | undefined): MemberSiteRow | undefined {
   return { site, role: member_role };
 }
 
-/** Sites joined to the caller's membership of their workspace. */
-function memberSites(db: Kysely<Database>, userId: string) {
+/**
+ * Sites joined to the caller's membership of their workspace, and only of the workspace their
+ * credential is limited to, if any (`scope`; null matches every membership). One statement shape
+ * for both, so each prepared query below is prepared once.
+ */
+function memberSites(db: Kysely<Database>, userId: string, scope: string | null) {
   return db
     .selectFrom('sites')
-    .innerJoin('workspace_members as member', (join) => join.onRef('member.workspace_id', '=', 'sites.workspace_id').on('member.user_id', '=', userId));
+    .innerJoin('workspace_members as member', (join) =>
+      join
+        .onRef('member.workspace_id', '=', 'sites.workspace_id')
+        .on('member.user_id', '=', userId)
+        .on(sql<SqlBool>`member.workspace_id = coalesce(${scope}, member.workspace_id)`),
+    );
 }
 
 // The statements behind GET and PUT /api/v1/sites(/{id}), built and compiled once (db/prepared-query.ts).
-const siteById = new PreparedQuery((db, p: { userId: string; id: string }) =>
-  memberSites(db, p.userId).selectAll('sites').select('member.role as member_role').where('sites.id', '=', p.id),
+const siteById = new PreparedQuery((db, p: { userId: string; scope: string | null; id: string }) =>
+  memberSites(db, p.userId, p.scope).selectAll('sites').select('member.role as member_role').where('sites.id', '=', p.id),
 );
-const firstSitesPage = new PreparedQuery((db, p: { userId: string; limit: number }) =>
-  memberSites(db, p.userId).selectAll('sites').orderBy('sites.id').limit(limitParameter(p.limit)),
+const firstSitesPage = new PreparedQuery((db, p: { userId: string; scope: string | null; limit: number }) =>
+  memberSites(db, p.userId, p.scope).selectAll('sites').orderBy('sites.id').limit(limitParameter(p.limit)),
 );
-const laterSitesPage = new PreparedQuery((db, p: { userId: string; afterId: string; limit: number }) =>
-  memberSites(db, p.userId).selectAll('sites').where('sites.id', '>', p.afterId).orderBy('sites.id').limit(limitParameter(p.limit)),
+const laterSitesPage = new PreparedQuery((db, p: { userId: string; scope: string | null; afterId: string; limit: number }) =>
+  memberSites(db, p.userId, p.scope).selectAll('sites').where('sites.id', '>', p.afterId).orderBy('sites.id').limit(limitParameter(p.limit)),
 );
-const firstWorkspacePage = new PreparedQuery((db, p: { userId: string; workspaceId: string; limit: number }) =>
-  memberSites(db, p.userId).selectAll('sites').where('sites.workspace_id', '=', p.workspaceId).orderBy('sites.id').limit(limitParameter(p.limit)),
+const firstWorkspacePage = new PreparedQuery((db, p: { userId: string; scope: string | null; workspaceId: string; limit: number }) =>
+  memberSites(db, p.userId, p.scope).selectAll('sites').where('sites.workspace_id', '=', p.workspaceId).orderBy('sites.id').limit(limitParameter(p.limit)),
 );
-const laterWorkspacePage = new PreparedQuery((db, p: { userId: string; workspaceId: string; afterId: string; limit: number }) =>
-  memberSites(db, p.userId)
+const laterWorkspacePage = new PreparedQuery((db, p: { userId: string; scope: string | null; workspaceId: string; afterId: string; limit: number }) =>
+  memberSites(db, p.userId, p.scope)
     .selectAll('sites')
     .where('sites.workspace_id', '=', p.workspaceId)
     .where('sites.id', '>', p.afterId)
@@ -59,9 +77,9 @@ const laterWorkspacePage = new PreparedQuery((db, p: { userId: string; workspace
     .limit(limitParameter(p.limit)),
 );
 const siteForUpdateIn = (dialect: DialectName) =>
-  new PreparedQuery((db, p: { userId: string; id: string }) =>
+  new PreparedQuery((db, p: { userId: string; scope: string | null; id: string }) =>
     // The membership row is locked too: a role change waits for the update that read the old role.
-    forUpdate(dialect, memberSites(db, p.userId).selectAll('sites').select('member.role as member_role').where('sites.id', '=', p.id)),
+    forUpdate(dialect, memberSites(db, p.userId, p.scope).selectAll('sites').select('member.role as member_role').where('sites.id', '=', p.id)),
   );
 const siteForUpdate: Record<DialectName, ReturnType<typeof siteForUpdateIn>> = { sqlite: siteForUpdateIn('sqlite'), postgres: siteForUpdateIn('postgres') };
 // Every column a PUT may change, always all of them: one statement shape, so it is prepared once.
@@ -90,13 +108,13 @@ const siteSave = new PreparedQuery((db, site: SiteRow) =>
 );
 
 /** The site with the caller's role in its workspace; undefined when they are not a member. */
-export async function findSite(db: Kysely<Database>, userId: string, id: string): Promise<MemberSiteRow | undefined> {
-  return splitRole(await siteById.executeTakeFirst(db, { userId, id }));
+export async function findSite(db: Kysely<Database>, caller: SiteCaller, id: string): Promise<MemberSiteRow | undefined> {
+  return splitRole(await siteById.executeTakeFirst(db, { userId: caller.userId, scope: caller.workspaceId, id }));
 }
 
 /** The row and the caller's membership, locked until the transaction ends, so a read-merge-write cannot interleave. */
-export async function findSiteForUpdate(trx: Transaction<Database>, dialect: DialectName, userId: string, id: string): Promise<MemberSiteRow | undefined> {
-  return splitRole(await siteForUpdate[dialect].executeTakeFirst(trx, { userId, id }));
+export async function findSiteForUpdate(trx: Transaction<Database>, dialect: DialectName, caller: SiteCaller, id: string): Promise<MemberSiteRow | undefined> {
+  return splitRole(await siteForUpdate[dialect].executeTakeFirst(trx, { userId: caller.userId, scope: caller.workspaceId, id }));
 }
 
 /**
@@ -111,11 +129,14 @@ export function lockSiteInWorkspace(trx: Transaction<Database>, dialect: Dialect
  * One page in id order (ids are time-ordered), starting after `afterId`, of the sites of every
  * workspace the caller is in, or of one of them.
  */
-export function listSites(db: Kysely<Database>, userId: string, workspaceId: string | undefined, limit: number, afterId: string | undefined): Promise<SiteRow[]> {
+export function listSites(db: Kysely<Database>, caller: SiteCaller, workspaceId: string | undefined, limit: number, afterId: string | undefined): Promise<SiteRow[]> {
+  const { userId, workspaceId: scope } = caller;
   if (workspaceId !== undefined) {
-    return afterId === undefined ? firstWorkspacePage.execute(db, { userId, workspaceId, limit }) : laterWorkspacePage.execute(db, { userId, workspaceId, afterId, limit });
+    return afterId === undefined
+      ? firstWorkspacePage.execute(db, { userId, scope, workspaceId, limit })
+      : laterWorkspacePage.execute(db, { userId, scope, workspaceId, afterId, limit });
   }
-  return afterId === undefined ? firstSitesPage.execute(db, { userId, limit }) : laterSitesPage.execute(db, { userId, afterId, limit });
+  return afterId === undefined ? firstSitesPage.execute(db, { userId, scope, limit }) : laterSitesPage.execute(db, { userId, scope, afterId, limit });
 }
 
 /** A search text as a LIKE pattern that finds it anywhere: its own `%`, `_` and `\\` match themselves. */
@@ -141,7 +162,7 @@ function sortValueOf(sort: SiteListSort, value: string): Expression<string> {
 }
 
 export interface SiteListSelection {
-  userId: string;
+  caller: SiteCaller;
   /** Only this workspace's sites; undefined for every workspace the caller is in. */
   workspaceId: string | undefined;
   sort: SiteListSort;
@@ -161,7 +182,7 @@ export function listSitesOrdered(db: Kysely<Database>, list: SiteListSelection):
   const descending = list.sort.startsWith('-');
   const direction = descending ? 'desc' : 'asc';
   const beyond = sql.raw(descending ? '<' : '>');
-  let query = memberSites(db, list.userId).selectAll('sites');
+  let query = memberSites(db, list.caller.userId, list.caller.workspaceId).selectAll('sites');
   if (list.workspaceId !== undefined) query = query.where('sites.workspace_id', '=', list.workspaceId);
   if (list.q !== '') query = query.where(nameContains(list.q));
   if (sortsById(list.sort)) {
@@ -177,8 +198,8 @@ export function listSitesOrdered(db: Kysely<Database>, list: SiteListSelection):
 }
 
 /** How many of the sites the caller can see (in one workspace, or in all of theirs) the search finds. */
-export async function countSites(db: Kysely<Database>, userId: string, workspaceId: string | undefined, q: string): Promise<number> {
-  let query = memberSites(db, userId).select((eb) => eb.fn.countAll<number | string>().as('count'));
+export async function countSites(db: Kysely<Database>, caller: SiteCaller, workspaceId: string | undefined, q: string): Promise<number> {
+  let query = memberSites(db, caller.userId, caller.workspaceId).select((eb) => eb.fn.countAll<number | string>().as('count'));
   if (workspaceId !== undefined) query = query.where('sites.workspace_id', '=', workspaceId);
   if (q !== '') query = query.where(nameContains(q));
   const row = await query.executeTakeFirstOrThrow();

@@ -4,6 +4,7 @@ import { siteTag } from './changes.js';
 import type { SiteListFields } from './contract.js';
 import { encodeSite, encodeSiteEnvelope, encodeSiteList } from './encode.js';
 import type { SiteListOrder } from './list-cursor.js';
+import type { SiteCaller } from './queries.js';
 import type { SiteService } from './service.js';
 import { encodeSummaryList } from './summary.js';
 
@@ -26,7 +27,8 @@ export interface SiteAnswer {
  * The two GETs of sites, answered from the cache (src/cache/cache.ts) when it holds the answer and
  * from the database otherwise. What the database gives is encoded once and kept as the response
  * bytes, so a repeated read touches neither the database nor the serialiser. Keys start with the
- * caller's user id, and every entry depends on the caller's memberships: a site of a workspace
+ * caller's user id (and the workspace their credential is limited to, if any: such a token must
+ * not be answered what its user was), and every entry depends on the caller's memberships: a site of a workspace
  * they are not in finds nothing (404, as from the database), and one they were removed from, or
  * joined, is read afresh.
  */
@@ -44,13 +46,13 @@ export class SiteReads {
     this.#sites = cache.namespace('site');
   }
 
-  async page(userId: string, workspaceId: string | undefined, limit: number, cursor: string | undefined): Promise<Buffer> {
-    const key = pageKey(userId, workspaceId, limit, cursor);
+  async page(caller: SiteCaller, workspaceId: string | undefined, limit: number, cursor: string | undefined): Promise<Buffer> {
+    const key = pageKey(caller, workspaceId, limit, cursor);
     const held = this.#pages.get(key);
     if (held !== undefined) return held;
     const epoch = this.cache.epoch;
-    const tags = await this.#listTags(userId, workspaceId);
-    const page = await this.sites.list(userId, workspaceId, limit, cursor);
+    const tags = await this.#listTags(caller, workspaceId);
+    const page = await this.sites.list(caller, workspaceId, limit, cursor);
     const body = encodeSiteList({ sites: page.sites.map(encodeSite), nextCursor: page.nextCursor });
     this.#pages.set(key, body, { tags, size: body.length, epoch });
     return body;
@@ -62,44 +64,49 @@ export class SiteReads {
    * deleted). The workspaces are read in the same epoch as the page: a membership that changes in
    * between moves the epoch, and the page is then not kept.
    */
-  async #listTags(userId: string, workspaceId: string | undefined): Promise<string[]> {
-    const workspaceIds = workspaceId === undefined ? await this.sites.workspaceIdsOf(userId) : [workspaceId];
-    return [membershipsTag(userId), ...workspaceIds.map(workspaceSitesTag)];
+  async #listTags(caller: SiteCaller, workspaceId: string | undefined): Promise<string[]> {
+    const workspaceIds = workspaceId === undefined ? await this.sites.workspaceIdsOf(caller) : [workspaceId];
+    return [membershipsTag(caller.userId), ...workspaceIds.map(workspaceSitesTag)];
   }
 
   /**
    * The other lists, kept under the same rule as the default pages: any change to any site they
    * could show drops them all, so a search or another order never shows a stale row or total.
    */
-  async list(userId: string, request: SiteListRequest): Promise<Buffer> {
-    const key = JSON.stringify([userId, request.workspaceId ?? null, request.limit, request.cursor ?? null, request.sort, request.q, request.fields ?? null]);
+  async list(caller: SiteCaller, request: SiteListRequest): Promise<Buffer> {
+    const key = JSON.stringify([callerKey(caller), request.workspaceId ?? null, request.limit, request.cursor ?? null, request.sort, request.q, request.fields ?? null]);
     const held = this.#lists.get(key);
     if (held !== undefined) return held;
     const epoch = this.cache.epoch;
-    const tags = await this.#listTags(userId, request.workspaceId);
-    const page = await this.sites.listOrdered(userId, request.workspaceId, request, request.limit, request.cursor);
+    const tags = await this.#listTags(caller, request.workspaceId);
+    const page = await this.sites.listOrdered(caller, request.workspaceId, request, request.limit, request.cursor);
     const body =
       request.fields === 'summary'
-        ? encodeSummaryList(page.sites, page.nextCursor, await this.sites.count(userId, request.workspaceId, request.q))
+        ? encodeSummaryList(page.sites, page.nextCursor, await this.sites.count(caller, request.workspaceId, request.q))
         : encodeSiteList({ sites: page.sites.map(encodeSite), nextCursor: page.nextCursor });
     this.#lists.set(key, body, { tags, size: body.length, epoch });
     return body;
   }
 
-  async site(userId: string, id: string): Promise<SiteAnswer> {
-    const key = `${userId} ${id}`;
+  async site(caller: SiteCaller, id: string): Promise<SiteAnswer> {
+    const key = `${callerKey(caller)} ${id}`;
     const held = this.#sites.get(key);
     if (held !== undefined) return held;
     const epoch = this.cache.epoch;
-    const site = encodeSite(await this.sites.get(userId, id));
+    const site = encodeSite(await this.sites.get(caller, id));
     const answer: SiteAnswer = { version: site.version, body: encodeSiteEnvelope(site) };
-    this.#sites.set(key, answer, { tags: [siteTag(id), membershipsTag(userId)], size: answer.body.length, epoch });
+    this.#sites.set(key, answer, { tags: [siteTag(id), membershipsTag(caller.userId)], size: answer.body.length, epoch });
     return answer;
   }
 }
 
-function pageKey(userId: string, workspaceId: string | undefined, limit: number, cursor: string | undefined): string {
-  // A slash never occurs in a user id: a filtered key cannot equal an unfiltered one.
-  const scope = workspaceId === undefined ? userId : `${userId}/${workspaceId}`;
+/** The user, and the workspace their credential is limited to; no id holds "@" or "/". */
+function callerKey(caller: SiteCaller): string {
+  return caller.workspaceId === null ? caller.userId : `${caller.userId}@${caller.workspaceId}`;
+}
+
+function pageKey(caller: SiteCaller, workspaceId: string | undefined, limit: number, cursor: string | undefined): string {
+  // A filtered key cannot equal an unfiltered one: the filter follows a slash.
+  const scope = workspaceId === undefined ? callerKey(caller) : `${callerKey(caller)}/${workspaceId}`;
   return cursor === undefined ? `${scope} ${limit}` : `${scope} ${limit} ${cursor}`;
 }

@@ -3,7 +3,7 @@ import { Type } from 'typebox';
 import type { Guard } from '../auth/guard.js';
 import { sendJsonBuffer } from '../http/compression.js';
 import { ifNoneMatchHits, versionEtag } from '../http/etag.js';
-import { currentPrincipal, currentUser } from '../http/principal.js';
+import { currentCaller, currentPrincipal } from '../http/principal.js';
 import { workspaceNotFound } from '../workspaces/permissions.js';
 import { ProblemSchema } from '../http/schema.js';
 import type { App } from '../http/types.js';
@@ -46,16 +46,16 @@ export function registerSiteRoutes(app: App, deps: { guard: Guard; sites: SiteSe
     },
     async (request, reply) => {
       const principal = currentPrincipal(request);
-      const userId = principal.user.id;
+      const caller = currentCaller(request);
       const { limit = DEFAULT_PAGE_SIZE, cursor, q = '', sort = DEFAULT_SITE_LIST_SORT, fields, workspace_id: workspaceId } = request.query;
       // Asking for a workspace one is not in is an error, not an empty list, as reading it is. The
       // query itself is limited to the caller's memberships whatever this says.
       if (workspaceId !== undefined && !principal.memberships.has(workspaceId)) throw workspaceNotFound();
       // The default list keeps its own path: its statements are prepared once and its pages cached.
       if (q === '' && sort === DEFAULT_SITE_LIST_SORT && fields === undefined) {
-        return sendJsonBuffer(request, reply, await deps.reads.page(userId, workspaceId, limit, cursor));
+        return sendJsonBuffer(request, reply, await deps.reads.page(caller, workspaceId, limit, cursor));
       }
-      return sendJsonBuffer(request, reply, await deps.reads.list(userId, { workspaceId, limit, cursor, q, sort, fields }));
+      return sendJsonBuffer(request, reply, await deps.reads.list(caller, { workspaceId, limit, cursor, q, sort, fields }));
     },
   );
 
@@ -67,7 +67,7 @@ export function registerSiteRoutes(app: App, deps: { guard: Guard; sites: SiteSe
       schema: { summary: 'Create a site in a workspace (editor or above); your personal workspace by default', tags, security, body: SiteCreateBody, response: { 201: SiteEnvelope, ...errors, 413: ProblemSchema } },
     },
     async (request, reply) => {
-      const row = await deps.sites.create(currentUser(request).id, request.body.workspace_id, request.body);
+      const row = await deps.sites.create(currentCaller(request), request.body.workspace_id, request.body);
       return reply.code(201).header('etag', siteEtag(row)).header('location', `/api/v1/sites/${row.id}`).send({ site: siteToJson(row) });
     },
   );
@@ -80,7 +80,7 @@ export function registerSiteRoutes(app: App, deps: { guard: Guard; sites: SiteSe
       schema: { summary: 'Read one site', tags, security, params: SiteParams, response: { 200: SiteEnvelope, 304: Type.Null(), ...errors } },
     },
     async (request, reply) => {
-      const site = await deps.reads.site(currentUser(request).id, request.params.id);
+      const site = await deps.reads.site(currentCaller(request), request.params.id);
       const etag = versionEtag(site.version);
       reply.header('etag', etag);
       if (ifNoneMatchHits(request.headers['if-none-match'], etag)) return reply.code(304).send(null);
@@ -106,7 +106,7 @@ export function registerSiteRoutes(app: App, deps: { guard: Guard; sites: SiteSe
       },
     },
     async (request, reply) => {
-      const row = await deps.sites.update(currentUser(request).id, request.params.id, request.body, request.headers['if-match']);
+      const row = await deps.sites.update(currentCaller(request), request.params.id, request.body, request.headers['if-match']);
       return sendJsonBuffer(request, reply.header('etag', siteEtag(row)), encodeSiteEnvelope(encodeSite(row)));
     },
   );
@@ -115,7 +115,7 @@ export function registerSiteRoutes(app: App, deps: { guard: Guard; sites: SiteSe
     '/api/v1/sites/:id',
     { onRequest: write, schema: { summary: 'Delete a site (admin or owner of its workspace)', tags, security, params: SiteParams, response: { 204: Type.Null(), ...errors } } },
     async (request, reply) => {
-      await deps.sites.delete(currentUser(request).id, request.params.id);
+      await deps.sites.delete(currentCaller(request), request.params.id);
       return reply.code(204).send(null);
     },
   );

@@ -21,6 +21,7 @@ import {
   lockSiteInWorkspace,
   type MemberSiteRow,
   saveSite,
+  type SiteCaller,
   type SiteRow,
   updateSite,
 } from './queries.js';
@@ -178,51 +179,53 @@ export class SiteService {
    * A page of the default order, oldest first, through statements prepared once: the sites of
    * every workspace the caller is in, or of `workspaceId` only.
    */
-  async list(userId: string, workspaceId: string | undefined, limit: number, cursor: string | undefined): Promise<SitePage> {
+  async list(caller: SiteCaller, workspaceId: string | undefined, limit: number, cursor: string | undefined): Promise<SitePage> {
     const afterId = cursor === undefined ? undefined : decodeListCursor(DEFAULT_ORDER, cursor).id;
     // One extra row tells whether another page follows without a count query.
-    const rows = await listSites(this.deps.db, userId, workspaceId, limit + 1, afterId);
+    const rows = await listSites(this.deps.db, caller, workspaceId, limit + 1, afterId);
     return pageOf(DEFAULT_ORDER, rows, limit);
   }
 
   /** A page in any order the list offers, optionally only the sites whose name contains `order.q`. */
-  async listOrdered(userId: string, workspaceId: string | undefined, order: SiteListOrder, limit: number, cursor: string | undefined): Promise<SitePage> {
+  async listOrdered(caller: SiteCaller, workspaceId: string | undefined, order: SiteListOrder, limit: number, cursor: string | undefined): Promise<SitePage> {
     const after = cursor === undefined ? undefined : decodeListCursor(order, cursor);
-    const rows = await listSitesOrdered(this.deps.db, { userId, workspaceId, sort: order.sort, q: order.q, after, limit: limit + 1 });
+    const rows = await listSitesOrdered(this.deps.db, { caller, workspaceId, sort: order.sort, q: order.q, after, limit: limit + 1 });
     return pageOf(order, rows, limit);
   }
 
   /** How many sites the search finds (all of them for ''). */
-  count(userId: string, workspaceId: string | undefined, q: string): Promise<number> {
-    return countSites(this.deps.db, userId, workspaceId, q);
+  count(caller: SiteCaller, workspaceId: string | undefined, q: string): Promise<number> {
+    return countSites(this.deps.db, caller, workspaceId, q);
   }
 
   /** The workspaces whose sites the caller's lists show, read with them: what a kept list depends on. */
-  async workspaceIdsOf(userId: string): Promise<string[]> {
-    return [...(await findMemberships(this.deps.db, userId)).keys()];
+  async workspaceIdsOf(caller: SiteCaller): Promise<string[]> {
+    if (caller.workspaceId !== null) return [caller.workspaceId];
+    return [...(await findMemberships(this.deps.db, caller.userId)).keys()];
   }
 
   /** A site the caller may read: a member of its workspace. Another workspace's site is 404. */
-  async get(userId: string, id: string): Promise<SiteRow> {
-    return (await this.getFor(userId, id, 'site.read')).site;
+  async get(caller: SiteCaller, id: string): Promise<SiteRow> {
+    return (await this.getFor(caller, id, 'site.read')).site;
   }
 
   /** A site and the caller's role, which must allow `action` (404 for a non-member, 403 for too low a role). */
-  async getFor(userId: string, id: string, action: WorkspaceAction): Promise<MemberSiteRow> {
-    const found = await findSite(this.deps.db, userId, id);
+  async getFor(caller: SiteCaller, id: string, action: WorkspaceAction): Promise<MemberSiteRow> {
+    const found = await findSite(this.deps.db, caller, id);
     assertCan(found?.role, action, siteNotFound);
     if (found === undefined) throw siteNotFound();
     return found;
   }
 
   /**
-   * Creates a site in `workspaceId` (the caller's personal workspace when undefined), which the
-   * caller must be an editor of at least.
+   * Creates a site in `workspaceId`, by default the one the caller's credential is limited to, or
+   * else their personal workspace; the caller must be an editor of it at least.
    */
-  async create(userId: string, workspaceId: string | undefined, input: SiteCreate): Promise<SiteRow> {
+  async create(caller: SiteCaller, workspaceId: string | undefined, input: SiteCreate): Promise<SiteRow> {
     checkSiteInput(input);
-    const targetId = workspaceId ?? (await findPersonalWorkspaceId(this.deps.db, userId));
-    if (targetId === undefined) throw workspaceNotFound();
+    const userId = caller.userId;
+    const targetId = workspaceId ?? caller.workspaceId ?? (await findPersonalWorkspaceId(this.deps.db, userId));
+    if (targetId === undefined || (caller.workspaceId !== null && targetId !== caller.workspaceId)) throw workspaceNotFound();
     assertCan(await findRole(this.deps.db, targetId, userId), 'site.create', workspaceNotFound);
     const now = this.deps.clock.now().toISOString();
     const empty: SiteRow = {
@@ -260,20 +263,20 @@ export class SiteService {
    * Merges the update into the stored site inside one transaction that holds the row, so two
    * concurrent updates of different fields both land. If-Match is checked under the same lock.
    */
-  async update(userId: string, id: string, input: SiteUpdate, ifMatch: string | undefined): Promise<SiteRow> {
+  async update(caller: SiteCaller, id: string, input: SiteUpdate, ifMatch: string | undefined): Promise<SiteRow> {
     checkSiteInput(input);
     const touched: { workspaceId?: string } = {};
     try {
-      return await this.#updateLocked(userId, id, input, ifMatch, touched);
+      return await this.#updateLocked(caller, id, input, ifMatch, touched);
     } finally {
       this.deps.cache.invalidate(siteChangeTags(touched.workspaceId, id));
     }
   }
 
   /** `touched` learns the site's workspace once it is read, for the cache to be told. */
-  #updateLocked(userId: string, id: string, input: SiteUpdate, ifMatch: string | undefined, touched: { workspaceId?: string }): Promise<SiteRow> {
+  #updateLocked(caller: SiteCaller, id: string, input: SiteUpdate, ifMatch: string | undefined, touched: { workspaceId?: string }): Promise<SiteRow> {
     return this.deps.db.transaction().execute(async (trx) => {
-      const row = await this.#lockFor(trx, userId, id, 'site.update');
+      const row = await this.#lockFor(trx, caller, id, 'site.update');
       touched.workspaceId = row.workspace_id;
       if (!ifMatchSatisfied(ifMatch, siteEtag(row))) {
         throw new AppError(412, SITE_ERRORS.PRECONDITION_FAILED, 'The site has changed since you read it (If-Match does not match); reload it and apply your change again.');
@@ -285,11 +288,11 @@ export class SiteService {
   }
 
   /** Deletes a site (admins and owners of its workspace). */
-  async delete(userId: string, id: string): Promise<void> {
+  async delete(caller: SiteCaller, id: string): Promise<void> {
     let workspaceId: string | undefined;
     try {
       await this.deps.db.transaction().execute(async (trx) => {
-        const row = await this.#lockFor(trx, userId, id, 'site.delete');
+        const row = await this.#lockFor(trx, caller, id, 'site.delete');
         workspaceId = row.workspace_id;
         await deleteSite(trx, row.workspace_id, id);
       });
@@ -299,8 +302,8 @@ export class SiteService {
   }
 
   /** The site, locked, with the caller's role read under the same lock; it must allow `action`. */
-  async #lockFor(trx: Transaction<Database>, userId: string, id: string, action: WorkspaceAction): Promise<SiteRow> {
-    const found = await findSiteForUpdate(trx, this.deps.dialect, userId, id);
+  async #lockFor(trx: Transaction<Database>, caller: SiteCaller, id: string, action: WorkspaceAction): Promise<SiteRow> {
+    const found = await findSiteForUpdate(trx, this.deps.dialect, caller, id);
     assertCan(found?.role, action, siteNotFound);
     if (found === undefined) throw siteNotFound();
     return found.site;

@@ -394,3 +394,64 @@ describe('parallel changes', () => {
     assert.equal(await ownerCount(workspace), 1);
   });
 });
+
+describe('access tokens limited to a workspace', () => {
+  test('reach that workspace alone, with their user\'s role, and go with it', async () => {
+    const owner = await signUp(t.app);
+    const personal = (await send('GET', '/api/v1/workspaces', owner.bearer)).json().workspaces[0].id;
+    const team = await createWorkspace(owner);
+    const mine = await createSite(t.app, owner.bearer, { name: 'Personal site' });
+    const shared = await createSite(t.app, owner.bearer, { name: 'Team site', workspace_id: team });
+    const created = await send('POST', '/api/v1/access-tokens', owner.bearer, { name: 'team only', workspace_id: team });
+    assert.equal(created.statusCode, 201, created.body);
+    assert.equal(created.json().access_token.workspace_id, team);
+    const scoped = `Token ${created.json().access_token.token}`;
+    // The user's own answers are held first: the token must not be given them.
+    assert.equal((await send('GET', `/api/v1/sites/${mine.id}`, owner.bearer)).statusCode, 200);
+    assert.equal((await send('GET', '/api/v1/sites', owner.bearer)).json().sites.length, 2);
+
+    assert.equal((await send('GET', `/api/v1/sites/${shared.id}`, scoped)).statusCode, 200);
+    assert.deepEqual((await send('GET', '/api/v1/sites', scoped)).json().sites.map((site: { id: string }) => site.id), [shared.id]);
+    assert.equal((await send('GET', '/api/v1/sites?fields=summary', scoped)).json().total, 1);
+    for (const [method, url, payload] of [
+      ['GET', `/api/v1/sites/${mine.id}`],
+      ['PUT', `/api/v1/sites/${mine.id}`, { name: 'Reached' }],
+      ['DELETE', `/api/v1/sites/${mine.id}`],
+      ['GET', `/api/v1/sites/${mine.id}/partner/checks`],
+      ['POST', `/api/v1/sites/${mine.id}/partner/test`, { partner_settings: {} }],
+    ] as Array<[Method, string, unknown?]>) {
+      assertProblem(await send(method, url, scoped, payload), 404, SITE_ERRORS.SITE_NOT_FOUND);
+    }
+    assertProblem(await send('GET', `/api/v1/sites?workspace_id=${personal}`, scoped), 404, WORKSPACE_ERRORS.WORKSPACE_NOT_FOUND);
+    assertProblem(await send('POST', '/api/v1/sites', scoped, { name: 'Elsewhere', workspace_id: personal }), 404, WORKSPACE_ERRORS.WORKSPACE_NOT_FOUND);
+    const made = await send('POST', '/api/v1/sites', scoped, { name: 'Made by the token' });
+    assert.equal(made.statusCode, 201, made.body);
+    assert.equal(made.json().site.workspace_id, team);
+    assert.equal((await send('GET', `/api/v1/sites/${mine.id}`, owner.bearer)).json().site.name, 'Personal site');
+
+    assert.equal((await send('DELETE', `/api/v1/workspaces/${team}`, owner.bearer)).statusCode, 204);
+    assertProblem(await send('GET', '/api/v1/sites', scoped), 401, AUTH_ERRORS.INVALID_TOKEN);
+    const listed = (await send('GET', '/api/v1/access-tokens', owner.bearer)).json().access_tokens;
+    assert.equal(listed.length, 0);
+  });
+
+  test('a token for a workspace one is not in is refused, and one made before a demotion writes nothing after it', async () => {
+    const owner = await signUp(t.app);
+    const member = await signUp(t.app);
+    const team = await createWorkspace(owner);
+    const site = await createSite(t.app, owner.bearer, { name: 'Team site', workspace_id: team });
+    assertProblem(await send('POST', '/api/v1/access-tokens', member.bearer, { name: 'not mine', workspace_id: team }), 404, WORKSPACE_ERRORS.WORKSPACE_NOT_FOUND);
+    const bad = await send('POST', '/api/v1/access-tokens', member.bearer, { name: 'odd', workspace_id: 5 });
+    assertProblem(bad, 400, 'validation_failed');
+    await addMember(team, member, 'editor');
+    const created = await send('POST', '/api/v1/access-tokens', member.bearer, { name: 'editor token', workspace_id: team });
+    assert.equal(created.statusCode, 201, created.body);
+    const scoped = `Token ${created.json().access_token.token}`;
+    assert.equal((await send('PUT', `/api/v1/sites/${site.id}`, scoped, { name: 'By token' })).statusCode, 200);
+    assert.equal((await send('PATCH', `/api/v1/workspaces/${team}/members/${member.id}`, owner.bearer, { role: 'viewer' })).statusCode, 200);
+    assertProblem(await send('PUT', `/api/v1/sites/${site.id}`, scoped, { name: 'Again' }), 403, WORKSPACE_ERRORS.INSUFFICIENT_ROLE);
+    assert.equal((await send('DELETE', `/api/v1/workspaces/${team}/members/${member.id}`, owner.bearer)).statusCode, 204);
+    assertProblem(await send('GET', `/api/v1/sites/${site.id}`, scoped), 404, SITE_ERRORS.SITE_NOT_FOUND);
+    assert.deepEqual((await send('GET', '/api/v1/sites', scoped)).json().sites, []);
+  });
+});

@@ -4,7 +4,7 @@ import { announceChanges } from './008-change-notifications.js';
 
 /**
  * Workspaces (teams): every site belongs to a workspace, and people reach sites through their
- * membership and its role. Each existing user gets a personal workspace, as owner, holding the
+ * membership and its role; an access token may be limited to one workspace. Each existing user gets a personal workspace, as owner, holding the
  * sites they owned, so nobody loses access to anything.
  *
  * `sites.user_id` stays as the site's creator, no longer an access rule: it becomes nullable and
@@ -64,6 +64,9 @@ async function migrate(db: Kysely<unknown>, dialect: 'sqlite' | 'postgres'): Pro
   await db.schema.createIndex('workspace_members_user_id').on('workspace_members').columns(['user_id', 'workspace_id']).execute();
 
   await createPersonalWorkspaces(db);
+  // An access token may be limited to one workspace (null: every workspace of its user); it goes
+  // with that workspace, rather than reaching every other one.
+  await sql`alter table access_tokens add column workspace_id text references workspaces(id) on delete cascade`.execute(db);
 
   if (dialect === 'postgres') {
     await sql`alter table sites add column workspace_id text references workspaces(id) on delete cascade`.execute(db);
@@ -138,6 +141,7 @@ export async function down(db: Kysely<unknown>): Promise<void> {
     await sql`drop trigger sites_announce_change on sites`.execute(db);
     await announceChanges(db, 'sites', ['id', 'user_id']);
     await sql`alter table sites drop column workspace_id`.execute(db);
+    await sql`alter table access_tokens drop column workspace_id`.execute(db);
     await sql`alter table sites alter column user_id set not null`.execute(db);
     await sql`alter table sites drop constraint sites_user_id_fkey`.execute(db);
     await sql`alter table sites add constraint sites_user_id_fkey foreign key (user_id) references users(id) on delete cascade`.execute(db);
@@ -162,6 +166,16 @@ export async function down(db: Kysely<unknown>): Promise<void> {
           knowledge_sources, partner_settings, partner_access_token, version, created_at, updated_at, partner_token_origins from sites_old`.execute(db);
       await sql`drop table sites_old`.execute(db);
       await sql`create index sites_user_id on sites (user_id, id)`.execute(db);
+      await sql`create table access_tokens_old as select * from access_tokens`.execute(db);
+      await sql`drop table access_tokens`.execute(db);
+      await sql`
+        create table access_tokens (
+          id text primary key, user_id text not null references users(id) on delete cascade, name text not null,
+          token_hash text not null unique, last_four text not null, scopes text not null, created_at text not null, last_used_at text
+        )`.execute(db);
+      await sql`insert into access_tokens select id, user_id, name, token_hash, last_four, scopes, created_at, last_used_at from access_tokens_old`.execute(db);
+      await sql`drop table access_tokens_old`.execute(db);
+      await sql`create index access_tokens_user_id on access_tokens (user_id, id)`.execute(db);
     } finally {
       await sql`pragma foreign_keys = on`.execute(db);
     }
