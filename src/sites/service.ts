@@ -25,7 +25,7 @@ import {
   type SiteRow,
   updateSite,
 } from './queries.js';
-import { findMemberships, findPersonalWorkspaceId, findRole } from '../workspaces/queries.js';
+import { findMemberships, findPersonalWorkspaceId, lockRole } from '../workspaces/queries.js';
 import { assertCan, type WorkspaceAction, workspaceNotFound } from '../workspaces/permissions.js';
 import {
   DEFAULT_SITE_LIST_SORT,
@@ -226,7 +226,6 @@ export class SiteService {
     const userId = caller.userId;
     const targetId = workspaceId ?? caller.workspaceId ?? (await findPersonalWorkspaceId(this.deps.db, userId));
     if (targetId === undefined || (caller.workspaceId !== null && targetId !== caller.workspaceId)) throw workspaceNotFound();
-    assertCan(await findRole(this.deps.db, targetId, userId), 'site.create', workspaceNotFound);
     const now = this.deps.clock.now().toISOString();
     const empty: SiteRow = {
       id: newId(this.deps.clock.now()),
@@ -250,7 +249,11 @@ export class SiteService {
     };
     const row: SiteRow = { ...empty, ...this.#changes(empty, input), version: 1 };
     try {
-      await insertSite(this.deps.db, row);
+      await this.deps.db.transaction().execute(async (trx) => {
+        // The membership stays locked until the site is in: a removal or demotion waits for it.
+        assertCan(await lockRole(trx, this.deps.dialect, targetId, userId), 'site.create', workspaceNotFound);
+        await insertSite(trx, row);
+      });
     } finally {
       // Reported whether or not the statement claims success: a commit whose answer was lost
       // still changed the pages. Forgetting too much only costs a read.

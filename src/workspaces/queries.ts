@@ -114,6 +114,12 @@ export async function findRole(db: Kysely<Database>, workspaceId: string, userId
   return row === undefined ? undefined : asRole(row.role);
 }
 
+/** The user's role in the workspace, its membership row locked until the transaction ends. */
+export async function lockRole(trx: Transaction<Database>, dialect: DialectName, workspaceId: string, userId: string): Promise<WorkspaceRole | undefined> {
+  const row = await forUpdate(dialect, trx.selectFrom('workspace_members').select('role').where('workspace_id', '=', workspaceId).where('user_id', '=', userId)).executeTakeFirst();
+  return row === undefined ? undefined : asRole(row.role);
+}
+
 export async function countOwners(trx: Transaction<Database>, workspaceId: string): Promise<number> {
   const row = await trx
     .selectFrom('workspace_members')
