@@ -98,6 +98,44 @@ test('the CLI creates and lists users, and refuses a duplicate', () => {
   assert.match(named.stderr, /must not be built from your name/);
 });
 
+test('the CLI lists workspaces and adds a member; it refuses an unknown user, workspace or role', () => {
+  const env = { PATH: process.env.PATH, DATA_DIR: dataDir };
+  const cli = (...args: string[]) => spawnSync(process.execPath, [CLI, ...args], { env, encoding: 'utf8' });
+  for (const email of ['owner@example.com', 'helper@example.com']) assert.equal(cli('users:create', '--email', email, '--password', STRONG_PASSWORD).status, 0);
+  const listed = cli('workspaces:list', '--json');
+  assert.equal(listed.status, 0, listed.stderr);
+  const workspaces = JSON.parse(listed.stdout).workspaces as Array<{ id: string; name: string; personal_of: string | null; members: number }>;
+  assert.deepEqual(workspaces.map((workspace) => [workspace.name, workspace.personal_of, workspace.members]).sort(), [
+    ['Personal', 'helper@example.com', 1],
+    ['Personal', 'owner@example.com', 1],
+  ]);
+  const target = workspaces.find((workspace) => workspace.personal_of === 'owner@example.com')?.id ?? '';
+
+  const added = cli('workspaces:add-member', '--workspace', target, '--email', 'Helper@Example.com', '--role', 'editor', '--json');
+  assert.equal(added.status, 0, added.stderr);
+  assert.equal(JSON.parse(added.stdout).added, true);
+  const again = cli('workspaces:add-member', '--workspace', target, '--email', 'helper@example.com', '--role', 'owner');
+  assert.equal(again.status, 0, again.stderr);
+  assert.match(again.stdout, /already a member .*role unchanged/);
+  const members = new Database(path.join(dataDir, 'siteward.db'), { readonly: true });
+  try {
+    const rows = members.prepare('select role from workspace_members where workspace_id = ? order by role').all(target);
+    assert.deepEqual(rows, [{ role: 'editor' }, { role: 'owner' }]);
+  } finally {
+    members.close();
+  }
+  assert.match(cli('workspaces:list').stdout, /Personal {2}personal: owner@example.com {2}2 member\(s\)/);
+
+  const unknownUser = cli('workspaces:add-member', '--workspace', target, '--email', 'nobody@example.com', '--role', 'viewer');
+  assert.equal(unknownUser.status, 1);
+  assert.match(unknownUser.stderr, /no user with the e-mail address nobody@example.com/);
+  const unknownWorkspace = cli('workspaces:add-member', '--workspace', 'no-such-workspace', '--email', 'helper@example.com', '--role', 'viewer');
+  assert.equal(unknownWorkspace.status, 1);
+  assert.match(unknownWorkspace.stderr, /No workspace with this id/);
+  assert.equal(cli('workspaces:add-member', '--workspace', target, '--email', 'helper@example.com', '--role', 'superuser').status, 2);
+  assert.equal(cli('workspaces:add-member', '--workspace', target, '--role', 'viewer').status, 2);
+});
+
 test("the README's curl walkthrough runs as written against a real server", async () => {
   const readme = readFileSync(README, 'utf8');
   const section = readme.slice(readme.indexOf('## Walkthrough with curl'));
