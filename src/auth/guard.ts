@@ -58,15 +58,15 @@ function membershipBytes(memberships: ReadonlyMap<string, WorkspaceRole>): numbe
   return 100 * memberships.size;
 }
 
+function principalBytes(memberships: ReadonlyMap<string, WorkspaceRole>): number {
+  return PRINCIPAL_BYTES + membershipBytes(memberships);
+}
+
 /** What a token limited to one workspace reaches of its user's memberships: that one, if still theirs. */
 function tokenMemberships(memberships: Map<string, WorkspaceRole>, workspaceId: string | null): ReadonlyMap<string, WorkspaceRole> {
   if (workspaceId === null) return memberships;
   const role = memberships.get(workspaceId);
   return role === undefined ? new Map() : new Map([[workspaceId, role]]);
-}
-
-function principalBytes(memberships: ReadonlyMap<string, WorkspaceRole>): number {
-  return PRINCIPAL_BYTES + membershipBytes(memberships);
 }
 
 function userTag(userId: string): string {
