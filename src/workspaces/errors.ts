@@ -5,4 +5,5 @@ export const WORKSPACE_ERRORS = {
   INSUFFICIENT_ROLE: 'insufficient_role',
   LAST_OWNER: 'last_owner',
   PERSONAL_WORKSPACE: 'personal_workspace',
+  TOO_MANY_WORKSPACES: 'too_many_workspaces',
 } as const;

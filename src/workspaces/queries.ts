@@ -120,6 +120,15 @@ export async function lockRole(trx: Transaction<Database>, dialect: DialectName,
   return row === undefined ? undefined : asRole(row.role);
 }
 
+export async function countMemberships(db: Kysely<Database>, userId: string): Promise<number> {
+  const row = await db
+    .selectFrom('workspace_members')
+    .select((eb) => eb.fn.countAll<number | string>().as('count'))
+    .where('user_id', '=', userId)
+    .executeTakeFirstOrThrow();
+  return Number(row.count);
+}
+
 export async function countOwners(trx: Transaction<Database>, workspaceId: string): Promise<number> {
   const row = await trx
     .selectFrom('workspace_members')

@@ -48,7 +48,7 @@ export function registerWorkspaceRoutes(app: App, deps: { guard: Guard; workspac
     {
       onRequest,
       preValidation: trimName,
-      schema: { summary: 'Create a workspace; you are its owner', tags, security, body: WorkspaceCreateBody, response: { 201: WorkspaceEnvelope, ...errors } },
+      schema: { summary: 'Create a workspace; you are its owner', tags, security, body: WorkspaceCreateBody, response: { 201: WorkspaceEnvelope, ...errors, 409: ProblemSchema } },
     },
     async (request, reply) => {
       const workspace = await workspaces.create(currentUser(request).id, request.body.name);

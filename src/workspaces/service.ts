@@ -10,6 +10,7 @@ import { WORKSPACE_ERRORS } from './errors.js';
 import { assertCan, memberChangeAction, workspaceNotFound, type WorkspaceRole } from './permissions.js';
 import { memberToJson, workspaceToJson } from './presenter.js';
 import {
+  countMemberships,
   countOwners,
   deleteMember,
   deleteWorkspace,
@@ -37,6 +38,9 @@ export interface WorkspaceServiceDeps {
   cache: Cache;
 }
 
+/** A generous ceiling on the workspaces one creates, so a script gone wrong cannot fill the table. */
+export const MAX_WORKSPACES_PER_USER = 100;
+
 const memberNotFound = () => new AppError(404, WORKSPACE_ERRORS.MEMBER_NOT_FOUND, 'This user is not a member of the workspace.');
 const lastOwner = () =>
   new AppError(409, WORKSPACE_ERRORS.LAST_OWNER, 'A workspace keeps at least one owner: make another member an owner first, or delete the workspace.');
@@ -58,7 +62,12 @@ export class WorkspaceService {
     const now = this.deps.clock.now();
     const workspace: WorkspaceRow = { id: newId(now), name: name.trim(), personal_user_id: null, created_at: now.toISOString(), updated_at: now.toISOString() };
     try {
-      await this.deps.db.transaction().execute((trx) => insertWorkspace(trx, workspace, userId));
+      await this.deps.db.transaction().execute(async (trx) => {
+        if ((await countMemberships(trx, userId)) >= MAX_WORKSPACES_PER_USER) {
+          throw new AppError(409, WORKSPACE_ERRORS.TOO_MANY_WORKSPACES, `You can be in at most ${MAX_WORKSPACES_PER_USER} workspaces; leave or delete one first.`);
+        }
+        await insertWorkspace(trx, workspace, userId);
+      });
     } finally {
       this.deps.cache.invalidate([membershipsTag(userId)]);
     }

@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, test } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
-import { buildTestApp, createAccessToken, createSite, createUserAsOperator, signUp, type SignedUpUser, STRONG_PASSWORD, type TestApp } from '../../test/helpers.js';
+import { buildTestApp, createAccessToken, createSite, createUserAsOperator, sessionCookie, signUp, type SignedUpUser, STRONG_PASSWORD, type TestApp } from '../../test/helpers.js';
 import { AUTH_ERRORS } from '../auth/errors.js';
 import { SITE_ERRORS } from '../sites/errors.js';
 import { WORKSPACE_ERRORS } from './errors.js';
-import { WorkspaceService } from './service.js';
+import { MAX_WORKSPACES_PER_USER, WorkspaceService } from './service.js';
 import type { WorkspaceRole } from './permissions.js';
 
 let t: TestApp;
@@ -453,5 +453,37 @@ describe('access tokens limited to a workspace', () => {
     assert.equal((await send('DELETE', `/api/v1/workspaces/${team}/members/${member.id}`, owner.bearer)).statusCode, 204);
     assertProblem(await send('GET', `/api/v1/sites/${site.id}`, scoped), 404, SITE_ERRORS.SITE_NOT_FOUND);
     assert.deepEqual((await send('GET', '/api/v1/sites', scoped)).json().sites, []);
+  });
+});
+
+describe('limits and web sessions', () => {
+  test(`one can be in at most ${MAX_WORKSPACES_PER_USER} workspaces`, async () => {
+    const user = await signUp(t.app);
+    // The personal workspace counts: it is one of them.
+    for (let i = 1; i < MAX_WORKSPACES_PER_USER; i++) await createWorkspace(user, `Team ${i}`);
+    assertProblem(await send('POST', '/api/v1/workspaces', user.bearer, { name: 'One too many' }), 409, WORKSPACE_ERRORS.TOO_MANY_WORKSPACES);
+    assert.equal((await send('GET', '/api/v1/workspaces', user.bearer)).json().workspaces.length, MAX_WORKSPACES_PER_USER);
+  });
+
+  test('a web session manages workspaces from the dashboard\'s origin only, and loses a removed membership at once', async () => {
+    const owner = await signUp(t.app);
+    const member = await signUp(t.app);
+    const signIn = await t.app.inject({ method: 'POST', url: '/auth/session', headers: { origin: 'http://localhost:3000' }, payload: { email: member.email, password: STRONG_PASSWORD } });
+    assert.equal(signIn.statusCode, 200, signIn.body);
+    const cookie = sessionCookie(signIn.headers['set-cookie'])?.header ?? '';
+    const asMember = (method: Method, url: string, payload?: unknown, origin?: string) =>
+      t.app.inject({ method, url, headers: { cookie, ...(origin === undefined ? {} : { origin }) }, ...(payload === undefined ? {} : { payload: payload as Record<string, unknown> }) });
+    assertProblem(await asMember('POST', '/api/v1/workspaces', { name: 'Forged' }, 'https://evil.example'), 403, AUTH_ERRORS.CROSS_SITE_REQUEST);
+    assert.equal((await asMember('POST', '/api/v1/workspaces', { name: 'Mine' }, 'http://localhost:3000')).statusCode, 201);
+
+    const workspace = await createWorkspace(owner);
+    const site = await createSite(t.app, owner.bearer, { name: 'Shared', workspace_id: workspace });
+    assert.equal((await asMember('GET', `/api/v1/sites/${site.id}`)).statusCode, 404);
+    await addMember(workspace, member, 'viewer');
+    assert.equal((await asMember('GET', `/api/v1/sites/${site.id}`)).statusCode, 200);
+    assert.equal((await asMember('GET', `/api/v1/sites?workspace_id=${workspace}`)).statusCode, 200);
+    assert.equal((await send('DELETE', `/api/v1/workspaces/${workspace}/members/${member.id}`, owner.bearer)).statusCode, 204);
+    assertProblem(await asMember('GET', `/api/v1/sites/${site.id}`), 404, SITE_ERRORS.SITE_NOT_FOUND);
+    assertProblem(await asMember('GET', `/api/v1/sites?workspace_id=${workspace}`), 404, WORKSPACE_ERRORS.WORKSPACE_NOT_FOUND);
   });
 });

@@ -78,6 +78,7 @@ export const ERROR_MESSAGES: Record<ErrorCode, string> = {
   insufficient_role: 'Your role in this workspace does not allow this. Ask an admin or owner.',
   last_owner: 'A workspace needs at least one owner: make someone else an owner first.',
   personal_workspace: 'Your personal workspace stays yours: it cannot be deleted, left or handed over.',
+  too_many_workspaces: 'You are in as many workspaces as an account can be; leave or delete one first.',
 };
 
 /**
