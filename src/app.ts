@@ -196,7 +196,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   const reads = new SiteReads(sites, cache);
   registerSiteRoutes(app, { guard, sites, reads });
   registerPartnerRoutes(app, { guard, sites, limiter, config, database, clock });
-  registerWorkspaceRoutes(app, { guard, workspaces: new WorkspaceService({ db, dialect: database.dialect, clock, cache }) });
+  registerWorkspaceRoutes(app, { guard, workspaces: new WorkspaceService({ db, dialect: database.dialect, clock, cache }), recentAuthentication });
 
   // Hourly clean-up of ended sessions, tokens and rate-limit windows; every server may run it.
   const pruning = setInterval(() => {

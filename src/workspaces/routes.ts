@@ -1,7 +1,8 @@
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { Guard } from '../auth/guard.js';
-import { currentUser } from '../http/principal.js';
+import type { RecentAuthentication } from '../auth/recent-authentication.js';
+import { currentPrincipal, currentUser } from '../http/principal.js';
 import { ProblemSchema } from '../http/schema.js';
 import type { App } from '../http/types.js';
 import {
@@ -31,9 +32,10 @@ async function trimName(request: FastifyRequest): Promise<void> {
 /**
  * Workspaces and their members. These need a signed-in person: an access token reaches sites
  * only, so a leaked one cannot add its holder to a workspace or take it over. Deleting a
- * workspace deletes its sites, so it needs a recent sign-in too.
+ * workspace deletes its sites, and making an owner hands over the workspace for good, so both
+ * need a recent sign-in too: a borrowed session cannot do either.
  */
-export function registerWorkspaceRoutes(app: App, deps: { guard: Guard; workspaces: WorkspaceService }): void {
+export function registerWorkspaceRoutes(app: App, deps: { guard: Guard; workspaces: WorkspaceService; recentAuthentication: RecentAuthentication }): void {
   const onRequest = deps.guard.require('signed_in');
   const { workspaces } = deps;
 
@@ -101,7 +103,7 @@ export function registerWorkspaceRoutes(app: App, deps: { guard: Guard; workspac
     {
       onRequest,
       schema: {
-        summary: "Change a member's role: admins manage members below owner, owners make and unmake owners; the last owner stays",
+        summary: "Change a member's role: admins manage members below owner, owners make and unmake owners (making one needs a recent sign-in); the last owner stays",
         tags,
         security,
         params: MemberParams,
@@ -109,7 +111,11 @@ export function registerWorkspaceRoutes(app: App, deps: { guard: Guard; workspac
         response: { 200: MemberEnvelope, ...errors, 409: ProblemSchema },
       },
     },
-    async (request) => ({ member: await workspaces.changeRole(currentUser(request).id, request.params.id, request.params.user_id, request.body.role) }),
+    async (request) => {
+      const principal = currentPrincipal(request);
+      if (request.body.role === 'owner') deps.recentAuthentication.assert(principal);
+      return { member: await workspaces.changeRole(principal.user.id, request.params.id, request.params.user_id, request.body.role) };
+    },
   );
 
   app.delete(
