@@ -94,6 +94,22 @@ export function forUpdate<DB, TB extends keyof DB, O>(
 }
 
 /**
+ * The weaker row locks of PostgreSQL, for lock orders that must not deadlock with foreign-key
+ * checks: `no key update` excludes other writers of the row but not an insert that references it
+ * (which takes `key share`); `share` excludes updates and deletes of the row but not other readers.
+ * SQLite serialises writers on the database already, so nothing is added there.
+ */
+export function withRowLock<DB, TB extends keyof DB, O>(
+  dialect: DialectName,
+  query: SelectQueryBuilder<DB, TB, O>,
+  strength: 'no key update' | 'share' | 'key share',
+): SelectQueryBuilder<DB, TB, O> {
+  if (dialect === 'sqlite') return query;
+  if (strength === 'no key update') return query.forNoKeyUpdate();
+  return strength === 'share' ? query.forShare() : query.forKeyShare();
+}
+
+/**
  * A LIMIT that stays a bound parameter without costing a re-prepare. SQLite (3.53 here) reads the
  * value of a plain `limit ?` while planning, which marks the statement to be prepared again
  * whenever that parameter is bound anew: on every run, since better-sqlite3 binds each run, a

@@ -77,10 +77,12 @@ const laterWorkspacePage = new PreparedQuery((db, p: { userId: string; scope: st
     .limit(limitParameter(p.limit)),
 );
 const siteForUpdateIn = (dialect: DialectName) =>
-  new PreparedQuery((db, p: { userId: string; scope: string | null; id: string }) =>
-    // The membership row is locked too: a role change waits for the update that read the old role.
-    forUpdate(dialect, memberSites(db, p.userId, p.scope).selectAll('sites').select('member.role as member_role').where('sites.id', '=', p.id)),
-  );
+  new PreparedQuery((db, p: { userId: string; scope: string | null; id: string }) => {
+    const query = memberSites(db, p.userId, p.scope).selectAll('sites').select('member.role as member_role').where('sites.id', '=', p.id);
+    // The site's row alone: a role change committed while the write runs orders after it, and one
+    // user's writes to different sites do not wait for each other on their membership row.
+    return dialect === 'postgres' ? query.forUpdate('sites') : query;
+  });
 const siteForUpdate: Record<DialectName, ReturnType<typeof siteForUpdateIn>> = { sqlite: siteForUpdateIn('sqlite'), postgres: siteForUpdateIn('postgres') };
 // Every column a PUT may change, always all of them: one statement shape, so it is prepared once.
 // Both databases rewrite the whole row on any update, so writing unchanged columns costs nothing more.

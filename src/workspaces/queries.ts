@@ -1,5 +1,5 @@
 import type { Kysely, Selectable, Transaction } from 'kysely';
-import { type DialectName, forUpdate } from '../db/connect.js';
+import { type DialectName, withRowLock } from '../db/connect.js';
 import { PreparedQuery } from '../db/prepared-query.js';
 import type { Database, WorkspaceMembersTable, WorkspacesTable } from '../db/schema.js';
 import { newId } from '../lib/ids.js';
@@ -84,8 +84,12 @@ export async function findWorkspaceOf(db: Kysely<Database>, userId: string, work
 
 /**
  * The workspace, locked until the transaction ends, with the caller's role, read under the lock.
- * Every change to a workspace's members takes this lock first, so two changes of one workspace
- * run one after the other: each counts the owners the other left (never zero).
+ * Every change to a workspace or its members takes this lock first, so two changes of one
+ * workspace run one after the other: each counts the owners the other left (never zero).
+ *
+ * Lock order, so that no two transactions wait for each other: the workspace's row, then a
+ * membership row, then a site's. The workspace lock lets inserts that reference the workspace
+ * through (a site being created holds `key share` on it while it checks its membership).
  */
 export async function lockWorkspaceOf(trx: Transaction<Database>, dialect: DialectName, userId: string, workspaceId: string): Promise<MemberWorkspaceRow | undefined> {
   const workspace = await lockWorkspace(trx, dialect, workspaceId);
@@ -94,9 +98,9 @@ export async function lockWorkspaceOf(trx: Transaction<Database>, dialect: Diale
   return role === undefined ? undefined : { ...workspace, role };
 }
 
-/** The workspace, locked until the transaction ends; for a change made by the server's operator, not a member. */
+/** The workspace, locked until the transaction ends (see lockWorkspaceOf); for a change made by the server's operator. */
 export function lockWorkspace(trx: Transaction<Database>, dialect: DialectName, workspaceId: string): Promise<WorkspaceRow | undefined> {
-  return forUpdate(dialect, trx.selectFrom('workspaces').selectAll().where('id', '=', workspaceId)).executeTakeFirst();
+  return withRowLock(dialect, trx.selectFrom('workspaces').selectAll().where('id', '=', workspaceId), 'no key update').executeTakeFirst();
 }
 
 /** Adds a membership; resolves false when the user was a member already (their role is kept). */
@@ -114,9 +118,15 @@ export async function findRole(db: Kysely<Database>, workspaceId: string, userId
   return row === undefined ? undefined : asRole(row.role);
 }
 
-/** The user's role in the workspace, its membership row locked until the transaction ends. */
+/**
+ * The user's role in the workspace, for a write that depends on it: the workspace is held against
+ * deletion and the membership against change until the transaction ends, in the order of
+ * lockWorkspaceOf. Other members' writes are not held up.
+ */
 export async function lockRole(trx: Transaction<Database>, dialect: DialectName, workspaceId: string, userId: string): Promise<WorkspaceRole | undefined> {
-  const row = await forUpdate(dialect, trx.selectFrom('workspace_members').select('role').where('workspace_id', '=', workspaceId).where('user_id', '=', userId)).executeTakeFirst();
+  const workspace = await withRowLock(dialect, trx.selectFrom('workspaces').select('id').where('id', '=', workspaceId), 'key share').executeTakeFirst();
+  if (workspace === undefined) return undefined;
+  const row = await withRowLock(dialect, trx.selectFrom('workspace_members').select('role').where('workspace_id', '=', workspaceId).where('user_id', '=', userId), 'share').executeTakeFirst();
   return row === undefined ? undefined : asRole(row.role);
 }
 

@@ -386,6 +386,46 @@ describe('parallel changes', () => {
     assert.ok(remaining.length >= 1);
   });
 
+  test('role changes, site creations, updates and deletions at once never fail with a server error', async () => {
+    const owner = await signUp(t.app);
+    const members = [await signUp(t.app), await signUp(t.app)];
+    const workspace = await createWorkspace(owner);
+    for (const member of members) await addMember(workspace, member, 'admin');
+    const sites = [];
+    for (let i = 0; i < 4; i++) sites.push(await createSite(t.app, owner.bearer, { name: `Busy ${i}`, workspace_id: workspace }));
+    const requests: Array<Promise<LightMyRequestResponse>> = [];
+    for (let round = 0; round < 6; round++) {
+      for (const [i, member] of members.entries()) {
+        requests.push(send('PATCH', `/api/v1/workspaces/${workspace}/members/${member.id}`, owner.bearer, { role: round % 2 === 0 ? 'editor' : 'admin' }));
+        requests.push(send('POST', '/api/v1/sites', member.bearer, { name: `Made ${round}-${i}`, workspace_id: workspace }));
+        requests.push(send('PUT', `/api/v1/sites/${sites[(round + i) % sites.length]?.id}`, member.bearer, { ai_settings: `round ${round}` }));
+      }
+    }
+    requests.push(send('DELETE', `/api/v1/sites/${sites[0]?.id}`, members[0]?.bearer ?? ''));
+    const answers = await Promise.all(requests);
+    for (const answer of answers) assert.ok(answer.statusCode < 500, `${answer.statusCode} ${answer.body}`);
+    assert.ok(answers.filter((answer) => answer.statusCode === 201).length > 0);
+    assert.equal(await ownerCount(workspace), 1);
+  });
+
+  test('a workspace deleted while its members create and update sites: no server error, and no site outlives it', async () => {
+    const owner = await signUp(t.app);
+    const member = await signUp(t.app);
+    const workspace = await createWorkspace(owner);
+    await addMember(workspace, member, 'editor');
+    const site = await createSite(t.app, owner.bearer, { name: 'Doomed', workspace_id: workspace });
+    const requests: Array<Promise<LightMyRequestResponse>> = [];
+    for (let i = 0; i < 8; i++) {
+      requests.push(send('POST', '/api/v1/sites', member.bearer, { name: `Late ${i}`, workspace_id: workspace }));
+      requests.push(send('PUT', `/api/v1/sites/${site.id}`, member.bearer, { name: `Late ${i}` }));
+      if (i === 3) requests.push(send('DELETE', `/api/v1/workspaces/${workspace}`, owner.bearer));
+    }
+    const answers = await Promise.all(requests);
+    for (const answer of answers) assert.ok(answer.statusCode < 500, `${answer.statusCode} ${answer.body}`);
+    assert.equal((await t.database.db.selectFrom('sites').select('id').where('workspace_id', '=', workspace).execute()).length, 0);
+    assert.equal((await t.database.db.selectFrom('workspaces').select('id').where('id', '=', workspace).execute()).length, 0);
+  });
+
   test('the last two owners leaving at once: exactly one of them leaves', async () => {
     const first = await signUp(t.app);
     const second = await signUp(t.app);
