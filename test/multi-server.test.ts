@@ -1,11 +1,12 @@
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, type TestContext, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import pg from 'pg';
 import { createPostgresDatabase, STRONG_PASSWORD, usingPostgres } from './helpers.js';
 import { freePort, type RunningServer, startServer, stopServer } from './processes.js';
@@ -307,11 +308,13 @@ test('a site changed or deleted on one server is never read stale from the other
   await freshWithinBound(t, 'deleted site, the list', deleted, () => call(b, 'GET', '/api/v1/sites', { headers }), (answer) => listNames(answer)?.length === 0);
 });
 
-/** Runs the command line (`npm run cli -- …`) against the servers' database; answers its JSON. */
-function cli(args: string[]): Record<string, unknown> {
-  const result = spawnSync(process.execPath, [CLI, ...args, '--json'], { env: { PATH: process.env.PATH, ...serverEnv }, encoding: 'utf8' });
-  assert.equal(result.status, 0, result.stderr);
-  return JSON.parse(result.stdout) as Record<string, unknown>;
+/**
+ * Runs the command line (`npm run cli -- …`) against the servers' database; answers its JSON.
+ * Asynchronously: this process's SMTP server must keep answering the servers meanwhile.
+ */
+async function cli(args: string[]): Promise<Record<string, unknown>> {
+  const { stdout } = await promisify(execFile)(process.execPath, [CLI, ...args, '--json'], { env: { PATH: process.env.PATH, ...serverEnv }, encoding: 'utf8' });
+  return JSON.parse(stdout) as Record<string, unknown>;
 }
 
 /**
@@ -320,7 +323,7 @@ function cli(args: string[]): Record<string, unknown> {
  */
 async function operatorUser(server: RunningServer): Promise<{ id: string; email: string; bearer: string }> {
   const email = `operated${++counter}-${randomBytes(3).toString('hex')}@example.com`;
-  const { user } = cli(['users:create', '--email', email, '--password', STRONG_PASSWORD]) as { user: { id: string } };
+  const { user } = (await cli(['users:create', '--email', email, '--password', STRONG_PASSWORD])) as { user: { id: string } };
   const login = await call(server, 'POST', '/auth/login', { body: { email, password: STRONG_PASSWORD } });
   assert.equal(login.status, 200);
   return { id: user.id, email, bearer: `Bearer ${String(login.body.token)}` };
@@ -335,9 +338,9 @@ test('a member removed and another demoted on one server are refused there at on
   assert.equal(created.status, 201);
   const workspace = String((created.body.workspace as { id: string }).id);
   for (const member of [leaver, editor]) {
-    assert.equal(cli(['workspaces:add-member', '--workspace', workspace, '--email', member.email, '--role', 'editor']).added, true);
+    assert.equal((await cli(['workspaces:add-member', '--workspace', workspace, '--email', member.email, '--role', 'editor'])).added, true);
   }
-  const listed = cli(['workspaces:list']).workspaces as Array<{ id: string; members: number; personal_of: string | null }>;
+  const listed = (await cli(['workspaces:list'])).workspaces as Array<{ id: string; members: number; personal_of: string | null }>;
   assert.deepEqual(listed.find((entry) => entry.id === workspace), { ...listed.find((entry) => entry.id === workspace), members: 3, personal_of: null });
   const site = await call(a, 'POST', '/api/v1/sites', { body: { name: 'Team site', workspace_id: workspace }, headers: { authorization: owner.bearer } });
   assert.equal(site.status, 201);
