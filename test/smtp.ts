@@ -85,6 +85,10 @@ export async function startSmtpServer(options: { rejectWith?: number } = {}): Pr
       });
     },
   });
+  // A client dropping its connection (an app server stopped while its mailer held one open) is
+  // reported here as ECONNRESET; with no listener it would crash the test process after the test.
+  // Tests judge delivery by the messages received, not by how clients hung up.
+  server.on('error', () => undefined);
   server.listen(0, '127.0.0.1');
   await once(server.server, 'listening');
   const { port } = server.server.address() as AddressInfo;
