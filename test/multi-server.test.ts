@@ -425,9 +425,11 @@ test("killing a server's listening connection turns its caching off until the co
   const off = 'cache off: the connection listening for database changes was lost';
   await waitForLog(b, on, 1);
 
-  // The cache is used: a change no one announces is not seen by B.
-  assert.equal(await nameOnB(), 'Original');
-  assert.equal(await nameOnB(), 'Original');
+  // The cache is used: a change no one announces is not seen by B. The sign-up and the site each
+  // announce rows (the user, the personal workspace, its membership, the site); one arriving
+  // while B reads moves the epoch and B does not keep that read. Each can spoil one read only, so
+  // of five reads at least one is kept.
+  for (let i = 0; i < 5; i++) assert.equal(await nameOnB(), 'Original');
   await renameSilently(id, 'Unannounced');
   assert.equal(await nameOnB(), 'Original');
 
