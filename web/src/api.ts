@@ -39,6 +39,8 @@ interface RequestOptions {
    * the person's feet, so no sign-in dialog opens.
    */
   signInPrompt?: boolean;
+  /** Cancels the request (a query that is no longer wanted). */
+  signal?: AbortSignal | undefined;
 }
 
 /**
@@ -111,8 +113,9 @@ async function send<T>(method: string, url: string, options: RequestOptions): Pr
   }
   let response: Response;
   try {
-    response = await fetch(url, { method, headers, body, credentials: 'same-origin', cache: 'no-store' });
-  } catch {
+    response = await fetch(url, { method, headers, body, credentials: 'same-origin', cache: 'no-store', signal: options.signal });
+  } catch (error) {
+    if (options.signal?.aborted === true) throw error;
     throw new ApiError(0, CLIENT_ERRORS.NETWORK_ERROR, 'The server could not be reached. Check your connection and try again.');
   }
   const text = await response.text();
