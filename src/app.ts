@@ -31,6 +31,7 @@ import type { DatabaseHandle } from './db/connect.js';
 import { DatabaseOutage, type DatabaseOutageOptions, isDatabaseUnavailable } from './db/outage.js';
 import { AppError } from './errors.js';
 import { clientErrorHandler, errorHandler, frameworkErrorHandler, handleNotFound } from './http/error-handler.js';
+import { registerCompression } from './http/compression.js';
 import { registerJsonParser } from './http/json-body.js';
 import { createLoggers, lazyChildLoggerFactory, RequestLogController } from './http/logging.js';
 import { SecurityEvents } from './security/events.js';
@@ -117,6 +118,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
 
   await app.register(cookie);
   registerSecurityHeaders(app, headers);
+  await registerCompression(app);
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',

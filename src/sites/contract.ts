@@ -35,3 +35,16 @@ export type PartnerEditableField = (typeof PARTNER_EDITABLE_FIELDS)[number];
 
 export const DEFAULT_PAGE_SIZE = 50;
 export const MAX_PAGE_SIZE = 100;
+
+/**
+ * The orders GET /api/v1/sites offers: a column, ascending, or descending with a leading `-`.
+ * Ties are broken by id in the same direction. `created_at` is the default.
+ */
+export const SITE_LIST_SORTS = ['created_at', '-created_at', 'name', '-name', 'updated_at', '-updated_at'] as const;
+export type SiteListSort = (typeof SITE_LIST_SORTS)[number];
+export const DEFAULT_SITE_LIST_SORT: SiteListSort = 'created_at';
+/** `fields=` values: `summary` is the light representation for the list screen. */
+export const SITE_LIST_FIELDS = ['summary'] as const;
+export type SiteListFields = (typeof SITE_LIST_FIELDS)[number];
+/** Characters of the `q` search text. */
+export const SITE_SEARCH_MAX_LENGTH = 200;

@@ -1,7 +1,9 @@
-import type { Kysely, Selectable, Transaction, Updateable } from 'kysely';
+import { type Expression, type Kysely, type Selectable, type SqlBool, sql, type Transaction, type Updateable } from 'kysely';
 import { type DialectName, forUpdate, limitParameter } from '../db/connect.js';
 import { PreparedQuery } from '../db/prepared-query.js';
 import type { Database, SitesTable } from '../db/schema.js';
+import type { SiteListSort } from './contract.js';
+import { type ListPosition, sortsById } from './list-cursor.js';
 
 export type SiteRow = Selectable<SitesTable>;
 
@@ -63,6 +65,73 @@ export function findSiteForUpdate(trx: Transaction<Database>, dialect: DialectNa
 /** One page in id order (ids are time-ordered), starting after `afterId`. */
 export function listSites(db: Kysely<Database>, userId: string, limit: number, afterId: string | undefined): Promise<SiteRow[]> {
   return afterId === undefined ? firstSitesPage.execute(db, { userId, limit }) : laterSitesPage.execute(db, { userId, afterId, limit });
+}
+
+/** A search text as a LIKE pattern that finds it anywhere: its own `%`, `_` and `\\` match themselves. */
+function containsPattern(q: string): string {
+  return `%${q.replace(/[\\%_]/g, (character) => `\\${character}`)}%`;
+}
+
+/**
+ * Case-insensitive substring match on the name. Both sides go through the database's lower(), so
+ * they fold alike: PostgreSQL folds every letter its locale knows, SQLite only A to Z.
+ */
+function nameContains(q: string): Expression<SqlBool> {
+  return sql<SqlBool>`lower(name) like lower(${containsPattern(q)}) escape '\\'`;
+}
+
+/** The sorted expression; names sort by their lower-case form, so "apple" and "Apple" stand together. */
+function sortValue(sort: SiteListSort): Expression<string> {
+  return sort === 'name' || sort === '-name' ? sql<string>`lower(name)` : sql<string>`updated_at`;
+}
+
+function sortValueOf(sort: SiteListSort, value: string): Expression<string> {
+  return sort === 'name' || sort === '-name' ? sql<string>`lower(${value})` : sql<string>`${value}`;
+}
+
+export interface SiteListSelection {
+  userId: string;
+  sort: SiteListSort;
+  /** Search text; '' for none. */
+  q: string;
+  /** The last row of the page before; undefined for the first page. */
+  after: ListPosition | undefined;
+  limit: number;
+}
+
+/**
+ * One page in any order the list offers, keyset-paged: the rows after (or before, descending) the
+ * previous page's last (value, id), ties broken by id, so rows with equal values are neither
+ * repeated nor skipped, and a change elsewhere in the list does not shift the page.
+ */
+export function listSitesOrdered(db: Kysely<Database>, list: SiteListSelection): Promise<SiteRow[]> {
+  const descending = list.sort.startsWith('-');
+  const direction = descending ? 'desc' : 'asc';
+  const beyond = sql.raw(descending ? '<' : '>');
+  let query = db.selectFrom('sites').selectAll().where('user_id', '=', list.userId);
+  if (list.q !== '') query = query.where(nameContains(list.q));
+  if (sortsById(list.sort)) {
+    if (list.after !== undefined) query = query.where('id', descending ? '<' : '>', list.after.id);
+    return query.orderBy('id', direction).limit(list.limit).execute();
+  }
+  const value = sortValue(list.sort);
+  const after = list.after;
+  if (after !== undefined) {
+    query = query.where(sql<SqlBool>`(${value}, id) ${beyond} (${sortValueOf(list.sort, after.value ?? '')}, ${after.id})`);
+  }
+  return query.orderBy(value, direction).orderBy('id', direction).limit(list.limit).execute();
+}
+
+/** How many of the owner's sites the search finds. */
+export async function countSites(db: Kysely<Database>, userId: string, q: string): Promise<number> {
+  let query = db
+    .selectFrom('sites')
+    .select((eb) => eb.fn.countAll<number | string>().as('count'))
+    .where('user_id', '=', userId);
+  if (q !== '') query = query.where(nameContains(q));
+  const row = await query.executeTakeFirstOrThrow();
+  // PostgreSQL's count is a bigint, read as a number (db/connect.ts); SQLite's is a number already.
+  return Number(row.count);
 }
 
 /**

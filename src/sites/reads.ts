@@ -1,7 +1,17 @@
 import type { Cache, CacheNamespace } from '../cache/cache.js';
 import { ownerSitesTag, siteTag } from './changes.js';
+import type { SiteListFields } from './contract.js';
 import { encodeSite, encodeSiteEnvelope, encodeSiteList } from './encode.js';
+import type { SiteListOrder } from './list-cursor.js';
 import type { SiteService } from './service.js';
+import { encodeSummaryList } from './summary.js';
+
+/** A list request other than the default: another order, a search, or the summary fields. */
+export interface SiteListRequest extends SiteListOrder {
+  readonly limit: number;
+  readonly cursor: string | undefined;
+  readonly fields: SiteListFields | undefined;
+}
 
 /** The body of GET /api/v1/sites/{id} and the site's version, which is its ETag. */
 export interface SiteAnswer {
@@ -17,6 +27,7 @@ export interface SiteAnswer {
  */
 export class SiteReads {
   readonly #pages: CacheNamespace<Buffer>;
+  readonly #lists: CacheNamespace<Buffer>;
   readonly #sites: CacheNamespace<SiteAnswer>;
 
   constructor(
@@ -24,6 +35,7 @@ export class SiteReads {
     private readonly cache: Cache,
   ) {
     this.#pages = cache.namespace('sites-page');
+    this.#lists = cache.namespace('sites-list');
     this.#sites = cache.namespace('site');
   }
 
@@ -36,6 +48,24 @@ export class SiteReads {
     const body = encodeSiteList({ sites: page.sites.map(encodeSite), nextCursor: page.nextCursor });
     // Any change to any of the owner's sites (one created, changed or deleted) may change a page.
     this.#pages.set(key, body, { tags: [ownerSitesTag(userId)], size: body.length, epoch });
+    return body;
+  }
+
+  /**
+   * The other lists, kept under the same rule as the default pages: any change to any of the
+   * owner's sites drops them all, so a search or another order never shows a stale row or total.
+   */
+  async list(userId: string, request: SiteListRequest): Promise<Buffer> {
+    const key = JSON.stringify([userId, request.limit, request.cursor ?? null, request.sort, request.q, request.fields ?? null]);
+    const held = this.#lists.get(key);
+    if (held !== undefined) return held;
+    const epoch = this.cache.epoch;
+    const page = await this.sites.listOrdered(userId, request, request.limit, request.cursor);
+    const body =
+      request.fields === 'summary'
+        ? encodeSummaryList(page.sites, page.nextCursor, await this.sites.count(userId, request.q))
+        : encodeSiteList({ sites: page.sites.map(encodeSite), nextCursor: page.nextCursor });
+    this.#lists.set(key, body, { tags: [ownerSitesTag(userId)], size: body.length, epoch });
     return body;
   }
 

@@ -1,21 +1,24 @@
-import type { FastifyReply } from 'fastify';
+import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { Guard } from '../auth/guard.js';
+import { sendJsonBuffer } from '../http/compression.js';
 import { ifNoneMatchHits, versionEtag } from '../http/etag.js';
 import { currentUser } from '../http/principal.js';
 import { ProblemSchema } from '../http/schema.js';
 import type { App } from '../http/types.js';
-import { DEFAULT_PAGE_SIZE, IfMatchHeaders, SiteCreateBody, SiteEnvelope, SiteList, SiteListQuery, SiteParams, SiteUpdateBody } from './schema.js';
+import { DEFAULT_PAGE_SIZE, DEFAULT_SITE_LIST_SORT, IfMatchHeaders, SiteCreateBody, SiteEnvelope, SiteListAnswer, SiteListQuery, SiteParams, SiteUpdateBody } from './schema.js';
 import type { SiteReads } from './reads.js';
 import { siteEtag, siteToJson, type SiteService } from './service.js';
 
 const security: Array<Record<string, string[]>> = [{ BearerAuth: [] }, { AccessToken: [] }];
 /**
- * Sends JSON encoded beforehand from the route's own response schema (encode.ts); Fastify sends a
- * buffer as it is. The type provider only knows the schema's objects, hence the wider reply type.
+ * Names are trimmed before the schema checks their length, so "  Help  " is stored as "Help" and
+ * a name of spaces only is refused as empty.
  */
-function sendEncodedJson(reply: FastifyReply, body: Buffer): FastifyReply {
-  return reply.type('application/json; charset=utf-8').send(body);
+async function trimName(request: FastifyRequest): Promise<void> {
+  const body = request.body;
+  if (typeof body !== 'object' || body === null || !('name' in body) || typeof body.name !== 'string') return;
+  (body as { name: string }).name = body.name.trim();
 }
 
 const errors = { 400: ProblemSchema, 401: ProblemSchema, 403: ProblemSchema, 404: ProblemSchema, 415: ProblemSchema };
@@ -27,9 +30,26 @@ export function registerSiteRoutes(app: App, deps: { guard: Guard; sites: SiteSe
 
   app.get(
     '/api/v1/sites',
-    { onRequest: read, schema: { summary: 'List your sites, oldest first, a page at a time', tags, security, querystring: SiteListQuery, response: { 200: SiteList, ...errors } } },
+    {
+      onRequest: read,
+      // The answers are bytes prepared ahead (reads.ts); sendJsonBuffer compresses them when asked.
+      compress: false,
+      schema: {
+        summary: 'List your sites a page at a time: oldest first, or sorted, searched by name, or as summaries',
+        tags,
+        security,
+        querystring: SiteListQuery,
+        response: { 200: SiteListAnswer, ...errors },
+      },
+    },
     async (request, reply) => {
-      return sendEncodedJson(reply, await deps.reads.page(currentUser(request).id, request.query.limit ?? DEFAULT_PAGE_SIZE, request.query.cursor));
+      const userId = currentUser(request).id;
+      const { limit = DEFAULT_PAGE_SIZE, cursor, q = '', sort = DEFAULT_SITE_LIST_SORT, fields } = request.query;
+      // The default list keeps its own path: its statements are prepared once and its pages cached.
+      if (q === '' && sort === DEFAULT_SITE_LIST_SORT && fields === undefined) {
+        return sendJsonBuffer(request, reply, await deps.reads.page(userId, limit, cursor));
+      }
+      return sendJsonBuffer(request, reply, await deps.reads.list(userId, { limit, cursor, q, sort, fields }));
     },
   );
 
@@ -37,6 +57,7 @@ export function registerSiteRoutes(app: App, deps: { guard: Guard; sites: SiteSe
     '/api/v1/sites',
     {
       onRequest: write,
+      preValidation: trimName,
       schema: { summary: 'Create a site', tags, security, body: SiteCreateBody, response: { 201: SiteEnvelope, ...errors, 413: ProblemSchema } },
     },
     async (request, reply) => {
@@ -47,13 +68,17 @@ export function registerSiteRoutes(app: App, deps: { guard: Guard; sites: SiteSe
 
   app.get(
     '/api/v1/sites/:id',
-    { onRequest: read, schema: { summary: 'Read one site', tags, security, params: SiteParams, response: { 200: SiteEnvelope, 304: Type.Null(), ...errors } } },
+    {
+      onRequest: read,
+      compress: false,
+      schema: { summary: 'Read one site', tags, security, params: SiteParams, response: { 200: SiteEnvelope, 304: Type.Null(), ...errors } },
+    },
     async (request, reply) => {
       const site = await deps.reads.site(currentUser(request).id, request.params.id);
       const etag = versionEtag(site.version);
       reply.header('etag', etag);
       if (ifNoneMatchHits(request.headers['if-none-match'], etag)) return reply.code(304).send(null);
-      return sendEncodedJson(reply, site.body);
+      return sendJsonBuffer(request, reply, site.body);
     },
   );
 
@@ -61,6 +86,7 @@ export function registerSiteRoutes(app: App, deps: { guard: Guard; sites: SiteSe
     '/api/v1/sites/:id',
     {
       onRequest: write,
+      preValidation: trimName,
       schema: {
         summary: 'Update a site: fields left out keep their value; partner_settings merges field by field',
         tags,

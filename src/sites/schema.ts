@@ -1,5 +1,18 @@
 import { Type, type Static } from 'typebox';
-import { AUTH_TYPES, COLOR_PATTERN, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, NAME_MAX_LENGTH, type PartnerEditableField, URL_MAX_LENGTH } from './contract.js';
+import {
+  AUTH_TYPES,
+  COLOR_PATTERN,
+  DEFAULT_PAGE_SIZE,
+  DEFAULT_SITE_LIST_SORT,
+  MAX_PAGE_SIZE,
+  NAME_MAX_LENGTH,
+  type PartnerEditableField,
+  SETTINGS_FIELDS,
+  SITE_LIST_FIELDS,
+  SITE_LIST_SORTS,
+  SITE_SEARCH_MAX_LENGTH,
+  URL_MAX_LENGTH,
+} from './contract.js';
 
 // The plain values are defined in contract.ts, where the dashboard can import them without TypeBox.
 export {
@@ -7,6 +20,7 @@ export {
   type AuthType,
   COLOR_PATTERN,
   DEFAULT_PAGE_SIZE,
+  DEFAULT_SITE_LIST_SORT,
   MAX_PAGE_SIZE,
   NAME_MAX_LENGTH,
   PARTNER_EDITABLE_FIELDS,
@@ -14,6 +28,11 @@ export {
   SETTINGS_FIELDS,
   SETTINGS_MAX_BYTES,
   type SettingsField,
+  SITE_LIST_FIELDS,
+  SITE_LIST_SORTS,
+  SITE_SEARCH_MAX_LENGTH,
+  type SiteListFields,
+  type SiteListSort,
   URL_MAX_LENGTH,
 } from './contract.js';
 
@@ -113,19 +132,67 @@ export const SiteEnvelope = Type.Object({ site: SiteSchema });
 
 export type SiteEnvelopeJson = Static<typeof SiteEnvelope>;
 
+const NextCursor = Type.Union([Type.String(), Type.Null()], {
+  description: 'Pass as ?cursor= for the next page, with the same sort and q; null on the last page',
+});
+
 export const SiteList = Type.Object({
   sites: Type.Array(SiteSchema),
-  next_cursor: Type.Union([Type.String(), Type.Null()], { description: 'Pass as ?cursor= for the next page; null on the last page' }),
+  next_cursor: NextCursor,
+});
+export type SiteListJson = Static<typeof SiteList>;
+
+/** A site as the list screen shows it (`fields=summary`): no settings text, only what is set. */
+export const SiteSummarySchema = Type.Object({
+  id: Type.String(),
+  name: Type.String(),
+  color: Type.String(),
+  created_at: Type.String({ format: 'date-time' }),
+  updated_at: Type.String({ format: 'date-time' }),
+  configured: Type.Array(Type.Enum(SETTINGS_FIELDS), {
+    description: 'The settings groups that hold something: not blank, and not an empty JSON object or array',
+  }),
+  partner: Type.Object({
+    enabled: Type.Boolean(),
+    access_token_configured: Type.Boolean(),
+    last_status: Type.String({ description: '"unchecked", "ok" or "error"' }),
+    last_checked_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+  }),
+});
+export type SiteSummaryJson = Static<typeof SiteSummarySchema>;
+
+export const SiteSummaryList = Type.Object({
+  sites: Type.Array(SiteSummarySchema),
+  next_cursor: NextCursor,
+  total: Type.Integer({ minimum: 0, description: 'How many sites match q, on every page' }),
+});
+export type SiteSummaryListJson = Static<typeof SiteSummaryList>;
+
+/** GET /api/v1/sites answers the full sites, or their summaries with `fields=summary`. */
+export const SiteListAnswer = Type.Union([SiteList, SiteSummaryList], {
+  description: 'Full sites by default; with fields=summary, summaries and the total',
 });
 
 export const SiteListQuery = Type.Object(
   {
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_PAGE_SIZE, default: DEFAULT_PAGE_SIZE })),
-    cursor: Type.Optional(Type.String({ maxLength: 200 })),
+    cursor: Type.Optional(Type.String({ maxLength: 2048, description: 'next_cursor of the page before' })),
+    q: Type.Optional(
+      Type.String({
+        maxLength: SITE_SEARCH_MAX_LENGTH,
+        description: 'Only sites whose name contains this text, ignoring case; % and _ are plain characters',
+      }),
+    ),
+    sort: Type.Optional(
+      Type.Enum(SITE_LIST_SORTS, {
+        default: DEFAULT_SITE_LIST_SORT,
+        description: 'A column, ascending, or descending with a leading -; ties in id order. Names sort ignoring case',
+      }),
+    ),
+    fields: Type.Optional(Type.Enum(SITE_LIST_FIELDS, { description: 'summary: the light representation for a list screen, with total' })),
   },
   { additionalProperties: false },
 );
-export type SiteListJson = Static<typeof SiteList>;
 
 export const SiteParams = Type.Object({ id: Type.String({ maxLength: 64 }) });
 

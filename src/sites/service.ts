@@ -9,8 +9,10 @@ import { newId } from '../lib/ids.js';
 import { encodeTokenOrigins, partnerOrigins, type PartnerTokenOrigins, readTokenOrigins, sameOrigins } from './partner-token-binding.js';
 import type { Cache } from '../cache/cache.js';
 import { siteChangeTags } from './changes.js';
-import { deleteSite, findSite, findSiteForUpdate, insertSite, listSites, saveSite, type SiteRow, updateSite } from './queries.js';
+import { decodeListCursor, encodeListCursor, type SiteListOrder, sortsById } from './list-cursor.js';
+import { countSites, deleteSite, findSite, findSiteForUpdate, insertSite, listSites, listSitesOrdered, saveSite, type SiteRow, updateSite } from './queries.js';
 import {
+  DEFAULT_SITE_LIST_SORT,
   PARTNER_EDITABLE_FIELDS,
   type PartnerSettings,
   type PartnerSettingsUpdate,
@@ -128,13 +130,24 @@ export interface SiteServiceDeps {
 export class SiteService {
   constructor(private readonly deps: SiteServiceDeps) {}
 
-  async list(userId: string, limit: number, cursor: string | undefined): Promise<{ sites: SiteRow[]; nextCursor: string | null }> {
-    const afterId = cursor === undefined ? undefined : decodeCursor(cursor);
+  /** A page of the default order, oldest first, through statements prepared once. */
+  async list(userId: string, limit: number, cursor: string | undefined): Promise<SitePage> {
+    const afterId = cursor === undefined ? undefined : decodeListCursor(DEFAULT_ORDER, cursor).id;
     // One extra row tells whether another page follows without a count query.
     const rows = await listSites(this.deps.db, userId, limit + 1, afterId);
-    const page = rows.slice(0, limit);
-    const last = page.at(-1);
-    return { sites: page, nextCursor: rows.length > limit && last !== undefined ? encodeCursor(last.id) : null };
+    return pageOf(DEFAULT_ORDER, rows, limit);
+  }
+
+  /** A page in any order the list offers, optionally only the sites whose name contains `order.q`. */
+  async listOrdered(userId: string, order: SiteListOrder, limit: number, cursor: string | undefined): Promise<SitePage> {
+    const after = cursor === undefined ? undefined : decodeListCursor(order, cursor);
+    const rows = await listSitesOrdered(this.deps.db, { userId, sort: order.sort, q: order.q, after, limit: limit + 1 });
+    return pageOf(order, rows, limit);
+  }
+
+  /** How many sites the search finds (all of them for ''). */
+  count(userId: string, q: string): Promise<number> {
+    return countSites(this.deps.db, userId, q);
   }
 
   async get(userId: string, id: string): Promise<SiteRow> {
@@ -299,14 +312,18 @@ export function siteNotFound(): AppError {
   return new AppError(404, SITE_ERRORS.SITE_NOT_FOUND, 'No site with this id.');
 }
 
-function encodeCursor(id: string): string {
-  return Buffer.from(id, 'utf8').toString('base64url');
+export interface SitePage {
+  sites: SiteRow[];
+  nextCursor: string | null;
 }
 
-function decodeCursor(cursor: string): string {
-  const id = Buffer.from(cursor, 'base64url').toString('utf8');
-  if (!/^[0-9a-f-]{36}$/.test(id)) {
-    throw validationError([{ path: '/cursor', message: 'is not a cursor this service issued' }]);
-  }
-  return id;
+const DEFAULT_ORDER: SiteListOrder = { sort: DEFAULT_SITE_LIST_SORT, q: '' };
+
+/** The page from `limit + 1` rows; the extra row, if any, only says that another page follows. */
+function pageOf(order: SiteListOrder, rows: SiteRow[], limit: number): SitePage {
+  const sites = rows.slice(0, limit);
+  const last = sites.at(-1);
+  if (rows.length <= limit || last === undefined) return { sites, nextCursor: null };
+  const position = sortsById(order.sort) ? { id: last.id } : { id: last.id, value: order.sort.endsWith('name') ? last.name : last.updated_at };
+  return { sites, nextCursor: encodeListCursor(order, position) };
 }

@@ -308,14 +308,14 @@ describe('listing sites a page at a time', () => {
     assert.equal(body.next_cursor, null);
   });
 
-  test('a cursor the service did not issue is 400 validation_failed', async () => {
+  test('a cursor the service did not issue is 400 invalid_cursor', async () => {
     await createSite(t.app, owner.bearer);
     for (const cursor of ['zzz', 'not-a-cursor', Buffer.from('1 or 1=1', 'utf8').toString('base64url')]) {
       assertProblem(
         await request('GET', `/api/v1/sites?cursor=${encodeURIComponent(cursor)}`, { authorization: owner.bearer }),
         400,
-        'validation_failed',
-        '/cursor',
+        'invalid_cursor',
+        '/querystring/cursor',
       );
     }
   });

@@ -69,6 +69,7 @@ export const ERROR_MESSAGES: Record<ErrorCode, string> = {
   site_not_found: 'This site no longer exists, or is not yours.',
   precondition_failed: 'The site was changed elsewhere since you opened it. Reload it and apply your change again.',
   field_too_large: 'A field is too large to save.',
+  invalid_cursor: 'The list changed its search or order while you were paging. Go back to the first page.',
 };
 
 /**

@@ -1,0 +1,55 @@
+import { negotiate } from '@fastify/accept-negotiator';
+import compress from '@fastify/compress';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
+import type { App } from './types.js';
+
+/** Smaller answers go as they are: compressing them saves less than a packet and costs time. */
+export const COMPRESSION_THRESHOLD_BYTES = 1024;
+
+export type ContentEncoding = 'br' | 'gzip';
+/** In order of preference when the client accepts both equally. */
+const ENCODINGS: ContentEncoding[] = ['br', 'gzip'];
+/** Brotli's quality 11 takes many times longer than 4 for a few per cent less; 4 is what @fastify/compress uses. */
+const DYNAMIC_BROTLI_QUALITY = 4;
+
+/** The coding the client's Accept-Encoding prefers among br and gzip; undefined for none (identity). */
+export function preferredEncoding(acceptEncoding: string | undefined): ContentEncoding | undefined {
+  if (acceptEncoding === undefined || acceptEncoding === '') return undefined;
+  // "x-gzip" is gzip's old name (RFC 9110, 8.4.1.3).
+  return negotiate(acceptEncoding.toLowerCase().replace(/\bx-gzip\b/g, 'gzip'), ENCODINGS) ?? undefined;
+}
+
+/**
+ * Compresses every answer of 1 KiB or more whose type is text or JSON, when the client's
+ * Accept-Encoding allows br or gzip (@fastify/compress, added to each route as it is declared).
+ * Request bodies are never decompressed: a few compressed bytes could expand past the body limit
+ * before it is checked. Routes that send bytes prepared ahead (the site reads, the dashboard's
+ * files) opt out with `compress: false` and compress through `sendJsonBuffer` or their own copies,
+ * so that a request without Accept-Encoding runs no compression hook at all.
+ */
+export async function registerCompression(app: App): Promise<void> {
+  await app.register(compress, {
+    encodings: ENCODINGS,
+    threshold: COMPRESSION_THRESHOLD_BYTES,
+    globalDecompression: false,
+    brotliOptions: { params: { [constants.BROTLI_PARAM_QUALITY]: DYNAMIC_BROTLI_QUALITY } },
+  });
+}
+
+function compressBuffer(encoding: ContentEncoding, body: Buffer): Buffer {
+  return encoding === 'br' ? brotliCompressSync(body, { params: { [constants.BROTLI_PARAM_QUALITY]: DYNAMIC_BROTLI_QUALITY } }) : gzipSync(body);
+}
+
+/**
+ * Sends JSON encoded beforehand as it is, or compressed as @fastify/compress would have: the same
+ * threshold, codings and headers. Without Accept-Encoding this is a plain send of the buffer.
+ */
+export function sendJsonBuffer(request: FastifyRequest, reply: FastifyReply, body: Buffer): FastifyReply {
+  reply.type('application/json; charset=utf-8');
+  const acceptEncoding = request.headers['accept-encoding'];
+  if (acceptEncoding === undefined || body.length < COMPRESSION_THRESHOLD_BYTES) return reply.send(body);
+  const encoding = preferredEncoding(acceptEncoding);
+  if (encoding === undefined) return reply.send(body);
+  return reply.header('vary', 'accept-encoding').header('content-encoding', encoding).send(compressBuffer(encoding, body));
+}

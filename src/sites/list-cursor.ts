@@ -1,0 +1,78 @@
+import { createHash } from 'node:crypto';
+import { AppError } from '../errors.js';
+import { DEFAULT_SITE_LIST_SORT, NAME_MAX_LENGTH, type SiteListSort } from './contract.js';
+import { SITE_ERRORS } from './errors.js';
+
+/** What a list is ordered and filtered by; a cursor is only valid for the query that issued it. */
+export interface SiteListOrder {
+  readonly sort: SiteListSort;
+  /** The search text; '' for none. */
+  readonly q: string;
+}
+
+/** Where a page ended: the last row's id and, unless the order is the id's own, its sort value. */
+export interface ListPosition {
+  readonly id: string;
+  readonly value?: string;
+}
+
+const ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+
+/** Ids are UUIDv7, made from the creation time: their order is the creation order. */
+export function sortsById(sort: SiteListSort): boolean {
+  return sort === 'created_at' || sort === '-created_at';
+}
+
+function isDefaultOrder(order: SiteListOrder): boolean {
+  return order.sort === DEFAULT_SITE_LIST_SORT && order.q === '';
+}
+
+/** Binds a cursor to its search without carrying the text (up to 200 characters) in every URL. */
+function searchDigest(q: string): string {
+  return q === '' ? '' : createHash('sha256').update(q, 'utf8').digest('base64url').slice(0, 16);
+}
+
+/**
+ * The default order's cursor is the last id alone, as it always was; every other order's names the
+ * sort and the search it was made for, so that it cannot be replayed against another order, where
+ * it would silently give a page with gaps or repeats.
+ */
+export function encodeListCursor(order: SiteListOrder, position: ListPosition): string {
+  const text = isDefaultOrder(order) ? position.id : JSON.stringify([order.sort, searchDigest(order.q), position.value ?? null, position.id]);
+  return Buffer.from(text, 'utf8').toString('base64url');
+}
+
+export function invalidCursor(): AppError {
+  return new AppError(400, SITE_ERRORS.INVALID_CURSOR, '/querystring/cursor: is not a cursor issued for this sort and search; start again without it', {
+    errors: [{ path: '/querystring/cursor', message: 'is not a cursor issued for this sort and search' }],
+  });
+}
+
+export function decodeListCursor(order: SiteListOrder, cursor: string): ListPosition {
+  const text = Buffer.from(cursor, 'base64url').toString('utf8');
+  if (isDefaultOrder(order)) {
+    if (!ID.test(text)) throw invalidCursor();
+    return { id: text };
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw invalidCursor();
+  }
+  if (!Array.isArray(parsed) || parsed.length !== 4) throw invalidCursor();
+  const [sort, digest, value, id] = parsed as unknown[];
+  if (sort !== order.sort || digest !== searchDigest(order.q) || typeof id !== 'string' || !ID.test(id)) throw invalidCursor();
+  if (sortsById(order.sort)) {
+    if (value !== null) throw invalidCursor();
+    return { id };
+  }
+  if (typeof value !== 'string' || !validSortValue(order.sort, value)) throw invalidCursor();
+  return { id, value };
+}
+
+function validSortValue(sort: SiteListSort, value: string): boolean {
+  if (sort === 'name' || sort === '-name') return [...value].length <= NAME_MAX_LENGTH;
+  return TIMESTAMP.test(value);
+}
