@@ -1,30 +1,19 @@
 // The sites list's request: GET /api/v1/sites with a search, a sort, a page size, a cursor, and
 // `fields=summary`, which answers a light row per site (what is configured, partner health)
 // instead of every settings group of every site.
-import type { SettingsField } from '@server/sites/contract';
-import { api, type PartnerSettings, type Site } from './api';
+import { SITE_LIST_SORTS, type SiteListSort } from '@server/sites/contract';
+import type { SiteSummaryJson, SiteSummaryListJson } from '@server/sites/schema';
+import { api } from './api';
 
-/** The orders the list offers; the API's `sort` values ("-" is newest or Z first). */
-export const SITE_SORTS = ['-updated_at', 'name', '-name', '-created_at', 'created_at', 'updated_at'] as const;
-export type SiteSort = (typeof SITE_SORTS)[number];
+export type SiteSort = SiteListSort;
+export type SiteSummary = SiteSummaryJson;
+export type SiteSummaryPage = SiteSummaryListJson;
+
+/** The list opens on the sites changed most recently: the ones people come back to. */
 export const DEFAULT_SITE_SORT: SiteSort = '-updated_at';
 
 export function isSiteSort(value: string | null): value is SiteSort {
-  return value !== null && (SITE_SORTS as readonly string[]).includes(value);
-}
-
-/** One row of `fields=summary`. */
-export interface SiteSummary extends Pick<Site, 'id' | 'name' | 'color' | 'created_at' | 'updated_at'> {
-  /** The settings groups that are not empty. */
-  configured: SettingsField[];
-  partner: Pick<PartnerSettings, 'enabled' | 'access_token_configured' | 'last_status' | 'last_checked_at'>;
-}
-
-export interface SiteSummaryPage {
-  sites: SiteSummary[];
-  next_cursor: string | null;
-  /** How many sites match the search, over every page. */
-  total: number;
+  return value !== null && (SITE_LIST_SORTS as readonly string[]).includes(value);
 }
 
 export interface SiteListQuery {

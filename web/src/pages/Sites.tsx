@@ -8,7 +8,7 @@ import { formatDateTime, formatRelative } from '../format';
 import { Link, navigate, pathOf, queryOf, useLocation, useLocationState } from '../router';
 import { DEFAULT_SITE_SORT, fetchSiteSummaries, isSiteSort, noticeFrom, type SiteListQuery, siteListQueryKey, type SiteSort, type SiteSummary } from '../siteList';
 import { useTitle } from '../useTitle';
-import type { SettingsField } from '@server/sites/contract';
+import { type SettingsField, SITE_SEARCH_MAX_LENGTH } from '@server/sites/contract';
 
 const PAGE_SIZE = 25;
 /** Typing pauses this long before the search goes out: one request per word, not per key. */
@@ -117,7 +117,7 @@ export function SitesPage() {
         <div className="list-toolbar" role="search">
           <div className="field list-search">
             <label htmlFor={searchId}>Search sites</label>
-            <input id={searchId} type="search" value={searchText} onChange={(event) => setSearchText(event.target.value)} placeholder="Name" autoComplete="off" />
+            <input id={searchId} type="search" value={searchText} onChange={(event) => setSearchText(event.target.value)} placeholder="Name" autoComplete="off" maxLength={SITE_SEARCH_MAX_LENGTH} />
           </div>
           <div className="field list-sort">
             <label htmlFor={sortId}>Sort by</label>
@@ -137,7 +137,10 @@ export function SitesPage() {
       {list.isError && page === undefined && (
         <Alert kind="error" title="Your sites could not be loaded">
           <p>{errorMessage(list.error)}</p>
-          <Button onClick={() => void list.refetch()}>Try again</Button>
+          <div className="row">
+            <Button onClick={() => void list.refetch()}>Try again</Button>
+            {!onFirstPage && <Button onClick={() => goToPage(null, [])}>Go to the first page</Button>}
+          </div>
         </Alert>
       )}
 
