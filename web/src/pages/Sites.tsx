@@ -79,8 +79,9 @@ export function SitesPage() {
     placeholderData: keepPreviousData,
   });
 
-  // The address changed under the box (back button, a link): show what is searched.
-  useEffect(() => setSearchText(q), [q]);
+  // The address changed under the box (back button, a link): show what is searched. The box keeps
+  // what is being typed (a trailing space before the next word) when it already says the same.
+  useEffect(() => setSearchText((typed) => (typed.trim() === q ? typed : q)), [q]);
 
   useEffect(() => {
     const wanted = searchText.trim();
