@@ -66,10 +66,11 @@ function Root() {
   return <Outlet />;
 }
 
-/** The editor's sections are one screen: the draft survives moving between them. */
+/** The editor's sections are one screen (keyed by site): the draft survives moving between them. */
 function SiteEditorRoute() {
-  const { id = '' } = useParams();
-  return <SiteEditorPage siteId={id} key={id} />;
+  const { id = '', section } = useParams();
+  const props = { siteId: id, section };
+  return <SiteEditorPage {...props} key={id} />;
 }
 
 /**
