@@ -3,6 +3,7 @@ import { ACCOUNT_ERRORS } from './account/errors.js';
 import { AUTH_ERRORS } from './auth/errors.js';
 import { EMAIL_VERIFICATION_ERRORS } from './email-verification/errors.js';
 import { HTTP_ERRORS } from './http/errors.js';
+import { PARTNER_ERRORS } from './partner/errors.js';
 import { PASSKEY_ERRORS } from './passkeys/errors.js';
 import { PROFILE_ERRORS } from './profile/errors.js';
 import { SITE_ERRORS } from './sites/errors.js';
@@ -21,6 +22,7 @@ export const ERROR_CODE_LISTS = [
   EMAIL_VERIFICATION_ERRORS,
   PROFILE_ERRORS,
   SITE_ERRORS,
+  PARTNER_ERRORS,
 ] as const;
 
 /** Distributes over the union of lists: `keyof` of a union would keep only the keys all share. */

@@ -15,7 +15,8 @@ export default defineConfig({
     emptyOutDir: true,
     // The server sends a strict CSP (script-src 'self'): no inline module preload polyfill.
     modulePreload: { polyfill: false },
-    sourcemap: true,
+    // No source maps: served beside the bundle they would publish the dashboard's whole source.
+    sourcemap: false,
   },
   server: {
     // `npx vite --config web/vite.config.ts` for UI work: API calls go to a running `npm start`.

@@ -8,6 +8,7 @@ import * as recentAuthentication from './migrations/006-recent-authentication.js
 import * as partnerTokenOrigins from './migrations/007-partner-token-origins.js';
 import * as changeNotifications from './migrations/008-change-notifications.js';
 import * as emailChange from './migrations/009-email-change.js';
+import * as partnerChecks from './migrations/010-partner-checks.js';
 import type { DatabaseHandle } from './connect.js';
 import type { Database } from './schema.js';
 
@@ -22,6 +23,7 @@ const migrations: Record<string, Migration> = {
   '007-partner-token-origins': partnerTokenOrigins,
   '008-change-notifications': changeNotifications,
   '009-email-change': emailChange,
+  '010-partner-checks': partnerChecks,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -13,6 +13,7 @@ export interface Database {
   recovery_codes: RecoveryCodesTable;
   passkeys: PasskeysTable;
   webauthn_challenges: WebauthnChallengesTable;
+  partner_checks: PartnerChecksTable;
 }
 
 export interface UsersTable {
@@ -183,4 +184,25 @@ export interface WebauthnChallengesTable {
   user_id: string | null;
   expires_at: string;
   used_at: string | null;
+}
+
+/** One partner connection check's details; the last few per site, deleted with it. */
+export interface PartnerChecksTable {
+  site_id: string;
+  /** The check's place in its site's history: 1, 2, 3 … in the order recorded. */
+  seq: number;
+  checked_at: string;
+  /** "ok" or "error". */
+  status: string;
+  /** ok, unauthorized, forbidden, not_found, timeout, unreachable, tls, blocked, protocol_error, http_error. */
+  category: string;
+  /** Our own sentence: the summary when ok, last_error's text otherwise. */
+  message: string;
+  duration_ms: number;
+  protocol_version: string | null;
+  server_name: string | null;
+  server_version: string | null;
+  tool_count: number | null;
+  /** JSON array of the first tool names. */
+  tools: string;
 }

@@ -24,9 +24,9 @@ export function preferredEncoding(acceptEncoding: string | undefined): ContentEn
  * Compresses every answer of 1 KiB or more whose type is text or JSON, when the client's
  * Accept-Encoding allows br or gzip (@fastify/compress, added to each route as it is declared).
  * Request bodies are never decompressed: a few compressed bytes could expand past the body limit
- * before it is checked. Routes that send bytes prepared ahead (the site reads, the dashboard's
- * files) opt out with `compress: false` and compress through `sendJsonBuffer` or their own copies,
- * so that a request without Accept-Encoding runs no compression hook at all.
+ * before it is checked. Routes that send bytes encoded ahead (the site reads and updates, the
+ * dashboard's files) opt out with `compress: false` and compress through `sendJsonBuffer` or
+ * their own copies, so that a request without Accept-Encoding runs no compression hook at all.
  */
 export async function registerCompression(app: App): Promise<void> {
   await app.register(compress, {

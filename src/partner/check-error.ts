@@ -1,30 +1,8 @@
 import { STATUS_CODES } from 'node:http';
+import { CHECK_CATEGORY, type CheckCategory } from './contract.js';
 
-/**
- * What kind of result a connection check had: the vocabulary of last_error, the check log line
- * and the check history. Stable strings; a client may match on them.
- */
-export const CHECK_CATEGORY = {
-  ok: 'ok',
-  /** The partner answered 401: the token is missing, wrong or expired. */
-  unauthorized: 'unauthorized',
-  /** The partner answered 403. */
-  forbidden: 'forbidden',
-  /** The partner answered 404 or 410: the URL names nothing there. */
-  notFound: 'not_found',
-  timeout: 'timeout',
-  /** DNS, a refused or reset connection: the partner could not be reached. */
-  unreachable: 'unreachable',
-  tls: 'tls',
-  /** The check refused to send the request: a refused address or scheme, a token bound elsewhere. */
-  blocked: 'blocked',
-  /** The partner answered, but not in HTTP or MCP as they are spoken. */
-  protocolError: 'protocol_error',
-  /** Any other HTTP error status. */
-  httpError: 'http_error',
-} as const;
+export { CHECK_CATEGORY, type CheckCategory } from './contract.js';
 
-export type CheckCategory = (typeof CHECK_CATEGORY)[keyof typeof CHECK_CATEGORY];
 export type FailureCategory = Exclude<CheckCategory, 'ok'>;
 
 /**

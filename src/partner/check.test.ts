@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { afterEach, test } from 'node:test';
-import { startServer, startLegacyMcpServer, startRedirectServer, startStatelessMcpServer, startStatusServer, type TestServer } from '../../test/partner-servers.js';
+import { LEGACY_TOOLS, STATELESS_TOOLS, startServer, startLegacyMcpServer, startRedirectServer, startStatelessMcpServer, startStatusServer, type TestServer } from '../../test/partner-servers.js';
 import { PartnerChecker, type PartnerTarget } from './check.js';
 import { createGuardedFetch } from './guarded-fetch.js';
 import { type AddressPolicy, defaultAddressPolicy, type Resolver } from './network-guard.js';
@@ -62,6 +62,7 @@ test('a redirect to a private address is refused after resolution, and that addr
     category: 'blocked',
     // The redirect's host is the partner's text, so it is not named.
     error: 'base_url: blocked: a redirect led to a refused address: loopback address (set PARTNER_ALLOW_PRIVATE_NETWORKS=true to allow it)',
+    mcp: null,
   });
   assert.equal(internal.requests.length, 0);
 });
@@ -72,10 +73,11 @@ test('redirects are followed only to http(s), and only so many times', async () 
     status: 'error',
     category: 'blocked',
     error: 'base_url: blocked: redirect to a URL that is not http or https refused',
+    mcp: null,
   });
 
   const loop = await serve(startServer((_request, response) => void response.writeHead(302, { location: '/again' }).end()));
-  assert.deepEqual(await checker().check(target({ baseUrl: loop.url })), { status: 'error', category: 'protocol_error', error: 'base_url: protocol_error: more than 5 redirects' });
+  assert.deepEqual(await checker().check(target({ baseUrl: loop.url })), { status: 'error', category: 'protocol_error', error: 'base_url: protocol_error: more than 5 redirects', mcp: null });
   assert.equal(loop.requests.length, 6);
 });
 
@@ -122,7 +124,7 @@ test('a response past the size cap fails the check instead of being read whole',
 
   const outcome = await checker({ maxResponseBytes: 4096 }).check(target({ mcpUrl: huge.url }));
 
-  assert.deepEqual(outcome, { status: 'error', category: 'protocol_error', error: 'mcp_url: protocol_error: the response is larger than 4 KiB' });
+  assert.deepEqual(outcome, { status: 'error', category: 'protocol_error', error: 'mcp_url: protocol_error: the response is larger than 4 KiB', mcp: null });
 });
 
 test('a URL that speaks neither MCP protocol reports both attempts', async () => {
@@ -130,10 +132,10 @@ test('a URL that speaks neither MCP protocol reports both attempts', async () =>
 
   const outcome = await checker().check(target({ mcpUrl: notMcp.url }));
 
-  assert.deepEqual(outcome, { status: 'error', category: 'not_found', error: 'mcp_url: not_found: initialize: HTTP 404 Not Found; server/discover: HTTP 404 Not Found' });
+  assert.deepEqual(outcome, { status: 'error', category: 'not_found', error: 'mcp_url: not_found: initialize: HTTP 404 Not Found; server/discover: HTTP 404 Not Found', mcp: null });
 });
 
-test('both protocol generations report the negotiated version and the tool count', async () => {
+test('both protocol generations report the negotiated version, the server and the tools', async () => {
   const legacy = await serve(startLegacyMcpServer());
   const stateless = await serve(startStatelessMcpServer());
 
@@ -141,9 +143,19 @@ test('both protocol generations report the negotiated version and the tool count
   const statelessOutcome = await checker().check(target({ mcpUrl: stateless.url }));
 
   assert.equal(legacyOutcome.status, 'ok');
-  assert.deepEqual(legacyOutcome.status === 'ok' && legacyOutcome.mcp, { protocolVersion: '2025-11-25', toolCount: 2 });
+  assert.deepEqual(legacyOutcome.status === 'ok' && legacyOutcome.mcp, {
+    protocolVersion: '2025-11-25',
+    server: { name: 'legacy-partner', version: '1.0.0' },
+    toolCount: 2,
+    tools: LEGACY_TOOLS,
+  });
   assert.equal(legacyOutcome.status === 'ok' && legacyOutcome.summary, 'base_url answered HTTP 400 Bad Request; MCP protocol 2025-11-25, 2 tools');
-  assert.deepEqual(statelessOutcome.status === 'ok' && statelessOutcome.mcp, { protocolVersion: '2026-07-28', toolCount: 3 });
+  assert.deepEqual(statelessOutcome.status === 'ok' && statelessOutcome.mcp, {
+    protocolVersion: '2026-07-28',
+    server: { name: 'stateless-partner', version: '2.0.0' },
+    toolCount: 3,
+    tools: STATELESS_TOOLS,
+  });
   // The session the handshake opened is ended again.
   assert.ok(legacy.requests.some((request) => request.method === 'DELETE'));
 });
@@ -153,7 +165,7 @@ test('network failures are named: connection refused, and TLS spoken to a plain 
   await closed.close();
   const plain = await serve(startStatusServer(200));
 
-  assert.deepEqual(await checker().check(target({ baseUrl: closed.url })), { status: 'error', category: 'unreachable', error: 'base_url: unreachable: connection refused' });
+  assert.deepEqual(await checker().check(target({ baseUrl: closed.url })), { status: 'error', category: 'unreachable', error: 'base_url: unreachable: connection refused', mcp: null });
   const tls = await checker().check(target({ mcpUrl: `https://127.0.0.1:${plain.port}/mcp` }));
   assert.equal(tls.status, 'error');
   assert.match(tls.status === 'error' ? tls.error : '', /^mcp_url: tls: TLS failure: /);
@@ -182,7 +194,7 @@ test('the deadline covers the whole check, DNS included', async () => {
 
   const outcome = await checker({ resolver, timeoutMs: 200 }).check(target({ baseUrl: 'http://slow-dns.test/' }));
 
-  assert.deepEqual(outcome, { status: 'error', category: 'timeout', error: 'base_url: timeout: no answer within 200 ms' });
+  assert.deepEqual(outcome, { status: 'error', category: 'timeout', error: 'base_url: timeout: no answer within 200 ms', mcp: null });
   assert.ok(performance.now() - started < 2000);
 });
 
@@ -198,7 +210,7 @@ test('a host named by a redirect is never quoted: a partner cannot smuggle text 
   const notFound = await checker({ resolver: failingDns }).check(target({ baseUrl: redirect.url }));
   const refused = await checker({ resolver: privateAnswer }).check(target({ baseUrl: redirect.url }));
 
-  assert.deepEqual(notFound, { status: 'error', category: 'unreachable', error: 'base_url: unreachable: a redirect led to a host whose DNS lookup failed' });
+  assert.deepEqual(notFound, { status: 'error', category: 'unreachable', error: 'base_url: unreachable: a redirect led to a host whose DNS lookup failed', mcp: null });
   assert.equal(refused.status === 'error' && refused.error.includes(token), false);
   assert.equal(refused.status === 'error' && refused.category, 'blocked');
 });

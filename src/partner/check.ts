@@ -1,7 +1,8 @@
 import { CHECK_CATEGORY, type FailureCategory, httpStatusText, PartnerCheckError, PartnerHttpError } from './check-error.js';
-import { cleanText, describeFailure, failureText, redactor } from './describe-failure.js';
+import { PARTNER_NAME_MAX_LENGTH } from './contract.js';
+import { cleanText, describeFailure, failureText, mentionsSecret, redactor } from './describe-failure.js';
 import { createGuardedFetch, type FetchLike } from './guarded-fetch.js';
-import { checkMcpServer, type McpCheckResult } from './mcp.js';
+import { checkMcpServer, type McpCheckResult, type McpProgress, type McpServerInfo } from './mcp.js';
 import { type AddressPolicy, defaultAddressPolicy, type Resolver, systemResolver } from './network-guard.js';
 import { originOf } from '../sites/partner-token-binding.js';
 
@@ -22,10 +23,30 @@ export interface PartnerTarget {
   accessTokenOrigin: string | null;
 }
 
+/** Stands in for a name that carries the access token. */
+export const WITHHELD_NAME = '[withheld: contains the access token]';
+
+/**
+ * What the check learnt of the MCP server, ready to be shown: names on one line, cut to
+ * PARTNER_NAME_MAX_LENGTH, and any that carries the token replaced by WITHHELD_NAME.
+ */
+export interface McpDetails {
+  /** Negotiated (handshake) or agreed (server/discover); null when the check did not get that far. */
+  protocolVersion: string | null;
+  server: McpServerInfo | null;
+  /** Every tool listed; null when the tools were not listed. */
+  toolCount: number | null;
+  /** The first MAX_TOOL_NAMES tool names. */
+  tools: string[];
+}
+
 export type PartnerCheckOutcome =
-  | { status: 'ok'; summary: string; mcp: McpCheckResult | null; baseUrlStatus: number | null }
-  /** error: last_error's text; category: the first failure's (base_url's when both failed). */
-  | { status: 'error'; error: string; category: FailureCategory };
+  | { status: 'ok'; summary: string; mcp: McpDetails | null; baseUrlStatus: number | null }
+  /**
+   * error: last_error's text; category: the first failure's (base_url's when both failed);
+   * mcp: what the MCP part learnt before it failed, null when it learnt nothing or did not run.
+   */
+  | { status: 'error'; error: string; category: FailureCategory; mcp: McpDetails | null };
 
 export interface PartnerCheckerOptions {
   allowPrivateNetworks: boolean;
@@ -56,16 +77,16 @@ export class PartnerChecker {
 
   async check(target: PartnerTarget): Promise<PartnerCheckOutcome> {
     if (target.baseUrl === '' && target.mcpUrl === '') {
-      return { status: 'error', category: CHECK_CATEGORY.blocked, error: 'nothing to check: set base_url or mcp_url' };
+      return { status: 'error', category: CHECK_CATEGORY.blocked, error: 'nothing to check: set base_url or mcp_url', mcp: null };
     }
     let authorization: string | undefined;
     if (target.authType !== 'none') {
       if (target.accessToken === null || target.accessToken === '') {
-        return { status: 'error', category: CHECK_CATEGORY.blocked, error: `auth_type is "${target.authType}" but no access_token is stored` };
+        return { status: 'error', category: CHECK_CATEGORY.blocked, error: `auth_type is "${target.authType}" but no access_token is stored`, mcp: null };
       }
       // A header value cannot carry control characters or non-ASCII text; refuse before sending.
       if (!/^[\x21-\x7e]+$/.test(target.accessToken)) {
-        return { status: 'error', category: CHECK_CATEGORY.blocked, error: 'the access_token contains characters an HTTP header cannot carry' };
+        return { status: 'error', category: CHECK_CATEGORY.blocked, error: 'the access_token contains characters an HTTP header cannot carry', mcp: null };
       }
       // The token goes only where it was saved for (sites/partner-token-binding.ts); a site whose
       // mcp_url left that origin without the token being cleared is refused, not sent elsewhere.
@@ -74,6 +95,7 @@ export class PartnerChecker {
           status: 'error',
           category: CHECK_CATEGORY.blocked,
           error: 'the access_token was saved for another mcp_url origin and is not sent to this one; save it again',
+          mcp: null,
         };
       }
       authorization = `${target.authType === 'bearer' ? 'Bearer' : 'Token'} ${target.accessToken}`;
@@ -99,20 +121,28 @@ export class PartnerChecker {
       work.catch((error: unknown) => {
         throw deadline.signal.aborted ? deadline.signal.reason : error;
       });
+    const progress: McpProgress = { protocolVersion: null, server: null };
     try {
       const [base, mcp] = await Promise.allSettled([
         target.baseUrl === '' ? null : withinDeadline(checkBaseUrl(target.baseUrl, fetch)),
-        target.mcpUrl === '' ? null : withinDeadline(checkMcpServer(target.mcpUrl, { fetch, authorization, signal: deadline.signal, timeoutMs: this.timeoutMs })),
+        target.mcpUrl === '' ? null : withinDeadline(checkMcpServer(target.mcpUrl, { fetch, authorization, signal: deadline.signal, timeoutMs: this.timeoutMs, progress })),
       ]);
       if (base.status === 'fulfilled' && mcp.status === 'fulfilled') {
-        return { status: 'ok', summary: summarise(base.value, mcp.value), mcp: mcp.value, baseUrlStatus: base.value };
+        const details = mcp.value === null ? null : mcpDetails(mcp.value, target.accessToken);
+        return { status: 'ok', summary: summarise(base.value, details), mcp: details, baseUrlStatus: base.value };
       }
       const failures = [
         ...(base.status === 'rejected' ? [{ field: 'base_url', ...describeFailure(base.reason) }] : []),
         ...(mcp.status === 'rejected' ? [{ field: 'mcp_url', ...describeFailure(mcp.reason) }] : []),
       ];
       const error = failures.map((failure) => `${failure.field}: ${failureText(failure)}`).join('; ');
-      return { status: 'error', category: failures[0]?.category ?? CHECK_CATEGORY.protocolError, error: cleanText(error, LAST_ERROR_MAX_LENGTH, redact) };
+      const learnt = mcp.status === 'fulfilled' && mcp.value !== null ? mcp.value : progress;
+      return {
+        status: 'error',
+        category: failures[0]?.category ?? CHECK_CATEGORY.protocolError,
+        error: cleanText(error, LAST_ERROR_MAX_LENGTH, redact),
+        mcp: learnt.protocolVersion === null ? null : mcpDetails(learnt, target.accessToken),
+      };
     } finally {
       clearTimeout(timer);
       // Whatever is still open (an SSE stream, a slow DELETE) is closed with the check.
@@ -133,11 +163,27 @@ async function checkBaseUrl(url: string, fetch: FetchLike): Promise<number> {
   return response.status;
 }
 
-function summarise(baseUrlStatus: number | null, mcp: McpCheckResult | null): string {
+function summarise(baseUrlStatus: number | null, mcp: McpDetails | null): string {
   const parts: string[] = [];
   if (baseUrlStatus !== null) parts.push(`base_url answered ${httpStatusText(baseUrlStatus)}`);
-  if (mcp !== null) parts.push(`MCP protocol ${mcp.protocolVersion}, ${mcp.toolCount} ${mcp.toolCount === 1 ? 'tool' : 'tools'}`);
+  if (mcp !== null) parts.push(`MCP protocol ${mcp.protocolVersion ?? 'unknown'}, ${mcp.toolCount ?? 0} ${mcp.toolCount === 1 ? 'tool' : 'tools'}`);
   return parts.join('; ');
+}
+
+/**
+ * The partner's names as they may be shown. They are the partner's own text, so, as with
+ * last_error, a name that carries the token in any common encoding is withheld whole: shown to
+ * everyone who may read the site, it would give the token away.
+ */
+function mcpDetails(learnt: McpCheckResult | McpProgress, accessToken: string | null): McpDetails {
+  const name = (text: string) => (mentionsSecret(text, accessToken) ? WITHHELD_NAME : cleanText(text, PARTNER_NAME_MAX_LENGTH));
+  const listed = 'toolCount' in learnt;
+  return {
+    protocolVersion: learnt.protocolVersion === null ? null : name(learnt.protocolVersion),
+    server: learnt.server === null ? null : { name: name(learnt.server.name), version: name(learnt.server.version) },
+    toolCount: listed ? learnt.toolCount : null,
+    tools: listed ? learnt.toolNames.map(name) : [],
+  };
 }
 
 function formatDuration(milliseconds: number): string {

@@ -21,6 +21,19 @@ export function redactor(secret: string | null): Redact {
   return (text) => text.split(secret).join('[REDACTED]');
 }
 
+/**
+ * Whether text from the partner carries the secret as sent or in a common re-encoding (URL,
+ * base64, base64url, hex, JSON string), in any letter case. For text that is shown as the
+ * partner's (server and tool names): such text is withheld whole rather than redacted in part.
+ */
+export function mentionsSecret(text: string, secret: string | null): boolean {
+  if (secret === null || secret === '') return false;
+  const bytes = Buffer.from(secret, 'utf8');
+  const forms = [secret, encodeURIComponent(secret), bytes.toString('base64'), bytes.toString('base64url'), bytes.toString('hex'), JSON.stringify(secret).slice(1, -1)];
+  const haystack = text.toLowerCase();
+  return forms.some((form) => haystack.includes(form.toLowerCase()));
+}
+
 /** Our own text, cut short and on one line, for last_error. */
 export function cleanText(text: string, maxLength = 200, redact: Redact = keepAsIs): string {
   const clean = redact(text).replace(/[\u0000-\u001f\u007f]+/g, ' ').replace(/\s+/g, ' ').trim();

@@ -2,6 +2,7 @@ import type { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/cl
 import { CHECK_CATEGORY, httpStatusText, PartnerCheckError, PartnerHttpError } from './check-error.js';
 import { describeFailure, isNetworkFailure, jsonRpcErrorCode, jsonRpcErrorText } from './describe-failure.js';
 import type { FetchLike } from './guarded-fetch.js';
+import { MAX_TOOL_NAMES } from './contract.js';
 import { loadMcpSdk } from './mcp-sdk.js';
 
 /**
@@ -24,9 +25,23 @@ const MAX_TOOL_PAGES = 50;
 /** A polite session DELETE at the end may take this long before the check moves on. */
 const SESSION_END_GRACE_MS = 1000;
 
-export interface McpCheckResult {
+/** The server's own name and version, as it sent them (unchecked text: the caller cleans it). */
+export interface McpServerInfo {
+  name: string;
+  version: string;
+}
+
+/** How far the MCP check got: filled in step by step, so a failed check still tells what it learnt. */
+export interface McpProgress {
+  protocolVersion: string | null;
+  server: McpServerInfo | null;
+}
+
+export interface McpCheckResult extends McpProgress {
   protocolVersion: string;
   toolCount: number;
+  /** The first MAX_TOOL_NAMES tool names, as the server sent them (unchecked text). */
+  toolNames: string[];
 }
 
 export interface McpCheckOptions {
@@ -36,6 +51,8 @@ export interface McpCheckOptions {
   /** The check's deadline. */
   signal: AbortSignal;
   timeoutMs: number;
+  /** Written as the check learns the protocol version and the server's name. */
+  progress: McpProgress;
 }
 
 export async function checkMcpServer(url: string, options: McpCheckOptions): Promise<McpCheckResult> {
@@ -87,7 +104,10 @@ async function checkStateless(url: string, options: McpCheckOptions): Promise<Mc
   if (!Array.isArray(versions) || !versions.includes(STATELESS_PROTOCOL_VERSION)) {
     return { fallbackReason: `server/discover: ${STATELESS_PROTOCOL_VERSION} is not among the supported versions` };
   }
+  options.progress.protocolVersion = STATELESS_PROTOCOL_VERSION;
+  options.progress.server = serverInfoOf(discovered.serverInfo);
   let toolCount = 0;
+  const toolNames: string[] = [];
   const capabilities = discovered.capabilities;
   if (isObject(capabilities) && capabilities.tools !== undefined) {
     try {
@@ -96,6 +116,7 @@ async function checkStateless(url: string, options: McpCheckOptions): Promise<Mc
         const result = await statelessRequest(url, 'tools/list', cursor === undefined ? {} : { cursor }, options);
         if (!Array.isArray(result.tools)) throw new PartnerCheckError(CHECK_CATEGORY.protocolError, 'the answer has no tools list');
         toolCount += result.tools.length;
+        collectToolNames(toolNames, result.tools);
         cursor = typeof result.nextCursor === 'string' && result.nextCursor !== '' ? result.nextCursor : undefined;
         if (cursor === undefined) break;
       }
@@ -103,7 +124,21 @@ async function checkStateless(url: string, options: McpCheckOptions): Promise<Mc
       throw stepError('tools/list', error);
     }
   }
-  return { protocolVersion: STATELESS_PROTOCOL_VERSION, toolCount };
+  return { protocolVersion: STATELESS_PROTOCOL_VERSION, server: options.progress.server, toolCount, toolNames };
+}
+
+/** The `{name, version}` of an initialize result's serverInfo or a server/discover answer, when it has them. */
+function serverInfoOf(value: unknown): McpServerInfo | null {
+  if (!isObject(value) || typeof value.name !== 'string') return null;
+  return { name: value.name, version: typeof value.version === 'string' ? value.version : '' };
+}
+
+/** Adds the names of a tools/list page, up to MAX_TOOL_NAMES in all; a tool without a string name is counted but not named. */
+function collectToolNames(names: string[], tools: readonly unknown[]): void {
+  for (const tool of tools) {
+    if (names.length >= MAX_TOOL_NAMES) return;
+    if (isObject(tool) && typeof tool.name === 'string') names.push(tool.name);
+  }
 }
 
 let nextRequestId = 1;
@@ -211,18 +246,22 @@ async function checkWithHandshake(url: string, options: McpCheckOptions): Promis
   try {
     await client.connect(transport, requestOptions);
     const protocolVersion = transport.protocolVersion ?? 'unknown';
+    options.progress.protocolVersion = protocolVersion;
+    options.progress.server = serverInfoOf(client.getServerVersion());
     step = 'tools/list';
     let toolCount = 0;
+    const toolNames: string[] = [];
     if (client.getServerCapabilities()?.tools !== undefined) {
       let cursor: string | undefined;
       for (let page = 0; page < MAX_TOOL_PAGES; page++) {
         const result = await client.listTools(cursor === undefined ? undefined : { cursor }, requestOptions);
         toolCount += result.tools.length;
+        collectToolNames(toolNames, result.tools);
         cursor = result.nextCursor;
         if (cursor === undefined || cursor === '') break;
       }
     }
-    return { protocolVersion, toolCount };
+    return { protocolVersion, server: options.progress.server, toolCount, toolNames };
   } catch (error) {
     throw stepError(step, error);
   } finally {

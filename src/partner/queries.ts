@@ -1,6 +1,7 @@
-import type { Kysely } from 'kysely';
-import type { Database } from '../db/schema.js';
+import type { Kysely, Selectable, Transaction } from 'kysely';
+import type { Database, PartnerChecksTable } from '../db/schema.js';
 import type { SiteRow } from '../sites/queries.js';
+import type { PartnerCheckJson } from './schema.js';
 
 /**
  * One page of every user's sites, in id order after `afterId`. The periodic re-check is the one
@@ -31,4 +32,47 @@ export async function claimPeriodicCheck(db: Kysely<Database>, siteId: string, n
     )
     .executeTakeFirst();
   return Number(result.numInsertedOrUpdatedRows ?? 0n) > 0;
+}
+
+export type PartnerCheckRow = Selectable<PartnerChecksTable>;
+
+/**
+ * Records one check of a site and deletes the ones past the newest `keep`, in the transaction
+ * that holds the site's row lock (SiteService.recordPartnerCheck): checks of one site are thus
+ * recorded one at a time, so the next seq is read and written without a race.
+ */
+export async function insertPartnerCheck(trx: Transaction<Database>, siteId: string, check: PartnerCheckJson, keep: number): Promise<void> {
+  const last = await trx.selectFrom('partner_checks').select((eb) => eb.fn.max('seq').as('seq')).where('site_id', '=', siteId).executeTakeFirst();
+  const seq = Number(last?.seq ?? 0) + 1;
+  await trx
+    .insertInto('partner_checks')
+    .values({
+      site_id: siteId,
+      seq,
+      checked_at: check.at,
+      status: check.status,
+      category: check.category,
+      message: check.message,
+      duration_ms: check.duration_ms,
+      protocol_version: check.protocol_version,
+      server_name: check.server?.name ?? null,
+      server_version: check.server?.version ?? null,
+      tool_count: check.tool_count,
+      tools: JSON.stringify(check.tools),
+    })
+    .execute();
+  await trx.deleteFrom('partner_checks').where('site_id', '=', siteId).where('seq', '<=', seq - keep).execute();
+}
+
+/** A site's recorded checks, newest first; the owner is in the WHERE, so another user's site has none. */
+export function listPartnerChecks(db: Kysely<Database>, userId: string, siteId: string, limit: number): Promise<PartnerCheckRow[]> {
+  return db
+    .selectFrom('partner_checks')
+    .innerJoin('sites', 'sites.id', 'partner_checks.site_id')
+    .selectAll('partner_checks')
+    .where('sites.user_id', '=', userId)
+    .where('partner_checks.site_id', '=', siteId)
+    .orderBy('partner_checks.seq', 'desc')
+    .limit(limit)
+    .execute();
 }

@@ -10,6 +10,7 @@ import { SiteEnvelope, SiteParams } from '../sites/schema.js';
 import { siteEtag, siteToJson, type SiteService } from '../sites/service.js';
 import { PartnerChecker } from './check.js';
 import { PartnerRecheckScheduler } from './scheduler.js';
+import { CHECK_HISTORY_LENGTH, PartnerCheckList, PartnerTestBody, PartnerTestResult } from './schema.js';
 import { PartnerCheckService } from './service.js';
 
 export interface PartnerRoutesDeps {
@@ -24,12 +25,12 @@ export interface PartnerRoutesDeps {
 const security: Array<Record<string, string[]>> = [{ BearerAuth: [] }, { AccessToken: [] }];
 
 /**
- * POST /api/v1/sites/{id}/partner/check, and, when PARTNER_CHECK_INTERVAL is set, the periodic
+ * POST /api/v1/sites/{id}/partner/check, GET …/partner/checks, POST …/partner/test, and, when PARTNER_CHECK_INTERVAL is set, the periodic
  * re-check of enabled integrations, started when the app is ready and stopped when it closes.
  */
 export function registerPartnerRoutes(app: App, deps: PartnerRoutesDeps): void {
   const checker = new PartnerChecker({ allowPrivateNetworks: deps.config.partnerAllowPrivateNetworks, timeoutMs: deps.config.partnerCheckTimeoutMs });
-  const checks = new PartnerCheckService({ sites: deps.sites, limiter: deps.limiter, checker, clock: deps.clock, log: app.log });
+  const checks = new PartnerCheckService({ db: deps.database.db, sites: deps.sites, limiter: deps.limiter, checker, clock: deps.clock, log: app.log });
 
   app.post(
     '/api/v1/sites/:id/partner/check',
@@ -54,6 +55,38 @@ export function registerPartnerRoutes(app: App, deps: PartnerRoutesDeps): void {
       const row = await checks.checkOwnSite(currentUser(request).id, request.params.id, request.log);
       return reply.header('etag', siteEtag(row)).send({ site: siteToJson(row) });
     },
+  );
+
+  app.get(
+    '/api/v1/sites/:id/partner/checks',
+    {
+      onRequest: deps.guard.require('sites:read'),
+      schema: {
+        summary: `The site's last ${CHECK_HISTORY_LENGTH} partner connection checks (manual and periodic), newest first, with what each learnt of the MCP server`,
+        tags: ['sites'],
+        security,
+        params: SiteParams,
+        response: { 200: PartnerCheckList, 400: ProblemSchema, 401: ProblemSchema, 403: ProblemSchema, 404: ProblemSchema },
+      },
+    },
+    async (request) => ({ checks: await checks.listChecks(currentUser(request).id, request.params.id) }),
+  );
+
+  app.post(
+    '/api/v1/sites/:id/partner/test',
+    {
+      onRequest: deps.guard.require('sites:write'),
+      schema: {
+        summary:
+          'Check draft partner settings before saving them: merged over the saved ones as PUT merges them, checked, and nothing stored (neither the settings nor the result). The saved access token is sent only to the origins it is bound to; a token in the draft is used for this check only.',
+        tags: ['sites'],
+        security,
+        params: SiteParams,
+        body: PartnerTestBody,
+        response: { 200: PartnerTestResult, 400: ProblemSchema, 401: ProblemSchema, 403: ProblemSchema, 404: ProblemSchema, 415: ProblemSchema, 429: ProblemSchema },
+      },
+    },
+    async (request) => ({ check: await checks.testDraft(currentUser(request).id, request.params.id, request.body.partner_settings, request.log) }),
   );
 
   if (deps.config.partnerCheckIntervalSeconds > 0) {

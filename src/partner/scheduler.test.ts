@@ -31,6 +31,7 @@ function scheduler(app: TestApp): PartnerRecheckScheduler {
   const { db, dialect } = app.database;
   const sites = new SiteService({ db, dialect, clock: app.clock, secrets: new SecretBox(app.config.encryptionKey), cache: app.cache });
   const checks = new PartnerCheckService({
+    db,
     sites,
     limiter: new RateLimiter(db, app.clock),
     checker: new PartnerChecker({ allowPrivateNetworks: true, timeoutMs: 2000 }),

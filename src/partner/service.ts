@@ -1,22 +1,37 @@
 import { performance } from 'node:perf_hooks';
 import type { FastifyBaseLogger } from 'fastify';
+import type { Kysely } from 'kysely';
 import type { RateLimiter, RateLimitRule } from '../auth/rate-limit.js';
+import type { Database } from '../db/schema.js';
+import { AppError } from '../errors.js';
 import type { Clock } from '../lib/clock.js';
 import type { SiteRow } from '../sites/queries.js';
-import { readPartnerSettings, type SiteService } from '../sites/service.js';
-import type { PartnerChecker, PartnerCheckOutcome } from './check.js';
+import type { PartnerSettingsUpdate } from '../sites/schema.js';
+import { readPartnerSettings, type SiteService, type StoredPartnerSettings } from '../sites/service.js';
+import type { PartnerChecker, PartnerCheckOutcome, PartnerTarget } from './check.js';
 import { CHECK_CATEGORY } from './check-error.js';
+import { PARTNER_ERRORS } from './errors.js';
+import { partnerCheckToJson } from './presenter.js';
+import { insertPartnerCheck, listPartnerChecks } from './queries.js';
+import { CHECK_HISTORY_LENGTH, type PartnerCheckJson } from './schema.js';
 
 /**
  * Each check makes outgoing requests on the caller's behalf, so checks are limited per site and,
  * so that many sites do not multiply the limit, per user. Kept in the database like every limit.
+ * Draft tests have their own per-user window: a settings form may test as its user edits, and
+ * that must not use up the checks of the saved settings.
  */
 export const PARTNER_CHECK_LIMITS = {
   perSite: { limit: 10, windowMs: 60_000 },
   perUser: { limit: 30, windowMs: 60_000 },
+  testsPerUser: { limit: 20, windowMs: 60_000 },
 } satisfies Record<string, RateLimitRule>;
 
+/** Appended to a draft test's message when the saved token stayed home because the draft moved an origin. */
+export const TOKEN_WITHHELD_NOTE = 'sent without the saved access_token, which is bound to the saved base_url and mcp_url origins';
+
 export interface PartnerCheckServiceDeps {
+  db: Kysely<Database>;
   sites: SiteService;
   limiter: RateLimiter;
   checker: PartnerChecker;
@@ -24,7 +39,7 @@ export interface PartnerCheckServiceDeps {
   log: FastifyBaseLogger;
 }
 
-/** Runs a site's partner connection check and records the result on the site. */
+/** Runs partner connection checks: of a site as saved (recorded), or of a draft (not recorded). */
 export class PartnerCheckService {
   constructor(private readonly deps: PartnerCheckServiceDeps) {}
 
@@ -39,47 +54,113 @@ export class PartnerCheckService {
     return this.checkAndRecord(row, log);
   }
 
-  /** Checks the site as it is stored now and records the outcome; the periodic re-check calls this too. */
+  /**
+   * Checks the site as it is stored now and records the outcome: the three last_* fields on the
+   * site and the details in its check history, in one transaction. The periodic re-check calls this too.
+   */
   async checkAndRecord(row: SiteRow, log: FastifyBaseLogger = this.deps.log): Promise<SiteRow> {
+    const check = await this.#run(row.id, () => this.#checkSaved(row), log, 'partner check');
+    return this.deps.sites.recordPartnerCheck(
+      row.user_id,
+      row.id,
+      { last_status: check.status, last_error: check.status === 'ok' ? null : check.message, last_checked_at: check.at },
+      (trx) => insertPartnerCheck(trx, row.id, check, CHECK_HISTORY_LENGTH),
+    );
+  }
+
+  /** The site's recorded checks, newest first; another user's site is 404 like the site itself. */
+  async listChecks(userId: string, siteId: string): Promise<PartnerCheckJson[]> {
+    await this.deps.sites.get(userId, siteId);
+    const rows = await listPartnerChecks(this.deps.db, userId, siteId, CHECK_HISTORY_LENGTH);
+    return rows.map(partnerCheckToJson);
+  }
+
+  /**
+   * Checks `draft` merged over the saved partner settings exactly as PUT would merge it, and
+   * stores nothing: not the draft, not its token, not the result. Ownership (404), then the
+   * draft's validity (400), then the rate limit (429), so a typo does not use up an attempt.
+   */
+  async testDraft(userId: string, siteId: string, draft: PartnerSettingsUpdate, log: FastifyBaseLogger = this.deps.log): Promise<PartnerCheckJson> {
+    const row = await this.deps.sites.get(userId, siteId);
+    const merged = this.deps.sites.draftPartnerSettings(row, draft);
+    try {
+      await this.deps.limiter.reserve([[`partner-test:user:${userId}`, PARTNER_CHECK_LIMITS.testsPerUser]]);
+    } catch (error) {
+      if (!(error instanceof AppError) || error.status !== 429) throw error;
+      const retryAfter = error.options.headers?.['retry-after'] ?? '60';
+      throw new AppError(429, PARTNER_ERRORS.TEST_RATE_LIMITED, `Too many connection tests. Try again in ${retryAfter} seconds.`, { headers: { 'retry-after': retryAfter } });
+    }
+    const { settings, token } = merged;
+    if (token.change === 'replace') {
+      // The draft's own token, for this check only, sent only to the origin of the draft's mcp_url.
+      return this.#run(row.id, () => this.#checkSettings(settings, settings.auth_type, token.value, token.origins.mcp_url), log, 'partner test');
+    }
+    if (token.change === 'keep') return this.#run(row.id, () => this.#checkSaved(row, settings), log, 'partner test');
+    // The draft clears the token, or moves an origin away from the one the saved token is bound
+    // to: then it is checked as PUT would leave it, without a token. A moved origin is still
+    // checked, unauthenticated, so the draft's new address can be tried before it is saved.
+    const movedAway = row.partner_access_token !== null && draft.access_token === undefined && settings.auth_type !== 'none';
+    if (!movedAway) return this.#run(row.id, () => this.#checkSettings(settings, settings.auth_type, null, null), log, 'partner test');
+    return this.#run(
+      row.id,
+      async () => {
+        const outcome = await this.#checkSettings(settings, 'none', null, null);
+        return outcome.status === 'ok' ? { ...outcome, summary: `${outcome.summary}; ${TOKEN_WITHHELD_NOTE}` } : { ...outcome, error: `${outcome.error}; ${TOKEN_WITHHELD_NOTE}` };
+      },
+      log,
+      'partner test',
+    );
+  }
+
+  /** Runs one check, times it and logs a summary; the token and the Authorization header are never logged. */
+  async #run(siteId: string, check: () => Promise<PartnerCheckOutcome>, log: FastifyBaseLogger, logMessage: string): Promise<PartnerCheckJson> {
     const started = performance.now();
-    const outcome = await this.#check(row);
-    const checkedAt = this.deps.clock.now().toISOString();
-    // The summary (protocol version, tool count) is for people reading the log; the site keeps
-    // only the fields SPEC.md defines. Neither the token nor the Authorization header is logged.
+    const outcome = await check();
+    const durationMs = Math.round(performance.now() - started);
+    const mcp = outcome.mcp;
     log.info(
       {
-        site_id: row.id,
+        site_id: siteId,
         partner_check: {
           status: outcome.status,
           ...(outcome.status === 'ok'
-            ? { summary: outcome.summary, protocol_version: outcome.mcp?.protocolVersion, tool_count: outcome.mcp?.toolCount }
+            ? { summary: outcome.summary, protocol_version: mcp?.protocolVersion, tool_count: mcp?.toolCount }
             : { category: outcome.category, error: outcome.error }),
-          ms: Math.round(performance.now() - started),
+          ms: durationMs,
         },
       },
-      'partner check',
+      logMessage,
     );
-    return this.deps.sites.recordPartnerCheck(row.user_id, row.id, {
-      last_status: outcome.status,
-      last_error: outcome.status === 'ok' ? null : outcome.error,
-      last_checked_at: checkedAt,
-    });
+    return {
+      at: this.deps.clock.now().toISOString(),
+      status: outcome.status,
+      category: outcome.status === 'ok' ? CHECK_CATEGORY.ok : outcome.category,
+      message: outcome.status === 'ok' ? outcome.summary : outcome.error,
+      duration_ms: durationMs,
+      protocol_version: mcp?.protocolVersion ?? null,
+      server: mcp?.server ?? null,
+      tool_count: mcp?.toolCount ?? null,
+      tools: mcp?.tools ?? [],
+    };
   }
 
-  async #check(row: SiteRow): Promise<PartnerCheckOutcome> {
-    const settings = readPartnerSettings(row);
+  /** Checks `settings` (the saved ones unless given) with the saved token, sent only where it is bound. */
+  async #checkSaved(row: SiteRow, settings: StoredPartnerSettings = readPartnerSettings(row)): Promise<PartnerCheckOutcome> {
     let accessToken: string | null;
     try {
       accessToken = this.deps.sites.partnerAccessToken(row);
     } catch {
-      return { status: 'error', category: CHECK_CATEGORY.blocked, error: 'the stored access_token cannot be decrypted (was ENCRYPTION_KEY changed?); set it again' };
+      return {
+        status: 'error',
+        category: CHECK_CATEGORY.blocked,
+        error: 'the stored access_token cannot be decrypted (was ENCRYPTION_KEY changed?); set it again',
+        mcp: null,
+      };
     }
-    return this.deps.checker.check({
-      baseUrl: settings.base_url,
-      mcpUrl: settings.mcp_url,
-      authType: settings.auth_type,
-      accessToken,
-      accessTokenOrigin: this.deps.sites.partnerTokenOrigins(row)?.mcp_url ?? null,
-    });
+    return this.#checkSettings(settings, settings.auth_type, accessToken, this.deps.sites.partnerTokenOrigins(row)?.mcp_url ?? null);
+  }
+
+  #checkSettings(settings: StoredPartnerSettings, authType: PartnerTarget['authType'], accessToken: string | null, accessTokenOrigin: string | null): Promise<PartnerCheckOutcome> {
+    return this.deps.checker.check({ baseUrl: settings.base_url, mcpUrl: settings.mcp_url, authType, accessToken, accessTokenOrigin });
   }
 }

@@ -7,6 +7,7 @@ import { currentUser } from '../http/principal.js';
 import { ProblemSchema } from '../http/schema.js';
 import type { App } from '../http/types.js';
 import { DEFAULT_PAGE_SIZE, DEFAULT_SITE_LIST_SORT, IfMatchHeaders, SiteCreateBody, SiteEnvelope, SiteListAnswer, SiteListQuery, SiteParams, SiteUpdateBody } from './schema.js';
+import { encodeSite, encodeSiteEnvelope } from './encode.js';
 import type { SiteReads } from './reads.js';
 import { siteEtag, siteToJson, type SiteService } from './service.js';
 
@@ -87,6 +88,8 @@ export function registerSiteRoutes(app: App, deps: { guard: Guard; sites: SiteSe
     {
       onRequest: write,
       preValidation: trimName,
+      // Encoded here like the reads, so an update without Accept-Encoding runs no compression hook either.
+      compress: false,
       schema: {
         summary: 'Update a site: fields left out keep their value; partner_settings merges field by field',
         tags,
@@ -99,7 +102,7 @@ export function registerSiteRoutes(app: App, deps: { guard: Guard; sites: SiteSe
     },
     async (request, reply) => {
       const row = await deps.sites.update(currentUser(request).id, request.params.id, request.body, request.headers['if-match']);
-      return reply.header('etag', siteEtag(row)).send({ site: siteToJson(row) });
+      return sendJsonBuffer(request, reply.header('etag', siteEtag(row)), encodeSiteEnvelope(encodeSite(row)));
     },
   );
 

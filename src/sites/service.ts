@@ -1,4 +1,4 @@
-import type { Kysely, Updateable } from 'kysely';
+import type { Kysely, Transaction, Updateable } from 'kysely';
 import type { DialectName } from '../db/connect.js';
 import type { Database, SitesTable } from '../db/schema.js';
 import { AppError, type FieldError, validationError } from '../errors.js';
@@ -116,6 +116,34 @@ function checkSiteInput(input: SiteUpdate): void {
     throw new AppError(413, SITE_ERRORS.FIELD_TOO_LARGE, tooLarge.map((error) => `${error.path}: ${error.message}`).join('; '), { errors: tooLarge });
   }
   if (invalid.length > 0) throw validationError(invalid);
+}
+
+/** What a change of partner_settings does to the stored token. */
+export type PartnerTokenChange =
+  | { change: 'keep' }
+  | { change: 'clear' }
+  /** A token sent with the change, bound to the origins the change leaves in place. */
+  | { change: 'replace'; value: string; origins: PartnerTokenOrigins };
+
+export interface MergedPartnerSettings {
+  settings: StoredPartnerSettings;
+  token: PartnerTokenChange;
+}
+
+/** partner_settings merged field by field over the stored ones, as PUT does. */
+function mergePartnerSettings(row: SiteRow, partner: PartnerSettingsUpdate): MergedPartnerSettings {
+  const settings: StoredPartnerSettings = readPartnerSettings(row);
+  for (const field of CLIENT_PARTNER_FIELDS) {
+    const value = partner[field];
+    if (value !== undefined) (settings as Record<string, unknown>)[field] = value;
+  }
+  const origins = partnerOrigins(settings);
+  if (partner.access_token === null || partner.access_token === '') return { settings, token: { change: 'clear' } };
+  if (partner.access_token !== undefined) return { settings, token: { change: 'replace', value: partner.access_token, origins } };
+  // Moving base_url or mcp_url to another origin must not take the stored token along:
+  // whoever can edit the site could otherwise point the check at a host of their own.
+  if (row.partner_access_token !== null && !sameOrigins(readTokenOrigins(row), origins)) return { settings, token: { change: 'clear' } };
+  return { settings, token: { change: 'keep' } };
 }
 
 export interface SiteServiceDeps {
@@ -237,28 +265,26 @@ export class SiteService {
     }
     const partner = input.partner_settings;
     if (partner !== undefined) {
-      const merged: StoredPartnerSettings = readPartnerSettings(row);
-      for (const field of CLIENT_PARTNER_FIELDS) {
-        const value = partner[field];
-        if (value !== undefined) (merged as Record<string, unknown>)[field] = value;
-      }
-      changes.partner_settings = JSON.stringify(merged);
-      const origins = partnerOrigins(merged);
-      if (partner.access_token === null || partner.access_token === '') {
+      const merged = mergePartnerSettings(row, partner);
+      changes.partner_settings = JSON.stringify(merged.settings);
+      if (merged.token.change === 'clear') {
         changes.partner_access_token = null;
         changes.partner_token_origins = null;
-      } else if (partner.access_token !== undefined) {
-        // A token sent with the change is bound to the origins the change leaves in place.
-        changes.partner_access_token = this.deps.secrets.encrypt(partner.access_token, partnerTokenContext(row.id));
-        changes.partner_token_origins = encodeTokenOrigins(origins);
-      } else if (row.partner_access_token !== null && !sameOrigins(readTokenOrigins(row), origins)) {
-        // Moving base_url or mcp_url to another origin must not take the stored token along:
-        // whoever can edit the site could otherwise point the check at a host of their own.
-        changes.partner_access_token = null;
-        changes.partner_token_origins = null;
+      } else if (merged.token.change === 'replace') {
+        changes.partner_access_token = this.deps.secrets.encrypt(merged.token.value, partnerTokenContext(row.id));
+        changes.partner_token_origins = encodeTokenOrigins(merged.token.origins);
       }
     }
     return changes;
+  }
+
+  /**
+   * The partner settings a PUT with this partner_settings would store, and what it would do with
+   * the token: the same checks (400 naming the field) and the same merge, nothing written.
+   */
+  draftPartnerSettings(row: SiteRow, partner: PartnerSettingsUpdate): MergedPartnerSettings {
+    checkSiteInput({ partner_settings: partner });
+    return mergePartnerSettings(row, partner);
   }
 
   /**
@@ -267,18 +293,20 @@ export class SiteService {
    * changes. The version (ETag) moves because the representation changed; updated_at does not,
    * since it records changes to the configuration.
    */
-  async recordPartnerCheck(userId: string, id: string, result: PartnerCheckResult): Promise<SiteRow> {
+  async recordPartnerCheck(userId: string, id: string, result: PartnerCheckResult, alsoRecord?: (trx: Transaction<Database>) => Promise<void>): Promise<SiteRow> {
     try {
-      return await this.#recordPartnerCheckLocked(userId, id, result);
+      return await this.#recordPartnerCheckLocked(userId, id, result, alsoRecord);
     } finally {
       this.deps.cache.invalidate(siteChangeTags(userId, id));
     }
   }
 
-  #recordPartnerCheckLocked(userId: string, id: string, result: PartnerCheckResult): Promise<SiteRow> {
+  /** `alsoRecord` writes in the same transaction, under the row lock (the check's details). */
+  #recordPartnerCheckLocked(userId: string, id: string, result: PartnerCheckResult, alsoRecord?: (trx: Transaction<Database>) => Promise<void>): Promise<SiteRow> {
     return this.deps.db.transaction().execute(async (trx) => {
       const row = await findSiteForUpdate(trx, this.deps.dialect, userId, id);
       if (row === undefined) throw siteNotFound();
+      await alsoRecord?.(trx);
       const settings: StoredPartnerSettings = {
         ...readPartnerSettings(row),
         last_status: result.last_status,

@@ -389,6 +389,29 @@ describe('bad list parameters', () => {
   });
 });
 
+describe('the OpenAPI description of the list', () => {
+  test('names q, sort and fields, and describes both answers', async () => {
+    const document = (await t.app.inject({ method: 'GET', url: '/api/v1/openapi.json' })).json<{
+      paths: Record<string, { get: { parameters: Array<{ name: string; in: string; schema: { enum?: string[]; maxLength?: number } }>; responses: Record<string, unknown> } }>;
+    }>();
+    const operation = document.paths['/api/v1/sites']?.get;
+    assert.ok(operation !== undefined);
+    const parameter = (name: string) => operation.parameters.find((item) => item.name === name && item.in === 'query');
+    assert.deepEqual(parameter('sort')?.schema.enum, [...SITE_LIST_SORTS]);
+    assert.deepEqual(parameter('fields')?.schema.enum, ['summary']);
+    assert.equal(parameter('q')?.schema.maxLength, 200);
+    const answer = operation.responses['200'] as { content: { 'application/json': { schema: { anyOf: Array<{ required: string[] }> } } } };
+    const shapes = answer.content['application/json'].schema.anyOf;
+    assert.deepEqual(
+      shapes.map((shape) => [...shape.required].sort()),
+      [
+        ['next_cursor', 'sites'],
+        ['next_cursor', 'sites', 'total'],
+      ],
+    );
+  });
+});
+
 describe('site names are trimmed', () => {
   test('leading and trailing whitespace is removed on create and update, before the length check', async () => {
     const created = await createSite(t.app, owner.bearer, { name: '  Help centre \t\n' });

@@ -77,7 +77,8 @@ function partnerOrigins(settings: { base_url: string; mcp_url: string }): string
 function expectedAfterUpdate(before: SiteJson, body: Record<string, unknown>, now: string): SiteJson {
   const site: SiteJson = structuredClone(before);
   const record = site as unknown as Record<string, unknown>;
-  if (typeof body.name === 'string') site.name = body.name;
+  // Names are trimmed before they are checked and stored.
+  if (typeof body.name === 'string') site.name = body.name.trim();
   if (typeof body.color === 'string') site.color = body.color.toLowerCase();
   for (const field of SETTINGS_FIELDS) {
     if (typeof body[field] === 'string') record[field] = body[field];

@@ -1,13 +1,14 @@
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { gunzipSync } from 'node:zlib';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify from 'fastify';
 import { afterEach, beforeEach, describe, test } from 'node:test';
 import { buildTestApp, type TestApp } from '../../test/helpers.js';
-import { DASHBOARD_CSP, registerDashboard } from './static.js';
+import { SCREENS } from './screens.js';
+import { DASHBOARD_CSP, prefersHtml, registerDashboard, WEB_BUILD_DIR } from './static.js';
 
 describe('the dashboard as the real build serves it', () => {
   let t: TestApp;
@@ -24,7 +25,7 @@ describe('the dashboard as the real build serves it', () => {
     assert.equal(home.headers['content-security-policy'], DASHBOARD_CSP);
     assert.equal(home.headers['x-frame-options'], 'DENY');
     assert.match(home.body, /<div id="root"><\/div>/);
-    for (const url of ['/sign-in', '/sign-up', '/sites/0193abcd', '/settings/access-tokens', '/settings/security', '/sign-in?next=%2Fsites']) {
+    for (const url of ['/sign-in', '/sign-up', '/sites/0193abcd', '/sites/0193abcd/ai', '/settings/profile', '/settings/access-tokens', '/settings/security', '/sign-in?next=%2Fsites']) {
       const screen = await t.app.inject({ method: 'GET', url });
       assert.equal(screen.statusCode, 200, url);
       assert.equal(screen.body, home.body, url);
@@ -43,12 +44,98 @@ describe('the dashboard as the real build serves it', () => {
     }
   });
 
-  test('API paths and unknown pages keep their problem+json 404', async () => {
-    for (const url of ['/api/v1/nothing', '/nothing', '/assets/missing.js', '/sites/a/b']) {
-      const response = await t.app.inject({ method: 'GET', url });
-      assert.equal(response.statusCode, 404, url);
-      assert.match(String(response.headers['content-type']), /^application\/problem\+json/, url);
+  test('API paths, and unknown pages asked for without text/html, keep their problem+json 404', async () => {
+    const asBrowser = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8';
+    const cases: Array<[string, string | undefined]> = [
+      ['/api/v1/nothing', undefined],
+      ['/api/v1/nothing', asBrowser],
+      ['/api', asBrowser],
+      ['/auth/nothing', asBrowser],
+      ['/auth?x=1', asBrowser],
+      ['/nothing', undefined],
+      ['/nothing', '*/*'],
+      ['/nothing', 'application/json'],
+      ['/nothing', 'application/json, text/html'],
+      ['/nothing', 'text/html;q=0'],
+      ['/assets/missing.js', undefined],
+      ['/sites/a/b/c', 'application/problem+json'],
+    ];
+    for (const [url, accept] of cases) {
+      const response = await t.app.inject({ method: 'GET', url, headers: accept === undefined ? {} : { accept } });
+      assert.equal(response.statusCode, 404, `${url} ${accept}`);
+      assert.match(String(response.headers['content-type']), /^application\/problem\+json/, `${url} ${accept}`);
+      assert.equal(response.json<{ code: string }>().code, 'route_not_found');
+      if (url.startsWith('/api/v1') || url.startsWith('/auth')) assert.equal(response.headers['cache-control'], 'no-store', url);
     }
+    const posted = await t.app.inject({ method: 'POST', url: '/nothing', headers: { accept: asBrowser } });
+    assert.equal(posted.statusCode, 404);
+    assert.match(String(posted.headers['content-type']), /^application\/problem\+json/);
+  });
+
+  test('an unknown address a browser opens answers the dashboard with 404, under the dashboard headers', async () => {
+    const home = await t.app.inject({ method: 'GET', url: '/' });
+    const accept = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8';
+    for (const url of ['/nope', '/settings/bogus', '/sites/a/b/c', '/assets/a/b', '/nope?x=%2F', '/magic-wand']) {
+      const response = await t.app.inject({ method: 'GET', url, headers: { accept } });
+      assert.equal(response.statusCode, 404, url);
+      assert.match(String(response.headers['content-type']), /^text\/html/, url);
+      assert.equal(response.body, home.body, url);
+      assert.equal(response.headers['content-security-policy'], DASHBOARD_CSP);
+      assert.equal(response.headers['x-frame-options'], 'DENY');
+      assert.equal(response.headers['referrer-policy'], 'same-origin');
+      assert.equal(response.headers['x-content-type-options'], 'nosniff');
+      assert.equal(response.headers['cache-control'], 'no-store');
+      assert.equal(response.headers.etag, undefined);
+    }
+    const head = await t.app.inject({ method: 'HEAD', url: '/nope', headers: { accept: 'text/html' } });
+    assert.equal(head.statusCode, 404);
+    assert.match(String(head.headers['content-type']), /^text\/html/);
+    assert.equal(head.body, '');
+    // A conditional request gets the page, not a 304 of the screen's ETag.
+    const conditional = await t.app.inject({ method: 'GET', url: '/nope', headers: { accept, 'if-none-match': String(home.headers.etag) } });
+    assert.equal(conditional.statusCode, 404);
+    // Known screens and server-rendered pages answer as before.
+    assert.equal((await t.app.inject({ method: 'GET', url: '/sites', headers: { accept } })).statusCode, 200);
+    const magic = await t.app.inject({ method: 'GET', url: '/magic?token=unknown', headers: { accept } });
+    assert.notEqual(magic.body, home.body);
+  });
+
+  test('the build publishes no source map, and none is referenced', async () => {
+    const files = readdirSync(path.join(WEB_BUILD_DIR, 'assets'));
+    assert.ok(files.some((file) => file.endsWith('.js')));
+    assert.deepEqual(
+      files.filter((file) => file.endsWith('.map')),
+      [],
+    );
+    for (const file of files.filter((name) => name.endsWith('.js') || name.endsWith('.css'))) {
+      const response = await t.app.inject({ method: 'GET', url: `/assets/${file}` });
+      assert.equal(response.statusCode, 200);
+      assert.doesNotMatch(response.body, /sourceMappingURL/, file);
+      assert.equal((await t.app.inject({ method: 'GET', url: `/assets/${file}.map` })).statusCode, 404);
+    }
+  });
+
+  test('the screen list is the one the dashboard imports, and every entry answers', async () => {
+    for (const screen of SCREENS) {
+      const url = screen.replace(/:[a-z]+/g, 'x1');
+      assert.equal((await t.app.inject({ method: 'GET', url })).statusCode, 200, url);
+    }
+  });
+});
+
+describe('which requests prefer HTML', () => {
+  test('a browser navigation does, fetches and API clients do not', () => {
+    assert.equal(prefersHtml('text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8'), true);
+    assert.equal(prefersHtml('text/html'), true);
+    assert.equal(prefersHtml('application/json;q=0.5, TEXT/HTML'), true);
+    assert.equal(prefersHtml(undefined), false);
+    assert.equal(prefersHtml(''), false);
+    assert.equal(prefersHtml('*/*'), false);
+    assert.equal(prefersHtml('application/json'), false);
+    assert.equal(prefersHtml('text/html, application/json'), false);
+    assert.equal(prefersHtml('text/html;q=0'), false);
+    assert.equal(prefersHtml('text/html;q=abc'), false);
+    assert.equal(prefersHtml('text/*'), false);
   });
 });
 
@@ -71,16 +158,39 @@ describe('serving a build folder', () => {
     return app;
   }
 
-  test('answers gzip to clients that accept it, and the same bytes uncompressed to the rest', async () => {
+  test('answers br or gzip to clients that accept it, and the same bytes uncompressed to the rest', async () => {
     const app = await appServing(buildDir);
     const plain = await app.inject({ method: 'GET', url: '/assets/app-1a2b.js' });
     assert.equal(plain.body, script);
     assert.equal(plain.headers['content-encoding'], undefined);
     assert.equal(plain.headers['content-type'], 'text/javascript; charset=utf-8');
-    const gzipped = await app.inject({ method: 'GET', url: '/assets/app-1a2b.js', headers: { 'accept-encoding': 'br, gzip' } });
-    assert.equal(gzipped.headers['content-encoding'], 'gzip');
-    assert.ok(gzipped.rawPayload.length < script.length / 10);
-    assert.equal(gunzipSync(gzipped.rawPayload).toString('utf8'), script);
+    assert.equal(plain.headers.vary, 'accept-encoding');
+    const brotli = await app.inject({ method: 'GET', url: '/assets/app-1a2b.js', headers: { 'accept-encoding': 'gzip, deflate, br' } });
+    assert.equal(brotli.headers['content-encoding'], 'br');
+    assert.equal(brotli.headers.vary, 'accept-encoding');
+    assert.ok(brotli.rawPayload.length < script.length / 10);
+    assert.equal(brotliDecompressSync(brotli.rawPayload).toString('utf8'), script);
+    for (const acceptEncoding of ['gzip', 'br;q=0, gzip', 'x-gzip', 'gzip;q=1, br;q=0.5']) {
+      const gzipped = await app.inject({ method: 'GET', url: '/assets/app-1a2b.js', headers: { 'accept-encoding': acceptEncoding } });
+      assert.equal(gzipped.headers['content-encoding'], 'gzip', acceptEncoding);
+      assert.equal(gunzipSync(gzipped.rawPayload).toString('utf8'), script);
+    }
+    for (const acceptEncoding of ['identity', 'deflate', 'br;q=0, gzip;q=0', '']) {
+      const same = await app.inject({ method: 'GET', url: '/assets/app-1a2b.js', headers: { 'accept-encoding': acceptEncoding } });
+      assert.equal(same.headers['content-encoding'], undefined, acceptEncoding);
+      assert.equal(same.body, script);
+    }
+    await app.close();
+  });
+
+  test('a source map in the build folder is never served', async () => {
+    writeFileSync(path.join(buildDir, 'assets', 'app-1a2b.js.map'), '{"version":3,"sources":["secret.ts"]}');
+    const app = await appServing(buildDir);
+    for (const url of ['/assets/app-1a2b.js.map', '/assets/app-1a2b.js.map?x=1']) {
+      const response = await app.inject({ method: 'GET', url });
+      assert.equal(response.statusCode, 404, url);
+      assert.doesNotMatch(response.body, /secret\.ts/);
+    }
     await app.close();
   });
 

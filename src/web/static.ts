@@ -1,16 +1,16 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { gzipSync } from 'node:zlib';
+import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { createHash } from 'node:crypto';
+import { preferredEncoding } from '../http/compression.js';
 import type { App } from '../http/types.js';
+import { SCREENS } from './screens.js';
 
 /** Where `npm run build` puts the dashboard (web/vite.config.ts): dist/web beside dist/src. */
 export const WEB_BUILD_DIR = fileURLToPath(new URL('../../web/', import.meta.url));
 
-/** The dashboard's client-side screens; each answers index.html and the app picks the screen. */
-const SCREENS = ['/', '/sign-in', '/sign-up', '/sites', '/sites/:id', '/settings', '/settings/access-tokens', '/settings/security'];
 
 /**
  * The dashboard loads only its own script and stylesheet: no inline script (an injected <script>
@@ -29,36 +29,89 @@ export const DASHBOARD_CSP = [
   "frame-ancestors 'none'",
 ].join('; ');
 
+/**
+ * The files served from the assets folder, by extension. Source maps are not among them: they
+ * would publish the dashboard's whole source; the build makes none that are referenced.
+ */
 const CONTENT_TYPES: Record<string, string> = {
   '.js': 'text/javascript; charset=utf-8',
   '.css': 'text/css; charset=utf-8',
-  '.map': 'application/json; charset=utf-8',
   '.svg': 'image/svg+xml',
   '.png': 'image/png',
   '.ico': 'image/x-icon',
   '.woff2': 'font/woff2',
 };
 
+interface Compressed {
+  readonly gzip: Buffer;
+  readonly br: Buffer;
+}
+
 interface Asset {
   body: Buffer;
-  gzipped: Buffer | undefined;
+  compressed: Compressed | undefined;
   contentType: string;
   etag: string;
 }
 
-function loadAsset(file: string, contentType: string): Asset {
-  const body = readFileSync(file);
-  // Compressed once at start-up: the files never change while the process runs.
-  const gzipped = body.length > 1024 && !contentType.startsWith('image/png') ? gzipSync(body, { level: 9 }) : undefined;
-  return { body, gzipped, contentType, etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"` };
+/**
+ * Compressed copies by content digest. The files never change while the process runs, so each is
+ * compressed once, at the highest settings, however many apps the process builds (tests build many).
+ */
+const compressedCopies = new Map<string, Compressed>();
+
+function compressedCopy(digest: string, body: Buffer): Compressed {
+  let copy = compressedCopies.get(digest);
+  if (copy === undefined) {
+    copy = {
+      gzip: gzipSync(body, { level: 9 }),
+      br: brotliCompressSync(body, { params: { [constants.BROTLI_PARAM_QUALITY]: constants.BROTLI_MAX_QUALITY, [constants.BROTLI_PARAM_SIZE_HINT]: body.length } }),
+    };
+    compressedCopies.set(digest, copy);
+  }
+  return copy;
 }
 
-function sendAsset(request: FastifyRequest, reply: FastifyReply, asset: Asset, cacheControl: string): FastifyReply {
-  reply.header('content-type', asset.contentType).header('cache-control', cacheControl).header('etag', asset.etag).header('vary', 'accept-encoding');
-  if (request.headers['if-none-match'] === asset.etag) return reply.code(304).send();
-  const acceptsGzip = /\bgzip\b/.test(String(request.headers['accept-encoding'] ?? ''));
-  if (asset.gzipped !== undefined && acceptsGzip) return reply.header('content-encoding', 'gzip').send(asset.gzipped);
+function loadAsset(file: string, contentType: string): Asset {
+  const body = readFileSync(file);
+  const digest = createHash('sha256').update(body).digest('base64url');
+  const compressible = body.length > 1024 && !contentType.startsWith('image/png') && contentType !== 'font/woff2';
+  return { body, compressed: compressible ? compressedCopy(digest, body) : undefined, contentType, etag: `"${digest.slice(0, 27)}"` };
+}
+
+/** `cacheControl` undefined: an answer nobody keeps or revalidates (the not-found screen), so no ETag either. */
+function sendAsset(request: FastifyRequest, reply: FastifyReply, asset: Asset, cacheControl: string | undefined): FastifyReply {
+  reply.header('content-type', asset.contentType).header('vary', 'accept-encoding');
+  if (cacheControl === undefined) {
+    reply.header('cache-control', 'no-store');
+  } else {
+    reply.header('cache-control', cacheControl).header('etag', asset.etag);
+    if (request.headers['if-none-match'] === asset.etag) return reply.code(304).send();
+  }
+  const encoding = asset.compressed === undefined ? undefined : preferredEncoding(request.headers['accept-encoding']);
+  if (asset.compressed !== undefined && encoding !== undefined) return reply.header('content-encoding', encoding).send(asset.compressed[encoding]);
   return reply.send(asset.body);
+}
+
+/** Fetches and API clients ask for JSON or anything; a browser opening an address lists text/html first. */
+export function prefersHtml(accept: string | undefined): boolean {
+  if (accept === undefined) return false;
+  let html = 0;
+  let other = 0;
+  for (const part of accept.split(',')) {
+    const [range = '', ...parameters] = part.split(';').map((item) => item.trim().toLowerCase());
+    const qParameter = parameters.find((parameter) => parameter.startsWith('q='));
+    const q = qParameter === undefined ? 1 : Number(qParameter.slice(2));
+    if (!Number.isFinite(q)) continue;
+    if (range === 'text/html') html = Math.max(html, q);
+    else if (range === 'application/json' || range === 'application/problem+json') other = Math.max(other, q);
+  }
+  return html > 0 && html > other;
+}
+
+/** Paths that are never a dashboard screen: their unknown addresses keep the API's problem+json 404. */
+function isApiPath(url: string): boolean {
+  return /^\/(?:api|auth)(?:[/?]|$)/.test(url);
 }
 
 /**
@@ -83,23 +136,30 @@ export function registerDashboard(app: App, buildDir: string = WEB_BUILD_DIR): v
   if (existsSync(assetsDir)) {
     for (const name of readdirSync(assetsDir)) {
       const file = path.join(assetsDir, name);
-      if (!statSync(file).isFile()) continue;
-      assets.set(name, loadAsset(file, CONTENT_TYPES[path.extname(name)] ?? 'application/octet-stream'));
+      const contentType = CONTENT_TYPES[path.extname(name)];
+      if (contentType === undefined || !statSync(file).isFile()) continue;
+      assets.set(name, loadAsset(file, contentType));
     }
   }
 
+  const sendIndex = (request: FastifyRequest, reply: FastifyReply, found: boolean): FastifyReply => {
+    reply.header('content-security-policy', DASHBOARD_CSP).header('x-frame-options', 'DENY').header('referrer-policy', 'same-origin');
+    return sendAsset(request, reply.code(found ? 200 : 404), index, found ? 'no-cache' : undefined);
+  };
   for (const screen of SCREENS) {
-    app.get(screen, { schema: { hide: true } }, async (request, reply) => {
-      reply.header('content-security-policy', DASHBOARD_CSP).header('x-frame-options', 'DENY').header('referrer-policy', 'same-origin');
-      return sendAsset(request, reply, index, 'no-cache');
-    });
+    app.get(screen, { schema: { hide: true }, compress: false }, async (request, reply) => sendIndex(request, reply, true));
   }
-  app.get('/settings/*', { schema: { hide: true } }, async (request, reply) => {
-    reply.header('content-security-policy', DASHBOARD_CSP).header('x-frame-options', 'DENY');
-    return sendAsset(request, reply, index, 'no-cache');
+  // Any other address a browser opens gets the dashboard with 404, which draws its not-found
+  // screen; API and sign-in paths, and requests that do not ask for HTML, keep the problem+json 404.
+  app.get('/*', { schema: { hide: true }, compress: false }, async (request, reply) => {
+    if (isApiPath(request.url) || !prefersHtml(request.headers.accept)) {
+      reply.callNotFound();
+      return reply;
+    }
+    return sendIndex(request, reply, false);
   });
 
-  app.get<{ Params: { file: string } }>('/assets/:file', { schema: { hide: true } }, async (request, reply) => {
+  app.get<{ Params: { file: string } }>('/assets/:file', { schema: { hide: true }, compress: false }, async (request, reply) => {
     // Only names read from the build folder at start-up are served: no path ever reaches the file system.
     const asset = assets.get(request.params.file);
     if (asset === undefined) {

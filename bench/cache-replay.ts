@@ -1,0 +1,80 @@
+/**
+ * Replays the benchmark's sequence of cache lookups against the real cache, without HTTP or a
+ * database, and prints the share answered from the cache per scenario. It says whether CACHE_MB
+ * holds what the benchmark reads, with figures that do not depend on how busy the machine is.
+ *
+ *   node dist/bench/cache-replay.js [--cache-mb 32] [--rate 6000]
+ *
+ * Keys, sizes and the order of scenarios follow bench/scenarios.ts and bench/run.ts: 5,000 readers
+ * whose list pages are 3,690 bytes, 10,000 of their sites at about 1,230 bytes, principals counted
+ * as 1,000 bytes each, and PUTs to the other 5,000 users' sites, which invalidate what they touch.
+ */
+import { parseArgs } from 'node:util';
+import { Cache } from '../src/cache/cache.js';
+import { NO_CHANGE_FEED } from '../src/cache/change-feed.js';
+
+const { values } = parseArgs({ options: { 'cache-mb': { type: 'string', default: '32' }, rate: { type: 'string', default: '6000' } } });
+const cacheMb = Number(values['cache-mb']);
+const rate = Number(values.rate);
+
+const alwaysReady = { ...NO_CHANGE_FEED, ready: () => true };
+const cache = new Cache({ feed: alwaysReady, maxBytes: cacheMb * 1024 * 1024 });
+const READERS = 5000;
+const SITES_PER_USER = 3;
+const ROTATION = 10_000;
+
+const tally = new Map<string, { hits: number; lookups: number }>();
+function lookup(scenario: string, key: string, size: number, tag: string): void {
+  const counts = tally.get(scenario) ?? { hits: 0, lookups: 0 };
+  tally.set(scenario, counts);
+  counts.lookups++;
+  if (cache.get(key) !== undefined) counts.hits++;
+  else cache.set(key, key, { tags: [tag], size, epoch: cache.epoch });
+}
+
+// One site of every user per pass, as bench/scenarios.ts's siteTargets.
+const targets = (first: number) => Array.from({ length: ROTATION }, (_, entry) => ({ user: first + (entry % READERS), site: `${first + (entry % READERS)}/${Math.floor(entry / READERS) % SITES_PER_USER}` }));
+const readSites = targets(0);
+const writeSites = targets(READERS);
+
+const scenarios: Record<string, { share: number; request(i: number): void }> = {
+  'list-jwt': { share: 1, request: (i) => (lookup('list-jwt', `jwt-user:${i % READERS}`, 1000, `u${i % READERS}`), lookup('list-jwt', `page:${i % READERS}`, 3690, `o${i % READERS}`)) },
+  'list-pat': { share: 1, request: (i) => (lookup('list-pat', `token:${i % READERS}`, 1000, `u${i % READERS}`), lookup('list-pat', `page:${i % READERS}`, 3690, `o${i % READERS}`)) },
+  'get-site': {
+    share: 1,
+    request: (i) => {
+      const target = readSites[i % readSites.length] ?? { user: 0, site: '' };
+      lookup('get-site', `jwt-user:${target.user}`, 1000, `u${target.user}`);
+      lookup('get-site', `site:${target.site}`, 1230, `s${target.site}`);
+    },
+  },
+  // PUTs run at about a third of the GETs' rate and drop the site and its owner's pages.
+  'put-site': {
+    share: 1 / 3,
+    request: (i) => {
+      const target = writeSites[i % writeSites.length] ?? { user: 0, site: '' };
+      lookup('put-site', `jwt-user:${target.user}`, 1000, `u${target.user}`);
+      cache.invalidate([`s${target.site}`, `o${target.user}`]);
+    },
+  },
+};
+
+const next = new Map<string, number>();
+function run(name: string, seconds: number): void {
+  const scenario = scenarios[name];
+  if (scenario === undefined) return;
+  for (let count = 0; count < seconds * rate * scenario.share; count++) {
+    const i = next.get(name) ?? 0;
+    next.set(name, i + 1);
+    scenario.request(i);
+  }
+}
+
+// Warm-up (3 s each), then 3 rounds of 10 s each, in the benchmark's order.
+for (const name of Object.keys(scenarios)) run(name, 3);
+tally.clear();
+for (let round = 0; round < 3; round++) for (const name of Object.keys(scenarios)) run(name, 10);
+
+console.log(`CACHE_MB=${cacheMb}, ${rate} requests/s: ${cache.size} entries, ${(cache.bytes / 1048576).toFixed(1)} MB held`);
+for (const [name, counts] of tally) console.log(`${name}: ${((100 * counts.hits) / counts.lookups).toFixed(1)}% of lookups answered from the cache`);
+await cache.close();

@@ -1,0 +1,17 @@
+/**
+ * The dashboard's screens, as path patterns (`:name` stands for one path segment). The server
+ * answers each with index.html and status 200; the dashboard's router draws the screen. No
+ * imports: the dashboard imports this list too.
+ */
+export const SCREENS = [
+  '/',
+  '/sign-in',
+  '/sign-up',
+  '/sites',
+  '/sites/:id',
+  '/sites/:id/:section',
+  '/settings',
+  '/settings/profile',
+  '/settings/access-tokens',
+  '/settings/security',
+] as const;
