@@ -78,6 +78,7 @@ test('axe-core finds no serious or critical violation on any screen, light and d
       { name: 'magic-link-confirm', open: at(origin, `/magic${magicLink.search}`, 'Sign in to Siteward') },
       { name: 'magic-link-invalid', open: at(origin, '/magic?token=unknown', 'This sign-in link no longer works') },
       { name: 'verify-email', open: at(origin, `/verify-email${verifyLink.search}`, /e-mail|address/i) },
+      { name: 'not-found-signed-out', open: at(origin, '/nope', 'Page not found') },
     ];
     const signedIn: Screen[] = [
       { name: 'sites-list', open: at(origin, '/', 'Sites') },

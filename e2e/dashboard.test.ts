@@ -313,6 +313,22 @@ test('unknown addresses show the not-found screen; focus moves to each new scree
     await dashboard.screenshot('not-found');
     await page.getByRole('link', { name: 'Go to your sites' }).click();
     await page.getByRole('heading', { name: 'Sites', level: 1 }).waitFor();
+
+    // Loaded directly: the server answers 404 with the dashboard, which shows the same screen.
+    const direct = await page.goto(`${origin}/nope`);
+    assert.equal(direct?.status(), 404);
+    await page.getByRole('heading', { name: 'Page not found', level: 1 }).waitFor();
+    assert.equal(await page.getByRole('button', { name: 'Sign out', exact: true }).count(), 1, 'inside the signed-in frame');
+    const section = await page.goto(`${origin}/sites/${'0'.repeat(8)}-0000-7000-8000-000000000000/no-such-section`);
+    assert.equal(section?.status(), 200, 'an editor section address is a screen of its own');
+
+    // Signed out, an unknown address says so too, with the way to sign in.
+    await page.getByRole('button', { name: 'Sign out', exact: true }).click();
+    await page.getByRole('heading', { name: 'Sign in to Siteward' }).waitFor();
+    await page.goto(`${origin}/nope`);
+    await page.getByRole('heading', { name: 'Page not found', level: 1 }).waitFor();
+    await page.getByRole('link', { name: 'Go to sign in' }).click();
+    await page.getByRole('heading', { name: 'Sign in to Siteward' }).waitFor();
   } finally {
     await dashboard.close();
   }
