@@ -6,6 +6,7 @@ import { HTTP_ERRORS } from './http/errors.js';
 import { PASSKEY_ERRORS } from './passkeys/errors.js';
 import { PROFILE_ERRORS } from './profile/errors.js';
 import { SITE_ERRORS } from './sites/errors.js';
+import { SETTINGS_SCHEMA_ERRORS } from './sites/settings-schema-errors.js';
 import { TOTP_ERRORS } from './totp/errors.js';
 import { USER_ERRORS } from './users/errors.js';
 
@@ -21,6 +22,7 @@ export const ERROR_CODE_LISTS = [
   EMAIL_VERIFICATION_ERRORS,
   PROFILE_ERRORS,
   SITE_ERRORS,
+  SETTINGS_SCHEMA_ERRORS,
 ] as const;
 
 /** Distributes over the union of lists: `keyof` of a union would keep only the keys all share. */
