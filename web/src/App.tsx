@@ -46,8 +46,8 @@ export function App() {
 
 function Screen({ path }: { path: string }) {
   if (path === '/' || path === '/sites') return <SitesPage />;
-  const site = /^\/sites\/([^/]+)$/.exec(path);
-  if (site?.[1] !== undefined) return <SiteEditorPage siteId={decodeURIComponent(site[1])} key={site[1]} />;
+  const site = /^\/sites\/([^/]+)(?:\/([^/]+))?$/.exec(path);
+  if (site?.[1] !== undefined) return <SiteEditorPage siteId={decodeURIComponent(site[1])} section={site[2]} key={site[1]} />;
   if (path === '/settings' || path === '/settings/profile') return <ProfilePage />;
   if (path === '/settings/access-tokens') return <AccessTokensPage />;
   if (path === '/settings/security') return <SecurityPage />;
