@@ -158,3 +158,29 @@ test('a form edited back to the saved values gives back the saved text, so the d
   expect(edited).not.toBe(saved);
   expect(applyFormValues('widget', edited, { position: 'bottom-left' }, saved)).toBe(saved);
 });
+
+test('a group over 64 KiB is refused as too large before its shape is judged, counted in UTF-8 bytes', () => {
+  const loaded = site();
+  const big = JSON.stringify({ instructions: 'é'.repeat(33 * 1024) });
+  expect(big.length).toBeLessThan(64 * 1024);
+  expect(clientErrors(changesOf(loaded, { ...draftOf(loaded), ai_settings: big }))).toEqual([{ path: '/ai_settings', message: 'Too large: at most 64 KiB.' }]);
+});
+
+test('JSON of every odd shape is explained, never thrown on', () => {
+  for (const text of ['null', '42', '"text"', 'true', '[]', '{"handoff": []}', '{"temperature": "hot"}', '\u0000', '{'.repeat(100)]) {
+    const reading = readGroup('ai_settings', text);
+    expect(reading.kind).not.toBe('matches');
+    expect(explainReading(reading)).toMatch(/kept exactly as stored/);
+  }
+});
+
+test('a key named __proto__ is data: it survives a form edit and never becomes the prototype', () => {
+  const stored = '{"__proto__":{"tone":"playful"},"tone":"friendly"}';
+  const values = formValuesOf('ai_settings', stored);
+  expect(values).toBeDefined();
+  const text = applyFormValues('ai_settings', stored, { ...values, tone: 'concise' });
+  const after = JSON.parse(text) as Record<string, unknown>;
+  expect(Object.hasOwn(after, '__proto__')).toBe(true);
+  expect(after.tone).toBe('concise');
+  expect(text).toContain('"__proto__"');
+});

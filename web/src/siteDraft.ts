@@ -186,7 +186,7 @@ function sameJson(a: unknown, b: unknown): boolean {
   if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((item, index) => sameJson(item, b[index]));
   if (isPlainObject(a) && isPlainObject(b)) {
     const keys = Object.keys(a);
-    return keys.length === Object.keys(b).length && keys.every((key) => key in b && sameJson(a[key], b[key]));
+    return keys.length === Object.keys(b).length && keys.every((key) => Object.hasOwn(b, key) && sameJson(a[key], b[key]));
   }
   return Object.is(a, b);
 }
@@ -213,12 +213,14 @@ export function applyFormValues(field: SettingsField, text: string, values: Sett
 function mergeObject(before: SettingsObject, values: SettingsObject): SettingsObject {
   const after: SettingsObject = { ...before };
   for (const [key, value] of Object.entries(values)) {
-    const merged = isPlainObject(value) ? mergeObject(isPlainObject(before[key]) ? before[key] : {}, value) : Array.isArray(value) ? value.map(cleanItem) : value;
+    const earlier = Object.hasOwn(before, key) ? before[key] : undefined;
+    const merged = isPlainObject(value) ? mergeObject(isPlainObject(earlier) ? earlier : {}, value) : Array.isArray(value) ? value.map(cleanItem) : value;
     // A cleared text or number field takes the key away; an unticked box or an emptied list stays
     // written when the group had it, since false and [] say something there.
     if (merged === undefined || merged === '' || (typeof merged === 'number' && Number.isNaN(merged))) delete after[key];
-    else if (isEmptyValue(merged) && !(key in before)) delete after[key];
-    else after[key] = merged;
+    else if (isEmptyValue(merged) && !Object.hasOwn(before, key)) delete after[key];
+    // A key such as "__proto__" is data here: define it, never assign it (that would set the prototype).
+    else Object.defineProperty(after, key, { value: merged, enumerable: true, writable: true, configurable: true });
   }
   return after;
 }

@@ -1,12 +1,14 @@
-import { type KeyboardEvent, useId, useRef, useState } from 'react';
+import { type KeyboardEvent, lazy, Suspense, useId, useRef, useState } from 'react';
 import { SETTINGS_MAX_BYTES, type SettingsField } from '@server/sites/contract';
 import { SETTINGS_SCHEMAS } from '@server/sites/settings-schemas';
 import type { FieldError } from '../api';
 import { Alert } from '../components/Alert';
-import { SettingsTextEditor } from '../components/SettingsTextEditor';
 import { messageFor } from '../siteDraft';
 import { explainReading, readGroup } from '../settingsText';
 import { GroupForm } from './GroupForm';
+
+// CodeMirror is most of the editor's weight and only the JSON tab needs it: it loads on first use.
+const SettingsTextEditor = lazy(async () => ({ default: (await import('../components/SettingsTextEditor')).SettingsTextEditor }));
 
 interface SettingsGroupCardProps {
   field: SettingsField;
@@ -95,7 +97,9 @@ export function SettingsGroupCard({ field, text, savedText, onChange, errors }: 
         {tab === 'form' ? (
           <GroupForm field={field} text={text} savedText={savedText} onChange={onChange} errors={errors} />
         ) : (
-          <SettingsTextEditor field={field} label={`${schema.title} JSON`} value={text} onChange={onChange} maxBytes={SETTINGS_MAX_BYTES} error={groupError} />
+          <Suspense fallback={<p className="muted">Loading the JSON editor…</p>}>
+            <SettingsTextEditor field={field} label={`${schema.title} JSON`} value={text} onChange={onChange} maxBytes={SETTINGS_MAX_BYTES} error={groupError} />
+          </Suspense>
         )}
         {tab === 'form' && groupError !== undefined && <p className="field-error">{groupError}</p>}
       </div>
