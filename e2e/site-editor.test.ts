@@ -78,6 +78,15 @@ const FOCUS_UNDER_SAVE_BAR = `(() => {
   return box.bottom > barTop + 1 ? focused.tagName + ' "' + name + '" ends at ' + box.bottom + ', the bar starts at ' + barTop : null;
 })()`;
 
+/**
+ * A full-page screenshot with the page scrolled to its end first, so the sticky save bar is drawn
+ * where it rests and not over the middle of the form.
+ */
+async function screenshot(dashboard: Dashboard, name: string): Promise<void> {
+  await dashboard.page.evaluate('window.scrollTo(0, document.documentElement.scrollHeight)');
+  await dashboard.screenshot(name);
+}
+
 function parsed(text: string): unknown {
   return JSON.parse(text);
 }
@@ -89,7 +98,7 @@ test('every section edits its group with real form fields; each save reaches the
     const user = await signUp(t.app);
     const site = await createSite(t.app, user.bearer, { name: 'Help centre', ai_settings: JSON.stringify({ tone: 'professional', vendor: { beta: true } }) });
     const page = await openEditor(dashboard, user, site);
-    await dashboard.screenshot('site-editor-general');
+    await screenshot(dashboard, 'site-editor-general');
 
     // AI: text, a paragraph, a choice, a number, a switch, several choices and an address.
     await openSection(page, 'AI', '/ai');
@@ -102,7 +111,7 @@ test('every section edits its group with real form fields; each save reaches the
     await page.getByLabel('The visitor asks for a person').check();
     await page.getByLabel('The visitor seems upset').check();
     await page.getByLabel('Notify address').fill('team@acme.example');
-    await dashboard.screenshot('site-editor-ai');
+    await screenshot(dashboard, 'site-editor-ai');
     const aiBody = await save(page);
     assert.deepEqual(Object.keys(aiBody), ['ai_settings'], 'only the edited group is sent');
     assert.deepEqual(parsed((await readSite(t.app, user, site.id)).ai_settings), {
@@ -121,7 +130,7 @@ test('every section edits its group with real form fields; each save reaches the
     await page.getByLabel('Reply-to address').fill('help@acme.example');
     await page.getByLabel('Signature').fill('The Acme team');
     await page.getByLabel('Send transcripts').check();
-    await dashboard.screenshot('site-editor-email');
+    await screenshot(dashboard, 'site-editor-email');
     await save(page);
     assert.deepEqual(parsed((await readSite(t.app, user, site.id)).email_settings), {
       sender_name: 'Acme Support',
@@ -133,14 +142,14 @@ test('every section edits its group with real form fields; each save reaches the
 
     // Widget.
     await openSection(page, 'Widget', '/widget');
-    await page.getByLabel('Show the widget').check();
+    assert.equal(await page.getByLabel('Show the widget').isChecked(), true, 'the schema\'s default: shown unless turned off');
     await page.getByLabel('Position').selectOption('bottom-left');
     await page.getByLabel('Launcher text').fill('Ask us');
     await page.getByLabel('Greeting').fill('Hello there!');
     await page.getByRole('textbox', { name: 'Accent colour', exact: true }).fill('#e11d48');
-    await dashboard.screenshot('site-editor-widget');
+    await screenshot(dashboard, 'site-editor-widget');
     await save(page);
-    assert.deepEqual(parsed((await readSite(t.app, user, site.id)).widget), { enabled: true, position: 'bottom-left', launcher_text: 'Ask us', greeting: 'Hello there!', accent_color: '#e11d48' });
+    assert.deepEqual(parsed((await readSite(t.app, user, site.id)).widget), { position: 'bottom-left', launcher_text: 'Ask us', greeting: 'Hello there!', accent_color: '#e11d48' });
 
     // Portal, with a field the browser refuses until it is right.
     await openSection(page, 'Portal', '/portal');
@@ -153,7 +162,7 @@ test('every section edits its group with real form fields; each save reaches the
     await summary.getByText('Help portal › Custom domain').waitFor();
     await page.getByText('Enter a host name such as help.example.com, without http://.').first().waitFor();
     await page.getByLabel('Custom domain').fill('help.acme.example');
-    await dashboard.screenshot('site-editor-portal');
+    await screenshot(dashboard, 'site-editor-portal');
     await save(page);
     assert.deepEqual(parsed((await readSite(t.app, user, site.id)).portal), { title: 'Acme Help', custom_domain: 'help.acme.example', path: '/help', visibility: 'signed_in' });
 
@@ -164,7 +173,7 @@ test('every section edits its group with real form fields; each save reaches the
     await page.getByLabel('Font').selectOption('serif');
     await page.getByLabel('Appearance').selectOption('dark');
     await page.getByLabel('Corner radius').fill('4');
-    await dashboard.screenshot('site-editor-branding');
+    await screenshot(dashboard, 'site-editor-branding');
     const brandingBody = await save(page);
     assert.deepEqual(Object.keys(brandingBody).sort(), ['branding', 'public_theme']);
     const afterBranding = await readSite(t.app, user, site.id);
@@ -183,7 +192,7 @@ test('every section edits its group with real form fields; each save reaches the
     await first.getByLabel('Update').selectOption('daily');
     await page.getByRole('button', { name: 'Remove source 2' }).click();
     await page.getByRole('group', { name: 'Source 2' }).waitFor({ state: 'detached' });
-    await dashboard.screenshot('site-editor-knowledge');
+    await screenshot(dashboard, 'site-editor-knowledge');
     await save(page);
     assert.deepEqual(parsed((await readSite(t.app, user, site.id)).knowledge_sources), {
       sources: [{ name: 'Help articles', type: 'sitemap', url: 'https://acme.example/sitemap.xml', sync_interval: 'daily', enabled: true }],
@@ -192,7 +201,7 @@ test('every section edits its group with real form fields; each save reaches the
     // Integration holds the partner form; General the name, sent trimmed.
     await openSection(page, 'Integration', '/integration');
     await page.getByRole('group', { name: 'Connection' }).waitFor();
-    await dashboard.screenshot('site-editor-integration');
+    await screenshot(dashboard, 'site-editor-integration');
     await openSection(page, 'General', `/sites/${site.id}`);
     await page.getByLabel('Name', { exact: true }).fill('  Acme help  ');
     const nameBody = await save(page);
@@ -227,7 +236,7 @@ test('the JSON tab lints as you type, completes from the schema, and a refused s
     await editor.fill('{"position": "top", "accent_color": "red", "custom": 1}');
     await page.getByText(/Valid JSON that breaks 2 rules/).waitFor();
     await page.locator('.cm-lintRange-error').first().waitFor();
-    await dashboard.screenshot('site-editor-json-lint');
+    await screenshot(dashboard, 'site-editor-json-lint');
 
     // Completion offers the schema's property names.
     await editor.fill('{\n  \n}');
@@ -278,7 +287,7 @@ test('a stored value that does not match the shape opens in the JSON tab with it
     assert.equal(await page.getByRole('tab', { name: 'JSON' }).getAttribute('aria-selected'), 'true');
     assert.equal(await page.getByRole('tab', { name: 'Form' }).isDisabled(), true);
     assert.equal(await page.getByRole('textbox', { name: 'AI assistant JSON' }).textContent(), plain);
-    await dashboard.screenshot('site-editor-not-matching');
+    await screenshot(dashboard, 'site-editor-not-matching');
 
     await openSection(page, 'Widget', '/widget');
     await page.getByText(/Accent colour: Use a colour as #rgb or #rrggbb/).first().waitFor();
@@ -315,7 +324,7 @@ test('the widget preview follows the unsaved draft as you type, and draws no log
     await page.getByRole('textbox', { name: 'Accent colour', exact: true }).fill('#ff0000');
     const launcherColour = await preview.locator('.preview-launcher').evaluate((element) => getComputedStyle(element).backgroundColor);
     assert.equal(launcherColour, 'rgb(255, 0, 0)');
-    await dashboard.screenshot('site-editor-preview');
+    await screenshot(dashboard, 'site-editor-preview');
 
     await openSection(page, 'Branding & theme', '/branding');
     await page.getByLabel('Company name').fill('Acme Corp');
@@ -356,7 +365,7 @@ test('the danger zone deletes the site after a confirmation, and says so', { tim
     const done = page.getByRole('heading', { name: 'Doomed site was deleted', level: 1 });
     await done.waitFor();
     assert.equal(await done.evaluate((element) => element === document.activeElement), true, 'focus moves to the message');
-    await dashboard.screenshot('site-editor-deleted');
+    await screenshot(dashboard, 'site-editor-deleted');
     const response = await t.app.inject({ method: 'GET', url: `/api/v1/sites/${site.id}`, headers: { authorization: user.bearer } });
     assert.equal(response.statusCode, 404);
     await page.getByRole('link', { name: 'Back to your sites' }).click();
@@ -393,7 +402,7 @@ test('a save over a newer one is refused as "changed elsewhere", keeps the draft
     assert.equal(await page.getByRole('button', { name: 'Save', exact: true }).isDisabled(), true);
     assert.equal(JSON.parse((await readSite(t.app, user, site.id)).email_settings).sender_name, 'Theirs', 'nothing overwritten');
     assert.equal(await page.getByLabel('Sender name').inputValue(), 'Mine');
-    await dashboard.screenshot('site-editor-conflict-412');
+    await screenshot(dashboard, 'site-editor-conflict-412');
 
     await page.getByRole('button', { name: 'Reload their version (your changes will be lost)' }).click();
     await saveState(page, 'No changes');
@@ -436,6 +445,31 @@ test('keyboard: tabbing through every section never leaves the focused element u
         assert.equal(hidden, null, `${title}, stop ${stop + 1}`);
       }
     }
+  } finally {
+    await dashboard.close();
+  }
+});
+
+test('at 390 px the editor fits the screen: the sections become a row, the preview goes under the form, nothing scrolls sideways', { timeout: 180_000 }, async () => {
+  const dashboard = await openDashboard({ viewport: { width: 390, height: 844 } });
+  const { t } = dashboard;
+  try {
+    const user = await signUp(t.app);
+    const site = await createSite(t.app, user.bearer, { name: 'Small screen' });
+    const page = await openEditor(dashboard, user, site);
+    for (const [title, path] of [
+      ['General', `/sites/${site.id}`],
+      ['Widget', '/widget'],
+      ['Knowledge', '/knowledge'],
+      ['Integration', '/integration'],
+    ] as const) {
+      await openSection(page, title, path);
+      const overflow = await page.evaluate<number>('document.documentElement.scrollWidth - document.documentElement.clientWidth');
+      assert.equal(overflow, 0, `${title} scrolls sideways by ${overflow} px`);
+      await screenshot(dashboard, `site-editor-390-${title.toLowerCase()}`);
+    }
+    const preview = await page.getByTestId('widget-preview').count();
+    assert.equal(preview, 0, 'the preview belongs to Widget and Branding & theme only');
   } finally {
     await dashboard.close();
   }

@@ -81,8 +81,8 @@ export const WIDGET_SCHEMA = {
   description: 'The chat button and window embedded on your pages.',
   type: 'object',
   properties: {
-    enabled: { title: 'Show the widget', description: 'Turn off to hide the widget without removing the embed code.', type: 'boolean' },
-    position: { title: 'Position', description: 'The corner of the page the launcher sits in.', type: 'string', enum: ['bottom-right', 'bottom-left'] },
+    enabled: { title: 'Show the widget', description: 'Turn off to hide the widget without removing the embed code.', type: 'boolean', default: true },
+    position: { title: 'Position', description: 'The corner of the page the launcher sits in.', type: 'string', enum: ['bottom-right', 'bottom-left'], default: 'bottom-right' },
     launcher_text: { title: 'Launcher text', description: 'The words on the chat button. Leave empty for an icon only.', type: 'string', maxLength: 40 },
     greeting: { title: 'Greeting', description: 'The first message a visitor sees when the chat opens.', type: 'string', maxLength: 500 },
     input_placeholder: { title: 'Message box hint', description: 'The grey text in the empty message box.', type: 'string', maxLength: 80 },

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import type { Site } from './api';
-import { applyFormValues, changesOf, clientErrors, draftOf, fieldLabel, formValuesOf, rebaseDraft } from './siteDraft';
+import { applyFormValues, changesOf, clientErrors, draftOf, fieldLabel, formStartValues, formValuesOf, rebaseDraft } from './siteDraft';
 import { explainReading, readGroup } from './settingsText';
 
 function site(overrides: Partial<Site> = {}): Site {
@@ -79,7 +79,7 @@ describe('what the PUT body holds for each kind of edit', () => {
 describe('form values and the stored text', () => {
   test('an empty group opens as an empty form, and a form left empty writes nothing', () => {
     expect(formValuesOf('widget', '')).toEqual({});
-    expect(applyFormValues('widget', '', { launcher_text: '', enabled: false, accent_color: '', corner: Number.NaN })).toBe('');
+    expect(applyFormValues('widget', '', { ...formStartValues('widget', {}), launcher_text: '', show_branding: false, accent_color: '', corner: Number.NaN })).toBe('');
   });
 
   test('keys the form does not know survive a form edit, nested ones too', () => {
@@ -183,4 +183,12 @@ test('a key named __proto__ is data: it survives a form edit and never becomes t
   expect(Object.hasOwn(after, '__proto__')).toBe(true);
   expect(after.tone).toBe('concise');
   expect(text).toContain('"__proto__"');
+});
+
+test('a form shows the schema\'s defaults, and a field left at its default is not written', () => {
+  expect(formStartValues('widget', {})).toEqual({ enabled: true, position: 'bottom-right' });
+  expect(formStartValues('widget', { enabled: false })).toEqual({ enabled: false, position: 'bottom-right' });
+  expect(applyFormValues('widget', '', { enabled: true, position: 'bottom-right', greeting: 'Hi' })).toBe('{\n  "greeting": "Hi"\n}');
+  expect(JSON.parse(applyFormValues('widget', '{"enabled":true}', { enabled: true, position: 'bottom-left' }))).toEqual({ enabled: true, position: 'bottom-left' });
+  expect(JSON.parse(applyFormValues('widget', '', { enabled: false, position: 'bottom-right' }))).toEqual({ enabled: false });
 });

@@ -175,6 +175,17 @@ export function formValuesOf(field: SettingsField, text: string): SettingsObject
   return reading.kind === 'matches' ? reading.value : undefined;
 }
 
+/** What a group's top-level fields default to when absent (the schema's `default`), e.g. a widget is shown. */
+function defaultsOf(field: SettingsField): SettingsObject {
+  const properties = (SETTINGS_SCHEMAS[field] as { properties?: Record<string, { default?: unknown }> }).properties ?? {};
+  return Object.fromEntries(Object.entries(properties).flatMap(([key, node]) => (node.default === undefined ? [] : [[key, node.default]])));
+}
+
+/** The values a form starts from: the group's own, with the schema's defaults where it has none. */
+export function formStartValues(field: SettingsField, values: SettingsObject): SettingsObject {
+  return { ...defaultsOf(field), ...values };
+}
+
 function isEmptyValue(value: unknown): boolean {
   if (value === undefined || value === null || value === '' || value === false) return true;
   if (typeof value === 'number') return Number.isNaN(value);
@@ -199,7 +210,7 @@ function sameJson(a: unknown, b: unknown): boolean {
  */
 export function applyFormValues(field: SettingsField, text: string, values: SettingsObject, saved?: string): string {
   const before = formValuesOf(field, text) ?? {};
-  const after = mergeObject(before, values);
+  const after = mergeObject(before, values, defaultsOf(field));
   if (sameJson(before, after)) return text;
   // Edited back to what is saved: the saved bytes, so the draft shows no change.
   if (saved !== undefined) {
@@ -210,7 +221,7 @@ export function applyFormValues(field: SettingsField, text: string, values: Sett
   return JSON.stringify(after, null, 2);
 }
 
-function mergeObject(before: SettingsObject, values: SettingsObject): SettingsObject {
+function mergeObject(before: SettingsObject, values: SettingsObject, defaults: SettingsObject = {}): SettingsObject {
   const after: SettingsObject = { ...before };
   for (const [key, value] of Object.entries(values)) {
     const earlier = Object.hasOwn(before, key) ? before[key] : undefined;
@@ -218,7 +229,8 @@ function mergeObject(before: SettingsObject, values: SettingsObject): SettingsOb
     // A cleared text or number field takes the key away; an unticked box or an emptied list stays
     // written when the group had it, since false and [] say something there.
     if (merged === undefined || merged === '' || (typeof merged === 'number' && Number.isNaN(merged))) delete after[key];
-    else if (isEmptyValue(merged) && !Object.hasOwn(before, key)) delete after[key];
+    // A field left at its default (or, without one, left empty) says nothing the absent key did not.
+    else if (!Object.hasOwn(before, key) && (Object.hasOwn(defaults, key) ? sameJson(defaults[key], merged) : isEmptyValue(merged))) delete after[key];
     // A key such as "__proto__" is data here: define it, never assign it (that would set the prototype).
     else Object.defineProperty(after, key, { value: merged, enumerable: true, writable: true, configurable: true });
   }

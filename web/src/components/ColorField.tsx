@@ -38,7 +38,7 @@ export function ColorField({ label, value, onChange, onBlur, error, hint, option
     <div className="field">
       <label htmlFor={id}>{label}</label>
       <div className="color-field">
-        <span className={`color-swatch ${valid ? '' : 'color-swatch-none'}`} data-color={valid ? value.toLowerCase() : ''}>
+        <span className={`color-swatch ${valid ? '' : empty ? 'color-swatch-empty' : 'color-swatch-none'}`}>
           <span className="color-swatch-fill" style={valid ? { backgroundColor: value } : undefined} aria-hidden="true" />
           <input
             type="color"

@@ -8,7 +8,7 @@ import { SETTINGS_ENUM_LABELS, SETTINGS_SCHEMAS } from '@server/sites/settings-s
 import type { FieldError } from '../api';
 import { Button } from '../components/Button';
 import { ColorField } from '../components/ColorField';
-import { applyFormValues, formValuesOf, messageFor } from '../siteDraft';
+import { applyFormValues, formStartValues, formValuesOf, messageFor } from '../siteDraft';
 import { problemsIn, type SettingsObject } from '../settingsText';
 
 /** The part of a JSON Schema the forms read. */
@@ -29,7 +29,7 @@ export interface SchemaNode {
 }
 
 const COLOR_PATTERN_SOURCE = '^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$';
-/** Longer limits than this are for paragraphs, not one line. */
+/** Longer limits than this are for paragraphs, not one line (addresses and URLs excepted). */
 const MULTILINE_FROM = 300;
 
 interface GroupFormProps {
@@ -56,14 +56,14 @@ export function GroupForm({ field, text, savedText, onChange, errors }: GroupFor
     for (const problem of problems) setAt(found, problem.pointer.split('/').slice(1), { type: 'schema', message: problem.message });
     return { values: {}, errors: found as FieldErrors<SettingsObject> };
   };
-  const form = useForm<SettingsObject>({ defaultValues: formValuesOf(field, text) ?? {}, mode: 'onTouched', resolver });
+  const form = useForm<SettingsObject>({ defaultValues: formStartValues(field, formValuesOf(field, text) ?? {}), mode: 'onTouched', resolver });
 
   // Text changed elsewhere (the JSON tab, Discard, a reload): the fields start again from it.
   useEffect(() => {
     if (text === emitted.current) return;
     base.current = text;
     emitted.current = text;
-    form.reset(formValuesOf(field, text) ?? {});
+    form.reset(formStartValues(field, formValuesOf(field, text) ?? {}));
   }, [text, field, form]);
 
   const emit = (values: SettingsObject) => {
@@ -239,13 +239,13 @@ function SchemaField({ form, name, pointer, node, groupPath, errors, onListChang
         {...form.register(name, { setValueAs: (value: unknown) => (value === '' || value === null || value === undefined ? undefined : Number(value)) })}
       />
     );
-  } else if ((node.maxLength ?? 0) > MULTILINE_FROM) {
+  } else if ((node.maxLength ?? 0) > MULTILINE_FROM && node.format === undefined) {
     control = <textarea {...common} rows={node.maxLength !== undefined && node.maxLength > 2000 ? 8 : 4} maxLength={node.maxLength} {...form.register(name)} />;
   } else {
     const type = node.format === 'email' ? 'email' : node.format === 'uri' ? 'url' : 'text';
     control = <input {...common} type={type} maxLength={node.maxLength} autoComplete="off" spellCheck={type === 'text'} {...form.register(name)} />;
   }
-  const wide = (node.maxLength ?? 0) > MULTILINE_FROM || node.format === 'uri';
+  const wide = (node.maxLength ?? 0) > MULTILINE_FROM;
   return (
     <div className={`field ${wide ? 'field-wide' : ''}`}>
       <label htmlFor={id}>
