@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { test } from 'node:test';
 import type { Locator, Page, Request } from 'playwright-core';
 import type { App } from '../src/http/types.js';
@@ -470,6 +472,50 @@ test('at 390 px the editor fits the screen: the sections become a row, the previ
     }
     const preview = await page.getByTestId('widget-preview').count();
     assert.equal(preview, 0, 'the preview belongs to Widget and Branding & theme only');
+  } finally {
+    await dashboard.close();
+  }
+});
+
+/** axe-core's serious and critical findings on the page as it is now, one line each. */
+async function seriousAccessibilityProblems(page: Page): Promise<string[]> {
+  // Evaluated through the browser's debugging protocol, which the page's CSP does not govern.
+  if (!(await page.evaluate<boolean>('typeof axe !== "undefined"'))) await page.evaluate(readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8'));
+  const found = await page.evaluate<{ rulesPassed: number; problems: string[] }>(`axe.run(document).then((result) => ({
+    rulesPassed: result.passes.length,
+    problems: result.violations
+      .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
+      .map((violation) => violation.id + ': ' + violation.help + ' (' + violation.nodes.map((node) => node.target.join(' ')).join(', ') + ')'),
+  }))`);
+  assert.ok(found.rulesPassed > 10, 'axe-core ran its rules');
+  return found.problems;
+}
+
+test('axe-core finds no serious or critical problem in any section, the JSON tab and the delete dialog included', { timeout: 240_000 }, async () => {
+  const dashboard = await openDashboard({ viewport: { width: 1280, height: 900 } });
+  const { t } = dashboard;
+  try {
+    const user = await signUp(t.app);
+    const site = await createSite(t.app, user.bearer, { name: 'Accessible', knowledge_sources: JSON.stringify({ sources: [{ type: 'faq', url: 'https://a.example' }] }), ai_settings: 'plain text' });
+    const page = await openEditor(dashboard, user, site);
+    for (const [title, path] of [
+      ['General', `/sites/${site.id}`],
+      ['AI', '/ai'],
+      ['E-mail', '/email'],
+      ['Widget', '/widget'],
+      ['Portal', '/portal'],
+      ['Branding & theme', '/branding'],
+      ['Knowledge', '/knowledge'],
+      ['Integration', '/integration'],
+    ] as const) {
+      await openSection(page, title, path);
+      if (title === 'AI') await page.getByRole('textbox', { name: 'AI assistant JSON' }).waitFor();
+      assert.deepEqual(await seriousAccessibilityProblems(page), [], title);
+    }
+    await openSection(page, 'General', `/sites/${site.id}`);
+    await page.getByRole('button', { name: 'Delete this site…' }).click();
+    await page.getByRole('dialog', { name: 'Delete Accessible?' }).waitFor();
+    assert.deepEqual(await seriousAccessibilityProblems(page), [], 'delete dialog');
   } finally {
     await dashboard.close();
   }
