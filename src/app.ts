@@ -49,6 +49,7 @@ import { ProfileService } from './profile/service.js';
 import { registerPasskeyRoutes } from './passkeys/routes.js';
 import { PasskeyService } from './passkeys/service.js';
 import { registerSiteRoutes } from './sites/routes.js';
+import { registerSettingsSchemaRoutes } from './sites/settings-schema-routes.js';
 import { registerTotpRoutes } from './totp/routes.js';
 import { upgradeLegacyRecoveryCodes } from './totp/queries.js';
 import { KEYED_DIGEST_PREFIX, RecoveryCodeDigest } from './totp/recovery-codes.js';
@@ -193,6 +194,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   registerAccessTokenRoutes(app, { guard, accessTokens, securityEvents });
   const reads = new SiteReads(sites, cache);
   registerSiteRoutes(app, { guard, sites, reads });
+  registerSettingsSchemaRoutes(app, { guard });
   registerPartnerRoutes(app, { guard, sites, limiter, config, database, clock });
 
   // Hourly clean-up of ended sessions, tokens and rate-limit windows; every server may run it.

@@ -67,6 +67,7 @@ export const ERROR_MESSAGES: Record<ErrorCode, string> = {
   claim_not_pending: 'This choice has already been made or has expired. Sign in again.',
   // Sites
   site_not_found: 'This site no longer exists, or is not yours.',
+  settings_group_not_found: 'That settings group does not exist; reload the page.',
   precondition_failed: 'The site was changed elsewhere since you opened it. Reload it and apply your change again.',
   field_too_large: 'A field is too large to save.',
   invalid_cursor: 'The list changed its search or order while you were paging. Go back to the first page.',
