@@ -1,21 +1,24 @@
-import { useEffect, useRef, useState } from 'react';
+import { lazy, Suspense, useEffect, useRef, useState } from 'react';
 import { createBrowserRouter, Outlet, RouterProvider, useLocation as useRouterLocation, useParams } from 'react-router';
 import { errorMessage } from './api';
 import { AuthScreen } from './components/AuthScreen';
 import { Loading } from './components/Loading';
 import { ThemeSwitch } from './components/ThemeSwitch';
 import { VerifyEmailBanner } from './components/VerifyEmailBanner';
-import { AccessTokensPage } from './pages/AccessTokens';
 import { NotFoundPage } from './pages/NotFound';
-import { ProfilePage } from './pages/Profile';
-import { SecurityPage } from './pages/Security';
 import { SignInPage } from './pages/SignIn';
 import { SignUpPage } from './pages/SignUp';
-import { SiteEditorPage } from './pages/SiteEditor';
 import { SitesPage } from './pages/Sites';
 import { confirmLeaving, connectRouter, Link, navigate, queryOf, useLocation } from './router';
 import { useSession } from './session';
 import { safeNextPath } from './signInRedirect';
+
+// The first screens anyone sees (sign-in, the sites list) are in the main bundle; the editor (with
+// its forms and compiled schemas) and the settings screens load when first opened.
+const SiteEditorPage = lazy(() => import('./pages/SiteEditor').then((module) => ({ default: module.SiteEditorPage })));
+const ProfilePage = lazy(() => import('./pages/Profile').then((module) => ({ default: module.ProfilePage })));
+const AccessTokensPage = lazy(() => import('./pages/AccessTokens').then((module) => ({ default: module.AccessTokensPage })));
+const SecurityPage = lazy(() => import('./pages/Security').then((module) => ({ default: module.SecurityPage })));
 
 // The dashboard's screens. The server answers index.html for exactly these paths (and for any
 // other one with status 404, which the catch-all shows as the not-found screen).
@@ -87,13 +90,22 @@ function useFocusAfterNavigation() {
     if (previous.current === screen) return;
     previous.current = screen;
     window.scrollTo(0, 0);
-    // After the new screen has rendered its first frame.
-    const frame = window.requestAnimationFrame(() => {
-      const target = document.querySelector<HTMLElement>('main h1') ?? document.querySelector<HTMLElement>('main');
+    // After the new screen has rendered its heading: a screen loaded on first use takes a few
+    // frames, so look for up to a second before settling for <main>.
+    let frame = 0;
+    let framesLeft = 60;
+    const focusHeading = () => {
+      const heading = document.querySelector<HTMLElement>('main h1');
+      if (heading === null && --framesLeft > 0) {
+        frame = window.requestAnimationFrame(focusHeading);
+        return;
+      }
+      const target = heading ?? document.querySelector<HTMLElement>('main');
       if (target === null) return;
       if (!target.hasAttribute('tabindex')) target.setAttribute('tabindex', '-1');
       target.focus({ preventScroll: true });
-    });
+    };
+    frame = window.requestAnimationFrame(focusHeading);
     return () => window.cancelAnimationFrame(frame);
   }, [screen]);
 }
@@ -121,7 +133,9 @@ function SignedInOnly() {
   }
   return (
     <Shell>
-      <Outlet />
+      <Suspense fallback={<Loading label="Loading…" />}>
+        <Outlet />
+      </Suspense>
     </Shell>
   );
 }
@@ -225,7 +239,9 @@ function SettingsLayout() {
         </Link>
       </nav>
       <div className="settings-body">
-        <Outlet />
+        <Suspense fallback={<Loading label="Loading…" />}>
+          <Outlet />
+        </Suspense>
       </div>
     </div>
   );

@@ -1,15 +1,14 @@
 // The site editor's working copy: what the form holds, how it differs from the loaded site, and
 // what the form refuses before the server is asked. Pure functions, so the rules are easy to follow.
-import { COLOR_PATTERN as COLOR_PATTERN_SOURCE, NAME_MAX_LENGTH, PARTNER_EDITABLE_FIELDS, SETTINGS_FIELDS, SETTINGS_MAX_BYTES, type SettingsField } from '@server/sites/contract';
+import { NAME_MAX_LENGTH, PARTNER_EDITABLE_FIELDS, SETTINGS_FIELDS, SETTINGS_MAX_BYTES, type SettingsField } from '@server/sites/contract';
 import type { PartnerDraft, SiteUpdate } from '@server/sites/schema';
 import type { FieldError, Site } from './api';
+import { COLOR_PATTERN } from './color';
 import { SETTINGS_SCHEMAS } from '@server/sites/settings-schemas';
 import { byteLength, isPlainObject, labelAt, readGroup, type SettingsObject } from './settingsText';
 
 /** The settings groups in the server's order, named and described by their schemas. */
 export const SETTINGS_GROUPS = SETTINGS_FIELDS.map((field) => ({ field, title: SETTINGS_SCHEMAS[field].title as string, description: SETTINGS_SCHEMAS[field].description as string }));
-
-export const COLOR_PATTERN = new RegExp(COLOR_PATTERN_SOURCE);
 
 const PARTNER_FIELDS = PARTNER_EDITABLE_FIELDS;
 

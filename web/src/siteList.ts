@@ -23,15 +23,24 @@ export interface SiteListQuery {
   limit: number;
 }
 
+/** Rows per page of the list. */
+export const SITE_LIST_PAGE_SIZE = 25;
+
+/** The list's request as its address states it (`?q=&sort=&cursor=`). */
+export function siteListQueryFrom(parameters: URLSearchParams): SiteListQuery {
+  const sort = parameters.get('sort');
+  return { q: (parameters.get('q') ?? '').trim(), sort: isSiteSort(sort) ? sort : DEFAULT_SITE_SORT, cursor: parameters.get('cursor'), limit: SITE_LIST_PAGE_SIZE };
+}
+
 export function siteListQueryKey(query: SiteListQuery) {
   return ['sites', 'list', query] as const;
 }
 
-export async function fetchSiteSummaries(query: SiteListQuery, signal?: AbortSignal): Promise<SiteSummaryPage> {
+export async function fetchSiteSummaries(query: SiteListQuery, signal?: AbortSignal, options: { signInPrompt?: boolean } = {}): Promise<SiteSummaryPage> {
   const parameters = new URLSearchParams({ fields: 'summary', sort: query.sort, limit: String(query.limit) });
   if (query.q !== '') parameters.set('q', query.q);
   if (query.cursor !== null) parameters.set('cursor', query.cursor);
-  const { data } = await api.get<SiteSummaryPage>(`/api/v1/sites?${parameters.toString()}`, { signal });
+  const { data } = await api.get<SiteSummaryPage>(`/api/v1/sites?${parameters.toString()}`, { signal, ...options });
   return data;
 }
 

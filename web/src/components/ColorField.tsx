@@ -1,6 +1,6 @@
 import { type ReactNode, useId } from 'react';
 import '../editor/editor.css';
-import { COLOR_PATTERN } from '../siteDraft';
+import { COLOR_PATTERN } from '../color';
 
 interface ColorFieldProps {
   label: string;

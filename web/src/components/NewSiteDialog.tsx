@@ -3,7 +3,7 @@ import { useEffect, useRef } from 'react';
 import { Controller, useForm } from 'react-hook-form';
 import { api, ApiError, errorMessage, type Site } from '../api';
 import { NAME_MAX_LENGTH } from '@server/sites/contract';
-import { COLOR_PATTERN } from '../siteDraft';
+import { COLOR_PATTERN } from '../color';
 import { Alert } from './Alert';
 import { Button } from './Button';
 import { ColorField } from './ColorField';

@@ -2,7 +2,8 @@
 // launcher, greeting and accent; the branding's name, logo, colours and font; the public theme's
 // appearance, colours and corners. Values that are not valid yet fall back to the defaults.
 import type { CSSProperties } from 'react';
-import { COLOR_PATTERN, type SiteDraft } from '../siteDraft';
+import { COLOR_PATTERN } from '../color';
+import type { SiteDraft } from '../siteDraft';
 import { isPlainObject, type SettingsObject } from '../settingsText';
 
 function objectOf(text: string): SettingsObject {

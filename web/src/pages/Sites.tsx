@@ -6,11 +6,10 @@ import { Button } from '../components/Button';
 import { NewSiteDialog } from '../components/NewSiteDialog';
 import { formatDateTime, formatRelative } from '../format';
 import { Link, navigate, pathOf, queryOf, useLocation, useLocationState } from '../router';
-import { DEFAULT_SITE_SORT, fetchSiteSummaries, isSiteSort, noticeFrom, type SiteListQuery, siteListQueryKey, type SiteSort, type SiteSummary } from '../siteList';
+import { DEFAULT_SITE_SORT, fetchSiteSummaries, isSiteSort, noticeFrom, SITE_LIST_PAGE_SIZE, siteListQueryFrom, siteListQueryKey, type SiteSort, type SiteSummary } from '../siteList';
 import { useTitle } from '../useTitle';
 import { type SettingsField, SITE_SEARCH_MAX_LENGTH } from '@server/sites/contract';
 
-const PAGE_SIZE = 25;
 /** Typing pauses this long before the search goes out: one request per word, not per key. */
 const SEARCH_DELAY_MS = 300;
 
@@ -60,10 +59,8 @@ export function SitesPage() {
   const locationState = useLocationState();
   const path = pathOf(location);
   const parameters = queryOf(location);
-  const q = (parameters.get('q') ?? '').trim();
-  const sortParameter = parameters.get('sort');
-  const sort: SiteSort = isSiteSort(sortParameter) ? sortParameter : DEFAULT_SITE_SORT;
-  const cursor = parameters.get('cursor');
+  const query = siteListQueryFrom(parameters);
+  const { q, sort, cursor } = query;
   const previous = previousCursors(locationState);
   const notice = noticeFrom(locationState);
   const [creating, setCreating] = useState(false);
@@ -71,7 +68,6 @@ export function SitesPage() {
   const searchId = useId();
   const sortId = useId();
 
-  const query: SiteListQuery = { q, sort, cursor, limit: PAGE_SIZE };
   const list = useQuery({
     queryKey: siteListQueryKey(query),
     queryFn: ({ signal }) => fetchSiteSummaries(query, signal),
@@ -96,7 +92,7 @@ export function SitesPage() {
   }
 
   const page = list.data;
-  const firstIndex = previous.length * PAGE_SIZE;
+  const firstIndex = previous.length * SITE_LIST_PAGE_SIZE;
   const onFirstPage = cursor === null;
   const rangeKnown = onFirstPage || previous.length > 0;
 
