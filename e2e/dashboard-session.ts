@@ -30,10 +30,31 @@ export async function scrollsSideways(page: Page): Promise<boolean> {
 
 /** The page's background colour as the browser computed it, e.g. "rgb(15, 17, 21)". */
 export async function backgroundOf(page: Page): Promise<string> {
-  return page.evaluate(() => {
-    const body = getComputedStyle(document.body).backgroundColor;
-    return body === 'rgba(0, 0, 0, 0)' ? getComputedStyle(document.documentElement).backgroundColor : body;
-  });
+  return page.evaluate(pageBackground);
+}
+
+function pageBackground(): string {
+  const body = getComputedStyle(document.body).backgroundColor;
+  return body === 'rgba(0, 0, 0, 0)' ? getComputedStyle(document.documentElement).backgroundColor : body;
+}
+
+/**
+ * Asserts the page's background becomes `expected` within a few seconds: the dashboard follows a
+ * change of the system's theme through a media-query listener, on the page's next turn.
+ */
+export async function assertBackground(page: Page, expected: string, message?: string): Promise<void> {
+  const reached = await page
+    .waitForFunction(
+      (want) => {
+        // pageBackground's reading, inlined: a function passed to the page cannot call another.
+        const body = getComputedStyle(document.body).backgroundColor;
+        return (body === 'rgba(0, 0, 0, 0)' ? getComputedStyle(document.documentElement).backgroundColor : body) === want;
+      },
+      expected,
+      { timeout: 5000 },
+    )
+    .then(() => true, () => false);
+  if (!reached) assert.equal(await backgroundOf(page), expected, message);
 }
 
 /** The --bg values of styles.css and the server-rendered pages, as computed colours. */

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Page } from 'playwright-core';
 import { createSite, signUp, STRONG_PASSWORD, type TestApp } from '../test/helpers.js';
-import { backgroundOf, DARK_BACKGROUND, LIGHT_BACKGROUND, scrollsSideways, signInPage } from './dashboard-session.js';
+import { assertBackground, DARK_BACKGROUND, LIGHT_BACKGROUND, scrollsSideways, signInPage } from './dashboard-session.js';
 import { openDashboard } from './harness.js';
 
 // The browser globals the page-side callbacks touch (the project compiles without the DOM library).
@@ -144,9 +144,9 @@ test('dark mode follows the system, the switch overrides it and is remembered; t
     await page.emulateMedia({ colorScheme: 'dark' });
     await page.goto(`${origin}/sign-in`);
     await page.getByRole('heading', { name: 'Sign in to Siteward' }).waitFor();
-    assert.equal(await backgroundOf(page), DARK_BACKGROUND);
+    await assertBackground(page, DARK_BACKGROUND);
     await page.emulateMedia({ colorScheme: 'light' });
-    assert.equal(await backgroundOf(page), LIGHT_BACKGROUND);
+    await assertBackground(page, LIGHT_BACKGROUND);
 
     // The switch wins over the system, and is still chosen after a reload.
     await signInPage(page, origin, user.email);
@@ -154,26 +154,26 @@ test('dark mode follows the system, the switch overrides it and is remembered; t
     const theme = page.getByRole('combobox', { name: 'Theme' });
     assert.equal(await theme.inputValue(), 'system');
     await theme.selectOption('dark');
-    assert.equal(await backgroundOf(page), DARK_BACKGROUND);
+    await assertBackground(page, DARK_BACKGROUND);
     await page.reload();
     await page.getByRole('heading', { name: 'Sites', level: 1 }).waitFor();
-    assert.equal(await backgroundOf(page), DARK_BACKGROUND);
+    await assertBackground(page, DARK_BACKGROUND);
     assert.equal(await page.getByRole('combobox', { name: 'Theme' }).inputValue(), 'dark');
     assert.equal(await page.evaluate(() => document.documentElement.dataset.theme), 'dark');
 
     await page.emulateMedia({ colorScheme: 'dark' });
     await page.getByRole('combobox', { name: 'Theme' }).selectOption('light');
-    assert.equal(await backgroundOf(page), LIGHT_BACKGROUND, 'light chosen on a dark system');
+    await assertBackground(page, LIGHT_BACKGROUND, 'light chosen on a dark system');
     await page.getByRole('combobox', { name: 'Theme' }).selectOption('system');
-    assert.equal(await backgroundOf(page), DARK_BACKGROUND, 'back to the system, which is dark');
+    await assertBackground(page, DARK_BACKGROUND, 'back to the system, which is dark');
     assert.equal(await page.evaluate(() => window.localStorage.getItem('siteward.theme')), null);
 
     // The e-mail link's page has no script: it follows the system alone.
     await page.goto(`${origin}/magic?token=unknown`);
     await page.getByRole('heading', { name: 'This sign-in link no longer works' }).waitFor();
-    assert.equal(await backgroundOf(page), DARK_BACKGROUND);
+    await assertBackground(page, DARK_BACKGROUND);
     await page.emulateMedia({ colorScheme: 'light' });
-    assert.equal(await backgroundOf(page), LIGHT_BACKGROUND);
+    await assertBackground(page, LIGHT_BACKGROUND);
   } finally {
     await dashboard.close();
   }

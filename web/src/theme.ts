@@ -25,13 +25,16 @@ function readStoredTheme(): ThemeChoice {
 
 let current: ThemeChoice = readStoredTheme();
 
-/** "system" leaves data-theme off, so styles.css follows prefers-color-scheme. */
+const systemDark = window.matchMedia('(prefers-color-scheme: dark)');
+
+/** data-theme always names the colours shown; "system" takes them from the system's setting. */
 function applyTheme(choice: ThemeChoice): void {
-  if (choice === 'system') delete document.documentElement.dataset.theme;
-  else document.documentElement.dataset.theme = choice;
+  document.documentElement.dataset.theme = choice === 'system' ? (systemDark.matches ? 'dark' : 'light') : choice;
 }
 
 applyTheme(current);
+// The system switched between light and dark while the page is open.
+systemDark.addEventListener('change', () => applyTheme(current));
 
 export function setTheme(choice: ThemeChoice): void {
   current = choice;
