@@ -9,7 +9,7 @@ import type { App } from '../src/http/types.js';
 import type { SiteJson } from '../src/sites/schema.js';
 import { createSite, type SignedUpUser, signUp } from '../test/helpers.js';
 import { LEGACY_TOOLS, startLegacyMcpServer, type TestServer } from '../test/partner-servers.js';
-import { signInPage } from './dashboard-session.js';
+import { scrollsSideways, signInPage } from './dashboard-session.js';
 import { type Dashboard, openDashboard, SCREENSHOT_DIR } from './harness.js';
 
 // The editor's Integration section in a real Chromium against the real app and a real MCP
@@ -221,6 +221,12 @@ test('Check now checks the saved settings and adds a row to Recent checks, which
     assert.deepEqual(await seriousAccessibilityProblems(page), [], 'dark, recent checks');
     await page.emulateMedia({ colorScheme: 'light' });
     assert.deepEqual(await seriousAccessibilityProblems(page), [], 'light, recent checks');
+
+    // On a phone the rows and their details wrap instead of scrolling sideways.
+    await rows.nth(0).locator('summary').click();
+    await page.setViewportSize({ width: 390, height: 844 });
+    assert.equal(await scrollsSideways(page), false);
+    await sectionScreenshot(page, 'site-editor-integration-recent-checks-390');
   } finally {
     await dashboard.close();
     await partner.close();
