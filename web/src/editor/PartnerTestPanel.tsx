@@ -2,7 +2,7 @@ import { useMutation } from '@tanstack/react-query';
 import { PARTNER_ERRORS } from '@server/partner/errors';
 import type { PartnerTestResultJson } from '@server/partner/schema';
 import type { PartnerSettingsUpdate } from '@server/sites/schema';
-import { api, ApiError, errorMessage, type FieldError } from '../api';
+import { api, ApiError, errorMessage, type FieldError, formatWait } from '../api';
 import { Alert } from '../components/Alert';
 import { Button } from '../components/Button';
 import { CheckStatusBadge } from '../components/PartnerStatusBadge';
@@ -79,12 +79,10 @@ export function PartnerTestPanel({ siteId, settings, onFieldErrors }: PartnerTes
 
 function TestRefused({ error }: { error: unknown }) {
   if (error instanceof ApiError && error.code === PARTNER_ERRORS.TEST_RATE_LIMITED) {
-    const wait = error.retryAfterSeconds ?? 60;
     return (
       <Alert kind="error" title="Not tested: too many tests in a short time">
         <p>
-          You can test again in {wait === 1 ? '1 second' : wait < 90 ? `${wait} seconds` : `${Math.ceil(wait / 60)} minutes`}. Nothing was saved or
-          changed.
+          You can test again in {formatWait(error.retryAfterSeconds ?? 60)}. Nothing was saved or changed.
         </p>
       </Alert>
     );
