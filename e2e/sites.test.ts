@@ -412,7 +412,7 @@ test('a save over someone else\'s newer save is refused with an explanation, and
   }
 });
 
-test('Check connection records a refused loopback address as an error, shown as the API stores it', { timeout: 180_000 }, async () => {
+test('Check now records a refused loopback address as an error, shown as the API stores it', { timeout: 180_000 }, async () => {
   const dashboard = await openDashboard();
   const { t, page, origin } = dashboard;
   try {
@@ -434,7 +434,7 @@ test('Check connection records a refused loopback address as an error, shown as 
     await waitForSaveState(page, 'Saved');
     assert.equal(await connection.getByText('The check uses the saved settings').count(), 0);
 
-    await connection.getByRole('button', { name: 'Check connection' }).click();
+    await connection.getByRole('button', { name: 'Check now' }).click();
     await connection.getByText('Error', { exact: true }).waitFor();
     const stored = (await mustReadSite(t.app, user, site.id)).partner_settings;
     assert.equal(stored.last_status, 'error');

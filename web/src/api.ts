@@ -167,7 +167,9 @@ export function errorMessage(error: unknown): string {
   return 'Something went wrong.';
 }
 
-function formatWait(seconds: number): string {
+/** A wait the server asked for (Retry-After), in words: "45 seconds", "3 minutes". */
+export function formatWait(seconds: number): string {
+  if (seconds === 1) return '1 second';
   if (seconds < 90) return `${seconds} seconds`;
   return `${Math.ceil(seconds / 60)} minutes`;
 }

@@ -7,9 +7,10 @@ import { ColorField } from '../components/ColorField';
 import { ConfirmDialog } from '../components/ConfirmDialog';
 import { Field } from '../components/Field';
 import { Loading } from '../components/Loading';
-import { PartnerCheck } from '../components/PartnerCheck';
-import { PartnerSettingsForm } from '../components/PartnerSettingsForm';
 import { DangerZone } from '../editor/DangerZone';
+import { IntegrationSection } from '../editor/IntegrationSection';
+import { checkAnnouncement, type PartnerCheckResult } from '../editor/partnerCheckText';
+import { partnerChecksKey } from '../editor/RecentChecks';
 import { EDITOR_SECTIONS, type EditorSection, findSection, type SectionId, sectionOfPath, sectionPath } from '../editor/sections';
 import { SettingsGroupCard } from '../editor/SettingsGroupCard';
 import { WidgetPreview } from '../editor/WidgetPreview';
@@ -121,6 +122,7 @@ function SiteEditorForm({ siteId, loaded, section, unknownSection, onDeleted }: 
   const [conflict, setConflict] = useState(false);
   const [discarding, setDiscarding] = useState(false);
   const [checkError, setCheckError] = useState<string>();
+  const [checkDone, setCheckDone] = useState('');
   const draftRef = useRef(draft);
   draftRef.current = draft;
   const saveBar = useRef<HTMLDivElement>(null);
@@ -249,6 +251,7 @@ function SiteEditorForm({ siteId, loaded, section, unknownSection, onDeleted }: 
 
   async function checkConnection() {
     setCheckError(undefined);
+    setCheckDone('');
     try {
       const response = await checking.mutateAsync();
       const fresh = response.data.site;
@@ -264,7 +267,19 @@ function SiteEditorForm({ siteId, loaded, section, unknownSection, onDeleted }: 
       });
     } catch (error) {
       setCheckError(errorMessage(error));
+      return;
     }
+    // The check was recorded: Recent checks (and the details of the last check) load it.
+    await queryClient.invalidateQueries({ queryKey: partnerChecksKey(siteId) });
+    const newest = queryClient.getQueryData<PartnerCheckResult[]>(partnerChecksKey(siteId))?.[0];
+    setCheckDone(newest === undefined ? 'Check finished.' : `Check finished. ${checkAnnouncement(newest)}`);
+  }
+
+  /** A test of the unsaved settings was refused for these fields (or, with none, accepted them all). */
+  function showTestFieldErrors(found: FieldError[]) {
+    const isPartnerField = (error: FieldError) => error.path.startsWith('/partner_settings/');
+    setServerErrors((current) => [...current.filter((error) => !isPartnerField(error)), ...found]);
+    if (found.length > 0) focusFirstInvalid(siteId, sectionId, found);
   }
 
   function submit(event: FormEvent) {
@@ -374,23 +389,20 @@ function SiteEditorForm({ siteId, loaded, section, unknownSection, onDeleted }: 
           )}
 
           {sectionId === 'integration' && section !== undefined && (
-            <section className="card" aria-labelledby="partner-title">
-              <div className="card-header">
-                <div>
-                  <h3 id="partner-title">Partner integration</h3>
-                  <p>Connect the site to the partner service over HTTP and MCP.</p>
-                </div>
-              </div>
-              <PartnerCheck saved={saved.partner_settings} unsavedChanges={partnerUnsaved} busy={checking.isPending} error={checkError} onCheck={() => void checkConnection()} />
-              <PartnerSettingsForm
-                draft={draft.partner}
-                onChange={editPartner}
-                tokenConfigured={saved.partner_settings.access_token_configured}
-                tokenChange={draft.accessToken}
-                onTokenChange={editToken}
-                errors={errors}
-              />
-            </section>
+            <IntegrationSection
+              siteId={siteId}
+              saved={saved}
+              draft={draft}
+              partnerUnsaved={partnerUnsaved}
+              checkBusy={checking.isPending}
+              checkError={checkError}
+              checkAnnouncement={checkDone}
+              onCheck={() => void checkConnection()}
+              onPartnerChange={editPartner}
+              onTokenChange={editToken}
+              errors={errors}
+              onTestFieldErrors={showTestFieldErrors}
+            />
           )}
         </div>
       </div>
