@@ -23,7 +23,7 @@ export interface NavigateOptions {
   replace?: boolean;
   /** Leave even with unsaved changes (after a sign-out or a delete the person already confirmed). */
   force?: boolean;
-  /** Travels with the history entry, e.g. a notice for the next screen to show. */
+  /** Travels with the history entry, e.g. the list's earlier cursors for Previous. */
   state?: unknown;
 }
 

@@ -43,21 +43,3 @@ export async function fetchSiteSummaries(query: SiteListQuery, signal?: AbortSig
   const { data } = await api.get<SiteSummaryPage>(`/api/v1/sites?${parameters.toString()}`, { signal, ...options });
   return data;
 }
-
-/**
- * What a screen that leaves for the list may hand it to show (navigate's `state`), e.g. the
- * editor after deleting a site: `navigate('/sites', { force: true, state: listNotice('Deleted X.') })`.
- */
-export interface ListNoticeState {
-  notice: string;
-}
-
-export function listNotice(notice: string): ListNoticeState {
-  return { notice };
-}
-
-export function noticeFrom(state: unknown): string | undefined {
-  if (typeof state !== 'object' || state === null || !('notice' in state)) return undefined;
-  const { notice } = state;
-  return typeof notice === 'string' ? notice : undefined;
-}

@@ -6,7 +6,7 @@ import { Button } from '../components/Button';
 import { NewSiteDialog } from '../components/NewSiteDialog';
 import { formatDateTime, formatRelative } from '../format';
 import { Link, navigate, pathOf, queryOf, useLocation, useLocationState } from '../router';
-import { DEFAULT_SITE_SORT, fetchSiteSummaries, isSiteSort, noticeFrom, SITE_LIST_PAGE_SIZE, siteListQueryFrom, siteListQueryKey, type SiteSort, type SiteSummary } from '../siteList';
+import { DEFAULT_SITE_SORT, fetchSiteSummaries, isSiteSort, SITE_LIST_PAGE_SIZE, siteListQueryFrom, siteListQueryKey, type SiteSort, type SiteSummary } from '../siteList';
 import { useTitle } from '../useTitle';
 import { type SettingsField, SITE_SEARCH_MAX_LENGTH } from '@server/sites/contract';
 
@@ -36,7 +36,6 @@ const GROUP_LABELS: Record<SettingsField, string> = {
 /** The cursors of the pages before this one, kept with the history entry so Previous can go back. */
 interface PagingState {
   previous: string[];
-  notice?: string;
 }
 
 function previousCursors(state: unknown): string[] {
@@ -62,7 +61,6 @@ export function SitesPage() {
   const query = siteListQueryFrom(parameters);
   const { q, sort, cursor } = query;
   const previous = previousCursors(locationState);
-  const notice = noticeFrom(locationState);
   const [creating, setCreating] = useState(false);
   const [searchText, setSearchText] = useState(q);
   const searchId = useId();
@@ -108,7 +106,6 @@ export function SitesPage() {
         </Button>
       </header>
 
-      {notice !== undefined && <Alert kind="success">{notice}</Alert>}
 
       {!(page !== undefined && page.total === 0 && q === '' && onFirstPage) && (
         <div className="list-toolbar" role="search">
