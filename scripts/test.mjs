@@ -1,14 +1,15 @@
-// Runs every compiled *.test.js under dist/ with node's test runner.
+// Runs the dashboard's unit tests (web/src/**/*.test.ts, Vitest), then every compiled *.test.js
+// under dist/ with node's test runner; any failure fails the run.
 // Arguments narrow the run to files whose path contains one of them: `npm test -- sites`.
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 
-function findTests(dir) {
+function findTests(dir, suffix = '.test.js') {
   return readdirSync(dir).flatMap((entry) => {
     const full = path.join(dir, entry);
-    if (statSync(full).isDirectory()) return findTests(full);
-    return entry.endsWith('.test.js') ? [full] : [];
+    if (statSync(full).isDirectory()) return findTests(full, suffix);
+    return entry.endsWith(suffix) ? [full] : [];
   });
 }
 
@@ -28,9 +29,21 @@ const files = findTests('dist')
   .filter((file) => withBrowser || !file.startsWith(path.join('dist', 'e2e')))
   .filter((file) => filters.length === 0 || filters.some((filter) => file.includes(filter)))
   .sort();
-if (files.length === 0) {
+const webUnitTests = findTests('web/src', '.test.ts').filter((file) => filters.length === 0 || filters.some((filter) => file.includes(filter)));
+if (files.length === 0 && webUnitTests.length === 0) {
   console.error('no test files matched');
   process.exit(1);
 }
-const result = spawnSync(process.execPath, ['--enable-source-maps', '--test', '--test-reporter=spec', '--test-concurrency=2', ...files], { stdio: 'inherit' });
-process.exit(result.status ?? 1);
+let status = 0;
+if (webUnitTests.length > 0) {
+  const vitest = spawnSync(process.execPath, ['node_modules/vitest/vitest.mjs', 'run', '--config', 'web/vitest.config.ts', ...webUnitTests.map((file) => path.relative('web', file))], {
+    stdio: 'inherit',
+    env: { ...process.env, VITE_CONFIG_NATIVE_IGNORE_WARNING: 'true' },
+  });
+  status = vitest.status ?? 1;
+}
+if (files.length > 0) {
+  const result = spawnSync(process.execPath, ['--enable-source-maps', '--test', '--test-reporter=spec', '--test-concurrency=2', ...files], { stdio: 'inherit' });
+  if (status === 0) status = result.status ?? 1;
+}
+process.exit(status);

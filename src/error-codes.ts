@@ -7,6 +7,7 @@ import { PARTNER_ERRORS } from './partner/errors.js';
 import { PASSKEY_ERRORS } from './passkeys/errors.js';
 import { PROFILE_ERRORS } from './profile/errors.js';
 import { SITE_ERRORS } from './sites/errors.js';
+import { SETTINGS_SCHEMA_ERRORS } from './sites/settings-schema-errors.js';
 import { TOTP_ERRORS } from './totp/errors.js';
 import { USER_ERRORS } from './users/errors.js';
 import { WORKSPACE_ERRORS } from './workspaces/errors.js';
@@ -25,6 +26,7 @@ export const ERROR_CODE_LISTS = [
   SITE_ERRORS,
   PARTNER_ERRORS,
   WORKSPACE_ERRORS,
+  SETTINGS_SCHEMA_ERRORS,
 ] as const;
 
 /** Distributes over the union of lists: `keyof` of a union would keep only the keys all share. */

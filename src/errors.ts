@@ -1,7 +1,6 @@
 import { STATUS_CODES } from 'node:http';
 import type { ErrorCode } from './error-codes.js';
 import type { FieldError, Problem } from './http/problem.js';
-import { HTTP_ERRORS } from './http/errors.js';
 
 // The problem document's shape lives in an import-free module the dashboard can compile too.
 export type { FieldError, Problem } from './http/problem.js';
@@ -30,11 +29,6 @@ export function problem(status: number, code: ErrorCode, detail: string, errors?
 }
 
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json; charset=utf-8';
-
-export function validationError(errors: FieldError[]): AppError {
-  const detail = errors.map((error) => `${error.path || '/'}: ${error.message}`).join('; ');
-  return new AppError(400, HTTP_ERRORS.VALIDATION_FAILED, detail, { errors });
-}
 
 /** The schemes a 401 names, so a client learns how to authenticate from the refusal itself. */
 export const WWW_AUTHENTICATE = 'Bearer realm="siteward", Token realm="siteward"';

@@ -1,13 +1,14 @@
 import { fileURLToPath } from 'node:url';
 import react from '@vitejs/plugin-react';
 import { defineConfig } from 'vite';
+import { settingsValidators } from './settingsValidatorsPlugin.ts';
 
 const root = fileURLToPath(new URL('.', import.meta.url));
 
 // The dashboard is built into dist/web, beside the compiled server, which serves it (src/web/static.ts).
 export default defineConfig({
   root,
-  plugins: [react()],
+  plugins: [react(), settingsValidators()],
   // The server's contract: web code imports its import-free value modules (limits, enums, error codes) and only types from the rest.
   resolve: { alias: { '@server': fileURLToPath(new URL('../src', import.meta.url)) } },
   build: {

@@ -1,4 +1,4 @@
-import { validationError } from '../errors.js';
+import { validationError } from './validation-error.js';
 import type { App } from './types.js';
 
 /**

@@ -61,7 +61,7 @@ test('a redirect to a private address is refused after resolution, and that addr
     status: 'error',
     category: 'blocked',
     // The redirect's host is the partner's text, so it is not named.
-    error: 'base_url: blocked: a redirect led to a refused address: loopback address (set PARTNER_ALLOW_PRIVATE_NETWORKS=true to allow it)',
+    error: 'base_url: blocked: a redirect led to a refused address: loopback address (not allowed on this server; its administrator can allow private networks)',
     mcp: null,
   });
   assert.equal(internal.requests.length, 0);

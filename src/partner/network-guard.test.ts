@@ -44,7 +44,7 @@ test('the default policy refuses private addresses unless allowed, and metadata 
   const strict = defaultAddressPolicy(false);
   const open = defaultAddressPolicy(true);
   assert.deepEqual(strict('8.8.8.8'), { allowed: true });
-  assert.deepEqual(strict('10.0.0.1'), { allowed: false, reason: 'private address (set PARTNER_ALLOW_PRIVATE_NETWORKS=true to allow it)' });
+  assert.deepEqual(strict('10.0.0.1'), { allowed: false, reason: 'private address (not allowed on this server; its administrator can allow private networks)' });
   assert.deepEqual(open('10.0.0.1'), { allowed: true });
   assert.deepEqual(open('::1'), { allowed: true });
   assert.deepEqual(open('169.254.169.254'), { allowed: false, reason: 'cloud metadata address' });
@@ -57,7 +57,7 @@ test('a name is refused when any of its addresses is, so a public address cannot
     { address: '10.0.0.5', family: 4 },
   ];
   await assert.rejects(resolveAllowedAddresses('partner.example', defaultAddressPolicy(false), resolver), {
-    message: 'refused to connect to partner.example (10.0.0.5): private address (set PARTNER_ALLOW_PRIVATE_NETWORKS=true to allow it)',
+    message: 'refused to connect to partner.example (10.0.0.5): private address (not allowed on this server; its administrator can allow private networks)',
   });
 });
 

@@ -114,7 +114,7 @@ export function defaultAddressPolicy(allowPrivateNetworks: boolean): AddressPoli
     const found = classifyAddress(address);
     if (found.kind === 'public') return { allowed: true };
     if (found.kind === 'private' && allowPrivateNetworks) return { allowed: true };
-    const hint = found.kind === 'private' ? ' (set PARTNER_ALLOW_PRIVATE_NETWORKS=true to allow it)' : '';
+    const hint = found.kind === 'private' ? ' (not allowed on this server; its administrator can allow private networks)' : '';
     return { allowed: false, reason: `${found.reason}${hint}` };
   };
 }

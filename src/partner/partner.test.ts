@@ -180,7 +180,7 @@ test('with the default configuration a loopback partner is refused and receives 
 
   assert.equal(partner?.last_status, 'error');
   assert.match(partner?.last_error ?? '', /^base_url: blocked: refused to connect to localhost \((127\.0\.0\.1|::1)\): loopback address/);
-  assert.match(partner?.last_error ?? '', /mcp_url: blocked: refused to connect to 127\.0\.0\.1: loopback address \(set PARTNER_ALLOW_PRIVATE_NETWORKS=true to allow it\)/);
+  assert.match(partner?.last_error ?? '', /mcp_url: blocked: refused to connect to 127\.0\.0\.1: loopback address \(not allowed on this server; its administrator can allow private networks\)/);
   assert.equal(mcp.requests.length, 0);
 });
 

@@ -155,7 +155,7 @@ export class PartnerCheckService {
       return {
         status: 'error',
         category: CHECK_CATEGORY.blocked,
-        error: 'the stored access_token cannot be decrypted (was ENCRYPTION_KEY changed?); set it again',
+        error: 'the stored access_token cannot be decrypted (the encryption key of this server may have changed); set it again',
         mcp: null,
       };
     }

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
-import { AppError, validationError } from '../errors.js';
+import { AppError } from '../errors.js';
+import { validationError } from '../http/validation-error.js';
 import type { Clock } from '../lib/clock.js';
 import type { UserRow } from '../users/queries.js';
 import { checkName } from '../users/service.js';

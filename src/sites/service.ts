@@ -1,7 +1,8 @@
 import type { Kysely, Transaction, Updateable } from 'kysely';
 import type { DialectName } from '../db/connect.js';
 import type { Database, SitesTable } from '../db/schema.js';
-import { AppError, type FieldError, validationError } from '../errors.js';
+import { AppError, type FieldError } from '../errors.js';
+import { validationError } from '../http/validation-error.js';
 import { ifMatchSatisfied, versionEtag } from '../http/etag.js';
 import type { Clock } from '../lib/clock.js';
 import type { SecretBox } from '../lib/crypto.js';

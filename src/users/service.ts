@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
-import { AppError, type FieldError, validationError } from '../errors.js';
+import { AppError, type FieldError } from '../errors.js';
+import { validationError } from '../http/validation-error.js';
 import { checkPasswordPolicy, NO_PASSWORD, type PasswordHasher } from '../auth/passwords.js';
 import { failedPasswordKey, RATE_LIMITS, type RateLimiter } from '../auth/rate-limit.js';
 import { reauthenticationRequired } from '../auth/recent-authentication.js';

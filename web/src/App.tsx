@@ -1,69 +1,184 @@
-import { useEffect, useState } from 'react';
+import { lazy, Suspense, useEffect, useRef, useState } from 'react';
+import { createBrowserRouter, Outlet, RouterProvider, useLocation as useRouterLocation, useParams } from 'react-router';
 import { errorMessage } from './api';
+import { AuthScreen } from './components/AuthScreen';
 import { Loading } from './components/Loading';
+import { ThemeSwitch } from './components/ThemeSwitch';
 import { VerifyEmailBanner } from './components/VerifyEmailBanner';
-import { AccessTokensPage } from './pages/AccessTokens';
 import { NotFoundPage } from './pages/NotFound';
-import { ProfilePage } from './pages/Profile';
-import { SecurityPage } from './pages/Security';
 import { SignInPage } from './pages/SignIn';
 import { SignUpPage } from './pages/SignUp';
-import { SiteEditorPage } from './pages/SiteEditor';
 import { SitesPage } from './pages/Sites';
-import { Link, navigate, pathOf, queryOf, useLocation } from './router';
-import { safeNextPath } from './signInRedirect';
+import { confirmLeaving, connectRouter, Link, navigate, queryOf, useLocation } from './router';
 import { useSession } from './session';
+import { safeNextPath } from './signInRedirect';
 
-/** Screens anyone may see; every other one needs a session. */
-const PUBLIC_PATHS = new Set(['/sign-in', '/sign-up']);
+// The first screens anyone sees (sign-in, the sites list) are in the main bundle; the editor (with
+// its forms and compiled schemas) and the settings screens load when first opened.
+const SiteEditorPage = lazy(() => import('./pages/SiteEditor').then((module) => ({ default: module.SiteEditorPage })));
+const ProfilePage = lazy(() => import('./pages/Profile').then((module) => ({ default: module.ProfilePage })));
+const AccessTokensPage = lazy(() => import('./pages/AccessTokens').then((module) => ({ default: module.AccessTokensPage })));
+const SecurityPage = lazy(() => import('./pages/Security').then((module) => ({ default: module.SecurityPage })));
+
+// The dashboard's screens. The server answers index.html for exactly these paths (and for any
+// other one with status 404, which the catch-all shows as the not-found screen).
+const router = createBrowserRouter([
+  {
+    element: <Root />,
+    children: [
+      {
+        element: <SignedOutOnly />,
+        children: [
+          { path: '/sign-in', element: <SignInPage /> },
+          { path: '/sign-up', element: <SignUpPage /> },
+        ],
+      },
+      {
+        element: <SignedInOnly />,
+        children: [
+          { index: true, element: <SitesPage /> },
+          { path: '/sites', element: <SitesPage /> },
+          { path: '/sites/:id', element: <SiteEditorRoute /> },
+          { path: '/sites/:id/:section', element: <SiteEditorRoute /> },
+          {
+            path: '/settings',
+            element: <SettingsLayout />,
+            children: [
+              { index: true, element: <ProfilePage /> },
+              { path: 'profile', element: <ProfilePage /> },
+              { path: 'access-tokens', element: <AccessTokensPage /> },
+              { path: 'security', element: <SecurityPage /> },
+            ],
+          },
+        ],
+      },
+      { path: '*', element: <NotFound /> },
+    ],
+  },
+]);
+connectRouter(router);
 
 export function App() {
-  const location = useLocation();
-  const path = pathOf(location);
+  return <RouterProvider router={router} />;
+}
+
+function Root() {
   const { user } = useSession();
-
-  useEffect(() => {
-    if (user === null && !PUBLIC_PATHS.has(path)) {
-      const next = path === '/' ? '' : `?next=${encodeURIComponent(location)}`;
-      navigate(`/sign-in${next}`, { replace: true, force: true });
-    }
-    // Signed in on a sign-in screen: go where the sign-in was asked to lead (same-site only).
-    if (user !== null && user !== undefined && PUBLIC_PATHS.has(path)) navigate(safeNextPath(queryOf(location).get('next')), { replace: true, force: true });
-  }, [user, path, location]);
-
+  useFocusAfterNavigation();
   if (user === undefined) return <Loading label="Loading Siteward…" />;
-  if (user === null) {
-    if (path === '/sign-up') return <SignUpPage />;
-    if (path === '/sign-in') return <SignInPage />;
-    return <Loading label="Redirecting to sign in…" />;
+  return <Outlet />;
+}
+
+/** The editor's sections are one screen (keyed by site): the draft survives moving between them. */
+function SiteEditorRoute() {
+  const { id = '', section } = useParams();
+  const props = { siteId: id, section };
+  return <SiteEditorPage {...props} key={id} />;
+}
+
+/**
+ * After moving to another screen, focus goes to its main heading (else its main), and the page
+ * scrolls to the top, as a page load would: keyboard and screen reader users start on the new
+ * screen instead of on the link they followed. Moving between the editor's sections and changing
+ * a list's query keep focus where it is.
+ */
+function useFocusAfterNavigation() {
+  const location = useRouterLocation();
+  const screen = /^\/sites\/[^/]+/.exec(location.pathname)?.[0] ?? location.pathname;
+  const previous = useRef(screen);
+  useEffect(() => {
+    if (previous.current === screen) return;
+    previous.current = screen;
+    window.scrollTo(0, 0);
+    // After the new screen has rendered its heading: a screen loaded on first use takes a few
+    // frames, so look for up to a second before settling for <main>.
+    let frame = 0;
+    let framesLeft = 60;
+    const focusHeading = () => {
+      const heading = document.querySelector<HTMLElement>('main h1');
+      if (heading === null && --framesLeft > 0) {
+        frame = window.requestAnimationFrame(focusHeading);
+        return;
+      }
+      const target = heading ?? document.querySelector<HTMLElement>('main');
+      if (target === null) return;
+      if (!target.hasAttribute('tabindex')) target.setAttribute('tabindex', '-1');
+      target.focus({ preventScroll: true });
+    };
+    frame = window.requestAnimationFrame(focusHeading);
+    return () => window.cancelAnimationFrame(frame);
+  }, [screen]);
+}
+
+/** A navigation decided by the session (signed in or out): nothing on screen may hold it. */
+function Redirect({ to }: { to: string }) {
+  useEffect(() => navigate(to, { replace: true, force: true }), [to]);
+  return <Loading label="One moment…" />;
+}
+
+function SignedOutOnly() {
+  const { user } = useSession();
+  const location = useLocation();
+  // Signed in on a sign-in screen: go where the sign-in was asked to lead (same-site only).
+  if (user !== null && user !== undefined) return <Redirect to={safeNextPath(queryOf(location).get('next'))} />;
+  return <Outlet />;
+}
+
+function SignedInOnly() {
+  const { user } = useSession();
+  const location = useLocation();
+  if (user === null || user === undefined) {
+    const next = location === '/' ? '' : `?next=${encodeURIComponent(location)}`;
+    return <Redirect to={`/sign-in${next}`} />;
   }
   return (
-    <Shell path={path}>
-      <Screen path={path} />
+    <Shell>
+      <Suspense fallback={<Loading label="Loading…" />}>
+        <Outlet />
+      </Suspense>
     </Shell>
   );
 }
 
-function Screen({ path }: { path: string }) {
-  if (path === '/' || path === '/sites') return <SitesPage />;
-  const site = /^\/sites\/([^/]+)$/.exec(path);
-  if (site?.[1] !== undefined) return <SiteEditorPage siteId={decodeURIComponent(site[1])} key={site[1]} />;
-  if (path === '/settings' || path === '/settings/profile') return <ProfilePage />;
-  if (path === '/settings/access-tokens') return <AccessTokensPage />;
-  if (path === '/settings/security') return <SecurityPage />;
-  return <NotFoundPage />;
+/** Unknown addresses: inside the dashboard's frame when signed in, on the sign-in frame when not. */
+function NotFound() {
+  const { user } = useSession();
+  if (user === null || user === undefined) {
+    return (
+      <AuthScreen title="Page not found" intro="There is nothing at this address.">
+        <Link to="/sign-in" className="button button-primary button-block">
+          Go to sign in
+        </Link>
+      </AuthScreen>
+    );
+  }
+  return (
+    <Shell>
+      <NotFoundPage />
+    </Shell>
+  );
 }
 
-function Shell({ path, children }: { path: string; children: React.ReactNode }) {
+function Shell({ children }: { children: React.ReactNode }) {
   const { user, signOut } = useSession();
+  const path = useRouterLocation().pathname;
   const [signOutError, setSignOutError] = useState<string>();
+  const [signingOut, setSigningOut] = useState(false);
   const inSettings = path.startsWith('/settings');
+  const inSites = path === '/' || path.startsWith('/sites');
 
   async function handleSignOut() {
+    // Unsaved edits on screen: the same question as leaving by a link.
+    if (!confirmLeaving()) return;
+    setSigningOut(true);
+    setSignOutError(undefined);
     try {
       await signOut();
+      navigate('/sign-in', { replace: true, force: true });
     } catch (error) {
       setSignOutError(errorMessage(error));
+    } finally {
+      setSigningOut(false);
     }
   }
 
@@ -75,10 +190,10 @@ function Shell({ path, children }: { path: string; children: React.ReactNode }) 
       <header className="topbar">
         <Link to="/" className="brand" aria-label="Siteward home">
           <span className="brand-mark" aria-hidden="true" />
-          Siteward
+          <span className="brand-name">Siteward</span>
         </Link>
         <nav aria-label="Main" className="topnav">
-          <Link to="/" aria-current={!inSettings ? 'page' : undefined}>
+          <Link to="/" aria-current={inSites ? 'page' : undefined}>
             Sites
           </Link>
           <Link to="/settings/profile" aria-current={inSettings ? 'page' : undefined}>
@@ -89,7 +204,8 @@ function Shell({ path, children }: { path: string; children: React.ReactNode }) 
           <span className="account-email" title={user?.email}>
             {user?.email}
           </span>
-          <button type="button" className="button button-ghost" onClick={handleSignOut}>
+          <ThemeSwitch />
+          <button type="button" className="button button-ghost" onClick={() => void handleSignOut()} disabled={signingOut}>
             Sign out
           </button>
         </div>
@@ -101,25 +217,32 @@ function Shell({ path, children }: { path: string; children: React.ReactNode }) 
         </div>
       )}
       <main id="main" className="content" tabIndex={-1}>
-        {inSettings ? (
-          <div className="settings">
-            <nav aria-label="Settings" className="subnav">
-              <Link to="/settings/profile" aria-current={path === '/settings/profile' || path === '/settings' ? 'page' : undefined}>
-                Profile
-              </Link>
-              <Link to="/settings/access-tokens" aria-current={path === '/settings/access-tokens' ? 'page' : undefined}>
-                Access Tokens
-              </Link>
-              <Link to="/settings/security" aria-current={path === '/settings/security' ? 'page' : undefined}>
-                Security
-              </Link>
-            </nav>
-            <div className="settings-body">{children}</div>
-          </div>
-        ) : (
-          children
-        )}
+        {children}
       </main>
+    </div>
+  );
+}
+
+function SettingsLayout() {
+  const path = useRouterLocation().pathname;
+  return (
+    <div className="settings">
+      <nav aria-label="Settings" className="subnav">
+        <Link to="/settings/profile" aria-current={path === '/settings/profile' || path === '/settings' ? 'page' : undefined}>
+          Profile
+        </Link>
+        <Link to="/settings/access-tokens" aria-current={path === '/settings/access-tokens' ? 'page' : undefined}>
+          Access Tokens
+        </Link>
+        <Link to="/settings/security" aria-current={path === '/settings/security' ? 'page' : undefined}>
+          Security
+        </Link>
+      </nav>
+      <div className="settings-body">
+        <Suspense fallback={<Loading label="Loading…" />}>
+          <Outlet />
+        </Suspense>
+      </div>
     </div>
   );
 }

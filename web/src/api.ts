@@ -34,6 +34,13 @@ export class ApiError extends Error {
 interface RequestOptions {
   body?: unknown;
   headers?: Record<string, string>;
+  /**
+   * false: a 401 is the answer itself (asking who is signed in), not a session that ended under
+   * the person's feet, so no sign-in dialog opens.
+   */
+  signInPrompt?: boolean;
+  /** Cancels the request (a query that is no longer wanted). */
+  signal?: AbortSignal | undefined;
 }
 
 /**
@@ -48,6 +55,25 @@ export function setReauthenticationPrompt(prompt: ReauthenticationPrompt | undef
   reauthenticationPrompt = prompt;
 }
 
+/**
+ * Asks the person to sign in again after their session ended (expired, or signed out from another
+ * device); resolves true once a new session exists. Registered by the SignInAgainProvider, so a
+ * screen with unsaved work keeps it and the refused request goes out again.
+ */
+export type SignInPrompt = () => Promise<boolean>;
+let signInPrompt: SignInPrompt | undefined;
+
+export function setSignInPrompt(prompt: SignInPrompt | undefined): void {
+  signInPrompt = prompt;
+}
+
+/** The answers that mean "your session is gone", as opposed to a wrong password or code. */
+const SESSION_ENDED_CODES: ReadonlySet<string> = new Set([AUTH_ERRORS.UNAUTHENTICATED, AUTH_ERRORS.SESSION_EXPIRED, AUTH_ERRORS.INVALID_TOKEN]);
+
+export function isSessionEnded(error: unknown): boolean {
+  return error instanceof ApiError && error.status === 401 && SESSION_ENDED_CODES.has(error.code);
+}
+
 export interface ApiResponse<T> {
   status: number;
   data: T;
@@ -55,17 +81,26 @@ export interface ApiResponse<T> {
 }
 
 /**
- * One request. A change refused for want of a recent sign-in opens the confirmation dialog and,
- * once confirmed, is sent again, once: the person carries on with what they were doing.
+ * One request. A change refused for want of a recent sign-in opens the confirmation dialog, and a
+ * request refused because the session ended opens the sign-in dialog; once the person has done
+ * that, the request is sent again: they carry on with what they were doing.
  */
 async function request<T>(method: string, url: string, options: RequestOptions = {}): Promise<ApiResponse<T>> {
   try {
     return await send<T>(method, url, options);
   } catch (error) {
-    const prompt = reauthenticationPrompt;
-    if (!(error instanceof ApiError) || error.code !== AUTH_ERRORS.REAUTHENTICATION_REQUIRED || prompt === undefined) throw error;
-    if (!(await prompt())) throw error;
-    return send<T>(method, url, options);
+    const reauthenticate = reauthenticationPrompt;
+    if (error instanceof ApiError && error.code === AUTH_ERRORS.REAUTHENTICATION_REQUIRED && reauthenticate !== undefined) {
+      if (!(await reauthenticate())) throw error;
+      return send<T>(method, url, options);
+    }
+    const signIn = signInPrompt;
+    // The sign-in endpoints answer 401 for wrong credentials: that is theirs to show.
+    if (isSessionEnded(error) && options.signInPrompt !== false && !url.startsWith('/auth/') && signIn !== undefined) {
+      if (!(await signIn())) throw error;
+      return request<T>(method, url, options);
+    }
+    throw error;
   }
 }
 
@@ -78,8 +113,9 @@ async function send<T>(method: string, url: string, options: RequestOptions): Pr
   }
   let response: Response;
   try {
-    response = await fetch(url, { method, headers, body, credentials: 'same-origin', cache: 'no-store' });
-  } catch {
+    response = await fetch(url, { method, headers, body, credentials: 'same-origin', cache: 'no-store', signal: options.signal });
+  } catch (error) {
+    if (options.signal?.aborted === true) throw error;
     throw new ApiError(0, CLIENT_ERRORS.NETWORK_ERROR, 'The server could not be reached. Check your connection and try again.');
   }
   const text = await response.text();
@@ -131,7 +167,9 @@ export function errorMessage(error: unknown): string {
   return 'Something went wrong.';
 }
 
-function formatWait(seconds: number): string {
+/** A wait the server asked for (Retry-After), in words: "45 seconds", "3 minutes". */
+export function formatWait(seconds: number): string {
+  if (seconds === 1) return '1 second';
   if (seconds < 90) return `${seconds} seconds`;
   return `${Math.ceil(seconds / 60)} minutes`;
 }

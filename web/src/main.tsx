@@ -1,13 +1,27 @@
+// First: the colour theme, before anything renders (see theme.ts).
+import './theme';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { App } from './App';
 import { ReauthenticationProvider } from './reauthentication';
-import { SessionProvider } from './session';
+import { fetchSessionUser, SESSION_QUERY_KEY, SessionProvider } from './session';
+import { SignInAgainProvider } from './signInAgain';
+import { fetchSiteSummaries, siteListQueryFrom, siteListQueryKey } from './siteList';
 import './styles.css';
 
 // Server state lives in one query cache; a failed request is shown, not retried behind the person's back.
 const queryClient = new QueryClient({ defaultOptions: { queries: { retry: false, refetchOnWindowFocus: false } } });
+
+// A cold load asks who is signed in and, on the sites list, for its first page at once, instead of
+// one after the other. Signed out, the list's 401 is dropped: the sign-in screen shows instead.
+void queryClient.prefetchQuery({ queryKey: SESSION_QUERY_KEY, queryFn: fetchSessionUser, staleTime: Number.POSITIVE_INFINITY });
+if (window.location.pathname === '/' || window.location.pathname === '/sites') {
+  const query = siteListQueryFrom(new URLSearchParams(window.location.search));
+  queryClient.fetchQuery({ queryKey: siteListQueryKey(query), queryFn: ({ signal }) => fetchSiteSummaries(query, signal, { signInPrompt: false }) }).catch(() => {
+    queryClient.removeQueries({ queryKey: siteListQueryKey(query), exact: true });
+  });
+}
 
 const root = document.getElementById('root');
 if (root === null) throw new Error('index.html has no #root');
@@ -15,9 +29,11 @@ createRoot(root).render(
   <StrictMode>
     <QueryClientProvider client={queryClient}>
       <SessionProvider>
-        <ReauthenticationProvider>
-          <App />
-        </ReauthenticationProvider>
+        <SignInAgainProvider>
+          <ReauthenticationProvider>
+            <App />
+          </ReauthenticationProvider>
+        </SignInAgainProvider>
       </SessionProvider>
     </QueryClientProvider>
   </StrictMode>,

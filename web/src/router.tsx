@@ -1,48 +1,54 @@
-// A small history router: the dashboard has a handful of screens, and owning navigation lets an
-// editor with unsaved changes hold it (useLeaveGuard) for links and the back button alike.
-import { type AnchorHTMLAttributes, type MouseEvent, useEffect, useSyncExternalStore } from 'react';
+// Navigation is React Router's data router (App.tsx builds it). The screens use the few names
+// below, so that leaving with unsaved changes is asked about in one place: links, the back button,
+// sign-out and reload alike.
+import { type AnchorHTMLAttributes, useCallback, useEffect } from 'react';
+import { type createBrowserRouter, type Location, Link as RouterLink, useBlocker, useLocation as useRouterLocation } from 'react-router';
 
-type Listener = () => void;
-const listeners = new Set<Listener>();
-let guard: { message: string } | null = null;
-let currentPath = window.location.pathname + window.location.search;
+type DataRouter = ReturnType<typeof createBrowserRouter>;
 
-function notify(): void {
-  currentPath = window.location.pathname + window.location.search;
-  for (const listener of listeners) listener();
+let router: DataRouter | undefined;
+/** True for the duration of a forced navigation, which no leave guard holds. */
+let forcing = false;
+/** The message of the leave guard in force, if any (one editor at a time). */
+let activeGuardMessage: string | undefined;
+
+export const DEFAULT_LEAVE_MESSAGE = 'You have unsaved changes. Leave without saving?';
+
+/** App.tsx hands over the router it built, so `navigate` works outside components too. */
+export function connectRouter(built: DataRouter): void {
+  router = built;
 }
 
-function allowedToLeave(): boolean {
-  return guard === null || window.confirm(guard.message);
+export interface NavigateOptions {
+  replace?: boolean;
+  /** Leave even with unsaved changes (after a sign-out or a delete the person already confirmed). */
+  force?: boolean;
+  /** Travels with the history entry, e.g. the list's earlier cursors for Previous. */
+  state?: unknown;
 }
 
-export function navigate(to: string, options: { replace?: boolean; force?: boolean } = {}): void {
-  if (to === currentPath) return;
-  if (options.force !== true && !allowedToLeave()) return;
-  if (options.force === true) guard = null;
-  if (options.replace === true) window.history.replaceState(null, '', to);
-  else window.history.pushState(null, '', to);
-  window.scrollTo(0, 0);
-  notify();
-}
-
-window.addEventListener('popstate', () => {
-  if (guard !== null && !window.confirm(guard.message)) {
-    // Put the address back: the page did not change.
-    window.history.pushState(null, '', currentPath);
-    return;
+export function navigate(to: string, options: NavigateOptions = {}): void {
+  if (router === undefined) throw new Error('navigate before the router exists');
+  const here = router.state.location;
+  if (to === here.pathname + here.search && options.state === undefined) return;
+  // The blocker is consulted synchronously when a navigation starts.
+  forcing = options.force === true;
+  try {
+    void router.navigate(to, { replace: options.replace === true, state: options.state });
+  } finally {
+    forcing = false;
   }
-  notify();
-});
-
-function subscribe(listener: Listener): () => void {
-  listeners.add(listener);
-  return () => listeners.delete(listener);
 }
 
 /** The current path with its query string, e.g. "/sites/0193…" or "/sign-in?next=%2F". */
 export function useLocation(): string {
-  return useSyncExternalStore(subscribe, () => currentPath);
+  const location = useRouterLocation();
+  return location.pathname + location.search;
+}
+
+/** The state the current history entry was pushed with (see `navigate`). */
+export function useLocationState(): unknown {
+  return useRouterLocation().state as unknown;
 }
 
 export function pathOf(location: string): string {
@@ -53,33 +59,55 @@ export function queryOf(location: string): URLSearchParams {
   return new URLSearchParams(location.split('?')[1] ?? '');
 }
 
-/** While `active`, leaving the screen (link, back button, reload, closing the tab) asks first. */
-export function useLeaveGuard(active: boolean, message = 'You have unsaved changes. Leave without saving?'): void {
+/**
+ * The screen a path belongs to: the editor's sections (/sites/:id/ai) are one screen with one
+ * draft, so moving between them is not leaving.
+ */
+function screenOf(pathname: string): string {
+  return /^\/sites\/[^/]+/.exec(pathname)?.[0] ?? pathname;
+}
+
+function isLeaving(current: Location, next: Location): boolean {
+  return screenOf(current.pathname) !== screenOf(next.pathname);
+}
+
+/** While `active`, leaving the screen (link, back button, sign-out, reload, closing the tab) asks first. */
+export function useLeaveGuard(active: boolean, message = DEFAULT_LEAVE_MESSAGE): void {
+  const shouldBlock = useCallback(({ currentLocation, nextLocation }: { currentLocation: Location; nextLocation: Location }) => active && !forcing && isLeaving(currentLocation, nextLocation), [active]);
+  const blocker = useBlocker(shouldBlock);
+
+  useEffect(() => {
+    if (blocker.state !== 'blocked') return;
+    if (window.confirm(message)) blocker.proceed();
+    else blocker.reset();
+  }, [blocker, message]);
+
   useEffect(() => {
     if (!active) return;
-    const mine = { message };
-    guard = mine;
+    activeGuardMessage = message;
     const beforeUnload = (event: BeforeUnloadEvent) => {
       event.preventDefault();
+      // Older browsers show the dialog only when returnValue is set.
       event.returnValue = '';
     };
     window.addEventListener('beforeunload', beforeUnload);
     return () => {
-      if (guard === mine) guard = null;
+      if (activeGuardMessage === message) activeGuardMessage = undefined;
       window.removeEventListener('beforeunload', beforeUnload);
     };
   }, [active, message]);
 }
 
-type LinkProps = AnchorHTMLAttributes<HTMLAnchorElement> & { to: string };
+/**
+ * For leaving that is not a navigation yet (signing out): true when nothing unsaved is on screen
+ * or the person chose to drop it.
+ */
+export function confirmLeaving(): boolean {
+  return activeGuardMessage === undefined || window.confirm(activeGuardMessage);
+}
 
-export function Link({ to, onClick, ...rest }: LinkProps) {
-  function follow(event: MouseEvent<HTMLAnchorElement>) {
-    onClick?.(event);
-    // Let the browser handle new tabs and windows.
-    if (event.defaultPrevented || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
-    event.preventDefault();
-    navigate(to);
-  }
-  return <a href={to} onClick={follow} {...rest} />;
+type LinkProps = AnchorHTMLAttributes<HTMLAnchorElement> & { to: string; state?: unknown };
+
+export function Link({ to, ...rest }: LinkProps) {
+  return <RouterLink to={to} {...rest} />;
 }

@@ -1,5 +1,7 @@
-// Who is signed in. The session cookie is HttpOnly, so the dashboard asks the server (/api/v1/me).
-import { createContext, type ReactNode, useCallback, useContext, useEffect, useMemo, useState } from 'react';
+// Who is signed in. The session cookie is HttpOnly, so the dashboard asks the server (/api/v1/me),
+// through the query cache like every other server state.
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { createContext, type ReactNode, useCallback, useContext, useMemo } from 'react';
 import { api, ApiError, type User } from './api';
 
 interface SessionState {
@@ -12,35 +14,39 @@ interface SessionState {
   forget: () => void;
 }
 
+export const SESSION_QUERY_KEY = ['session'] as const;
+
+/** The signed-in user, or null: a 401 here is the answer, not a session to renew. */
+export async function fetchSessionUser(): Promise<User | null> {
+  try {
+    const { data } = await api.get<{ user: User }>('/api/v1/me', { signInPrompt: false });
+    return data.user;
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 401) return null;
+    throw error;
+  }
+}
+
 const SessionContext = createContext<SessionState | null>(null);
 
 export function SessionProvider({ children }: { children: ReactNode }) {
-  const [user, setUser] = useState<User | null | undefined>(undefined);
+  const queryClient = useQueryClient();
+  const session = useQuery({ queryKey: SESSION_QUERY_KEY, queryFn: fetchSessionUser, staleTime: Number.POSITIVE_INFINITY });
+  // A server that cannot be reached is treated as signed out: the sign-in screen says why on use.
+  const user = session.isError ? null : session.data;
 
-  const refresh = useCallback(async () => {
-    try {
-      const { data } = await api.get<{ user: User }>('/api/v1/me');
-      setUser(data.user);
-      return data.user;
-    } catch (error) {
-      if (error instanceof ApiError && error.status === 401) {
-        setUser(null);
-        return null;
-      }
-      throw error;
-    }
-  }, []);
+  const refresh = useCallback(() => queryClient.fetchQuery({ queryKey: SESSION_QUERY_KEY, queryFn: fetchSessionUser, staleTime: 0 }), [queryClient]);
+
+  /** Nothing of one account may be shown to the next one who signs in on this browser. */
+  const forget = useCallback(() => {
+    queryClient.removeQueries({ predicate: (query) => query.queryKey[0] !== SESSION_QUERY_KEY[0] });
+    queryClient.setQueryData(SESSION_QUERY_KEY, null);
+  }, [queryClient]);
 
   const signOut = useCallback(async () => {
     await api.post('/auth/logout');
-    setUser(null);
-  }, []);
-
-  const forget = useCallback(() => setUser(null), []);
-
-  useEffect(() => {
-    refresh().catch(() => setUser(null));
-  }, [refresh]);
+    forget();
+  }, [forget]);
 
   const value = useMemo(() => ({ user, refresh, signOut, forget }), [user, refresh, signOut, forget]);
   return <SessionContext.Provider value={value}>{children}</SessionContext.Provider>;

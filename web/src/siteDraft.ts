@@ -1,25 +1,14 @@
 // The site editor's working copy: what the form holds, how it differs from the loaded site, and
 // what the form refuses before the server is asked. Pure functions, so the rules are easy to follow.
-import { COLOR_PATTERN as COLOR_PATTERN_SOURCE, NAME_MAX_LENGTH, PARTNER_EDITABLE_FIELDS, SETTINGS_FIELDS, SETTINGS_MAX_BYTES, type SettingsField } from '@server/sites/contract';
+import { NAME_MAX_LENGTH, PARTNER_EDITABLE_FIELDS, SETTINGS_FIELDS, SETTINGS_MAX_BYTES, type SettingsField } from '@server/sites/contract';
 import type { PartnerDraft, SiteUpdate } from '@server/sites/schema';
 import type { FieldError, Site } from './api';
-import { analyseSettingsText } from './settingsText';
+import { COLOR_PATTERN } from './color';
+import { SETTINGS_SCHEMAS } from '@server/sites/settings-schemas';
+import { byteLength, isPlainObject, labelAt, readGroup, type SettingsObject } from './settingsText';
 
-/** The names people read for each settings group; keyed by the server's list, so none is missing. */
-const SETTINGS_TEXT: Record<SettingsField, { title: string; description: string }> = {
-  ai_settings: { title: 'AI settings', description: 'Model, prompts and answer behaviour of the assistant.' },
-  email_settings: { title: 'E-mail settings', description: 'Sender, reply-to and e-mail channel options.' },
-  widget: { title: 'Widget', description: 'The chat widget embedded on your pages.' },
-  portal: { title: 'Portal', description: 'The help portal: navigation, sections and visibility.' },
-  branding: { title: 'Branding', description: 'Logo, names and wording shown to visitors.' },
-  public_theme: { title: 'Public theme', description: 'Colours, fonts and layout of the public pages.' },
-  knowledge_sources: { title: 'Knowledge sources', description: 'Where the assistant looks for answers.' },
-};
-
-/** The settings groups in the server's order, which the editor shows them in. */
-export const SETTINGS_GROUPS = SETTINGS_FIELDS.map((field) => ({ field, ...SETTINGS_TEXT[field] }));
-
-export const COLOR_PATTERN = new RegExp(COLOR_PATTERN_SOURCE);
+/** The settings groups in the server's order, named and described by their schemas. */
+export const SETTINGS_GROUPS = SETTINGS_FIELDS.map((field) => ({ field, title: SETTINGS_SCHEMAS[field].title as string, description: SETTINGS_SCHEMAS[field].description as string }));
 
 const PARTNER_FIELDS = PARTNER_EDITABLE_FIELDS;
 
@@ -62,7 +51,9 @@ function samePartnerValue(a: PartnerDraft[keyof PartnerDraft], b: PartnerDraft[k
 /** The fields that differ from the loaded site; partner_settings carries only its changed sub-fields. */
 export function changesOf(site: Site, draft: SiteDraft): SiteChanges {
   const changes: SiteChanges = {};
-  if (draft.name !== site.name) changes.name = draft.name;
+  // Spaces around a name are never meant: the name is sent trimmed, and "Docs " over "Docs" is no change.
+  const name = draft.name.trim();
+  if (name !== site.name) changes.name = name;
   // The server stores colours lower-case, so "#ABC" over "#abc" is no change.
   if (draft.color.toLowerCase() !== site.color.toLowerCase()) changes.color = draft.color;
   for (const { field } of SETTINGS_GROUPS) {
@@ -105,9 +96,16 @@ export function clientErrors(changes: SiteChanges): FieldError[] {
   for (const { field } of SETTINGS_GROUPS) {
     const value = changes[field];
     if (value === undefined) continue;
-    const analysis = analyseSettingsText(value);
-    if (analysis.kind === 'invalid-json') errors.push({ path: `/${field}`, message: 'Fix the JSON before saving, or remove the leading { or [ to store it as plain text.' });
-    else if (analysis.bytes > SETTINGS_MAX_BYTES) errors.push({ path: `/${field}`, message: `Too large: at most ${SETTINGS_MAX_BYTES / 1024} KiB.` });
+    if (byteLength(value) > SETTINGS_MAX_BYTES) {
+      errors.push({ path: `/${field}`, message: `Too large: at most ${SETTINGS_MAX_BYTES / 1024} KiB.` });
+      continue;
+    }
+    // An edited group is saved only when it is empty or matches its shape; stored text that does
+    // not match is never sent unless the person edits it, so it cannot block a save.
+    const reading = readGroup(field, value);
+    if (reading.kind === 'not-json') errors.push({ path: `/${field}`, message: `This is not valid JSON: ${reading.reason}.` });
+    else if (reading.kind === 'not-object') errors.push({ path: `/${field}`, message: 'Use an object of settings ({ … }).' });
+    else if (reading.kind === 'breaks-rules') for (const problem of reading.problems) errors.push({ path: `/${field}${problem.pointer}`, message: problem.message });
   }
   // base_url and mcp_url are left to the server, the one judge of what it accepts; its field
   // errors are shown next to the inputs.
@@ -155,8 +153,91 @@ export function fieldLabel(path: string): string {
     '/partner_settings/widget_project_id': 'Widget project ID',
     '/partner_settings/widget_search_sources': 'Widget search sources',
   };
-  for (const group of SETTINGS_GROUPS) labels[`/${group.field}`] = group.title;
+  for (const group of SETTINGS_GROUPS) {
+    const prefix = `/${group.field}`;
+    // A field inside a group: "Chat widget › Accent colour".
+    if (path.startsWith(`${prefix}/`)) return `${group.title} › ${labelAt(group.field, path.slice(prefix.length))}`;
+    labels[prefix] = group.title;
+  }
   const owner = Object.keys(labels).find((known) => path === known || path.startsWith(`${known}/`));
-  if (owner !== undefined) return labels[owner] ?? owner;
-  return path === '' || path === '/' ? 'Site' : path.replace(/^\//, '');
+  if (owner === undefined) return path === '' || path === '/' ? 'Site' : path.replace(/^\//, '');
+  const label = labels[owner] ?? owner;
+  // An item of a list: "Collections, entry 4".
+  const item = /^\/(\d+)/.exec(path.slice(owner.length));
+  return item?.[1] === undefined ? label : `${label}, entry ${Number(item[1]) + 1}`;
+}
+
+/** The form's values for a group: its object when the text matches the shape (or is empty), else undefined. */
+export function formValuesOf(field: SettingsField, text: string): SettingsObject | undefined {
+  const reading = readGroup(field, text);
+  if (reading.kind === 'empty') return {};
+  return reading.kind === 'matches' ? reading.value : undefined;
+}
+
+/** What a group's top-level fields default to when absent (the schema's `default`), e.g. a widget is shown. */
+function defaultsOf(field: SettingsField): SettingsObject {
+  const properties = (SETTINGS_SCHEMAS[field] as { properties?: Record<string, { default?: unknown }> }).properties ?? {};
+  return Object.fromEntries(Object.entries(properties).flatMap(([key, node]) => (node.default === undefined ? [] : [[key, node.default]])));
+}
+
+/** The values a form starts from: the group's own, with the schema's defaults where it has none. */
+export function formStartValues(field: SettingsField, values: SettingsObject): SettingsObject {
+  return { ...defaultsOf(field), ...values };
+}
+
+function isEmptyValue(value: unknown): boolean {
+  if (value === undefined || value === null || value === '' || value === false) return true;
+  if (typeof value === 'number') return Number.isNaN(value);
+  if (Array.isArray(value)) return value.length === 0;
+  return isPlainObject(value) && Object.values(value).every(isEmptyValue);
+}
+
+function sameJson(a: unknown, b: unknown): boolean {
+  if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((item, index) => sameJson(item, b[index]));
+  if (isPlainObject(a) && isPlainObject(b)) {
+    const keys = Object.keys(a);
+    return keys.length === Object.keys(b).length && keys.every((key) => Object.hasOwn(b, key) && sameJson(a[key], b[key]));
+  }
+  return Object.is(a, b);
+}
+
+/**
+ * Lays the form's values over what the group held. Keys the form does not show are kept; an empty
+ * field is not written (so opening a form adds nothing, and clearing a field removes its key);
+ * numbers the browser could not read (NaN) count as empty. When nothing differs, the stored text
+ * comes back unchanged, byte for byte, so a form never rewrites what the person did not edit.
+ */
+export function applyFormValues(field: SettingsField, text: string, values: SettingsObject, saved?: string): string {
+  const before = formValuesOf(field, text) ?? {};
+  const after = mergeObject(before, values, defaultsOf(field));
+  if (sameJson(before, after)) return text;
+  // Edited back to what is saved: the saved bytes, so the draft shows no change.
+  if (saved !== undefined) {
+    const savedValues = formValuesOf(field, saved);
+    if (savedValues !== undefined && sameJson(savedValues, after)) return saved;
+  }
+  if (Object.keys(after).length === 0 && text.trim() === '') return text;
+  return JSON.stringify(after, null, 2);
+}
+
+function mergeObject(before: SettingsObject, values: SettingsObject, defaults: SettingsObject = {}): SettingsObject {
+  const after: SettingsObject = { ...before };
+  for (const [key, value] of Object.entries(values)) {
+    const earlier = Object.hasOwn(before, key) ? before[key] : undefined;
+    const merged = isPlainObject(value) ? mergeObject(isPlainObject(earlier) ? earlier : {}, value) : Array.isArray(value) ? value.map(cleanItem) : value;
+    // A cleared text or number field takes the key away; an unticked box or an emptied list stays
+    // written when the group had it, since false and [] say something there.
+    if (merged === undefined || merged === '' || (typeof merged === 'number' && Number.isNaN(merged))) delete after[key];
+    // A field left at its default (or, without one, left empty) says nothing the absent key did not.
+    else if (!Object.hasOwn(before, key) && (Object.hasOwn(defaults, key) ? sameJson(defaults[key], merged) : isEmptyValue(merged))) delete after[key];
+    // A key such as "__proto__" is data here: define it, never assign it (that would set the prototype).
+    else Object.defineProperty(after, key, { value: merged, enumerable: true, writable: true, configurable: true });
+  }
+  return after;
+}
+
+/** A list entry as the form left it: objects lose their empty fields, other values stay. */
+function cleanItem(item: unknown): unknown {
+  if (!isPlainObject(item)) return item;
+  return Object.fromEntries(Object.entries(item).filter(([, value]) => value !== undefined && value !== '' && !(typeof value === 'number' && Number.isNaN(value))));
 }

@@ -1,8 +1,8 @@
-import { type FormEvent, useState } from 'react';
+import { useState } from 'react';
+import { useForm } from 'react-hook-form';
 import { ACCESS_TOKEN_SCOPES, type AccessTokenScope } from '@server/auth/scopes';
 import type { CreatedAccessTokenJson as CreatedAccessToken } from '@server/access-tokens/schema';
 import { api, ApiError, errorMessage } from '../api';
-import { useSubmission } from '../useSubmission';
 import { Alert } from './Alert';
 import { Button } from './Button';
 import { Field } from './Field';
@@ -16,65 +16,51 @@ const SCOPE_TEXT: Record<AccessTokenScope, { label: string; description: string 
 };
 const SCOPES = ACCESS_TOKEN_SCOPES.map((scope) => ({ scope, ...SCOPE_TEXT[scope] }));
 
+interface Values {
+  name: string;
+  scopes: string[];
+}
+
+const ALL_SCOPES = SCOPES.map(({ scope }) => scope);
+
 /** Names a new token and picks what it may do. The secret comes back in the answer, this once. */
 export function AccessTokenCreateForm({ onCreated }: { onCreated: (token: CreatedAccessToken) => void }) {
-  const [name, setName] = useState('');
-  const [scopes, setScopes] = useState<string[]>(SCOPES.map(({ scope }) => scope));
-  const { busy, error, submit: send } = useSubmission(
-    async () => {
-      const ordered = SCOPES.map(({ scope }) => scope).filter((scope) => scopes.includes(scope));
-      const { data } = await api.post<{ access_token: CreatedAccessToken }>('/api/v1/access-tokens', { name: name.trim(), scopes: ordered });
-      setName('');
-      setScopes(SCOPES.map(({ scope }) => scope));
+  const { register, handleSubmit, reset, formState } = useForm<Values>({ defaultValues: { name: '', scopes: ALL_SCOPES } });
+  const [error, setError] = useState<unknown>();
+
+  async function submit(values: Values) {
+    setError(undefined);
+    try {
+      const ordered = ALL_SCOPES.filter((scope) => values.scopes.includes(scope));
+      const { data } = await api.post<{ access_token: CreatedAccessToken }>('/api/v1/access-tokens', { name: values.name.trim(), scopes: ordered });
+      reset();
       onCreated(data.access_token);
-    },
-    { staysAfterSuccess: true },
-  );
-  const [localError, setLocalError] = useState<{ name?: string; scopes?: string }>({});
-
-  function toggle(scope: string, checked: boolean) {
-    setLocalError(({ name }) => ({ name }));
-    setScopes((current) => (checked ? [...current, scope] : current.filter((each) => each !== scope)));
+    } catch (caught) {
+      setError(caught);
+    }
   }
 
-  function submit(event: FormEvent) {
-    event.preventDefault();
-    // Checked here as well as on the server, so the message names the field in plain words.
-    const problems = {
-      name: name.trim() === '' ? 'Give the token a name.' : undefined,
-      scopes: scopes.length === 0 ? 'Choose at least one scope.' : undefined,
-    };
-    setLocalError(problems);
-    if (problems.name !== undefined || problems.scopes !== undefined) return;
-    void send();
-  }
-
-  const nameError = localError.name ?? serverProblem(error, 'name', 'Name');
-  const scopesError = localError.scopes ?? serverProblem(error, 'scopes', 'Scopes');
-  const showAlert = error !== undefined && nameError === undefined && scopesError === undefined;
+  const nameError = formState.errors.name?.message ?? serverProblem(error, 'name', 'Name');
+  const scopesError = formState.errors.scopes?.message ?? serverProblem(error, 'scopes', 'Scopes');
+  const showAlert = error !== undefined && serverProblem(error, 'name', 'Name') === undefined && serverProblem(error, 'scopes', 'Scopes') === undefined;
   return (
-    <form onSubmit={submit} noValidate className="token-create">
+    <form onSubmit={handleSubmit(submit)} noValidate className="token-create">
       {showAlert && <Alert kind="error">{errorMessage(error)}</Alert>}
       <Field
         label="Token name"
-        name="name"
         required
         maxLength={100}
         autoComplete="off"
         placeholder="e.g. CI deploy"
-        value={name}
-        onChange={(event) => {
-          setName(event.target.value);
-          setLocalError(({ scopes }) => ({ scopes }));
-        }}
         error={nameError}
         hint="Say where it will be used, so you can tell tokens apart later."
+        {...register('name', { validate: (value) => value.trim() !== '' || 'Give the token a name.' })}
       />
       <fieldset className="token-scopes" aria-describedby={scopesError !== undefined ? 'token-scopes-error' : undefined}>
         <legend>Scopes</legend>
         {SCOPES.map(({ scope, label, description }) => (
           <label key={scope} className="checkbox-option">
-            <input type="checkbox" name="scopes" value={scope} checked={scopes.includes(scope)} onChange={(event) => toggle(scope, event.target.checked)} />
+            <input type="checkbox" value={scope} {...register('scopes', { validate: (chosen) => (Array.isArray(chosen) && chosen.length > 0) || 'Choose at least one scope.' })} />
             <span>
               <span className="checkbox-label">
                 {label} <code>{scope}</code>
@@ -89,7 +75,7 @@ export function AccessTokenCreateForm({ onCreated }: { onCreated: (token: Create
           </p>
         )}
       </fieldset>
-      <Button type="submit" variant="primary" busy={busy}>
+      <Button type="submit" variant="primary" busy={formState.isSubmitting}>
         Create token
       </Button>
     </form>

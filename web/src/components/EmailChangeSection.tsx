@@ -1,13 +1,13 @@
-import { useState } from 'react';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useForm } from 'react-hook-form';
 import { USER_ERRORS } from '@server/users/errors';
 import { api, ApiError, errorMessage, type PendingEmailChange } from '../api';
 import { asSentence, formatDateTime } from '../format';
 import { useSession } from '../session';
-import { useResource } from '../useResource';
-import { useSubmission } from '../useSubmission';
 import { Alert } from './Alert';
 import { Button } from './Button';
 import { Field } from './Field';
+import { emailRules } from './formRules';
 
 /** What the server said about the address, worded for the field; undefined for other failures. */
 function emailFieldError(error: unknown): string | undefined {
@@ -17,6 +17,8 @@ function emailFieldError(error: unknown): string | undefined {
   return message === undefined ? undefined : asSentence(message);
 }
 
+const PENDING_KEY = ['me', 'email-change'] as const;
+
 /**
  * Settings > Profile > E-mail address. The change needs a recent sign-in (the confirmation dialog
  * opens by itself when it has lapsed) and completes only when the link mailed to the new address
@@ -24,28 +26,29 @@ function emailFieldError(error: unknown): string | undefined {
  */
 export function EmailChangeSection() {
   const { user } = useSession();
-  const { data: pending, setData: setPending, reload } = useResource('/api/v1/me/email', (body: { pending_email_change: PendingEmailChange | null }) => body.pending_email_change);
-  const [email, setEmail] = useState('');
-  const [sent, setSent] = useState(false);
-  const { busy, error, submit } = useSubmission(
-    async () => {
-      setSent(false);
-      const { data } = await api.post<{ pending_email_change: PendingEmailChange }>('/api/v1/me/email', { email });
-      setPending(data.pending_email_change);
-      setEmail('');
-      setSent(true);
+  const queryClient = useQueryClient();
+  const pending = useQuery({
+    queryKey: PENDING_KEY,
+    queryFn: async () => (await api.get<{ pending_email_change: PendingEmailChange | null }>('/api/v1/me/email')).data.pending_email_change,
+  });
+  const { register, handleSubmit, reset, formState } = useForm<{ email: string }>({ defaultValues: { email: '' } });
+  const change = useMutation({
+    mutationFn: async (email: string) => (await api.post<{ pending_email_change: PendingEmailChange }>('/api/v1/me/email', { email: email.trim() })).data.pending_email_change,
+    onSuccess: (created) => {
+      queryClient.setQueryData(PENDING_KEY, created);
+      reset({ email: '' });
     },
-    { staysAfterSuccess: true },
-  );
-  const withdraw = useSubmission(
-    async () => {
-      await api.delete('/api/v1/me/email');
-      setSent(false);
-      await reload();
+  });
+  const withdraw = useMutation({
+    mutationFn: () => api.delete('/api/v1/me/email'),
+    onSuccess: async () => {
+      change.reset();
+      await queryClient.invalidateQueries({ queryKey: PENDING_KEY });
     },
-    { staysAfterSuccess: true },
-  );
-  const fieldError = emailFieldError(error);
+  });
+  const fieldError = formState.errors.email?.message ?? emailFieldError(change.error);
+  const sent = change.isSuccess;
+  const waiting = pending.data;
 
   return (
     <section className="card" aria-labelledby="profile-email-title">
@@ -58,35 +61,34 @@ export function EmailChangeSection() {
           </p>
         </div>
       </div>
-      {pending !== undefined && pending !== null && (
+      {pending.error !== null && <Alert kind="error">{errorMessage(pending.error)}</Alert>}
+      {waiting !== undefined && waiting !== null && (
         <Alert kind={sent ? 'success' : 'info'} title={sent ? 'Check the new address' : 'Change waiting for confirmation'}>
           <p>
-            We sent a link to <strong>{pending.email}</strong>. Open it and press “Change address” before {formatDateTime(pending.expires_at)}. Until then you
+            We sent a link to <strong>{waiting.email}</strong>. Open it and press “Change address” before {formatDateTime(waiting.expires_at)}. Until then you
             keep signing in with {user?.email}.
           </p>
           <div className="row">
-            <Button onClick={() => void withdraw.submit()} busy={withdraw.busy}>
+            <Button onClick={() => withdraw.mutate()} busy={withdraw.isPending}>
               Withdraw this change
             </Button>
-            {withdraw.error !== undefined && <span role="alert">{errorMessage(withdraw.error)}</span>}
+            {withdraw.error !== null && <span role="alert">{errorMessage(withdraw.error)}</span>}
           </div>
         </Alert>
       )}
-      {error !== undefined && fieldError === undefined && <Alert kind="error">{errorMessage(error)}</Alert>}
-      <form onSubmit={submit} noValidate className="password-form">
+      {change.error !== null && emailFieldError(change.error) === undefined && <Alert kind="error">{errorMessage(change.error)}</Alert>}
+      <form onSubmit={handleSubmit(({ email }) => change.mutate(email))} noValidate className="password-form">
         <Field
           label="New e-mail address"
-          name="email"
           type="email"
           autoComplete="email"
-          value={email}
-          onChange={(event) => setEmail(event.target.value)}
           error={fieldError}
           hint="We will send a link there; nothing changes until you open it and confirm."
           required
+          {...register('email', { ...emailRules, onChange: () => change.reset() })}
         />
         <div className="row">
-          <Button type="submit" variant="primary" busy={busy}>
+          <Button type="submit" variant="primary" busy={change.isPending}>
             Change e-mail
           </Button>
         </div>

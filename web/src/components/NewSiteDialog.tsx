@@ -1,8 +1,9 @@
-import { type FormEvent, useEffect, useRef, useState } from 'react';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useEffect, useRef } from 'react';
+import { Controller, useForm } from 'react-hook-form';
 import { api, ApiError, errorMessage, type Site } from '../api';
 import { NAME_MAX_LENGTH } from '@server/sites/contract';
-import { COLOR_PATTERN } from '../siteDraft';
-import { useSubmission } from '../useSubmission';
+import { COLOR_PATTERN } from '../color';
 import { Alert } from './Alert';
 import { Button } from './Button';
 import { ColorField } from './ColorField';
@@ -16,46 +17,41 @@ interface NewSiteDialogProps {
   onCreated: (site: Site) => void;
 }
 
+interface Values {
+  name: string;
+  color: string;
+}
+
 /** A modal form for the two things a new site needs; everything else is set in its editor. */
 export function NewSiteDialog({ open, onClose, onCreated }: NewSiteDialogProps) {
   const dialog = useRef<HTMLDialogElement>(null);
-  const [name, setName] = useState('');
-  const [color, setColor] = useState(DEFAULT_COLOR);
-  const { busy, error, setError, submit: send } = useSubmission(
-    async () => {
-      const { data } = await api.post<{ site: Site }>('/api/v1/sites', { name, color });
-      onCreated(data.site);
+  const queryClient = useQueryClient();
+  const { register, control, handleSubmit, reset, formState } = useForm<Values>({ defaultValues: { name: '', color: DEFAULT_COLOR } });
+  const create = useMutation({
+    mutationFn: async (values: Values) => (await api.post<{ site: Site }>('/api/v1/sites', { name: values.name.trim(), color: values.color })).data.site,
+    onSuccess: (site) => {
+      void queryClient.invalidateQueries({ queryKey: ['sites'] });
+      onCreated(site);
     },
-    { staysAfterSuccess: true },
-  );
+  });
+  const resetMutation = create.reset;
 
   useEffect(() => {
     const element = dialog.current;
     if (element === null) return;
     if (open && !element.open) {
-      setName('');
-      setColor(DEFAULT_COLOR);
-      setError(undefined);
+      reset({ name: '', color: DEFAULT_COLOR });
+      resetMutation();
       element.showModal();
     }
     if (!open && element.open) element.close();
-  }, [open, setError]);
+  }, [open, reset, resetMutation]);
 
-  function submit(event: FormEvent) {
-    event.preventDefault();
-    if (name.trim() === '') {
-      setError(new ApiError(400, 'validation_failed', 'Give the site a name.', [{ path: '/name', message: 'Enter a name.' }]));
-      return;
-    }
-    if (!COLOR_PATTERN.test(color)) {
-      setError(new ApiError(400, 'validation_failed', 'Check the colour.', [{ path: '/color', message: 'Use #rgb or #rrggbb, e.g. #4f46e5.' }]));
-      return;
-    }
-    void send();
-  }
-
-  const fieldError = (field: string) => (error instanceof ApiError ? error.fieldMessage(field) : undefined);
-  const generalError = error !== undefined && fieldError('name') === undefined && fieldError('color') === undefined ? errorMessage(error) : undefined;
+  const serverError = create.error instanceof ApiError ? create.error : undefined;
+  const nameError = formState.errors.name?.message ?? serverError?.fieldMessage('name');
+  const colorError = formState.errors.color?.message ?? serverError?.fieldMessage('color');
+  const generalError = create.error !== null && serverError?.fieldMessage('name') === undefined && serverError?.fieldMessage('color') === undefined ? errorMessage(create.error) : undefined;
+  const busy = create.isPending;
 
   return (
     <dialog
@@ -67,22 +63,33 @@ export function NewSiteDialog({ open, onClose, onCreated }: NewSiteDialogProps) 
         if (!busy) onClose();
       }}
     >
-      <form onSubmit={submit} noValidate>
+      <form onSubmit={handleSubmit((values) => create.mutate(values))} noValidate>
         <h2 id="new-site-title">New site</h2>
         <p className="muted">Name it and pick a colour; you can set everything else in its editor.</p>
         {generalError !== undefined && <Alert kind="error">{generalError}</Alert>}
-        <Field label="Site name" value={name} onChange={(event) => {
-            setName(event.target.value);
-            setError(undefined);
-          }} maxLength={NAME_MAX_LENGTH} required autoFocus error={fieldError('name')} />
-        <ColorField
-          label="Colour"
-          value={color}
-          onChange={(value) => {
-            setColor(value);
-            setError(undefined);
-          }}
-          error={fieldError('color')}
+        <Field
+          label="Site name"
+          maxLength={NAME_MAX_LENGTH}
+          required
+          autoFocus
+          error={nameError}
+          {...register('name', { validate: (value) => value.trim() !== '' || 'Enter a name.', onChange: () => create.reset() })}
+        />
+        <Controller
+          control={control}
+          name="color"
+          rules={{ validate: (value) => COLOR_PATTERN.test(value) || 'Use #rgb or #rrggbb, e.g. #4f46e5.' }}
+          render={({ field }) => (
+            <ColorField
+              label="Colour"
+              value={field.value}
+              onChange={(value) => {
+                field.onChange(value);
+                create.reset();
+              }}
+              error={colorError}
+            />
+          )}
         />
         <div className="dialog-actions">
           <Button onClick={onClose} disabled={busy}>

@@ -1,4 +1,6 @@
 import type { PartnerSettings } from '../api';
+import { PartnerCheckDetails } from '../editor/PartnerCheckDetails';
+import type { PartnerCheckResult } from '../editor/partnerCheckText';
 import { formatDateTime, formatRelative } from '../format';
 import { Alert } from './Alert';
 import { Button } from './Button';
@@ -9,13 +11,20 @@ interface PartnerCheckProps {
   saved: PartnerSettings;
   /** The form holds partner changes that are not saved yet. */
   unsavedChanges: boolean;
+  /** The history's record of the last check, with what it learnt; undefined until it has loaded. */
+  latest: PartnerCheckResult | undefined;
   busy: boolean;
   error: string | undefined;
+  /** Said to screen readers when a check has finished. */
+  announcement: string;
   onCheck: () => void;
 }
 
-/** "Check connection" and the last check's result as the server recorded it. */
-export function PartnerCheck({ saved, unsavedChanges, busy, error, onCheck }: PartnerCheckProps) {
+/** "Check now" and the last check's result as the server recorded it, with its details. */
+export function PartnerCheck({ saved, unsavedChanges, latest, busy, error, announcement, onCheck }: PartnerCheckProps) {
+  // The history's newest entry is the check the site's fields describe, unless a newer one has
+  // not reached the history yet: then the stored error text stands alone.
+  const details = latest !== undefined && saved.last_checked_at !== null && Date.parse(latest.at) === Date.parse(saved.last_checked_at) ? latest : undefined;
   return (
     <div className="partner-check" aria-labelledby="partner-check-title" role="group">
       <div className="partner-check-header">
@@ -43,17 +52,21 @@ export function PartnerCheck({ saved, unsavedChanges, busy, error, onCheck }: Pa
           </dl>
         </div>
         <Button onClick={onCheck} busy={busy}>
-          {busy ? 'Checking…' : 'Check connection'}
+          {busy ? 'Checking…' : 'Check now'}
         </Button>
       </div>
-      {saved.last_error !== null && saved.last_error !== '' && (
+      <p className="visually-hidden" role="status">
+        {busy ? 'Checking the saved settings…' : announcement}
+      </p>
+      {details !== undefined && <PartnerCheckDetails check={details} />}
+      {details === undefined && saved.last_error !== null && saved.last_error !== '' && (
         <p className="partner-last-error">
           <span className="visually-hidden">Last error: </span>
           {saved.last_error}
         </p>
       )}
       {unsavedChanges && (
-        <p className="hint">The check uses the saved settings. Save your partner changes first to check them.</p>
+        <p className="hint">The check uses the saved settings. To try your unsaved changes, use Test before saving below.</p>
       )}
       {error !== undefined && <Alert kind="error">{error}</Alert>}
     </div>

@@ -1,17 +1,18 @@
-import { type FormEvent, useState } from 'react';
+import { useQuery } from '@tanstack/react-query';
+import { useState } from 'react';
+import { useForm } from 'react-hook-form';
 import { api, ApiError, errorMessage } from '../api';
 import { asSentence } from '../format';
 import { useSession } from '../session';
-import { useResource } from '../useResource';
 import { Alert } from './Alert';
 import { Button } from './Button';
 import { Field } from './Field';
 import { USER_ERRORS } from '@server/users/errors';
 
-interface FieldErrors {
-  current?: string | undefined;
-  next?: string | undefined;
-  confirm?: string | undefined;
+interface Values {
+  current: string;
+  next: string;
+  confirm: string;
 }
 
 /**
@@ -22,53 +23,39 @@ interface FieldErrors {
  */
 export function PasswordSection({ onChanged }: { onChanged: () => void }) {
   const { user, refresh } = useSession();
-  const { data: recentUntil } = useResource('/api/v1/me', (body: { recent_authentication_until: string | null }) => body.recent_authentication_until);
-  const recent = typeof recentUntil === 'string';
+  const recentUntil = useQuery({
+    queryKey: ['me', 'recent-authentication'],
+    queryFn: async () => (await api.get<{ recent_authentication_until: string | null }>('/api/v1/me')).data.recent_authentication_until,
+  });
+  const recent = typeof recentUntil.data === 'string';
   // After an account reset there is no password to give; a recent sign-in needs none either.
   const hasPassword = user?.has_password !== false;
   const needsCurrent = hasPassword && !recent;
-  const [current, setCurrent] = useState('');
-  const [next, setNext] = useState('');
-  const [confirm, setConfirm] = useState('');
-  const [errors, setErrors] = useState<FieldErrors>({});
+  const { register, handleSubmit, reset, setError, getValues, formState } = useForm<Values>({ defaultValues: { current: '', next: '', confirm: '' } });
   const [alert, setAlert] = useState<string>();
   const [done, setDone] = useState(false);
-  const [busy, setBusy] = useState(false);
 
-  async function submit(event: FormEvent) {
-    event.preventDefault();
+  async function submit({ current, next }: Values) {
     setDone(false);
     setAlert(undefined);
-    const local: FieldErrors = {
-      current: needsCurrent && current === '' ? 'Enter your current password.' : undefined,
-      next: next === '' ? 'Choose a new password.' : undefined,
-      confirm: next !== '' && confirm !== next ? 'The passwords do not match.' : undefined,
-    };
-    setErrors(local);
-    if (Object.values(local).some((message) => message !== undefined)) return;
-
-    setBusy(true);
     try {
       await api.post('/api/v1/me/password', current === '' ? { new_password: next } : { current_password: current, new_password: next });
       if (!hasPassword) await refresh();
-      setCurrent('');
-      setNext('');
-      setConfirm('');
+      reset();
       setDone(true);
       onChanged();
     } catch (error) {
       if (error instanceof ApiError && error.code === USER_ERRORS.CURRENT_PASSWORD_INVALID) {
-        setErrors({ current: 'This is not your current password.' });
+        setError('current', { message: 'This is not your current password.' });
       } else if (error instanceof ApiError && error.fieldMessage('new_password') !== undefined) {
-        setErrors({ next: asSentence(error.fieldMessage('new_password') ?? '') });
+        setError('next', { message: asSentence(error.fieldMessage('new_password') ?? '') });
       } else {
         setAlert(errorMessage(error));
       }
-    } finally {
-      setBusy(false);
     }
   }
 
+  const { errors } = formState;
   return (
     <section className="card security-card" id="password" aria-labelledby="password-title">
       <div className="card-header">
@@ -87,7 +74,7 @@ export function PasswordSection({ onChanged }: { onChanged: () => void }) {
         </Alert>
       )}
       {alert !== undefined && <Alert kind="error">{alert}</Alert>}
-      <form onSubmit={submit} noValidate className="password-form">
+      <form onSubmit={handleSubmit(submit)} noValidate className="password-form">
         {/* Lets password managers file the new password under the right account. */}
         <input type="email" name="username" autoComplete="username" value={user?.email ?? ''} readOnly hidden />
         {hasPassword && recent && <p className="muted">You signed in a moment ago, so your current password is not needed.</p>}
@@ -96,10 +83,9 @@ export function PasswordSection({ onChanged }: { onChanged: () => void }) {
             label="Current password"
             type="password"
             autoComplete="current-password"
-            value={current}
-            onChange={(event) => setCurrent(event.target.value)}
-            error={errors.current}
+            error={errors.current?.message}
             required
+            {...register('current', { validate: (value) => !needsCurrent || value !== '' || 'Enter your current password.' })}
           />
         )}
         <div className="form-grid">
@@ -107,24 +93,22 @@ export function PasswordSection({ onChanged }: { onChanged: () => void }) {
             label="New password"
             type="password"
             autoComplete="new-password"
-            value={next}
-            onChange={(event) => setNext(event.target.value)}
-            error={errors.next}
+            error={errors.next?.message}
             hint="At least 8 characters. Common passwords, repeats, sequences and your own e-mail address or name are refused."
             required
+            {...register('next', { required: 'Choose a new password.' })}
           />
           <Field
             label="Confirm new password"
             type="password"
             autoComplete="new-password"
-            value={confirm}
-            onChange={(event) => setConfirm(event.target.value)}
-            error={errors.confirm}
+            error={errors.confirm?.message}
             required
+            {...register('confirm', { validate: (value) => getValues('next') === '' || value === getValues('next') || 'The passwords do not match.' })}
           />
         </div>
         <div className="row">
-          <Button type="submit" variant="primary" busy={busy}>
+          <Button type="submit" variant="primary" busy={formState.isSubmitting}>
             {hasPassword ? 'Change password' : 'Set password'}
           </Button>
         </div>

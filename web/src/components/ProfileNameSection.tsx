@@ -1,8 +1,8 @@
-import { useState } from 'react';
+import { useMutation } from '@tanstack/react-query';
+import { useForm } from 'react-hook-form';
 import { api, ApiError, errorMessage, type User } from '../api';
 import { asSentence } from '../format';
 import { useSession } from '../session';
-import { useSubmission } from '../useSubmission';
 import { Alert } from './Alert';
 import { Button } from './Button';
 import { Field } from './Field';
@@ -13,19 +13,15 @@ const NAME_MAX_LENGTH = 200;
 /** Settings > Profile > Name: how Siteward addresses you. */
 export function ProfileNameSection() {
   const { user, refresh } = useSession();
-  const [name, setName] = useState(user?.name ?? '');
-  const [saved, setSaved] = useState(false);
-  const { busy, error, submit } = useSubmission(
-    async () => {
-      setSaved(false);
-      const { data } = await api.patch<{ user: User }>('/api/v1/me', { name });
-      setName(data.user.name);
-      setSaved(true);
+  const { register, handleSubmit, reset } = useForm<{ name: string }>({ defaultValues: { name: user?.name ?? '' } });
+  const save = useMutation({
+    mutationFn: async (name: string) => (await api.patch<{ user: User }>('/api/v1/me', { name })).data.user,
+    onSuccess: async (saved) => {
+      reset({ name: saved.name });
       await refresh();
     },
-    { staysAfterSuccess: true },
-  );
-  const fieldError = error instanceof ApiError ? error.fieldMessage('name') : undefined;
+  });
+  const fieldError = save.error instanceof ApiError ? save.error.fieldMessage('name') : undefined;
 
   return (
     <section className="card" aria-labelledby="profile-name-title">
@@ -35,23 +31,18 @@ export function ProfileNameSection() {
           <p>How Siteward addresses you. It may be left empty.</p>
         </div>
       </div>
-      {saved && <Alert kind="success">Name saved.</Alert>}
-      {error !== undefined && fieldError === undefined && <Alert kind="error">{errorMessage(error)}</Alert>}
-      <form onSubmit={submit} noValidate className="password-form">
+      {save.isSuccess && <Alert kind="success">Name saved.</Alert>}
+      {save.error !== null && fieldError === undefined && <Alert kind="error">{errorMessage(save.error)}</Alert>}
+      <form onSubmit={handleSubmit(({ name }) => save.mutate(name))} noValidate className="password-form">
         <Field
           label="Name"
-          name="name"
           autoComplete="name"
-          value={name}
           maxLength={NAME_MAX_LENGTH}
-          onChange={(event) => {
-            setName(event.target.value);
-            setSaved(false);
-          }}
           error={fieldError === undefined ? undefined : asSentence(fieldError)}
+          {...register('name', { onChange: () => save.reset() })}
         />
         <div className="row">
-          <Button type="submit" variant="primary" busy={busy}>
+          <Button type="submit" variant="primary" busy={save.isPending}>
             Save name
           </Button>
         </div>

@@ -9,17 +9,17 @@ import { ConfirmDialog } from './ConfirmDialog';
 import { describeUserAgent } from './describeUserAgent';
 import { LoadFailed } from './LoadFailed';
 import { Loading } from './Loading';
-import { useResource } from '../useResource';
+import { QUERY_KEYS, useServerData } from '../queries';
 
 /** This device first, then the most recently active. */
 function thisDeviceFirst(body: { sessions: WebSession[] }): WebSession[] {
   return [...body.sessions].sort((a, b) => Number(b.current) - Number(a.current) || b.last_seen_at.localeCompare(a.last_seen_at));
 }
 
-/** `version` changes when another section ended sessions (a new password, 2FA turned off): reload then. */
-export function SessionsSection({ version }: { version: number }) {
+/** Other sections that end sessions (a new password, 2FA turned off) refresh QUERY_KEYS.sessions. */
+export function SessionsSection() {
   const { forget } = useSession();
-  const { data: sessions, error: loadError, reload: load } = useResource('/api/v1/me/sessions', thisDeviceFirst, version);
+  const { data: sessions, error: loadError, reload: load } = useServerData(QUERY_KEYS.sessions, '/api/v1/me/sessions', thisDeviceFirst);
   const [notice, setNotice] = useState<string>();
   const [revoking, setRevoking] = useState<WebSession>();
   const [everywhere, setEverywhere] = useState(false);

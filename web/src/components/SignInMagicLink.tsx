@@ -1,40 +1,37 @@
-import { useState } from 'react';
+import { useForm } from 'react-hook-form';
 import { api, ApiError, errorMessage } from '../api';
-import { useSubmission } from '../useSubmission';
 import { Alert } from './Alert';
 import { Button } from './Button';
 import { Field } from './Field';
+import { emailRules } from './formRules';
 
 /**
  * "E-mail me a sign-in link". The server answers the same for every address (no account
  * enumeration), so neither step says whether an account exists.
  */
 export function MagicLinkRequestForm({ initialEmail, onSent, onBack }: { initialEmail: string; onSent: (email: string) => void; onBack: () => void }) {
-  const [email, setEmail] = useState(initialEmail);
-  const { busy, error, submit } = useSubmission(async () => {
-    await api.post('/auth/magic-link', { email: email.trim() });
-    onSent(email.trim());
-  });
+  const { register, handleSubmit, setError, formState } = useForm<{ email: string }>({ defaultValues: { email: initialEmail } });
 
-  const emailError = error instanceof ApiError ? error.fieldMessage('email') : undefined;
+  async function submit({ email }: { email: string }) {
+    try {
+      await api.post('/auth/magic-link', { email: email.trim() });
+      onSent(email.trim());
+    } catch (caught) {
+      const emailError = caught instanceof ApiError ? caught.fieldMessage('email') : undefined;
+      if (emailError !== undefined) setError('email', { message: emailError });
+      else setError('root', { message: errorMessage(caught) });
+    }
+  }
+
+  const { errors, isSubmitting } = formState;
   return (
-    <form onSubmit={submit}>
-      {error !== undefined && emailError === undefined && <Alert kind="error">{errorMessage(error)}</Alert>}
-      <Field
-        label="E-mail"
-        type="email"
-        name="email"
-        autoComplete="email"
-        required
-        autoFocus
-        value={email}
-        onChange={(event) => setEmail(event.target.value)}
-        error={emailError}
-      />
-      <Button type="submit" variant="primary" className="button-block" busy={busy}>
+    <form onSubmit={handleSubmit(submit)} noValidate>
+      {errors.root?.message !== undefined && <Alert kind="error">{errors.root.message}</Alert>}
+      <Field label="E-mail" type="email" autoComplete="email" required autoFocus error={errors.email?.message} {...register('email', emailRules)} />
+      <Button type="submit" variant="primary" className="button-block" busy={isSubmitting}>
         E-mail me a link
       </Button>
-      <Button variant="ghost" className="button-block auth-secondary-action" onClick={onBack} disabled={busy}>
+      <Button variant="ghost" className="button-block auth-secondary-action" onClick={onBack} disabled={isSubmitting}>
         Back to sign in
       </Button>
     </form>

@@ -1,9 +1,9 @@
-import { useState } from 'react';
+import { useForm } from 'react-hook-form';
 import { api, ApiError, errorMessage, type User } from '../api';
-import { useSubmission } from '../useSubmission';
 import { Alert } from './Alert';
 import { Button } from './Button';
 import { Field } from './Field';
+import { emailRules } from './formRules';
 
 interface SignInPasswordFormProps {
   email: string;
@@ -12,50 +12,45 @@ interface SignInPasswordFormProps {
   onPasswordAccepted: (user: User, secondFactorRequired: boolean) => Promise<void>;
 }
 
+interface Values {
+  email: string;
+  password: string;
+}
+
 /** E-mail and password → POST /auth/session, which sets the session cookie (pending when TOTP is on). */
 export function SignInPasswordForm({ email, onEmailChange, onPasswordAccepted }: SignInPasswordFormProps) {
-  const [password, setPassword] = useState('');
-  const { busy, error, submit } = useSubmission(
-    async () => {
-      const { data } = await api.post<{ user: User; second_factor_required: boolean }>('/auth/session', { email: email.trim(), password });
-      await onPasswordAccepted(data.user, data.second_factor_required);
-    },
-    {
-      // A refused password is retyped, never reused by accident.
-      onFailure: (caught) => {
-        if (caught instanceof ApiError && caught.status === 401) setPassword('');
-      },
-    },
-  );
+  const { register, handleSubmit, setError, setValue, formState } = useForm<Values>({ defaultValues: { email, password: '' } });
 
-  const emailError = error instanceof ApiError ? error.fieldMessage('email') : undefined;
-  const passwordError = error instanceof ApiError ? error.fieldMessage('password') : undefined;
-  const showAlert = error !== undefined && emailError === undefined && passwordError === undefined;
+  async function submit(values: Values) {
+    try {
+      const { data } = await api.post<{ user: User; second_factor_required: boolean }>('/auth/session', { email: values.email.trim(), password: values.password });
+      await onPasswordAccepted(data.user, data.second_factor_required);
+    } catch (caught) {
+      // A refused password is retyped, never reused by accident.
+      if (caught instanceof ApiError && caught.status === 401) setValue('password', '');
+      const emailError = caught instanceof ApiError ? caught.fieldMessage('email') : undefined;
+      const passwordError = caught instanceof ApiError ? caught.fieldMessage('password') : undefined;
+      if (emailError !== undefined) setError('email', { message: emailError });
+      if (passwordError !== undefined) setError('password', { message: passwordError });
+      if (emailError === undefined && passwordError === undefined) setError('root', { message: errorMessage(caught) });
+    }
+  }
+
+  const { errors } = formState;
   return (
-    <form onSubmit={submit}>
-      {showAlert && <Alert kind="error">{errorMessage(error)}</Alert>}
+    <form onSubmit={handleSubmit(submit)} noValidate>
+      {errors.root?.message !== undefined && <Alert kind="error">{errors.root.message}</Alert>}
       <Field
         label="E-mail"
         type="email"
-        name="email"
         autoComplete="username"
         required
         autoFocus
-        value={email}
-        onChange={(event) => onEmailChange(event.target.value)}
-        error={emailError}
+        error={errors.email?.message}
+        {...register('email', { ...emailRules, onChange: (event: { target: { value: string } }) => onEmailChange(event.target.value) })}
       />
-      <Field
-        label="Password"
-        type="password"
-        name="password"
-        autoComplete="current-password"
-        required
-        value={password}
-        onChange={(event) => setPassword(event.target.value)}
-        error={passwordError}
-      />
-      <Button type="submit" variant="primary" className="button-block" busy={busy}>
+      <Field label="Password" type="password" autoComplete="current-password" required error={errors.password?.message} {...register('password', { required: 'Enter your password.' })} />
+      <Button type="submit" variant="primary" className="button-block" busy={formState.isSubmitting}>
         Sign in
       </Button>
     </form>

@@ -8,7 +8,7 @@ import { CopyButton } from './CopyButton';
 import { Field } from './Field';
 import { LoadFailed } from './LoadFailed';
 import { Loading } from './Loading';
-import { useResource } from '../useResource';
+import { QUERY_KEYS, useServerData } from '../queries';
 import { RecoveryCodes } from './RecoveryCodes';
 import { TOTP_ERRORS } from '@server/totp/errors';
 import type { TotpSetupJson, TotpStatusJson } from '@server/totp/schema';
@@ -39,7 +39,7 @@ function groupInFours(secret: string): string {
 const LOW_RECOVERY_CODES = 3;
 
 export function TwoFactorSection({ onChanged }: { onChanged: () => void }) {
-  const { data: status, error: loadError, reload: load } = useResource('/api/v1/me/totp', (body: TotpStatusJson) => body);
+  const { data: status, error: loadError, reload: load } = useServerData(QUERY_KEYS.totp, '/api/v1/me/totp', (body: TotpStatusJson) => body);
   const [view, setView] = useState<View>({ kind: 'status' });
   const [notice, setNotice] = useState<string>();
   const [actionError, setActionError] = useState<string>();

@@ -1,6 +1,5 @@
-import { useState } from 'react';
+import { useMutation } from '@tanstack/react-query';
 import { api, errorMessage } from '../api';
-import { useSubmission } from '../useSubmission';
 import { Button } from './Button';
 
 /**
@@ -8,14 +7,7 @@ import { Button } from './Button';
  * or create webhooks, and whoever holds the mailbox can reset it by signing in with a link.
  */
 export function VerifyEmailBanner({ email }: { email: string }) {
-  const [sent, setSent] = useState<string>();
-  const { busy, error, submit } = useSubmission(
-    async () => {
-      const { data } = await api.post<{ detail: string }>('/auth/verify-email/resend');
-      setSent(data.detail);
-    },
-    { staysAfterSuccess: true },
-  );
+  const resend = useMutation({ mutationFn: async () => (await api.post<{ detail: string }>('/auth/verify-email/resend')).data.detail });
 
   return (
     <section className="alert alert-warning verify-banner" aria-labelledby="verify-email-title">
@@ -27,11 +19,11 @@ export function VerifyEmailBanner({ email }: { email: string }) {
         webhooks) stay off.
       </p>
       <div className="row" aria-live="polite">
-        <Button onClick={() => void submit()} busy={busy}>
+        <Button onClick={() => resend.mutate()} busy={resend.isPending}>
           Send a new link
         </Button>
-        {sent !== undefined && <span role="status">{sent}</span>}
-        {error !== undefined && <span role="alert">{errorMessage(error)}</span>}
+        {resend.data !== undefined && <span role="status">{resend.data}</span>}
+        {resend.error !== null && <span role="alert">{errorMessage(resend.error)}</span>}
       </div>
     </section>
   );

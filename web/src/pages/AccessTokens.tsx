@@ -1,3 +1,4 @@
+import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { type AccessToken, api, errorMessage } from '../api';
 import { AccessTokenCreateForm, type CreatedAccessToken } from '../components/AccessTokenCreateForm';
@@ -8,18 +9,31 @@ import { ConfirmDialog } from '../components/ConfirmDialog';
 import { LoadFailed } from '../components/LoadFailed';
 import { Loading } from '../components/Loading';
 import { useLeaveGuard } from '../router';
-import { useResource } from '../useResource';
+import { QUERY_KEYS, useServerData } from '../queries';
 import { useTitle } from '../useTitle';
 
 /** Settings > Access Tokens: personal access tokens for integrations (Authorization: Token …). */
 export function AccessTokensPage() {
   useTitle('Access tokens');
-  const { data: tokens, setData: setTokens, error: loadError, reload: load } = useResource('/api/v1/access-tokens', (body: { access_tokens: AccessToken[] }) => body.access_tokens);
+  const queryClient = useQueryClient();
+  const { data: tokens, error: loadError, reload: load } = useServerData(QUERY_KEYS.accessTokens, '/api/v1/access-tokens', (body: { access_tokens: AccessToken[] }) => body.access_tokens);
   const [created, setCreated] = useState<CreatedAccessToken>();
   const [revoking, setRevoking] = useState<AccessToken>();
-  const [revokeBusy, setRevokeBusy] = useState(false);
-  const [revokeError, setRevokeError] = useState<string>();
   const [notice, setNotice] = useState<string>();
+  const revoke = useMutation({
+    mutationFn: (token: AccessToken) => api.delete(`/api/v1/access-tokens/${encodeURIComponent(token.id)}`),
+    onSuccess: (_answer, token) => {
+      updateTokens((current) => current.filter((each) => each.id !== token.id));
+      if (created?.id === token.id) setCreated(undefined);
+      setNotice(`Revoked “${token.name}”. Requests with it are refused from now on.`);
+      setRevoking(undefined);
+    },
+  });
+
+  /** The list as the server now holds it, without asking again. */
+  function updateTokens(change: (current: AccessToken[]) => AccessToken[]) {
+    queryClient.setQueryData<{ access_tokens: AccessToken[] }>(QUERY_KEYS.accessTokens, (body) => (body === undefined ? body : { access_tokens: change(body.access_tokens) }));
+  }
 
   // Leaving while the secret is on screen loses it for good: ask first.
   useLeaveGuard(created !== undefined, 'Your new token has not been dismissed and will not be shown again. Leave anyway?');
@@ -27,7 +41,7 @@ export function AccessTokensPage() {
   function tokenCreated(token: CreatedAccessToken) {
     setNotice(undefined);
     setCreated(token);
-    setTokens((current) => [withoutSecret(token), ...(current ?? [])]);
+    updateTokens((current) => [withoutSecret(token), ...current]);
   }
 
   function secretDismissed() {
@@ -37,25 +51,8 @@ export function AccessTokensPage() {
   }
 
   function askToRevoke(token: AccessToken) {
-    setRevokeError(undefined);
+    revoke.reset();
     setRevoking(token);
-  }
-
-  async function revoke() {
-    if (revoking === undefined) return;
-    setRevokeBusy(true);
-    setRevokeError(undefined);
-    try {
-      await api.delete(`/api/v1/access-tokens/${encodeURIComponent(revoking.id)}`);
-      setTokens((current) => current?.filter((token) => token.id !== revoking.id));
-      if (created?.id === revoking.id) setCreated(undefined);
-      setNotice(`Revoked “${revoking.name}”. Requests with it are refused from now on.`);
-      setRevoking(undefined);
-    } catch (error) {
-      setRevokeError(errorMessage(error));
-    } finally {
-      setRevokeBusy(false);
-    }
   }
 
   return (
@@ -99,11 +96,11 @@ export function AccessTokensPage() {
         title={`Revoke “${revoking?.name ?? ''}”?`}
         confirmLabel="Revoke token"
         danger
-        busy={revokeBusy}
-        onConfirm={revoke}
+        busy={revoke.isPending}
+        onConfirm={() => revoking !== undefined && revoke.mutate(revoking)}
         onCancel={() => setRevoking(undefined)}
       >
-        {revokeError !== undefined && <Alert kind="error">{revokeError}</Alert>}
+        {revoke.error !== null && <Alert kind="error">{errorMessage(revoke.error)}</Alert>}
         <p>
           Anything using the token ending in <code>{revoking?.last_four}</code> stops working at once. This cannot be undone.
         </p>
@@ -120,14 +117,14 @@ function withoutSecret(token: CreatedAccessToken): AccessToken {
 interface TokenListBodyProps {
   tokens: AccessToken[] | undefined;
   loadError: string | undefined;
-  onRetry: () => void;
+  onRetry: () => Promise<void>;
   onRevoke: (token: AccessToken) => void;
 }
 
 function TokenListBody({ tokens, loadError, onRetry, onRevoke }: TokenListBodyProps) {
   if (loadError !== undefined) {
     return (
-      <LoadFailed title="The tokens could not be loaded" message={loadError} onRetry={onRetry} />
+      <LoadFailed title="The tokens could not be loaded" message={loadError} onRetry={() => void onRetry()} />
     );
   }
   if (tokens === undefined) return <Loading label="Loading tokens…" />;

@@ -1,16 +1,17 @@
-import { useState } from 'react';
+import { useQueryClient } from '@tanstack/react-query';
 import { PasskeysSection } from '../components/PasskeysSection';
 import { PasswordSection } from '../components/PasswordSection';
 import { SessionsSection } from '../components/SessionsSection';
 import { TwoFactorSection } from '../components/TwoFactorSection';
+import { QUERY_KEYS } from '../queries';
 import { useTitle } from '../useTitle';
 
 /** Settings > Security: how you sign in (password, 2FA, passkeys) and where you are signed in. */
 export function SecurityPage() {
   useTitle('Security');
-  // Bumped when a change ends other sessions (a new password, 2FA off), so the list reloads.
-  const [sessionsVersion, setSessionsVersion] = useState(0);
-  const sessionsChanged = () => setSessionsVersion((version) => version + 1);
+  const queryClient = useQueryClient();
+  // A change that ends other sessions (a new password, 2FA off) makes the list out of date.
+  const sessionsChanged = () => void queryClient.invalidateQueries({ queryKey: QUERY_KEYS.sessions });
   return (
     <>
       <header className="page-header">
@@ -22,7 +23,7 @@ export function SecurityPage() {
       <PasswordSection onChanged={sessionsChanged} />
       <TwoFactorSection onChanged={sessionsChanged} />
       <PasskeysSection />
-      <SessionsSection version={sessionsVersion} />
+      <SessionsSection />
     </>
   );
 }

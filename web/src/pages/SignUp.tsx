@@ -1,9 +1,11 @@
-import { type FormEvent, useState } from 'react';
+import { useState } from 'react';
+import { useForm } from 'react-hook-form';
 import { api, ApiError, errorMessage, type User } from '../api';
 import { Alert } from '../components/Alert';
 import { AuthScreen } from '../components/AuthScreen';
 import { Button } from '../components/Button';
 import { Field } from '../components/Field';
+import { emailRules } from '../components/formRules';
 import { useSignupAvailability } from '../components/useSignupAvailability';
 import { Link, navigate } from '../router';
 import { useSession } from '../session';
@@ -34,22 +36,16 @@ export function SignUpPage() {
   useTitle('Create an account');
   const signup = useSignupAvailability();
   const { refresh } = useSession();
-  const [name, setName] = useState('');
-  const [email, setEmail] = useState('');
-  const [password, setPassword] = useState('');
-  const [busy, setBusy] = useState(false);
+  const { register, handleSubmit, formState } = useForm<{ name: string; email: string; password: string }>({ defaultValues: { name: '', email: '', password: '' } });
   const [error, setError] = useState<unknown>();
   const [createdButNotSignedIn, setCreatedButNotSignedIn] = useState<string>();
 
-  async function submit(event: FormEvent) {
-    event.preventDefault();
-    setBusy(true);
+  async function submit({ name, email, password }: { name: string; email: string; password: string }) {
     setError(undefined);
     try {
       await api.post('/auth/signup', { email: email.trim(), password, ...(name.trim() === '' ? {} : { name: name.trim() }) });
     } catch (caught) {
       setError(caught);
-      setBusy(false);
       return;
     }
     try {
@@ -59,7 +55,6 @@ export function SignUpPage() {
     } catch (caught) {
       // The account exists now; only the sign-in step failed (a rate limit, say).
       setCreatedButNotSignedIn(errorMessage(caught));
-      setBusy(false);
     }
   }
 
@@ -84,9 +79,9 @@ export function SignUpPage() {
     );
   }
 
-  const fieldErrors = Object.fromEntries(FIELDS.map(([field, label]) => [field, problemAt(error, field, label)]));
+  const fieldErrors: Record<string, string | undefined> = Object.fromEntries(FIELDS.map(([field, label]) => [field, formState.errors[field]?.message ?? problemAt(error, field, label)]));
   const closed = error instanceof ApiError && error.code === AUTH_ERRORS.SIGNUP_CLOSED;
-  const showAlert = error !== undefined && Object.values(fieldErrors).every((message) => message === undefined);
+  const showAlert = error !== undefined && FIELDS.every(([field, label]) => problemAt(error, field, label) === undefined);
   return (
     <AuthScreen title="Create your account" intro="Manage your sites, widgets and integrations in one place." footer={<SignInLink />}>
       {showAlert && (
@@ -94,31 +89,27 @@ export function SignUpPage() {
           {errorMessage(error)}
         </Alert>
       )}
-      <form onSubmit={submit} noValidate>
-        <Field label="Name (optional)" name="name" autoComplete="name" value={name} onChange={(event) => setName(event.target.value)} error={fieldErrors.name} />
+      <form onSubmit={handleSubmit(submit)} noValidate>
+        <Field label="Name (optional)" autoComplete="name" error={fieldErrors.name} {...register('name')} />
         <Field
           label="E-mail"
           type="email"
-          name="email"
           autoComplete="email"
           required
           autoFocus
-          value={email}
-          onChange={(event) => setEmail(event.target.value)}
           error={fieldErrors.email}
+          {...register('email', emailRules)}
         />
         <Field
           label="Password"
           type="password"
-          name="password"
           autoComplete="new-password"
           required
-          value={password}
-          onChange={(event) => setPassword(event.target.value)}
           error={fieldErrors.password}
+          {...register('password', { required: 'Choose a password.' })}
           hint="8 to 256 characters. Common passwords, repeats, sequences and your own e-mail address or name are refused; a few unrelated words make a strong one."
         />
-        <Button type="submit" variant="primary" className="button-block" busy={busy}>
+        <Button type="submit" variant="primary" className="button-block" busy={formState.isSubmitting}>
           Create account
         </Button>
       </form>

@@ -1,4 +1,5 @@
-import { type FormEvent, useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { type FormEvent, type MouseEvent, useEffect, useMemo, useRef, useState } from 'react';
 import { api, ApiError, errorMessage, type FieldError, type Site } from '../api';
 import { Alert } from '../components/Alert';
 import { Button } from '../components/Button';
@@ -6,25 +7,18 @@ import { ColorField } from '../components/ColorField';
 import { ConfirmDialog } from '../components/ConfirmDialog';
 import { Field } from '../components/Field';
 import { Loading } from '../components/Loading';
-import { PartnerCheck } from '../components/PartnerCheck';
-import { PartnerSettingsForm } from '../components/PartnerSettingsForm';
-import { SettingsTextEditor } from '../components/SettingsTextEditor';
+import { DangerZone } from '../editor/DangerZone';
+import { IntegrationSection } from '../editor/IntegrationSection';
+import { checkAnnouncement, type PartnerCheckResult } from '../editor/partnerCheckText';
+import { partnerChecksKey } from '../editor/RecentChecks';
+import { EDITOR_SECTIONS, type EditorSection, findSection, type SectionId, sectionOfPath, sectionPath } from '../editor/sections';
+import { SettingsGroupCard } from '../editor/SettingsGroupCard';
+import { WidgetPreview } from '../editor/WidgetPreview';
+import '../editor/editor.css';
 import { formatDateTime, formatRelative } from '../format';
-import { Link, useLeaveGuard } from '../router';
-import {
-  changesOf,
-  clientErrors,
-  draftOf,
-  fieldLabel,
-  hasChanges,
-  messageFor,
-  rebaseDraft,
-  sameConfiguration,
-  SETTINGS_GROUPS,
-  type SiteDraft,
-  type TokenChange,
-} from '../siteDraft';
-import { NAME_MAX_LENGTH, SETTINGS_MAX_BYTES, type SettingsField } from '@server/sites/contract';
+import { Link, navigate, useLeaveGuard } from '../router';
+import { changesOf, clientErrors, draftOf, fieldLabel, hasChanges, messageFor, rebaseDraft, sameConfiguration, type SiteDraft, type TokenChange } from '../siteDraft';
+import { NAME_MAX_LENGTH, type SettingsField } from '@server/sites/contract';
 import type { PartnerDraft } from '@server/sites/schema';
 import { useTitle } from '../useTitle';
 
@@ -34,10 +28,12 @@ interface LoadedSite {
   etag: string | null;
 }
 
-type LoadState = { kind: 'loading' } | { kind: 'not-found' } | { kind: 'failed'; error: unknown } | { kind: 'ready'; loaded: LoadedSite };
-
 function siteUrl(siteId: string): string {
   return `/api/v1/sites/${encodeURIComponent(siteId)}`;
+}
+
+export function siteQueryKey(siteId: string) {
+  return ['site', siteId] as const;
 }
 
 async function fetchSite(siteId: string): Promise<LoadedSite> {
@@ -45,25 +41,16 @@ async function fetchSite(siteId: string): Promise<LoadedSite> {
   return { site: response.data.site, etag: response.headers.get('etag') };
 }
 
-export function SiteEditorPage({ siteId }: { siteId: string }) {
-  const [state, setState] = useState<LoadState>({ kind: 'loading' });
-  useTitle(state.kind === 'ready' ? state.loaded.site.name : state.kind === 'not-found' ? 'Site not found' : 'Site');
+/** The site editor at /sites/:id (General) and /sites/:id/:section. */
+export function SiteEditorPage({ siteId, section }: { siteId: string; section?: string | undefined }) {
+  const query = useQuery({ queryKey: siteQueryKey(siteId), queryFn: () => fetchSite(siteId), staleTime: Number.POSITIVE_INFINITY });
+  const [deleted, setDeleted] = useState<string>();
+  const notFound = query.error instanceof ApiError && query.error.status === 404;
+  useTitle(deleted !== undefined ? 'Site deleted' : query.data !== undefined ? query.data.site.name : notFound ? 'Site not found' : 'Site');
 
-  const load = useCallback(async () => {
-    setState({ kind: 'loading' });
-    try {
-      setState({ kind: 'ready', loaded: await fetchSite(siteId) });
-    } catch (error) {
-      setState(error instanceof ApiError && error.status === 404 ? { kind: 'not-found' } : { kind: 'failed', error });
-    }
-  }, [siteId]);
-
-  useEffect(() => {
-    void load();
-  }, [load]);
-
-  if (state.kind === 'loading') return <Loading label="Loading the site…" />;
-  if (state.kind === 'not-found') {
+  if (deleted !== undefined) return <SiteDeleted name={deleted} />;
+  if (query.isPending) return <Loading label="Loading the site…" />;
+  if (notFound) {
     return (
       <section className="empty">
         <h1>Site not found</h1>
@@ -74,35 +61,71 @@ export function SiteEditorPage({ siteId }: { siteId: string }) {
       </section>
     );
   }
-  if (state.kind === 'failed') {
+  if (query.isError) {
     return (
       <Alert kind="error" title="The site could not be loaded">
-        <p>{errorMessage(state.error)}</p>
-        <Button onClick={() => void load()}>Try again</Button>
+        <p>{errorMessage(query.error)}</p>
+        <Button onClick={() => void query.refetch()}>Try again</Button>
       </Alert>
     );
   }
-  return <SiteEditorForm siteId={siteId} initial={state.loaded} />;
+  const current = findSection(section);
+  return <SiteEditorForm siteId={siteId} loaded={query.data} section={current} unknownSection={current === undefined ? section : undefined} onDeleted={setDeleted} />;
 }
 
-function SiteEditorForm({ siteId, initial }: { siteId: string; initial: LoadedSite }) {
-  const [saved, setSaved] = useState<Site>(initial.site);
-  const [etag, setEtag] = useState<string | null>(initial.etag);
-  const [draft, setDraft] = useState<SiteDraft>(() => draftOf(initial.site));
+function SiteDeleted({ name }: { name: string }) {
+  const heading = useRef<HTMLHeadingElement>(null);
+  useEffect(() => heading.current?.focus(), []);
+  return (
+    <section className="empty" role="status">
+      <h1 ref={heading} tabIndex={-1}>
+        {name} was deleted
+      </h1>
+      <p>The site and its settings are gone.</p>
+      <Link to="/" className="button button-primary">
+        Back to your sites
+      </Link>
+    </section>
+  );
+}
+
+/** Moves between sections without asking about unsaved changes: the draft stays on screen. */
+function goToSection(event: MouseEvent<HTMLAnchorElement>, to: string) {
+  if (event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
+  event.preventDefault();
+  navigate(to, { replace: true, force: true });
+}
+
+/** Holds leaving the editor while there are unsaved changes; re-armed after each section change. */
+function LeaveGuard({ active }: { active: boolean }) {
+  useLeaveGuard(active);
+  return null;
+}
+
+interface SiteEditorFormProps {
+  siteId: string;
+  loaded: LoadedSite;
+  section: EditorSection | undefined;
+  unknownSection: string | undefined;
+  onDeleted: (name: string) => void;
+}
+
+function SiteEditorForm({ siteId, loaded, section, unknownSection, onDeleted }: SiteEditorFormProps) {
+  const queryClient = useQueryClient();
+  const saved = loaded.site;
+  const etag = loaded.etag;
+  const [draft, setDraft] = useState<SiteDraft>(() => draftOf(saved));
   const [serverErrors, setServerErrors] = useState<FieldError[]>([]);
   const [showClientErrors, setShowClientErrors] = useState(false);
-  const [saving, setSaving] = useState(false);
   const [saveError, setSaveError] = useState<unknown>();
   const [justSaved, setJustSaved] = useState(false);
   const [conflict, setConflict] = useState(false);
-  const [reloading, setReloading] = useState(false);
-  const [reloadError, setReloadError] = useState<string>();
   const [discarding, setDiscarding] = useState(false);
-  const [checking, setChecking] = useState(false);
   const [checkError, setCheckError] = useState<string>();
+  const [checkDone, setCheckDone] = useState('');
   const draftRef = useRef(draft);
   draftRef.current = draft;
-  useTitle(saved.name);
+  const saveBar = useRef<HTMLDivElement>(null);
 
   const changes = useMemo(() => changesOf(saved, draft), [saved, draft]);
   const dirty = hasChanges(changes);
@@ -110,8 +133,43 @@ function SiteEditorForm({ siteId, initial }: { siteId: string; initial: LoadedSi
   // The form's own findings describe the current text; the server's describe what was sent.
   const errors = useMemo(() => [...(showClientErrors ? localErrors : []), ...serverErrors], [showClientErrors, localErrors, serverErrors]);
   const partnerUnsaved = changes.partner_settings !== undefined;
+  const sectionId: SectionId = section?.id ?? 'general';
 
-  useLeaveGuard(dirty);
+  const setLoaded = (next: LoadedSite) => queryClient.setQueryData(siteQueryKey(siteId), next);
+
+  const saving = useMutation({
+    mutationFn: async (sent: { changes: typeof changes; etag: string | null }) =>
+      api.put<{ site: Site }>(siteUrl(siteId), sent.changes, { headers: sent.etag === null ? {} : { 'if-match': sent.etag } }),
+  });
+  const checking = useMutation({ mutationFn: async () => api.post<{ site: Site }>(`${siteUrl(siteId)}/partner/check`) });
+  const reloading = useMutation({ mutationFn: () => fetchSite(siteId) });
+
+  // No focused field may sit under the sticky save bar, however tall it grows (a conflict message
+  // makes it taller). The page keeps room for it when scrolling to a target (scroll-padding), and
+  // after the browser has scrolled a newly focused element into view, the rest is scrolled here:
+  // browsers differ in whether their focus scrolling honours scroll-padding.
+  useEffect(() => {
+    const bar = saveBar.current;
+    if (bar === null) return;
+    const root = document.documentElement;
+    const observer = new ResizeObserver(() => root.style.setProperty('scroll-padding-bottom', `${bar.offsetHeight + 24}px`));
+    observer.observe(bar);
+    const keepClearOfBar = (event: FocusEvent) => {
+      const target = event.target;
+      if (!(target instanceof HTMLElement) || bar.contains(target) || target.closest('dialog') !== null) return;
+      const box = target.getBoundingClientRect();
+      const limit = bar.getBoundingClientRect().top - 12;
+      if (box.bottom <= limit) return;
+      // Bring its end above the bar, or its start to the top when it is taller than the room left.
+      window.scrollBy({ top: Math.min(box.bottom - limit, Math.max(box.top - 12, 0)), behavior: 'instant' });
+    };
+    document.addEventListener('focusin', keepClearOfBar);
+    return () => {
+      observer.disconnect();
+      document.removeEventListener('focusin', keepClearOfBar);
+      root.style.removeProperty('scroll-padding-bottom');
+    };
+  }, []);
 
   /** Applies an edit and forgets the errors reported on the fields it touched. */
   function edit(update: (current: SiteDraft) => SiteDraft, paths: string[]) {
@@ -129,24 +187,22 @@ function SiteEditorForm({ siteId, initial }: { siteId: string; initial: LoadedSi
   const editSettings = (field: SettingsField, value: string) => edit((current) => ({ ...current, [field]: value }), [`/${field}`]);
 
   async function save() {
-    if (!dirty || saving || checking) return;
+    if (!dirty || saving.isPending || checking.isPending || conflict) return;
     if (localErrors.length > 0) {
       setShowClientErrors(true);
-      focusFirstInvalid();
+      focusFirstInvalid(siteId, sectionId, localErrors);
       return;
     }
     const sent = draft;
-    setSaving(true);
     setSaveError(undefined);
     setServerErrors([]);
     try {
-      const response = await api.put<{ site: Site }>(siteUrl(siteId), changes, { headers: etag === null ? {} : { 'if-match': etag } });
+      const response = await saving.mutateAsync({ changes, etag });
       const fresh = response.data.site;
-      setSaved(fresh);
-      setEtag(response.headers.get('etag'));
+      setLoaded({ site: fresh, etag: response.headers.get('etag') });
+      void queryClient.invalidateQueries({ queryKey: ['sites'] });
       setDraft(rebaseDraft(sent, draftRef.current, draftOf(fresh)));
       setShowClientErrors(false);
-      setConflict(false);
       setJustSaved(true);
     } catch (error) {
       if (error instanceof ApiError && error.status === 412) {
@@ -156,11 +212,9 @@ function SiteEditorForm({ siteId, initial }: { siteId: string; initial: LoadedSi
         setSaveError(error);
         if (error instanceof ApiError) {
           setServerErrors(error.errors);
-          focusFirstInvalid();
+          focusFirstInvalid(siteId, sectionId, error.errors);
         }
       }
-    } finally {
-      setSaving(false);
     }
   }
 
@@ -178,10 +232,9 @@ function SiteEditorForm({ siteId, initial }: { siteId: string; initial: LoadedSi
     return () => window.removeEventListener('keydown', onKeyDown);
   }, []);
 
-  function replaceWith(loaded: LoadedSite) {
-    setSaved(loaded.site);
-    setEtag(loaded.etag);
-    setDraft(draftOf(loaded.site));
+  function startOver(next: LoadedSite) {
+    setLoaded(next);
+    setDraft(draftOf(next.site));
     setServerErrors([]);
     setShowClientErrors(false);
     setSaveError(undefined);
@@ -189,35 +242,44 @@ function SiteEditorForm({ siteId, initial }: { siteId: string; initial: LoadedSi
   }
 
   async function reloadTheirVersion() {
-    setReloading(true);
-    setReloadError(undefined);
     try {
-      replaceWith(await fetchSite(siteId));
-    } catch (error) {
-      setReloadError(errorMessage(error));
-    } finally {
-      setReloading(false);
+      startOver(await reloading.mutateAsync());
+    } catch {
+      // Shown under the button from the mutation's error.
     }
   }
 
   async function checkConnection() {
-    setChecking(true);
     setCheckError(undefined);
+    setCheckDone('');
     try {
-      const response = await api.post<{ site: Site }>(`${siteUrl(siteId)}/partner/check`);
+      const response = await checking.mutateAsync();
       const fresh = response.data.site;
+      const { last_status, last_error, last_checked_at } = fresh.partner_settings;
       // Recording the result moves the site's ETag. Adopt the new tag only when the stored
       // configuration is still the one this form was loaded from; if someone else saved in
       // between, keeping the old tag makes the next save report the conflict instead of
       // overwriting their change.
-      if (sameConfiguration(saved, fresh)) setEtag(response.headers.get('etag'));
-      const { last_status, last_error, last_checked_at } = fresh.partner_settings;
-      setSaved((current) => ({ ...current, partner_settings: { ...current.partner_settings, last_status, last_error, last_checked_at } }));
+      const current = queryClient.getQueryData<LoadedSite>(siteQueryKey(siteId)) ?? loaded;
+      setLoaded({
+        site: { ...current.site, partner_settings: { ...current.site.partner_settings, last_status, last_error, last_checked_at } },
+        etag: sameConfiguration(current.site, fresh) ? response.headers.get('etag') : current.etag,
+      });
     } catch (error) {
       setCheckError(errorMessage(error));
-    } finally {
-      setChecking(false);
+      return;
     }
+    // The check was recorded: Recent checks (and the details of the last check) load it.
+    await queryClient.invalidateQueries({ queryKey: partnerChecksKey(siteId) });
+    const newest = queryClient.getQueryData<PartnerCheckResult[]>(partnerChecksKey(siteId))?.[0];
+    setCheckDone(newest === undefined ? 'Check finished.' : `Check finished. ${checkAnnouncement(newest)}`);
+  }
+
+  /** A test of the unsaved settings was refused for these fields (or, with none, accepted them all). */
+  function showTestFieldErrors(found: FieldError[]) {
+    const isPartnerField = (error: FieldError) => error.path.startsWith('/partner_settings/');
+    setServerErrors((current) => [...current.filter((error) => !isPartnerField(error)), ...found]);
+    if (found.length > 0) focusFirstInvalid(siteId, sectionId, found);
   }
 
   function submit(event: FormEvent) {
@@ -226,16 +288,21 @@ function SiteEditorForm({ siteId, initial }: { siteId: string; initial: LoadedSi
   }
 
   const summary = saveError !== undefined ? errorSummary(saveError) : showClientErrors && localErrors.length > 0 ? localErrors : undefined;
+  const errorCounts = new Map<SectionId, number>();
+  for (const error of errors) errorCounts.set(sectionOfPath(error.path), (errorCounts.get(sectionOfPath(error.path)) ?? 0) + 1);
+  const changedSections = new Set<SectionId>(Object.keys(changes).map((key) => sectionOfPath(`/${key}`)));
+  const swatch = /^#(?:[0-9a-f]{3}|[0-9a-f]{6})$/i.test(saved.color) ? saved.color : undefined;
 
   return (
     <form className="site-editor" onSubmit={submit} noValidate aria-labelledby="site-editor-title">
+      <LeaveGuard key={sectionId} active={dirty} />
       <header className="page-header">
         <div className="site-editor-heading">
           <Link to="/" className="back-link">
             ← All sites
           </Link>
           <h1 id="site-editor-title">
-            <span className="swatch site-swatch-large" style={{ backgroundColor: saved.color }} aria-hidden="true" />
+            <span className="swatch site-swatch-large" style={swatch === undefined ? undefined : { backgroundColor: swatch }} aria-hidden="true" />
             {saved.name}
           </h1>
           <p>
@@ -247,84 +314,119 @@ function SiteEditorForm({ siteId, initial }: { siteId: string; initial: LoadedSi
         </div>
       </header>
 
-      {summary !== undefined && <SaveErrorSummary error={saveError} fieldErrors={summary} />}
+      {summary !== undefined && <SaveErrorSummary error={saveError} fieldErrors={summary} siteId={siteId} />}
 
-      <section className="card" aria-labelledby="general-title">
-        <div className="card-header">
-          <div>
-            <h2 id="general-title">General</h2>
-            <p>How the site is named and coloured in the dashboard.</p>
-          </div>
-        </div>
-        <div className="form-grid">
-          <Field
-            label="Name"
-            value={draft.name}
-            maxLength={NAME_MAX_LENGTH}
-            required
-            onChange={(event) => {
-              const name = event.target.value;
-              edit((current) => ({ ...current, name }), ['/name']);
-            }}
-            error={messageFor(errors, '/name')}
-          />
-          <ColorField label="Colour" value={draft.color} onChange={(color) => edit((current) => ({ ...current, color }), ['/color'])} error={messageFor(errors, '/color')} />
-        </div>
-      </section>
+      <div className="editor-layout">
+        <nav className="editor-nav" aria-label="Site settings">
+          <ul>
+            {EDITOR_SECTIONS.map((each) => {
+              const count = errorCounts.get(each.id) ?? 0;
+              const to = sectionPath(siteId, each.id);
+              return (
+                <li key={each.id}>
+                  <a href={to} onClick={(event) => goToSection(event, to)} aria-current={each.id === sectionId && section !== undefined ? 'page' : undefined}>
+                    <span>{each.title}</span>
+                    {count > 0 && <span className="editor-nav-errors">{count === 1 ? '1 error' : `${count} errors`}</span>}
+                    {count === 0 && changedSections.has(each.id) && <span className="editor-nav-changed">Edited</span>}
+                  </a>
+                </li>
+              );
+            })}
+          </ul>
+        </nav>
 
-      <div className="settings-groups">
-        {SETTINGS_GROUPS.map((group) => (
-          <SettingsTextEditor
-            key={group.field}
-            title={group.title}
-            description={group.description}
-            value={draft[group.field]}
-            onChange={(value) => editSettings(group.field, value)}
-            maxBytes={SETTINGS_MAX_BYTES}
-            error={messageFor(errors, `/${group.field}`)}
-            changed={changes[group.field] !== undefined}
-          />
-        ))}
+        <div className="editor-body">
+          {section === undefined ? (
+            <Alert kind="warning" title="There is no such section">
+              <p>This site has no settings section called “{unknownSection}”. Choose one from the list.</p>
+            </Alert>
+          ) : (
+            <SectionHeading section={section} />
+          )}
+
+          {sectionId === 'general' && section !== undefined && (
+            <>
+              <section className="card" aria-labelledby="general-title">
+                <div className="card-header">
+                  <div>
+                    <h3 id="general-title">Name and colour</h3>
+                    <p>How the site is named and coloured in the dashboard.</p>
+                  </div>
+                </div>
+                <div className="form-grid">
+                  <Field
+                    label="Name"
+                    value={draft.name}
+                    maxLength={NAME_MAX_LENGTH}
+                    required
+                    onChange={(event) => {
+                      const name = event.target.value;
+                      edit((current) => ({ ...current, name }), ['/name']);
+                    }}
+                    hint="Spaces at the start and end are removed when you save."
+                    error={messageFor(errors, '/name')}
+                  />
+                  <ColorField label="Colour" value={draft.color} onChange={(color) => edit((current) => ({ ...current, color }), ['/color'])} error={messageFor(errors, '/color')} />
+                </div>
+              </section>
+              <DangerZone siteId={siteId} name={saved.name} onDeleted={() => onDeleted(saved.name)} />
+            </>
+          )}
+
+          {section !== undefined && section.groups.length > 0 && (
+            <div className={section.id === 'widget' || section.id === 'branding' ? 'editor-with-preview' : undefined}>
+              <div className="settings-groups">
+                {section.groups.map((field) => (
+                  <SettingsGroupCard key={field} field={field} text={draft[field]} savedText={saved[field]} onChange={(value) => editSettings(field, value)} errors={errors} />
+                ))}
+              </div>
+              {(section.id === 'widget' || section.id === 'branding') && (
+                <aside className="editor-preview" aria-label="Widget preview">
+                  <WidgetPreview draft={draft} />
+                </aside>
+              )}
+            </div>
+          )}
+
+          {sectionId === 'integration' && section !== undefined && (
+            <IntegrationSection
+              siteId={siteId}
+              saved={saved}
+              draft={draft}
+              partnerUnsaved={partnerUnsaved}
+              checkBusy={checking.isPending}
+              checkError={checkError}
+              checkAnnouncement={checkDone}
+              onCheck={() => void checkConnection()}
+              onPartnerChange={editPartner}
+              onTokenChange={editToken}
+              errors={errors}
+              onTestFieldErrors={showTestFieldErrors}
+            />
+          )}
+        </div>
       </div>
 
-      <section className="card" aria-labelledby="partner-title">
-        <div className="card-header">
-          <div>
-            <h2 id="partner-title">Partner integration</h2>
-            <p>Connect the site to the partner service over HTTP and MCP.</p>
-          </div>
-        </div>
-        <PartnerCheck saved={saved.partner_settings} unsavedChanges={partnerUnsaved} busy={checking} error={checkError} onCheck={() => void checkConnection()} />
-        <PartnerSettingsForm
-          draft={draft.partner}
-          onChange={editPartner}
-          tokenConfigured={saved.partner_settings.access_token_configured}
-          tokenChange={draft.accessToken}
-          onTokenChange={editToken}
-          errors={errors}
-        />
-      </section>
-
-      <div className="save-bar" role="region" aria-label="Save changes">
+      <div className="save-bar" role="region" aria-label="Save changes" ref={saveBar}>
         {conflict && (
           <div className="alert alert-warning save-conflict" role="alert">
             <strong className="alert-title">Someone else saved this site since you opened it</strong>
             <p>Your changes have not been saved and are still on screen. Saving now would overwrite their work, so it is blocked.</p>
-            {reloadError !== undefined && <p className="field-error">{reloadError}</p>}
-            <Button variant="danger" busy={reloading} onClick={() => void reloadTheirVersion()}>
+            {reloading.error !== null && <p className="field-error">{errorMessage(reloading.error)}</p>}
+            <Button variant="danger" busy={reloading.isPending} onClick={() => void reloadTheirVersion()}>
               Reload their version (your changes will be lost)
             </Button>
           </div>
         )}
         <div className="save-bar-inner">
           <span className={`save-state ${dirty ? 'save-state-dirty' : ''}`} role="status">
-            {saving ? 'Saving…' : dirty ? 'Unsaved changes' : justSaved ? 'Saved' : 'No changes'}
+            {saving.isPending ? 'Saving…' : dirty ? 'Unsaved changes' : justSaved ? 'Saved' : 'No changes'}
           </span>
           <div className="row">
-            <Button variant="ghost" disabled={!dirty || saving} onClick={() => setDiscarding(true)}>
+            <Button variant="ghost" disabled={!dirty || saving.isPending} onClick={() => setDiscarding(true)}>
               Discard
             </Button>
-            <Button type="submit" variant="primary" busy={saving} disabled={!dirty || conflict || checking} title="Save (Ctrl+S)">
+            <Button type="submit" variant="primary" busy={saving.isPending} disabled={!dirty || conflict || checking.isPending} title="Save (Ctrl+S)">
               Save
             </Button>
           </div>
@@ -345,9 +447,18 @@ function SiteEditorForm({ siteId, initial }: { siteId: string; initial: LoadedSi
           setSaveError(undefined);
         }}
       >
-        <p>The form goes back to the saved version of {saved.name}.</p>
+        <p>Every section goes back to the saved version of {saved.name}.</p>
       </ConfirmDialog>
     </form>
+  );
+}
+
+function SectionHeading({ section }: { section: EditorSection }) {
+  return (
+    <div className="section-heading">
+      <h2>{section.title}</h2>
+      <p>{section.description}</p>
+    </div>
   );
 }
 
@@ -356,21 +467,27 @@ function errorSummary(error: unknown): FieldError[] {
   return error instanceof ApiError ? error.errors : [];
 }
 
-function SaveErrorSummary({ error, fieldErrors }: { error: unknown; fieldErrors: FieldError[] }) {
-  const detail = error === undefined ? 'Fix the fields marked below, then save again.' : errorMessage(error);
+function SaveErrorSummary({ error, fieldErrors, siteId }: { error: unknown; fieldErrors: FieldError[]; siteId: string }) {
+  const detail = error === undefined ? 'Fix the fields listed here, then save again.' : errorMessage(error);
   return (
     <Alert kind="error" title="The site was not saved">
       {fieldErrors.length === 0 ? (
         <p>{detail}</p>
       ) : (
         <>
-          <p>{error === undefined ? detail : 'The server refused these fields; each is marked below.'}</p>
+          <p>{error === undefined ? detail : 'The server refused these fields:'}</p>
           <ul className="error-summary">
-            {fieldErrors.map((fieldError) => (
-              <li key={`${fieldError.path}:${fieldError.message}`}>
-                <strong>{fieldLabel(fieldError.path)}</strong>: {fieldError.message}
-              </li>
-            ))}
+            {fieldErrors.map((fieldError) => {
+              const to = sectionPath(siteId, sectionOfPath(fieldError.path));
+              return (
+                <li key={`${fieldError.path}:${fieldError.message}`}>
+                  <a href={to} onClick={(event) => goToSection(event, to)}>
+                    <strong>{fieldLabel(fieldError.path)}</strong>
+                  </a>
+                  : {fieldError.message}
+                </li>
+              );
+            })}
           </ul>
         </>
       )}
@@ -378,10 +495,15 @@ function SaveErrorSummary({ error, fieldErrors }: { error: unknown; fieldErrors:
   );
 }
 
-/** After a refused save, take the keyboard to the first field that needs attention. */
-function focusFirstInvalid() {
+/** After a refused save, show the section of the first field that needs attention and focus it. */
+function focusFirstInvalid(siteId: string, current: SectionId, errors: FieldError[]) {
+  const first = errors[0];
+  if (first !== undefined && sectionOfPath(first.path) !== current) navigate(sectionPath(siteId, sectionOfPath(first.path)), { replace: true, force: true });
   window.requestAnimationFrame(() => {
-    const field = document.querySelector<HTMLElement>('.site-editor [aria-invalid="true"]');
-    field?.focus();
+    window.requestAnimationFrame(() => {
+      const field = document.querySelector<HTMLElement>('.site-editor [aria-invalid="true"], .site-editor .json-editor-invalid');
+      // The JSON editor lives in a shadow root (SettingsTextEditor): focus its text inside.
+      (field?.shadowRoot?.querySelector<HTMLElement>('.cm-content') ?? field)?.focus();
+    });
   });
 }

@@ -1,81 +1,98 @@
-import { useCallback, useEffect, useState } from 'react';
-import { api, errorMessage, type Site } from '../api';
+import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import { useEffect, useId, useState } from 'react';
+import { errorMessage } from '../api';
 import { Alert } from '../components/Alert';
 import { Button } from '../components/Button';
-import { ConfirmDialog } from '../components/ConfirmDialog';
-import { Loading } from '../components/Loading';
 import { NewSiteDialog } from '../components/NewSiteDialog';
-import { PartnerStatusBadge } from '../components/PartnerStatusBadge';
 import { formatDateTime, formatRelative } from '../format';
-import { Link, navigate } from '../router';
+import { Link, navigate, pathOf, queryOf, useLocation, useLocationState } from '../router';
+import { DEFAULT_SITE_SORT, fetchSiteSummaries, isSiteSort, SITE_LIST_PAGE_SIZE, siteListQueryFrom, siteListQueryKey, type SiteSort, type SiteSummary } from '../siteList';
 import { useTitle } from '../useTitle';
+import { type SettingsField, SITE_SEARCH_MAX_LENGTH } from '@server/sites/contract';
 
-interface SitePage {
-  sites: Site[];
-  next_cursor: string | null;
+/** Typing pauses this long before the search goes out: one request per word, not per key. */
+const SEARCH_DELAY_MS = 300;
+
+const SORT_LABELS: Record<SiteSort, string> = {
+  '-updated_at': 'Last updated',
+  updated_at: 'Least recently updated',
+  name: 'Name, A to Z',
+  '-name': 'Name, Z to A',
+  '-created_at': 'Newest',
+  created_at: 'Oldest',
+};
+const SORT_MENU: SiteSort[] = ['-updated_at', 'name', '-name', '-created_at', 'created_at'];
+
+const GROUP_LABELS: Record<SettingsField, string> = {
+  ai_settings: 'AI',
+  email_settings: 'E-mail',
+  widget: 'Widget',
+  portal: 'Portal',
+  branding: 'Branding',
+  public_theme: 'Theme',
+  knowledge_sources: 'Knowledge',
+};
+
+/** The cursors of the pages before this one, kept with the history entry so Previous can go back. */
+interface PagingState {
+  previous: string[];
 }
 
-type ListState = { kind: 'loading' } | { kind: 'failed'; error: unknown } | { kind: 'loaded'; sites: Site[]; nextCursor: string | null };
+function previousCursors(state: unknown): string[] {
+  if (typeof state !== 'object' || state === null || !('previous' in state) || !Array.isArray(state.previous)) return [];
+  return state.previous.filter((cursor): cursor is string => typeof cursor === 'string');
+}
+
+function listAddress(path: string, q: string, sort: SiteSort, cursor: string | null): string {
+  const parameters = new URLSearchParams();
+  if (q !== '') parameters.set('q', q);
+  if (sort !== DEFAULT_SITE_SORT) parameters.set('sort', sort);
+  if (cursor !== null) parameters.set('cursor', cursor);
+  const search = parameters.toString();
+  return search === '' ? path : `${path}?${search}`;
+}
 
 export function SitesPage() {
   useTitle('Sites');
-  const [state, setState] = useState<ListState>({ kind: 'loading' });
-  const [loadingMore, setLoadingMore] = useState(false);
-  const [moreError, setMoreError] = useState<string>();
+  const location = useLocation();
+  const locationState = useLocationState();
+  const path = pathOf(location);
+  const parameters = queryOf(location);
+  const query = siteListQueryFrom(parameters);
+  const { q, sort, cursor } = query;
+  const previous = previousCursors(locationState);
   const [creating, setCreating] = useState(false);
-  const [deleting, setDeleting] = useState<Site>();
-  const [deleteBusy, setDeleteBusy] = useState(false);
-  const [deleteError, setDeleteError] = useState<string>();
-  const [notice, setNotice] = useState<string>();
+  const [searchText, setSearchText] = useState(q);
+  const searchId = useId();
+  const sortId = useId();
 
-  const load = useCallback(async () => {
-    setState({ kind: 'loading' });
-    try {
-      const { data } = await api.get<SitePage>('/api/v1/sites');
-      setState({ kind: 'loaded', sites: data.sites, nextCursor: data.next_cursor });
-    } catch (error) {
-      setState({ kind: 'failed', error });
-    }
-  }, []);
+  const list = useQuery({
+    queryKey: siteListQueryKey(query),
+    queryFn: ({ signal }) => fetchSiteSummaries(query, signal),
+    // The rows stay while the next page or search loads, instead of flashing a skeleton.
+    placeholderData: keepPreviousData,
+  });
+
+  // The address changed under the box (back button, a link): show what is searched. The box keeps
+  // what is being typed (a trailing space before the next word) when it already says the same.
+  useEffect(() => setSearchText((typed) => (typed.trim() === q ? typed : q)), [q]);
 
   useEffect(() => {
-    void load();
-  }, [load]);
+    const wanted = searchText.trim();
+    if (wanted === q) return;
+    const timer = window.setTimeout(() => navigate(listAddress(path, wanted, sort, null), { replace: true }), SEARCH_DELAY_MS);
+    return () => window.clearTimeout(timer);
+  }, [searchText, q, sort, path]);
 
-  async function loadMore(cursor: string) {
-    setLoadingMore(true);
-    setMoreError(undefined);
-    try {
-      const { data } = await api.get<SitePage>(`/api/v1/sites?cursor=${encodeURIComponent(cursor)}`);
-      setState((current) => {
-        if (current.kind !== 'loaded') return current;
-        // A site deleted meanwhile cannot appear twice, but one listed twice must not either.
-        const known = new Set(current.sites.map((site) => site.id));
-        return { kind: 'loaded', sites: [...current.sites, ...data.sites.filter((site) => !known.has(site.id))], nextCursor: data.next_cursor };
-      });
-    } catch (error) {
-      setMoreError(errorMessage(error));
-    } finally {
-      setLoadingMore(false);
-    }
+  function goToPage(nextCursor: string | null, nextPrevious: string[]) {
+    const state: PagingState = { previous: nextPrevious };
+    navigate(listAddress(path, q, sort, nextCursor), { state });
   }
 
-  async function confirmDelete() {
-    if (deleting === undefined) return;
-    setDeleteBusy(true);
-    setDeleteError(undefined);
-    try {
-      await api.delete(`/api/v1/sites/${encodeURIComponent(deleting.id)}`);
-      const gone = deleting;
-      setState((current) => (current.kind === 'loaded' ? { ...current, sites: current.sites.filter((site) => site.id !== gone.id) } : current));
-      setNotice(`Deleted ${gone.name}.`);
-      setDeleting(undefined);
-    } catch (error) {
-      setDeleteError(errorMessage(error));
-    } finally {
-      setDeleteBusy(false);
-    }
-  }
+  const page = list.data;
+  const firstIndex = previous.length * SITE_LIST_PAGE_SIZE;
+  const onFirstPage = cursor === null;
+  const rangeKnown = onFirstPage || previous.length > 0;
 
   return (
     <>
@@ -89,18 +106,39 @@ export function SitesPage() {
         </Button>
       </header>
 
-      {notice !== undefined && <Alert kind="success">{notice}</Alert>}
 
-      {state.kind === 'loading' && <Loading label="Loading your sites…" />}
+      {!(page !== undefined && page.total === 0 && q === '' && onFirstPage) && (
+        <div className="list-toolbar" role="search">
+          <div className="field list-search">
+            <label htmlFor={searchId}>Search sites</label>
+            <input id={searchId} type="search" value={searchText} onChange={(event) => setSearchText(event.target.value)} placeholder="Name" autoComplete="off" maxLength={SITE_SEARCH_MAX_LENGTH} />
+          </div>
+          <div className="field list-sort">
+            <label htmlFor={sortId}>Sort by</label>
+            <select id={sortId} value={sort} onChange={(event) => isSiteSort(event.target.value) && navigate(listAddress(path, q, event.target.value, null), { replace: true })}>
+              {SORT_MENU.map((value) => (
+                <option key={value} value={value}>
+                  {SORT_LABELS[value]}
+                </option>
+              ))}
+            </select>
+          </div>
+        </div>
+      )}
 
-      {state.kind === 'failed' && (
+      {list.isPending && <SiteListSkeleton />}
+
+      {list.isError && page === undefined && (
         <Alert kind="error" title="Your sites could not be loaded">
-          <p>{errorMessage(state.error)}</p>
-          <Button onClick={() => void load()}>Try again</Button>
+          <p>{errorMessage(list.error)}</p>
+          <div className="row">
+            <Button onClick={() => void list.refetch()}>Try again</Button>
+            {!onFirstPage && <Button onClick={() => goToPage(null, [])}>Go to the first page</Button>}
+          </div>
         </Alert>
       )}
 
-      {state.kind === 'loaded' && state.sites.length === 0 && (
+      {page !== undefined && page.total === 0 && q === '' && onFirstPage && (
         <section className="card empty">
           <h2>No sites yet — create your first</h2>
           <p>A site holds the settings of one help centre or assistant: AI, e-mail, widget, portal, branding and more.</p>
@@ -110,48 +148,51 @@ export function SitesPage() {
         </section>
       )}
 
-      {state.kind === 'loaded' && state.sites.length > 0 && (
-        <section className="card" aria-label="Your sites">
+      {page !== undefined && page.sites.length === 0 && q !== '' && (
+        <section className="card empty" aria-live="polite">
+          <h2>No sites match “{q}”</h2>
+          <p>Try another name, or clear the search to see every site.</p>
+          <Button onClick={() => setSearchText('')}>Clear search</Button>
+        </section>
+      )}
+
+      {page !== undefined && page.sites.length > 0 && (
+        <section className="card site-list-card" aria-label="Your sites" aria-busy={list.isFetching || undefined}>
+          {list.isError && <Alert kind="error">{errorMessage(list.error)}</Alert>}
+          <p className="muted small site-list-count" role="status">
+            {rangeKnown
+              ? `${firstIndex + 1}–${firstIndex + page.sites.length} of ${page.total} ${page.total === 1 ? 'site' : 'sites'}`
+              : `${page.total} ${page.total === 1 ? 'site' : 'sites'}`}
+            {q !== '' && ` matching “${q}”`}
+          </p>
           <ul className="list site-list">
-            {state.sites.map((site) => (
-              <SiteRow key={site.id} site={site} onDelete={() => {
-                setDeleteError(undefined);
-                setDeleting(site);
-              }} />
+            {page.sites.map((site) => (
+              <SiteRow key={site.id} site={site} />
             ))}
           </ul>
-          {state.nextCursor !== null && (
-            <div className="site-list-more">
-              {moreError !== undefined && <Alert kind="error">{moreError}</Alert>}
-              <Button onClick={() => state.nextCursor !== null && void loadMore(state.nextCursor)} busy={loadingMore}>
-                Load more
+          {(!onFirstPage || page.next_cursor !== null) && (
+            <nav className="pager" aria-label="Pages">
+              <Button
+                disabled={onFirstPage}
+                onClick={() => goToPage(previous.length > 0 ? previous[previous.length - 1] || null : null, previous.slice(0, -1))}
+              >
+                Previous
               </Button>
-            </div>
+              <Button disabled={page.next_cursor === null} onClick={() => page.next_cursor !== null && goToPage(page.next_cursor, [...previous, cursor ?? ''])}>
+                Next
+              </Button>
+            </nav>
           )}
         </section>
       )}
 
       <NewSiteDialog open={creating} onClose={() => setCreating(false)} onCreated={(site) => navigate(`/sites/${encodeURIComponent(site.id)}`)} />
-
-      <ConfirmDialog
-        open={deleting !== undefined}
-        title={`Delete ${deleting?.name ?? 'this site'}?`}
-        confirmLabel="Delete site"
-        danger
-        busy={deleteBusy}
-        onCancel={() => setDeleting(undefined)}
-        onConfirm={() => void confirmDelete()}
-      >
-        <p>
-          <strong>{deleting?.name}</strong> and all its settings, the partner integration included, are removed for good. This cannot be undone.
-        </p>
-        {deleteError !== undefined && <Alert kind="error">{deleteError}</Alert>}
-      </ConfirmDialog>
     </>
   );
 }
 
-function SiteRow({ site, onDelete }: { site: Site; onDelete: () => void }) {
+function SiteRow({ site }: { site: SiteSummary }) {
+  const configured = site.configured.map((group) => GROUP_LABELS[group]);
   return (
     <li className="site-row">
       <span className="swatch site-swatch" style={{ backgroundColor: site.color }} aria-hidden="true" />
@@ -159,17 +200,56 @@ function SiteRow({ site, onDelete }: { site: Site; onDelete: () => void }) {
         <Link to={`/sites/${encodeURIComponent(site.id)}`} className="site-name">
           {site.name}
         </Link>
-        <span className="muted small">
-          Updated{' '}
-          <time dateTime={site.updated_at} title={formatDateTime(site.updated_at)}>
-            {formatRelative(site.updated_at)}
-          </time>
-        </span>
+        <span className="muted small site-configured">{configured.length === 0 ? 'Nothing configured yet' : `Configured: ${configured.join(', ')}`}</span>
       </div>
-      <PartnerStatusBadge partner={site.partner_settings} />
-      <Button variant="ghost" onClick={onDelete} aria-label={`Delete ${site.name}`}>
-        Delete
-      </Button>
+      <PartnerHealth partner={site.partner} />
+      <span className="muted small site-updated">
+        Updated{' '}
+        <time dateTime={site.updated_at} title={formatDateTime(site.updated_at)}>
+          {formatRelative(site.updated_at)}
+        </time>
+      </span>
     </li>
+  );
+}
+
+/** The integration at a glance: off, or on with its last check's result. */
+function PartnerHealth({ partner }: { partner: SiteSummary['partner'] }) {
+  const checked = partner.last_checked_at === null || partner.last_checked_at === '' ? undefined : `Last checked ${formatDateTime(partner.last_checked_at)}`;
+  if (!partner.enabled) return <span className="badge">Partner disabled</span>;
+  if (partner.last_status === 'ok')
+    return (
+      <span className="badge badge-success" title={checked}>
+        Partner OK
+      </span>
+    );
+  if (partner.last_status === 'error')
+    return (
+      <span className="badge badge-danger" title={checked}>
+        Partner error
+      </span>
+    );
+  return <span className="badge badge-accent">Partner not checked</span>;
+}
+
+/** The list's shape while the first page loads, so the rows do not jump in. */
+function SiteListSkeleton() {
+  return (
+    <section className="card site-list-card" aria-busy="true" aria-label="Your sites">
+      <p className="visually-hidden" role="status">
+        Loading your sites…
+      </p>
+      <ul className="list site-list" aria-hidden="true">
+        {[0, 1, 2, 3, 4].map((index) => (
+          <li key={index} className="site-row skeleton-row">
+            <span className="swatch site-swatch skeleton" />
+            <div className="list-main">
+              <span className="skeleton skeleton-line" />
+              <span className="skeleton skeleton-line skeleton-short" />
+            </div>
+          </li>
+        ))}
+      </ul>
+    </section>
   );
 }

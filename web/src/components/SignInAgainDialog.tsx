@@ -1,0 +1,149 @@
+import { useQueryClient } from '@tanstack/react-query';
+import { useEffect, useId, useRef, useState } from 'react';
+import { useForm } from 'react-hook-form';
+import { api, ApiError, errorMessage, type User } from '../api';
+import { fetchSessionUser, SESSION_QUERY_KEY } from '../session';
+import { Alert } from './Alert';
+import { Button } from './Button';
+import { Field } from './Field';
+import { AUTH_ERRORS } from '@server/auth/errors';
+import { TOTP_ERRORS } from '@server/totp/errors';
+
+interface SignInAgainDialogProps {
+  /** Who was signed in: the dialog signs this account in again, never another one. */
+  email: string;
+  onSignedIn: () => void;
+  onCancel: () => void;
+}
+
+interface Values {
+  password: string;
+  code: string;
+}
+
+/**
+ * "Your session has ended": opened over the screen when a request is refused because the session
+ * is gone (expired, or ended from another device). The screen stays as it was, unsaved work
+ * included; once signed in, the refused request is sent again.
+ */
+export function SignInAgainDialog({ email, onSignedIn, onCancel }: SignInAgainDialogProps) {
+  const queryClient = useQueryClient();
+  const dialog = useRef<HTMLDialogElement>(null);
+  const titleId = useId();
+  const [needsCode, setNeedsCode] = useState(false);
+  const [alert, setAlert] = useState<string>();
+  const [checking, setChecking] = useState(false);
+  const { register, handleSubmit, setError, setValue, setFocus, formState } = useForm<Values>({ defaultValues: { password: '', code: '' } });
+
+  useEffect(() => {
+    const element = dialog.current;
+    if (element !== null && !element.open) element.showModal();
+  }, []);
+
+  function signedIn(user: User) {
+    queryClient.setQueryData(SESSION_QUERY_KEY, user);
+    onSignedIn();
+  }
+
+  async function submit(values: Values) {
+    setAlert(undefined);
+    try {
+      if (needsCode) {
+        const { data } = await api.post<{ user: User }>('/auth/2fa', { code: values.code.trim() });
+        signedIn(data.user);
+        return;
+      }
+      const { data } = await api.post<{ user: User; second_factor_required: boolean }>('/auth/session', { email, password: values.password });
+      if (data.second_factor_required) {
+        setNeedsCode(true);
+        return;
+      }
+      signedIn(data.user);
+    } catch (error) {
+      if (error instanceof ApiError && error.code === AUTH_ERRORS.INVALID_CREDENTIALS) {
+        setValue('password', '');
+        setError('password', { message: 'That is not your password.' });
+        setFocus('password');
+      } else if (error instanceof ApiError && (error.code === TOTP_ERRORS.OTP_INVALID || error.code === TOTP_ERRORS.OTP_REQUIRED)) {
+        setValue('code', '');
+        setError('code', { message: 'That code is wrong or has already been used. Wait for the next one and try again.' });
+        setFocus('code');
+      } else {
+        setAlert(errorMessage(error));
+      }
+    }
+  }
+
+  /** A sign-in finished in another tab (an e-mail link, a passkey) set the same cookie. */
+  async function checkOtherTab() {
+    setChecking(true);
+    setAlert(undefined);
+    try {
+      const user = await fetchSessionUser();
+      if (user === null) setAlert('You are not signed in yet. Finish signing in in the other tab, or enter your password here.');
+      else if (user.email !== email) setAlert(`That tab signed in as ${user.email}. Sign in as ${email} to keep your changes.`);
+      else signedIn(user);
+    } catch (error) {
+      setAlert(errorMessage(error));
+    } finally {
+      setChecking(false);
+    }
+  }
+
+  const busy = formState.isSubmitting || checking;
+  return (
+    <dialog
+      ref={dialog}
+      className="dialog"
+      aria-labelledby={titleId}
+      onCancel={(event) => {
+        event.preventDefault();
+        if (!busy) onCancel();
+      }}
+    >
+      <form onSubmit={handleSubmit(submit)} noValidate>
+        <h2 id={titleId}>Your session has ended</h2>
+        <p className="muted">
+          Sign in again as <strong>{email}</strong> to carry on. Nothing on this screen is lost: what you were doing is sent again once you are back.
+        </p>
+        {alert !== undefined && <Alert kind="error">{alert}</Alert>}
+        <input type="email" name="username" autoComplete="username" value={email} readOnly hidden />
+        {needsCode ? (
+          <Field
+            label="Authentication code"
+            autoComplete="one-time-code"
+            autoCapitalize="off"
+            spellCheck={false}
+            autoFocus
+            hint="The 6-digit code from your authenticator app, or a recovery code."
+            error={formState.errors.code?.message}
+            {...register('code', { validate: (value) => value.trim() !== '' || 'Enter the code from your authenticator app.' })}
+          />
+        ) : (
+          <Field
+            label="Password"
+            type="password"
+            autoComplete="current-password"
+            autoFocus
+            error={formState.errors.password?.message}
+            {...register('password', { required: 'Enter your password.' })}
+          />
+        )}
+        <p className="hint">
+          Use an e-mail link or a passkey instead? Sign in with it in another tab, then choose “I signed in in another tab”.
+        </p>
+        <div className="dialog-actions">
+          <Button onClick={() => void checkOtherTab()} busy={checking} disabled={formState.isSubmitting}>
+            I signed in in another tab
+          </Button>
+          <Button onClick={onCancel} disabled={busy}>
+            Cancel
+          </Button>
+          <Button type="submit" variant="primary" busy={formState.isSubmitting} disabled={checking}>
+            Sign in
+          </Button>
+        </div>
+      </form>
+    </dialog>
+  );
+}

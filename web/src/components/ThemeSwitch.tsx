@@ -1,0 +1,24 @@
+import { useId } from 'react';
+import { setTheme, THEME_CHOICES, type ThemeChoice, useTheme } from '../theme';
+
+const LABELS: Record<ThemeChoice, string> = { system: 'System', light: 'Light', dark: 'Dark' };
+
+/** Light, dark, or the system's setting; remembered on this browser. */
+export function ThemeSwitch() {
+  const choice = useTheme();
+  const id = useId();
+  return (
+    <div className="theme-switch">
+      <label htmlFor={id} className="visually-hidden">
+        Theme
+      </label>
+      <select id={id} value={choice} onChange={(event) => setTheme(event.target.value as ThemeChoice)} title="Theme">
+        {THEME_CHOICES.map((each) => (
+          <option key={each} value={each}>
+            {LABELS[each]}
+          </option>
+        ))}
+      </select>
+    </div>
+  );
+}

@@ -1,0 +1,58 @@
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
+import { api, errorMessage } from '../api';
+import { Alert } from '../components/Alert';
+import { Button } from '../components/Button';
+import { ConfirmDialog } from '../components/ConfirmDialog';
+
+interface DangerZoneProps {
+  siteId: string;
+  name: string;
+  onDeleted: () => void;
+}
+
+/** Deleting the site, kept apart from everyday settings and confirmed in a dialog that names it. */
+export function DangerZone({ siteId, name, onDeleted }: DangerZoneProps) {
+  const queryClient = useQueryClient();
+  const [confirming, setConfirming] = useState(false);
+  const deletion = useMutation({
+    mutationFn: () => api.delete(`/api/v1/sites/${encodeURIComponent(siteId)}`),
+    onSuccess: () => {
+      queryClient.removeQueries({ queryKey: ['site', siteId] });
+      void queryClient.invalidateQueries({ queryKey: ['sites'] });
+      setConfirming(false);
+      onDeleted();
+    },
+  });
+  return (
+    <section className="card danger-zone" aria-labelledby="danger-zone-title">
+      <div className="card-header">
+        <div>
+          <h3 id="danger-zone-title">Danger zone</h3>
+          <p>Deleting the site removes it and every setting it holds, for everyone using this account.</p>
+        </div>
+        <Button variant="danger" onClick={() => setConfirming(true)}>
+          Delete this site…
+        </Button>
+      </div>
+      {deletion.error !== null && !confirming && (
+        <Alert kind="error" title="The site was not deleted">
+          <p>{errorMessage(deletion.error)}</p>
+        </Alert>
+      )}
+      <ConfirmDialog
+        open={confirming}
+        title={`Delete ${name}?`}
+        confirmLabel="Delete site"
+        danger
+        busy={deletion.isPending}
+        onCancel={() => setConfirming(false)}
+        onConfirm={() => deletion.mutate(undefined, { onError: () => setConfirming(false) })}
+      >
+        <p>
+          {name} and all of its settings are deleted. Unsaved changes in this editor are dropped too.
+        </p>
+      </ConfirmDialog>
+    </section>
+  );
+}

@@ -1,0 +1,63 @@
+import type { PartnerDraft } from '@server/sites/schema';
+import type { FieldError, Site } from '../api';
+import { PartnerCheck } from '../components/PartnerCheck';
+import { PartnerSettingsForm } from '../components/PartnerSettingsForm';
+import type { SiteDraft, TokenChange } from '../siteDraft';
+import { partnerTestBody } from './partnerCheckText';
+import { PartnerTestPanel } from './PartnerTestPanel';
+import { RecentChecks, usePartnerChecks } from './RecentChecks';
+
+interface IntegrationSectionProps {
+  siteId: string;
+  saved: Site;
+  draft: SiteDraft;
+  partnerUnsaved: boolean;
+  checkBusy: boolean;
+  checkError: string | undefined;
+  checkAnnouncement: string;
+  onCheck: () => void;
+  onPartnerChange: (patch: Partial<PartnerDraft>) => void;
+  onTokenChange: (change: TokenChange) => void;
+  errors: FieldError[];
+  onTestFieldErrors: (errors: FieldError[]) => void;
+}
+
+/**
+ * The editor's Integration section: the last check of the saved settings (Check now), the
+ * partner form, a test of what the form holds before it is saved, and the recent checks.
+ */
+export function IntegrationSection(props: IntegrationSectionProps) {
+  const { siteId, saved, draft } = props;
+  const history = usePartnerChecks(siteId);
+  return (
+    <>
+      <section className="card" aria-labelledby="partner-title">
+        <div className="card-header">
+          <div>
+            <h3 id="partner-title">Partner integration</h3>
+            <p>Connect the site to the partner service over HTTP and MCP.</p>
+          </div>
+        </div>
+        <PartnerCheck
+          saved={saved.partner_settings}
+          unsavedChanges={props.partnerUnsaved}
+          latest={history.data?.[0]}
+          busy={props.checkBusy}
+          error={props.checkError}
+          announcement={props.checkAnnouncement}
+          onCheck={props.onCheck}
+        />
+        <PartnerSettingsForm
+          draft={draft.partner}
+          onChange={props.onPartnerChange}
+          tokenConfigured={saved.partner_settings.access_token_configured}
+          tokenChange={draft.accessToken}
+          onTokenChange={props.onTokenChange}
+          errors={props.errors}
+        />
+        <PartnerTestPanel siteId={siteId} settings={partnerTestBody(draft)} onFieldErrors={props.onTestFieldErrors} />
+      </section>
+      <RecentChecks siteId={siteId} />
+    </>
+  );
+}

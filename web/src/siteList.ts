@@ -1,0 +1,45 @@
+// The sites list's request: GET /api/v1/sites with a search, a sort, a page size, a cursor, and
+// `fields=summary`, which answers a light row per site (what is configured, partner health)
+// instead of every settings group of every site.
+import { SITE_LIST_SORTS, type SiteListSort } from '@server/sites/contract';
+import type { SiteSummaryJson, SiteSummaryListJson } from '@server/sites/schema';
+import { api } from './api';
+
+export type SiteSort = SiteListSort;
+export type SiteSummary = SiteSummaryJson;
+export type SiteSummaryPage = SiteSummaryListJson;
+
+/** The list opens on the sites changed most recently: the ones people come back to. */
+export const DEFAULT_SITE_SORT: SiteSort = '-updated_at';
+
+export function isSiteSort(value: string | null): value is SiteSort {
+  return value !== null && (SITE_LIST_SORTS as readonly string[]).includes(value);
+}
+
+export interface SiteListQuery {
+  q: string;
+  sort: SiteSort;
+  cursor: string | null;
+  limit: number;
+}
+
+/** Rows per page of the list. */
+export const SITE_LIST_PAGE_SIZE = 25;
+
+/** The list's request as its address states it (`?q=&sort=&cursor=`). */
+export function siteListQueryFrom(parameters: URLSearchParams): SiteListQuery {
+  const sort = parameters.get('sort');
+  return { q: (parameters.get('q') ?? '').trim(), sort: isSiteSort(sort) ? sort : DEFAULT_SITE_SORT, cursor: parameters.get('cursor'), limit: SITE_LIST_PAGE_SIZE };
+}
+
+export function siteListQueryKey(query: SiteListQuery) {
+  return ['sites', 'list', query] as const;
+}
+
+export async function fetchSiteSummaries(query: SiteListQuery, signal?: AbortSignal, options: { signInPrompt?: boolean } = {}): Promise<SiteSummaryPage> {
+  const parameters = new URLSearchParams({ fields: 'summary', sort: query.sort, limit: String(query.limit) });
+  if (query.q !== '') parameters.set('q', query.q);
+  if (query.cursor !== null) parameters.set('cursor', query.cursor);
+  const { data } = await api.get<SiteSummaryPage>(`/api/v1/sites?${parameters.toString()}`, { signal, ...options });
+  return data;
+}

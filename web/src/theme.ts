@@ -1,0 +1,66 @@
+// Light, dark, or whatever the system says. The choice lives in localStorage and is applied when
+// this module is first evaluated: main.tsx imports it before anything else, so the first paint
+// already has the right colours (the CSP allows no inline script in index.html to do it earlier).
+import { useSyncExternalStore } from 'react';
+
+export const THEME_CHOICES = ['system', 'light', 'dark'] as const;
+export type ThemeChoice = (typeof THEME_CHOICES)[number];
+
+const STORAGE_KEY = 'siteward.theme';
+const listeners = new Set<() => void>();
+
+function isThemeChoice(value: unknown): value is ThemeChoice {
+  return typeof value === 'string' && (THEME_CHOICES as readonly string[]).includes(value);
+}
+
+function readStoredTheme(): ThemeChoice {
+  try {
+    const stored = window.localStorage.getItem(STORAGE_KEY);
+    return isThemeChoice(stored) ? stored : 'system';
+  } catch {
+    // Storage may be off (privacy settings): the system's choice still applies.
+    return 'system';
+  }
+}
+
+let current: ThemeChoice = readStoredTheme();
+
+const systemDark = window.matchMedia('(prefers-color-scheme: dark)');
+
+/** data-theme always names the colours shown; "system" takes them from the system's setting. */
+function applyTheme(choice: ThemeChoice): void {
+  document.documentElement.dataset.theme = choice === 'system' ? (systemDark.matches ? 'dark' : 'light') : choice;
+}
+
+applyTheme(current);
+// The system switched between light and dark while the page is open.
+systemDark.addEventListener('change', () => applyTheme(current));
+
+export function setTheme(choice: ThemeChoice): void {
+  current = choice;
+  try {
+    if (choice === 'system') window.localStorage.removeItem(STORAGE_KEY);
+    else window.localStorage.setItem(STORAGE_KEY, choice);
+  } catch {
+    // Not remembered, but applied for this visit.
+  }
+  applyTheme(choice);
+  for (const listener of listeners) listener();
+}
+
+// Another tab changed it: follow.
+window.addEventListener('storage', (event) => {
+  if (event.key !== STORAGE_KEY) return;
+  current = readStoredTheme();
+  applyTheme(current);
+  for (const listener of listeners) listener();
+});
+
+function subscribe(listener: () => void): () => void {
+  listeners.add(listener);
+  return () => listeners.delete(listener);
+}
+
+export function useTheme(): ThemeChoice {
+  return useSyncExternalStore(subscribe, () => current);
+}
