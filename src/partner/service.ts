@@ -83,13 +83,10 @@ export class PartnerCheckService {
   async testDraft(userId: string, siteId: string, draft: PartnerSettingsUpdate, log: FastifyBaseLogger = this.deps.log): Promise<PartnerCheckJson> {
     const row = await this.deps.sites.get(userId, siteId);
     const merged = this.deps.sites.draftPartnerSettings(row, draft);
-    try {
-      await this.deps.limiter.reserve([[`partner-test:user:${userId}`, PARTNER_CHECK_LIMITS.testsPerUser]]);
-    } catch (error) {
-      if (!(error instanceof AppError) || error.status !== 429) throw error;
-      const retryAfter = error.options.headers?.['retry-after'] ?? '60';
-      throw new AppError(429, PARTNER_ERRORS.TEST_RATE_LIMITED, `Too many connection tests. Try again in ${retryAfter} seconds.`, { headers: { 'retry-after': retryAfter } });
-    }
+    await this.deps.limiter.reserve(
+      [[`partner-test:user:${userId}`, PARTNER_CHECK_LIMITS.testsPerUser]],
+      (retryAfter) => new AppError(429, PARTNER_ERRORS.TEST_RATE_LIMITED, `Too many connection tests. Try again in ${retryAfter} seconds.`, { headers: { 'retry-after': String(retryAfter) } }),
+    );
     const { settings, token } = merged;
     if (token.change === 'replace') {
       // The draft's own token, for this check only, sent only to the origin of the draft's mcp_url.
