@@ -13,7 +13,7 @@ import { createLoggers } from '../src/http/logging.js';
 import type { HttpLimits } from '../src/http/server.js';
 import type { App } from '../src/http/types.js';
 import type { Clock } from '../src/lib/clock.js';
-import { PasswordHasher } from '../src/auth/passwords.js';
+import { PasswordHasher } from '../src/passwords/passwords.js';
 import { Cache } from '../src/cache/cache.js';
 import { UserService } from '../src/users/service.js';
 import { totp } from './rfc6238.js';

@@ -1,7 +1,9 @@
+import type { FastifyRequest } from 'fastify';
 import type { UserRow } from '../users/queries.js';
+import type { AuthMethod } from './methods.js';
 import type { AccessTokenScope } from './scopes.js';
 
-export type AuthMethod = 'jwt' | 'access_token' | 'session';
+export type { AuthMethod } from './methods.js';
 
 /** Who is calling, and with which credential. */
 export interface Principal {
@@ -15,4 +17,14 @@ export interface Principal {
    * session's authenticated_at or the JWT's auth_time; null for a personal access token.
    */
   authenticatedAt: number | null;
+}
+
+/** The authenticated principal; only called behind a guard, so its absence is a wiring bug. */
+export function currentPrincipal(request: FastifyRequest): Principal {
+  if (request.principal === null) throw new Error(`route ${request.routeOptions.url ?? request.url} has no guard`);
+  return request.principal;
+}
+
+export function currentUser(request: FastifyRequest): UserRow {
+  return currentPrincipal(request).user;
 }

@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Kysely } from 'kysely';
-import type { RateLimiter, RateLimitRule } from '../auth/rate-limit.js';
+import type { RateLimiter, RateLimitRule } from '../rate-limit/rate-limit.js';
 import type { Database } from '../db/schema.js';
 import { AppError } from '../errors.js';
 import type { Clock } from '../lib/clock.js';

@@ -3,7 +3,7 @@ import { Type } from 'typebox';
 import type { Guard } from '../auth/guard.js';
 import { sendJsonBuffer } from '../http/compression.js';
 import { ifNoneMatchHits, versionEtag } from '../http/etag.js';
-import { currentUser } from '../http/principal.js';
+import { currentUser } from '../auth/principal.js';
 import { ProblemSchema } from '../http/schema.js';
 import type { App } from '../http/types.js';
 import { DEFAULT_PAGE_SIZE, DEFAULT_SITE_LIST_SORT, IfMatchHeaders, SiteCreateBody, SiteEnvelope, SiteListAnswer, SiteListQuery, SiteParams, SiteUpdateBody } from './schema.js';

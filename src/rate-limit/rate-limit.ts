@@ -2,7 +2,7 @@ import { sql, type Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import type { Clock } from '../lib/clock.js';
 import { AppError } from '../errors.js';
-import { AUTH_ERRORS } from './errors.js';
+import { AUTH_ERRORS } from '../auth/errors.js';
 
 export interface RateLimitRule {
   limit: number;
