@@ -1,6 +1,6 @@
 import type { Insertable, Kysely } from 'kysely';
 import type { AccessTokenRow } from '../src/access-tokens/queries.js';
-import { DEFAULT_PASSWORD_HASHING, PasswordHasher } from '../src/auth/passwords.js';
+import { DEFAULT_PASSWORD_HASHING, PasswordHasher } from '../src/passwords/passwords.js';
 import { generateAccessToken, hashAccessToken } from '../src/auth/tokens.js';
 import type { Database, UsersTable, WorkspaceMembersTable, WorkspacesTable } from '../src/db/schema.js';
 import { newId } from '../src/lib/ids.js';

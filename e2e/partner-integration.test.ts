@@ -1,6 +1,4 @@
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import path from 'node:path';
 import { test } from 'node:test';
 import type { Locator, Page } from 'playwright-core';
@@ -9,6 +7,7 @@ import type { App } from '../src/http/types.js';
 import type { SiteJson } from '../src/sites/schema.js';
 import { createSite, type SignedUpUser, signUp } from '../test/helpers.js';
 import { LEGACY_TOOLS, startLegacyMcpServer, type TestServer } from '../test/partner-servers.js';
+import { seriousAccessibilityProblems } from './axe.js';
 import { scrollsSideways, signInPage } from './dashboard-session.js';
 import { type Dashboard, openDashboard, SCREENSHOT_DIR } from './harness.js';
 
@@ -66,20 +65,6 @@ async function runTest(page: Page): Promise<Locator> {
   return result;
 }
 
-/** axe-core's serious and critical findings on the page as it is now, one line each. */
-async function seriousAccessibilityProblems(page: Page): Promise<string[]> {
-  // Evaluated through the browser's debugging protocol, which the page's CSP does not govern.
-  if (!(await page.evaluate<boolean>('typeof axe !== "undefined"'))) await page.evaluate(readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8'));
-  const found = await page.evaluate<{ rulesPassed: number; problems: string[] }>(`axe.run(document.querySelector('.editor-body')).then((result) => ({
-    rulesPassed: result.passes.length,
-    problems: result.violations
-      .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
-      .map((violation) => violation.id + ': ' + violation.help + ' (' + violation.nodes.map((node) => node.target.join(' ')).join(', ') + ')'),
-  }))`);
-  assert.ok(found.rulesPassed > 10, 'axe-core ran its rules');
-  return found.problems;
-}
-
 async function sectionScreenshot(page: Page, name: string): Promise<void> {
   // The sticky save bar would lie over the middle of the section: it is left out of the picture,
   // through the CSSOM, since the page's CSP refuses a style sheet added for the screenshot.
@@ -129,7 +114,7 @@ test('testing unsaved settings shows the check in place with its details and sto
     await page.getByRole('region', { name: 'Save changes' }).getByRole('status').filter({ hasText: /^Unsaved changes$/ }).waitFor();
 
     await sectionScreenshot(page, 'site-editor-integration-test-ok-light');
-    assert.deepEqual(await seriousAccessibilityProblems(page), [], 'light, test passed');
+    assert.deepEqual(await seriousAccessibilityProblems(page, { scope: '.editor-body' }), [], 'light, test passed');
 
     // A wrong token: the partner refuses it, and the result says so in words with what to do.
     await typeNewToken(page, 'not-the-token');
@@ -145,7 +130,7 @@ test('testing unsaved settings shows the check in place with its details and sto
 
     await page.emulateMedia({ colorScheme: 'dark' });
     await sectionScreenshot(page, 'site-editor-integration-test-unauthorized-dark');
-    assert.deepEqual(await seriousAccessibilityProblems(page), [], 'dark, token refused');
+    assert.deepEqual(await seriousAccessibilityProblems(page, { scope: '.editor-body' }), [], 'dark, token refused');
     await page.emulateMedia({ colorScheme: 'light' });
     await sectionScreenshot(page, 'site-editor-integration-test-unauthorized-light');
   } finally {
@@ -218,9 +203,9 @@ test('Check now checks the saved settings and adds a row to Recent checks, which
     await sectionScreenshot(page, 'site-editor-integration-recent-checks-light');
     await page.emulateMedia({ colorScheme: 'dark' });
     await sectionScreenshot(page, 'site-editor-integration-recent-checks-dark');
-    assert.deepEqual(await seriousAccessibilityProblems(page), [], 'dark, recent checks');
+    assert.deepEqual(await seriousAccessibilityProblems(page, { scope: '.editor-body' }), [], 'dark, recent checks');
     await page.emulateMedia({ colorScheme: 'light' });
-    assert.deepEqual(await seriousAccessibilityProblems(page), [], 'light, recent checks');
+    assert.deepEqual(await seriousAccessibilityProblems(page, { scope: '.editor-body' }), [], 'light, recent checks');
 
     // On a phone the rows and their details wrap instead of scrolling sideways.
     await rows.nth(0).locator('summary').click();

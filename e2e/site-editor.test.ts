@@ -1,11 +1,10 @@
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { test } from 'node:test';
 import type { Locator, Page, Request } from 'playwright-core';
 import type { App } from '../src/http/types.js';
 import type { SiteJson } from '../src/sites/schema.js';
 import { createSite, type SignedUpUser, signUp, STRONG_PASSWORD } from '../test/helpers.js';
+import { seriousAccessibilityProblems } from './axe.js';
 import { type Dashboard, openDashboard } from './harness.js';
 
 // The site editor in a real Chromium against the real app: sections, the settings forms, the JSON
@@ -476,20 +475,6 @@ test('at 390 px the editor fits the screen: the sections become a row, the previ
     await dashboard.close();
   }
 });
-
-/** axe-core's serious and critical findings on the page as it is now, one line each. */
-async function seriousAccessibilityProblems(page: Page): Promise<string[]> {
-  // Evaluated through the browser's debugging protocol, which the page's CSP does not govern.
-  if (!(await page.evaluate<boolean>('typeof axe !== "undefined"'))) await page.evaluate(readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8'));
-  const found = await page.evaluate<{ rulesPassed: number; problems: string[] }>(`axe.run(document).then((result) => ({
-    rulesPassed: result.passes.length,
-    problems: result.violations
-      .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
-      .map((violation) => violation.id + ': ' + violation.help + ' (' + violation.nodes.map((node) => node.target.join(' ')).join(', ') + ')'),
-  }))`);
-  assert.ok(found.rulesPassed > 10, 'axe-core ran its rules');
-  return found.problems;
-}
 
 test('axe-core finds no serious or critical problem in any section, the JSON tab and the delete dialog included', { timeout: 240_000 }, async () => {
   const dashboard = await openDashboard({ viewport: { width: 1280, height: 900 } });

@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { PasswordHasher } from './auth/passwords.js';
+import { PasswordHasher } from './passwords/passwords.js';
 import { ConfigError, loadConfig } from './config.js';
 import { openDatabase } from './db/connect.js';
 import { migrate } from './db/migrate.js';

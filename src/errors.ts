@@ -1,9 +1,9 @@
 import { STATUS_CODES } from 'node:http';
 import type { ErrorCode } from './error-codes.js';
-import type { FieldError, Problem } from './http/problem.js';
+import type { FieldError, Problem } from './problem.js';
 
 // The problem document's shape lives in an import-free module the dashboard can compile too.
-export type { FieldError, Problem } from './http/problem.js';
+export type { FieldError, Problem } from './problem.js';
 
 /**
  * A failure a client can act on. Each carries a stable `code` defined next to the feature that

@@ -13,7 +13,7 @@ import { createLoggers } from '../src/http/logging.js';
 import type { HttpLimits } from '../src/http/server.js';
 import type { App } from '../src/http/types.js';
 import type { Clock } from '../src/lib/clock.js';
-import { PasswordHasher } from '../src/auth/passwords.js';
+import { PasswordHasher } from '../src/passwords/passwords.js';
 import { Cache } from '../src/cache/cache.js';
 import { UserService } from '../src/users/service.js';
 import { totp } from './rfc6238.js';
@@ -96,6 +96,16 @@ export function usingPostgres(): boolean {
   return (process.env.TEST_DATABASE_URL ?? '') !== '';
 }
 
+/**
+ * Waits (at most 10 s) until the cache's change feed listens. PostgreSQL's connects in the
+ * background, and on a loaded machine a missed heartbeat turns it off until it reconnects.
+ */
+export async function untilCacheListens(cache: Cache): Promise<void> {
+  for (let waited = 0; !cache.available && waited < 10_000; waited += 10) {
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
 export async function buildTestApp(options: TestAppOptions = {}): Promise<TestApp> {
   const ownsDataDir = options.dataDir === undefined;
   const dataDir = options.dataDir ?? mkdtempSync(path.join(tmpdir(), 'siteward-test-'));
@@ -140,9 +150,7 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
   options.beforeReady?.(app);
   await app.ready();
   // PostgreSQL's change feed connects in the background; tests about caching start once it listens.
-  for (let waited = 0; config.cacheBytes > 0 && !cache.available && waited < 10_000; waited += 10) {
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
+  if (config.cacheBytes > 0) await untilCacheListens(cache);
   return {
     app,
     config,

@@ -96,6 +96,55 @@ test('no source file of the server or the dashboard imports itself back through 
   assert.deepEqual(cycles(graph).map((component) => describe(component, graph)), [], 'import cycles');
 });
 
+/**
+ * The feature a file belongs to: its folder under src/ or web/src/ (a file directly under either is
+ * a feature of its own). Two exceptions keep the picture honest: a file that imports nothing of
+ * ours is a node by itself (a feature's error codes or enums, which a lower layer such as the
+ * problem document may name without depending on the feature), and tests are left out (they sit
+ * beside their feature but drive the whole application).
+ */
+function featureGraph(files: Map<string, Set<string>>): Map<string, Set<string>> {
+  const featureOf = (file: string): string => {
+    if ((files.get(file)?.size ?? 0) === 0) return file;
+    const root = ROOTS.find((candidate) => file.startsWith(`${candidate}/`)) ?? '';
+    const [first = file, ...rest] = file.slice(root.length + 1).split('/');
+    return rest.length > 0 ? `${root}/${first}/` : file;
+  };
+  const features = new Map<string, Set<string>>();
+  for (const [file, targets] of files) {
+    if (/\.test\.tsx?$/.test(file)) continue;
+    const from = featureOf(file);
+    const edges = features.get(from) ?? new Set<string>();
+    features.set(from, edges);
+    for (const target of targets) if (featureOf(target) !== from) edges.add(featureOf(target));
+  }
+  return features;
+}
+
+test('no feature imports itself back through other features', () => {
+  const graph = featureGraph(importGraph());
+  assert.deepEqual(cycles(graph).map((component) => describe(component, graph)), [], 'cycles between features');
+});
+
+test('the feature graph groups files by folder, and keeps import-free files and tests out of the way', () => {
+  const files = new Map<string, Set<string>>([
+    ['src/auth/guard.ts', new Set(['src/users/queries.ts', 'src/auth/errors.ts'])],
+    ['src/auth/errors.ts', new Set()],
+    ['src/users/queries.ts', new Set(['src/error-codes.ts'])],
+    ['src/error-codes.ts', new Set(['src/auth/errors.ts'])],
+    ['src/users/users.test.ts', new Set(['src/auth/guard.ts'])],
+    ['web/src/pages/Sites.tsx', new Set(['web/src/api.ts', 'src/auth/errors.ts'])],
+    ['web/src/api.ts', new Set(['src/error-codes.ts'])],
+  ]);
+  const graph = featureGraph(files);
+  assert.deepEqual(cycles(graph), []);
+  assert.deepEqual([...(graph.get('src/auth/') ?? [])].sort(), ['src/auth/errors.ts', 'src/users/']);
+  assert.deepEqual([...(graph.get('web/src/pages/') ?? [])].sort(), ['src/auth/errors.ts', 'web/src/api.ts']);
+  // A feature's own code reaching back is a cycle, although each file's imports are acyclic.
+  files.set('src/users/service.ts', new Set(['src/auth/guard.ts']));
+  assert.deepEqual(cycles(featureGraph(files)), [['src/auth/', 'src/users/']]);
+});
+
 test('the cycle check sees a cycle, including one through type-only imports', () => {
   const graph = new Map<string, Set<string>>([
     ['a.ts', new Set(['b.ts'])],

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, test } from 'node:test';
-import { RATE_LIMITS } from '../src/auth/rate-limit.js';
+import { RATE_LIMITS } from '../src/rate-limit/rate-limit.js';
 import { buildTestApp, signUp, STRONG_PASSWORD, type TestApp } from './helpers.js';
 
 /**

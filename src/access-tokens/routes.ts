@@ -2,7 +2,7 @@ import { Type } from 'typebox';
 import type { Guard } from '../auth/guard.js';
 import { ProblemSchema } from '../http/schema.js';
 import type { App } from '../http/types.js';
-import { currentPrincipal, currentUser } from '../http/principal.js';
+import { currentPrincipal, currentUser } from '../auth/principal.js';
 import { requestOrigin, type SecurityEvents } from '../security/events.js';
 import { AccessTokenList, AccessTokenParams, CreateAccessTokenBody, CreatedAccessToken } from './schema.js';
 import type { AccessTokenService } from './service.js';

@@ -4,14 +4,15 @@ import type { RecentAuthentication } from '../auth/recent-authentication.js';
 import { validationError } from '../http/validation-error.js';
 import { AuthenticationResponse, SignInOptionsResponse } from '../passkeys/schema.js';
 import type { PasskeyService } from '../passkeys/service.js';
-import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../auth/passwords.js';
+import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../passwords/passwords.js';
 import type { SessionService } from '../auth/sessions.js';
-import { currentPrincipal, currentUser } from '../http/principal.js';
+import { currentPrincipal, currentUser } from '../auth/principal.js';
 import { ProblemSchema } from '../http/schema.js';
 import type { App } from '../http/types.js';
 import { requestOrigin, type SecurityEvents } from '../security/events.js';
 import { UserSchema } from '../users/schema.js';
-import { type PasswordChangeService, userToJson } from '../users/service.js';
+import type { PasswordChangeService } from './password-change.js';
+import { userToJson } from '../users/service.js';
 import type { ReauthenticationProof, ReauthenticationService } from './reauthentication.js';
 import { SessionSchema } from './schema.js';
 

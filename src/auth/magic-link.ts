@@ -8,7 +8,7 @@ import { magicLinkMessage } from '../mail/templates.js';
 import { findUserById } from '../users/queries.js';
 import { normalizeEmail, type UserService } from '../users/service.js';
 import { findRedeemableToken, insertOneTimeToken, MAGIC_LINK_PURPOSE, redeemToken } from './queries.js';
-import { RATE_LIMITS, type RateLimiter } from './rate-limit.js';
+import { RATE_LIMITS, type RateLimiter } from '../rate-limit/rate-limit.js';
 
 export const MAGIC_LINK_LIFETIME_MS = 15 * 60 * 1000;
 /** 32 random bytes in base64url; anything else is not ours and costs no lookup. */

@@ -1,8 +1,10 @@
+import type { FastifyRequest } from 'fastify';
 import type { UserRow } from '../users/queries.js';
+import type { AuthMethod } from './methods.js';
 import type { WorkspaceRole } from '../workspaces/contract.js';
 import type { AccessTokenScope } from './scopes.js';
 
-export type AuthMethod = 'jwt' | 'access_token' | 'session';
+export type { AuthMethod } from './methods.js';
 
 /** Who is calling, and with which credential. */
 export interface Principal {
@@ -26,4 +28,23 @@ export interface Principal {
    * workspace of the user. `memberships` then holds that workspace alone.
    */
   workspaceId: string | null;
+}
+
+/** The authenticated principal; only called behind a guard, so its absence is a wiring bug. */
+export function currentPrincipal(request: FastifyRequest): Principal {
+  if (request.principal === null) throw new Error(`route ${request.routeOptions.url ?? request.url} has no guard`);
+  return request.principal;
+}
+
+export function currentUser(request: FastifyRequest): UserRow {
+  return currentPrincipal(request).user;
+}
+
+/**
+ * Who is calling, as site queries are scoped: the user, and the one workspace their credential
+ * is limited to (null: every workspace they are in).
+ */
+export function currentCaller(request: FastifyRequest): { userId: string; workspaceId: string | null } {
+  const principal = currentPrincipal(request);
+  return { userId: principal.user.id, workspaceId: principal.workspaceId };
 }

@@ -1,3 +1,4 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import { AppError, unauthorized } from '../errors.js';
@@ -195,4 +196,24 @@ export class SessionService {
   #credentialsRevoked(userId: string): void {
     for (const listener of this.#revocationListeners) listener(userId);
   }
+}
+
+/** The client a session is made for, as the session list shows it. */
+export function sessionClient(request: FastifyRequest): { userAgent: string | undefined; ip: string } {
+  return { userAgent: request.headers['user-agent'], ip: request.ip };
+}
+
+/**
+ * Every web sign-in ends here: a fresh session row and its cookie. Used by the password, magic-link
+ * and passkey sign-ins alike, so the cookie is set the same way whichever way someone signs in.
+ */
+export async function startWebSession(
+  sessions: SessionService,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  userId: string,
+  options: { secondFactorPending: boolean; claimPending?: boolean },
+): Promise<void> {
+  const { cookieValue, session } = await sessions.create(userId, sessionClient(request), options);
+  reply.setCookie(sessions.cookieName, cookieValue, sessions.cookieSettingsFor(session));
 }

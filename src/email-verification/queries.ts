@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { NO_PASSWORD } from '../auth/passwords.js';
+import { NO_PASSWORD } from '../passwords/passwords.js';
 import { EMAIL_VERIFICATION_PURPOSE, redeemToken } from '../auth/queries.js';
 import type { Database } from '../db/schema.js';
 

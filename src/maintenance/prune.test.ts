@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { buildTestApp, signUp, STRONG_PASSWORD } from '../../test/helpers.js';
-import { RateLimiter } from '../auth/rate-limit.js';
+import { RateLimiter } from '../rate-limit/rate-limit.js';
 import { pruneStaleRows } from './prune.js';
 
 test('pruning deletes rate-limit windows, sessions and one-time tokens that ended over a day ago, and nothing live', async () => {

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import { pruneExpired } from '../auth/queries.js';
-import type { RateLimiter } from '../auth/rate-limit.js';
+import type { RateLimiter } from '../rate-limit/rate-limit.js';
 import type { Database } from '../db/schema.js';
 import type { Clock } from '../lib/clock.js';
 

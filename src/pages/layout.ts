@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import type { FastifyReply } from 'fastify';
 
 export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (character) => `&#${character.charCodeAt(0)};`);
@@ -65,4 +66,18 @@ ${body}
 </body>
 </html>
 `;
+}
+
+/** Headers for the server-rendered sign-in pages: never cached, never framed, no referrer. */
+export function sendPage(reply: FastifyReply, status: number, html: string): FastifyReply {
+  return reply
+    .code(status)
+    .headers({
+      'cache-control': 'no-store',
+      'referrer-policy': 'no-referrer',
+      'content-security-policy': PAGE_CSP,
+      'x-frame-options': 'DENY',
+    })
+    .type('text/html; charset=utf-8')
+    .send(html);
 }

@@ -12,7 +12,7 @@ import {
   startStatusServer,
   type TestServer,
 } from '../../test/partner-servers.js';
-import { RateLimiter } from '../auth/rate-limit.js';
+import { RateLimiter } from '../rate-limit/rate-limit.js';
 import { SecretBox } from '../lib/crypto.js';
 import { SiteService } from '../sites/service.js';
 import { PartnerChecker, WITHHELD_NAME } from './check.js';

@@ -1,8 +1,8 @@
 import type { Guard } from '../auth/guard.js';
-import type { RateLimiter } from '../auth/rate-limit.js';
+import type { RateLimiter } from '../rate-limit/rate-limit.js';
 import type { Config } from '../config.js';
 import type { DatabaseHandle } from '../db/connect.js';
-import { currentCaller } from '../http/principal.js';
+import { currentCaller } from '../auth/principal.js';
 import { ProblemSchema } from '../http/schema.js';
 import type { App } from '../http/types.js';
 import type { Clock } from '../lib/clock.js';

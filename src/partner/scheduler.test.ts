@@ -5,7 +5,7 @@ import path from 'node:path';
 import { afterEach, test } from 'node:test';
 import { buildTestApp, createSite, signUp, type TestApp } from '../../test/helpers.js';
 import { startStatelessMcpServer, type TestServer } from '../../test/partner-servers.js';
-import { RateLimiter } from '../auth/rate-limit.js';
+import { RateLimiter } from '../rate-limit/rate-limit.js';
 import { ConfigError, loadConfig } from '../config.js';
 import { SecretBox } from '../lib/crypto.js';
 import { SiteService } from '../sites/service.js';

@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Kysely } from 'kysely';
-import type { RateLimiter, RateLimitRule } from '../auth/rate-limit.js';
+import type { RateLimiter, RateLimitRule } from '../rate-limit/rate-limit.js';
 import type { Database } from '../db/schema.js';
 import { AppError } from '../errors.js';
 import type { Clock } from '../lib/clock.js';
@@ -85,13 +85,10 @@ export class PartnerCheckService {
     const userId = caller.userId;
     const { site: row } = await this.deps.sites.getFor(caller, siteId, 'partner.check');
     const merged = this.deps.sites.draftPartnerSettings(row, draft);
-    try {
-      await this.deps.limiter.reserve([[`partner-test:user:${userId}`, PARTNER_CHECK_LIMITS.testsPerUser]]);
-    } catch (error) {
-      if (!(error instanceof AppError) || error.status !== 429) throw error;
-      const retryAfter = error.options.headers?.['retry-after'] ?? '60';
-      throw new AppError(429, PARTNER_ERRORS.TEST_RATE_LIMITED, `Too many connection tests. Try again in ${retryAfter} seconds.`, { headers: { 'retry-after': retryAfter } });
-    }
+    await this.deps.limiter.reserve(
+      [[`partner-test:user:${userId}`, PARTNER_CHECK_LIMITS.testsPerUser]],
+      (retryAfter) => new AppError(429, PARTNER_ERRORS.TEST_RATE_LIMITED, `Too many connection tests. Try again in ${retryAfter} seconds.`, { headers: { 'retry-after': String(retryAfter) } }),
+    );
     const { settings, token } = merged;
     if (token.change === 'replace') {
       // The draft's own token, for this check only, sent only to the origin of the draft's mcp_url.

@@ -1,9 +1,8 @@
 import { Type } from 'typebox';
 import { assertSameOrigin } from '../auth/csrf.js';
 import type { Guard } from '../auth/guard.js';
-import type { SessionService } from '../auth/sessions.js';
-import { startWebSession } from '../auth/web-routes.js';
-import { currentPrincipal, currentUser } from '../http/principal.js';
+import { type SessionService, startWebSession } from '../auth/sessions.js';
+import { currentPrincipal, currentUser } from '../auth/principal.js';
 import { ProblemSchema } from '../http/schema.js';
 import type { App } from '../http/types.js';
 import { requestOrigin, type SecurityEvents } from '../security/events.js';

@@ -7,7 +7,7 @@ import type {
 } from '@simplewebauthn/server';
 import type { Kysely } from 'kysely';
 import type { Static } from 'typebox';
-import { RATE_LIMITS, type RateLimiter } from '../auth/rate-limit.js';
+import { RATE_LIMITS, type RateLimiter } from '../rate-limit/rate-limit.js';
 import type { Database } from '../db/schema.js';
 import { AppError, unauthorized } from '../errors.js';
 import { validationError } from '../http/validation-error.js';

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import { TOKEN_SHAPE } from '../auth/magic-link.js';
 import { EMAIL_CHANGE_PURPOSE, findRedeemableToken } from '../auth/queries.js';
-import type { RateLimiter, RateLimitRule } from '../auth/rate-limit.js';
+import type { RateLimiter, RateLimitRule } from '../rate-limit/rate-limit.js';
 import type { Database } from '../db/schema.js';
 import { AppError } from '../errors.js';
 import { validationError } from '../http/validation-error.js';

@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import type { Guard } from '../auth/guard.js';
-import { currentUser } from '../http/principal.js';
+import { currentUser } from '../auth/principal.js';
 import { ProblemSchema } from '../http/schema.js';
 import type { App } from '../http/types.js';
 import { UserSchema } from '../users/schema.js';

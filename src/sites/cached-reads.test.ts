@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, test } from 'node:test';
-import { buildTestApp, createSite, type SignedUpUser, signUp, type TestApp, usingPostgres } from '../../test/helpers.js';
+import { buildTestApp, createSite, type SignedUpUser, signUp, type TestApp, untilCacheListens, usingPostgres } from '../../test/helpers.js';
 import { openDatabase } from '../db/connect.js';
 
 // The two GETs of sites are answered from the cache when it holds the answer. These tests prove
@@ -29,6 +29,7 @@ async function names(authorization = owner.bearer, query = ''): Promise<string[]
 }
 
 test('the cache is on, on SQLite and PostgreSQL alike, and holds what was read', async () => {
+  await untilCacheListens(t.cache);
   assert.equal(t.cache.available, true);
   await createSite(t.app, owner.bearer, { name: 'One' });
   assert.deepEqual(await names(), ['One']);

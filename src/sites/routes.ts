@@ -3,7 +3,7 @@ import { Type } from 'typebox';
 import type { Guard } from '../auth/guard.js';
 import { sendJsonBuffer } from '../http/compression.js';
 import { ifNoneMatchHits, versionEtag } from '../http/etag.js';
-import { currentCaller, currentPrincipal } from '../http/principal.js';
+import { currentCaller, currentPrincipal } from '../auth/principal.js';
 import { workspaceNotFound } from '../workspaces/permissions.js';
 import { ProblemSchema } from '../http/schema.js';
 import type { App } from '../http/types.js';

@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import type { Guard } from '../auth/guard.js';
-import { currentPrincipal, currentUser } from '../http/principal.js';
+import { currentPrincipal, currentUser } from '../auth/principal.js';
 import { ProblemSchema } from '../http/schema.js';
 import type { App } from '../http/types.js';
 import { requestOrigin, type SecurityEvents } from '../security/events.js';

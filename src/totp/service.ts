@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { RATE_LIMITS, type RateLimiter } from '../auth/rate-limit.js';
+import { RATE_LIMITS, type RateLimiter } from '../rate-limit/rate-limit.js';
 import type { Database } from '../db/schema.js';
 import { AppError, unauthorized } from '../errors.js';
 import type { Clock } from '../lib/clock.js';

@@ -11,7 +11,6 @@ import { SCREENS } from './screens.js';
 /** Where `npm run build` puts the dashboard (web/vite.config.ts): dist/web beside dist/src. */
 export const WEB_BUILD_DIR = fileURLToPath(new URL('../../web/', import.meta.url));
 
-
 /**
  * The dashboard loads only its own script and stylesheet: no inline script (an injected <script>
  * does not run), no outside origin, no framing (clickjacking), no <base> rewriting. The TOTP QR code

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { sql } from 'kysely';
 import { buildTestApp, createPostgresDatabase, STRONG_PASSWORD, TEST_PASSWORD_HASHING } from '../../test/helpers.js';
-import { PasswordHasher } from '../auth/passwords.js';
+import { PasswordHasher } from '../passwords/passwords.js';
 import { loadConfig } from '../config.js';
 import { openDatabase } from '../db/connect.js';
 import { migrateTo, migrateToLatest } from '../db/migrate.js';

@@ -2,7 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { Guard } from '../auth/guard.js';
 import type { RecentAuthentication } from '../auth/recent-authentication.js';
-import { currentPrincipal, currentUser } from '../http/principal.js';
+import { currentPrincipal, currentUser } from '../auth/principal.js';
 import { ProblemSchema } from '../http/schema.js';
 import type { App } from '../http/types.js';
 import {

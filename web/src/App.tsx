@@ -9,7 +9,7 @@ import { NotFoundPage } from './pages/NotFound';
 import { SignInPage } from './pages/SignIn';
 import { SignUpPage } from './pages/SignUp';
 import { SitesPage } from './pages/Sites';
-import { confirmLeaving, connectRouter, Link, navigate, queryOf, useLocation } from './router';
+import { confirmLeaving, connectRouter, Link, navigate, queryOf, screenOf, useLocation } from './router';
 import { useSession } from './session';
 import { safeNextPath } from './signInRedirect';
 
@@ -84,7 +84,7 @@ function SiteEditorRoute() {
  */
 function useFocusAfterNavigation() {
   const location = useRouterLocation();
-  const screen = /^\/sites\/[^/]+/.exec(location.pathname)?.[0] ?? location.pathname;
+  const screen = screenOf(location.pathname);
   const previous = useRef(screen);
   useEffect(() => {
     if (previous.current === screen) return;

@@ -4,7 +4,7 @@
 
 import { AUTH_ERRORS } from '@server/auth/errors';
 import type { ErrorCode } from '@server/error-codes';
-import type { FieldError, Problem } from '@server/http/problem';
+import type { FieldError, Problem } from '@server/problem';
 import { CODES_WITH_SPECIFIC_DETAIL, ERROR_MESSAGES } from './errorMessages';
 
 export type { FieldError };

@@ -63,7 +63,7 @@ export function queryOf(location: string): URLSearchParams {
  * The screen a path belongs to: the editor's sections (/sites/:id/ai) are one screen with one
  * draft, so moving between them is not leaving.
  */
-function screenOf(pathname: string): string {
+export function screenOf(pathname: string): string {
   return /^\/sites\/[^/]+/.exec(pathname)?.[0] ?? pathname;
 }
 

@@ -1,6 +1,6 @@
 import type { PartnerDraft } from '@server/sites/schema';
 import type { FieldError, Site } from '../api';
-import { PartnerCheck } from '../components/PartnerCheck';
+import { PartnerCheck } from './PartnerCheck';
 import { PartnerSettingsForm } from '../components/PartnerSettingsForm';
 import type { SiteDraft, TokenChange } from '../siteDraft';
 import { partnerTestBody } from './partnerCheckText';

@@ -8,7 +8,7 @@ import { explainReading, readGroup } from '../settingsText';
 import { GroupForm } from './GroupForm';
 
 // CodeMirror is most of the editor's weight and only the JSON tab needs it: it loads on first use.
-const SettingsTextEditor = lazy(async () => ({ default: (await import('../components/SettingsTextEditor')).SettingsTextEditor }));
+const SettingsTextEditor = lazy(async () => ({ default: (await import('./SettingsTextEditor')).SettingsTextEditor }));
 
 interface SettingsGroupCardProps {
   field: SettingsField;

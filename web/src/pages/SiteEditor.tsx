@@ -16,6 +16,7 @@ import { SettingsGroupCard } from '../editor/SettingsGroupCard';
 import { WidgetPreview } from '../editor/WidgetPreview';
 import '../editor/editor.css';
 import { formatDateTime, formatRelative } from '../format';
+import { COLOR_PATTERN } from '../color';
 import { Link, navigate, useLeaveGuard } from '../router';
 import { changesOf, clientErrors, draftOf, fieldLabel, hasChanges, messageFor, rebaseDraft, sameConfiguration, type SiteDraft, type TokenChange } from '../siteDraft';
 import { NAME_MAX_LENGTH, type SettingsField } from '@server/sites/contract';
@@ -291,7 +292,7 @@ function SiteEditorForm({ siteId, loaded, section, unknownSection, onDeleted }: 
   const errorCounts = new Map<SectionId, number>();
   for (const error of errors) errorCounts.set(sectionOfPath(error.path), (errorCounts.get(sectionOfPath(error.path)) ?? 0) + 1);
   const changedSections = new Set<SectionId>(Object.keys(changes).map((key) => sectionOfPath(`/${key}`)));
-  const swatch = /^#(?:[0-9a-f]{3}|[0-9a-f]{6})$/i.test(saved.color) ? saved.color : undefined;
+  const swatch = COLOR_PATTERN.test(saved.color) ? saved.color : undefined;
 
   return (
     <form className="site-editor" onSubmit={submit} noValidate aria-labelledby="site-editor-title">

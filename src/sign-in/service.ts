@@ -3,10 +3,10 @@ import type { RequestOrigin, SecurityEvents } from '../security/events.js';
 import type { SecondFactorKind, TotpService } from '../totp/service.js';
 import type { UserRow } from '../users/queries.js';
 import { normalizeEmail, type NewUser, type UserService } from '../users/service.js';
-import type { IssuedJwt, JwtService } from './jwt.js';
-import type { PasswordHasher } from './passwords.js';
-import { failedPasswordKey, RATE_LIMITS, type RateLimiter } from './rate-limit.js';
-import { AUTH_ERRORS } from './errors.js';
+import type { IssuedJwt, JwtService } from '../auth/jwt.js';
+import type { PasswordHasher } from '../passwords/passwords.js';
+import { failedPasswordKey, RATE_LIMITS, type RateLimiter } from '../rate-limit/rate-limit.js';
+import { AUTH_ERRORS } from '../auth/errors.js';
 
 export interface SignedIn {
   user: UserRow;

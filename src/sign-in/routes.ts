@@ -7,7 +7,7 @@ import type { AuthService, SignedIn } from './service.js';
 import { AppError } from '../errors.js';
 import { ProblemSchema } from '../http/schema.js';
 import { Type } from 'typebox';
-import { AUTH_ERRORS } from './errors.js';
+import { AUTH_ERRORS } from '../auth/errors.js';
 
 function tokenResponse({ user, jwt }: SignedIn) {
   return { token: jwt.token, token_type: 'Bearer' as const, expires_at: jwt.expiresAt.toISOString(), user: userToJson(user) };

@@ -2,7 +2,7 @@ import { sql, type Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import type { Clock } from '../lib/clock.js';
 import { AppError } from '../errors.js';
-import { AUTH_ERRORS } from './errors.js';
+import { AUTH_ERRORS } from '../auth/errors.js';
 
 export interface RateLimitRule {
   limit: number;
@@ -59,9 +59,10 @@ export class RateLimiter {
    * counted after it lets every concurrent guess, from one process or several, pass the same read.
    * A refused attempt gives its places back at once, so the counters hold only attempts that were
    * let through. Where only failures should use up the limit, the caller refunds the reservation
-   * when the attempt succeeds.
+   * when the attempt succeeds. `refusal` makes the 429 for a feature whose refusal has a code of
+   * its own.
    */
-  async reserve(checks: ReadonlyArray<RateLimitCheck>): Promise<Reservation> {
+  async reserve(checks: ReadonlyArray<RateLimitCheck>, refusal: (retryAfterSeconds: number) => AppError = tooManyRequests): Promise<Reservation> {
     const now = this.clock.now().getTime();
     const counted: Array<{ key: string; windowStart: number }> = [];
     let wait = 0;
@@ -73,7 +74,7 @@ export class RateLimiter {
     const reservation: Reservation = { refund: () => this.#refund(counted) };
     if (wait > 0) {
       await reservation.refund();
-      throw tooManyRequests(wait);
+      throw refusal(wait);
     }
     return reservation;
   }

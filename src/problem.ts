@@ -1,4 +1,4 @@
-import type { ErrorCode } from '../error-codes.js';
+import type { ErrorCode } from './error-codes.js';
 
 /** RFC 9457 problem documents, as every error of the API is sent. */
 export interface FieldError {

@@ -5,21 +5,21 @@ import { AppError, unauthorized } from '../errors.js';
 import { ProblemSchema } from '../http/schema.js';
 import type { App } from '../http/types.js';
 import { magicConfirmPage, magicInvalidPage, magicRateLimitedPage, magicSentPage } from '../pages/magic.js';
-import { PAGE_CSP } from '../pages/layout.js';
+import { sendPage } from '../pages/layout.js';
 import { twoFactorLockedPage, twoFactorPage } from '../pages/two-factor.js';
 import type { TotpService } from '../totp/service.js';
 import { UserSchema } from '../users/schema.js';
 import { userToJson } from '../users/service.js';
-import { assertSameOrigin } from './csrf.js';
-import type { Guard } from './guard.js';
+import { assertSameOrigin } from '../auth/csrf.js';
+import type { Guard } from '../auth/guard.js';
 import type { EmailVerificationService } from '../email-verification/service.js';
 import { requestOrigin, type SecurityEvents } from '../security/events.js';
-import type { MagicLinkService } from './magic-link.js';
+import type { MagicLinkService } from '../auth/magic-link.js';
 import type { AuthService } from './service.js';
-import type { SessionService } from './sessions.js';
+import { type SessionService, sessionClient, startWebSession } from '../auth/sessions.js';
 import { EMAIL_MAX_LENGTH } from '../users/schema.js';
 import { LoginBody } from './schema.js';
-import { AUTH_ERRORS } from './errors.js';
+import { AUTH_ERRORS } from '../auth/errors.js';
 import { TOTP_ERRORS } from '../totp/errors.js';
 
 export interface WebSignInDeps {
@@ -34,39 +34,6 @@ export interface WebSignInDeps {
 }
 
 const MAGIC_LINK_ACCEPTED = 'If an account exists for this address, we have sent it a sign-in link. It expires in 15 minutes.';
-
-/** Headers for the server-rendered sign-in pages: never cached, never framed, no referrer. */
-export function sendPage(reply: FastifyReply, status: number, html: string): FastifyReply {
-  return reply
-    .code(status)
-    .headers({
-      'cache-control': 'no-store',
-      'referrer-policy': 'no-referrer',
-      'content-security-policy': PAGE_CSP,
-      'x-frame-options': 'DENY',
-    })
-    .type('text/html; charset=utf-8')
-    .send(html);
-}
-
-function client(request: FastifyRequest) {
-  return { userAgent: request.headers['user-agent'], ip: request.ip };
-}
-
-/**
- * Every web sign-in ends here: a fresh session row and its cookie. Used by the password, magic-link
- * and passkey sign-ins alike, so the cookie is set the same way whichever way someone signs in.
- */
-export async function startWebSession(
-  sessions: SessionService,
-  request: FastifyRequest,
-  reply: FastifyReply,
-  userId: string,
-  options: { secondFactorPending: boolean; claimPending?: boolean },
-): Promise<void> {
-  const { cookieValue, session } = await sessions.create(userId, client(request), options);
-  reply.setCookie(sessions.cookieName, cookieValue, sessions.cookieSettingsFor(session));
-}
 
 /**
  * The web interface's sign-in: endpoints that set the session cookie. The API's own JWT login
@@ -250,7 +217,7 @@ export function registerWebSignInRoutes(app: App, deps: WebSignInDeps): void {
           return sendPage(reply, 401, twoFactorPage({ email: pending.user.email, error: message }));
         }
         const cookie = request.cookies[sessions.cookieName] ?? '';
-        const finished = await sessions.completeSecondFactor(cookie, client(request));
+        const finished = await sessions.completeSecondFactor(cookie, sessionClient(request));
         // Another request finished (or cancelled) this sign-in in the meantime: it gives nothing twice.
         if (finished === undefined) {
           if (isForm) return reply.header('cache-control', 'no-store').redirect('/', 303);

@@ -1,10 +1,10 @@
 import type { PartnerSettings } from '../api';
-import { PartnerCheckDetails } from '../editor/PartnerCheckDetails';
-import type { PartnerCheckResult } from '../editor/partnerCheckText';
+import { PartnerCheckDetails } from './PartnerCheckDetails';
+import type { PartnerCheckResult } from './partnerCheckText';
 import { formatDateTime, formatRelative } from '../format';
-import { Alert } from './Alert';
-import { Button } from './Button';
-import { CheckStatusBadge } from './PartnerStatusBadge';
+import { Alert } from '../components/Alert';
+import { Button } from '../components/Button';
+import { CheckStatusBadge } from '../components/PartnerStatusBadge';
 
 interface PartnerCheckProps {
   /** The settings as saved on the server: the check always uses these. */

@@ -7,9 +7,9 @@ import { EditorState } from '@codemirror/state';
 import { EditorView, keymap, lineNumbers } from '@codemirror/view';
 import { useEffect, useId, useRef } from 'react';
 import type { SettingsField } from '@server/sites/contract';
-import { schemaCompletion, schemaDiagnostics } from '../editor/jsonSchemaSupport';
+import { schemaCompletion, schemaDiagnostics } from './jsonSchemaSupport';
 import { byteLength, formatBytes, formatJson, readGroup } from '../settingsText';
-import { Button } from './Button';
+import { Button } from '../components/Button';
 
 interface SettingsTextEditorProps {
   field: SettingsField;

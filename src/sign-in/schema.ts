@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import { EMAIL_MAX_LENGTH, NAME_MAX_LENGTH, UserSchema } from '../users/schema.js';
-import { PASSWORD_MAX_LENGTH } from './passwords.js';
+import { PASSWORD_MAX_LENGTH } from '../passwords/passwords.js';
 import { ProblemSchema } from '../http/schema.js';
 
 export const LoginBody = Type.Object(
