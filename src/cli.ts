@@ -8,8 +8,8 @@ import { systemClock } from './lib/clock.js';
 import { Cache } from './cache/cache.js';
 import { NO_CHANGE_FEED } from './cache/change-feed.js';
 import { userToJson, UserService } from './users/service.js';
-import { isWorkspaceRole, WORKSPACE_ROLES } from './workspaces/permissions.js';
-import { listAllWorkspaces } from './workspaces/queries.js';
+import { isWorkspaceRole, WORKSPACE_ROLES } from './memberships/permissions.js';
+import { listAllWorkspaces } from './memberships/queries.js';
 import { WorkspaceService } from './workspaces/service.js';
 
 const USAGE = `Usage: npm run cli -- <command> [options]

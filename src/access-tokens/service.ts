@@ -9,8 +9,8 @@ import { generateAccessToken, hashAccessToken } from '../auth/tokens.js';
 import { type AccessTokenRow, countAccessTokens, deleteAccessToken, insertAccessToken, listAccessTokens } from './queries.js';
 import type { AccessTokenJson, CreatedAccessTokenJson } from './schema.js';
 import { ACCESS_TOKEN_ERRORS } from './errors.js';
-import { workspaceNotFound } from '../workspaces/permissions.js';
-import { findRole } from '../workspaces/queries.js';
+import { workspaceNotFound } from '../memberships/permissions.js';
+import { findRole } from '../memberships/queries.js';
 
 /** A generous ceiling, so a script gone wrong cannot fill the table. */
 export const MAX_ACCESS_TOKENS_PER_USER = 100;

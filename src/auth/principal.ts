@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { UserRow } from '../users/queries.js';
 import type { AuthMethod } from './methods.js';
-import type { WorkspaceRole } from '../workspaces/contract.js';
+import type { WorkspaceRole } from '../memberships/contract.js';
 import type { AccessTokenScope } from './scopes.js';
 
 export type { AuthMethod } from './methods.js';

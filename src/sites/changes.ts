@@ -1,5 +1,5 @@
 import { changeTag } from '../cache/change-feed.js';
-import { workspaceSitesTag } from '../workspaces/changes.js';
+import { workspaceSitesTag } from '../memberships/changes.js';
 
 /** What depends on one site: its answers. */
 export function siteTag(siteId: string): string {

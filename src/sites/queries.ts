@@ -4,7 +4,7 @@ import { PreparedQuery } from '../db/prepared-query.js';
 import type { Database, SitesTable } from '../db/schema.js';
 import type { SiteListSort } from './contract.js';
 import { type ListPosition, sortsById } from './list-cursor.js';
-import { isWorkspaceRole, type WorkspaceRole } from '../workspaces/permissions.js';
+import { isWorkspaceRole, type WorkspaceRole } from '../memberships/permissions.js';
 
 export type SiteRow = Selectable<SitesTable>;
 

@@ -1,5 +1,5 @@
 import type { Cache, CacheNamespace } from '../cache/cache.js';
-import { membershipsTag, workspaceSitesTag } from '../workspaces/changes.js';
+import { membershipsTag, workspaceSitesTag } from '../memberships/changes.js';
 import { siteTag } from './changes.js';
 import type { SiteListFields } from './contract.js';
 import { encodeSite, encodeSiteEnvelope, encodeSiteList } from './encode.js';

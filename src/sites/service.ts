@@ -26,8 +26,8 @@ import {
   type SiteRow,
   updateSite,
 } from './queries.js';
-import { findMemberships, findPersonalWorkspaceId, lockRole } from '../workspaces/queries.js';
-import { assertCan, type WorkspaceAction, workspaceNotFound } from '../workspaces/permissions.js';
+import { findMemberships, findPersonalWorkspaceId, lockRole } from '../memberships/queries.js';
+import { assertCan, type WorkspaceAction, workspaceNotFound } from '../memberships/permissions.js';
 import {
   DEFAULT_SITE_LIST_SORT,
   PARTNER_EDITABLE_FIELDS,

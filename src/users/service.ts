@@ -8,7 +8,7 @@ import { newId } from '../lib/ids.js';
 import { findUserByEmail, insertUser, listUsers, type UserRow } from './queries.js';
 import { EMAIL_MAX_LENGTH, NAME_MAX_LENGTH, type UserJson } from './schema.js';
 import { USER_ERRORS } from './errors.js';
-import { insertPersonalWorkspace } from '../workspaces/queries.js';
+import { insertPersonalWorkspace } from '../memberships/queries.js';
 
 /** The user as every response shows it: never the password hash or token state. */
 export function userToJson(user: UserRow): UserJson {

@@ -1,4 +1,4 @@
-import type { MemberRow, MemberWorkspaceRow } from './queries.js';
+import type { MemberRow, MemberWorkspaceRow } from '../memberships/queries.js';
 import type { MemberJson, WorkspaceJson } from './schema.js';
 
 /** A workspace as its member `userId` sees it. */

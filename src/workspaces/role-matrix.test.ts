@@ -4,7 +4,7 @@ import type { LightMyRequestResponse } from 'fastify';
 import { buildTestApp, createSite, signUp, type SignedUpUser, type TestApp } from '../../test/helpers.js';
 import { SITE_ERRORS } from '../sites/errors.js';
 import { WORKSPACE_ERRORS } from './errors.js';
-import { PERMISSIONS, WORKSPACE_ROLES, type WorkspaceAction, type WorkspaceRole } from './permissions.js';
+import { PERMISSIONS, WORKSPACE_ROLES, type WorkspaceAction, type WorkspaceRole } from '../memberships/permissions.js';
 import { WorkspaceService } from './service.js';
 
 /**

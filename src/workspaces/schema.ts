@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { WORKSPACE_ROLES } from './contract.js';
+import { WORKSPACE_ROLES } from '../memberships/contract.js';
 
 export const WORKSPACE_NAME_MAX_LENGTH = 100;
 

@@ -5,9 +5,9 @@ import type { Database } from '../db/schema.js';
 import { AppError } from '../errors.js';
 import type { Clock } from '../lib/clock.js';
 import { newId } from '../lib/ids.js';
-import { membershipsTag, workspaceSitesTag } from './changes.js';
+import { membershipsTag, workspaceSitesTag } from '../memberships/changes.js';
 import { WORKSPACE_ERRORS } from './errors.js';
-import { assertCan, memberChangeAction, workspaceNotFound, type WorkspaceRole } from './permissions.js';
+import { assertCan, memberChangeAction, workspaceNotFound, type WorkspaceRole } from '../memberships/permissions.js';
 import { memberToJson, workspaceToJson } from './presenter.js';
 import {
   countMemberships,
@@ -27,7 +27,7 @@ import {
   renameWorkspace,
   updateMemberRole,
   type WorkspaceRow,
-} from './queries.js';
+} from '../memberships/queries.js';
 import type { MemberJson, WorkspaceJson } from './schema.js';
 
 export interface WorkspaceServiceDeps {

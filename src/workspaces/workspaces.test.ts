@@ -6,7 +6,7 @@ import { AUTH_ERRORS } from '../auth/errors.js';
 import { SITE_ERRORS } from '../sites/errors.js';
 import { WORKSPACE_ERRORS } from './errors.js';
 import { MAX_WORKSPACES_PER_USER, WorkspaceService } from './service.js';
-import type { WorkspaceRole } from './permissions.js';
+import type { WorkspaceRole } from '../memberships/permissions.js';
 
 let t: TestApp;
 beforeEach(async () => {
