@@ -1,6 +1,6 @@
-// The sites list's request: GET /api/v1/sites with a search, a sort, a page size, a cursor, and
-// `fields=summary`, which answers a light row per site (what is configured, partner health)
-// instead of every settings group of every site.
+// The sites list's request: GET /api/v1/sites with a workspace (or every one), a search, a sort,
+// a page size, a cursor, and `fields=summary`, which answers a light row per site (what is
+// configured, partner health) instead of every settings group of every site.
 import { SITE_LIST_SORTS, type SiteListSort } from '@server/sites/contract';
 import type { SiteSummaryJson, SiteSummaryListJson } from '@server/sites/schema';
 import { api } from './api';
@@ -17,6 +17,8 @@ export function isSiteSort(value: string | null): value is SiteSort {
 }
 
 export interface SiteListQuery {
+  /** One workspace's sites; null for every workspace the person is in. */
+  workspaceId: string | null;
   q: string;
   sort: SiteSort;
   cursor: string | null;
@@ -26,10 +28,11 @@ export interface SiteListQuery {
 /** Rows per page of the list. */
 export const SITE_LIST_PAGE_SIZE = 25;
 
-/** The list's request as its address states it (`?q=&sort=&cursor=`). */
+/** The list's request as its address states it (`?workspace=&q=&sort=&cursor=`). */
 export function siteListQueryFrom(parameters: URLSearchParams): SiteListQuery {
   const sort = parameters.get('sort');
-  return { q: (parameters.get('q') ?? '').trim(), sort: isSiteSort(sort) ? sort : DEFAULT_SITE_SORT, cursor: parameters.get('cursor'), limit: SITE_LIST_PAGE_SIZE };
+  const workspace = parameters.get('workspace') ?? '';
+  return { workspaceId: workspace === '' ? null : workspace, q: (parameters.get('q') ?? '').trim(), sort: isSiteSort(sort) ? sort : DEFAULT_SITE_SORT, cursor: parameters.get('cursor'), limit: SITE_LIST_PAGE_SIZE };
 }
 
 export function siteListQueryKey(query: SiteListQuery) {
@@ -38,6 +41,7 @@ export function siteListQueryKey(query: SiteListQuery) {
 
 export async function fetchSiteSummaries(query: SiteListQuery, signal?: AbortSignal, options: { signInPrompt?: boolean } = {}): Promise<SiteSummaryPage> {
   const parameters = new URLSearchParams({ fields: 'summary', sort: query.sort, limit: String(query.limit) });
+  if (query.workspaceId !== null) parameters.set('workspace_id', query.workspaceId);
   if (query.q !== '') parameters.set('q', query.q);
   if (query.cursor !== null) parameters.set('cursor', query.cursor);
   const { data } = await api.get<SiteSummaryPage>(`/api/v1/sites?${parameters.toString()}`, { signal, ...options });

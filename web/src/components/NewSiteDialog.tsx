@@ -1,5 +1,5 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { useEffect, useRef } from 'react';
+import { useEffect, useId, useRef } from 'react';
 import { Controller, useForm } from 'react-hook-form';
 import { api, ApiError, errorMessage, type Site } from '../api';
 import { NAME_MAX_LENGTH } from '@server/sites/contract';
@@ -8,11 +8,17 @@ import { Alert } from './Alert';
 import { Button } from './Button';
 import { ColorField } from './ColorField';
 import { Field } from './Field';
+import { can, defaultWorkspaceForNewSite } from '../workspaceAccess';
+import type { Workspace } from '../workspaces';
 
 const DEFAULT_COLOR = '#4f46e5';
 
 interface NewSiteDialogProps {
   open: boolean;
+  /** The person's workspaces; undefined while loading (the site then goes to their personal one). */
+  workspaces: Workspace[] | undefined;
+  /** The workspace the list shows, where the site goes by default; null for all of them. */
+  selectedWorkspaceId: string | null;
   onClose: () => void;
   onCreated: (site: Site) => void;
 }
@@ -20,15 +26,23 @@ interface NewSiteDialogProps {
 interface Values {
   name: string;
   color: string;
+  /** '' leaves the choice to the server: the person's personal workspace. */
+  workspaceId: string;
 }
 
 /** A modal form for the two things a new site needs; everything else is set in its editor. */
-export function NewSiteDialog({ open, onClose, onCreated }: NewSiteDialogProps) {
+export function NewSiteDialog({ open, workspaces, selectedWorkspaceId, onClose, onCreated }: NewSiteDialogProps) {
   const dialog = useRef<HTMLDialogElement>(null);
+  const workspaceFieldId = useId();
   const queryClient = useQueryClient();
-  const { register, control, handleSubmit, reset, formState } = useForm<Values>({ defaultValues: { name: '', color: DEFAULT_COLOR } });
+  const creatable = (workspaces ?? []).filter((workspace) => can(workspace.role, 'site.create'));
+  const startingWorkspace = workspaces === undefined ? '' : (defaultWorkspaceForNewSite(workspaces, selectedWorkspaceId)?.id ?? '');
+  const { register, control, handleSubmit, reset, formState } = useForm<Values>({ defaultValues: { name: '', color: DEFAULT_COLOR, workspaceId: startingWorkspace } });
   const create = useMutation({
-    mutationFn: async (values: Values) => (await api.post<{ site: Site }>('/api/v1/sites', { name: values.name.trim(), color: values.color })).data.site,
+    mutationFn: async (values: Values) => {
+      const body = { name: values.name.trim(), color: values.color, ...(values.workspaceId === '' ? {} : { workspace_id: values.workspaceId }) };
+      return (await api.post<{ site: Site }>('/api/v1/sites', body)).data.site;
+    },
     onSuccess: (site) => {
       void queryClient.invalidateQueries({ queryKey: ['sites'] });
       onCreated(site);
@@ -40,12 +54,12 @@ export function NewSiteDialog({ open, onClose, onCreated }: NewSiteDialogProps) 
     const element = dialog.current;
     if (element === null) return;
     if (open && !element.open) {
-      reset({ name: '', color: DEFAULT_COLOR });
+      reset({ name: '', color: DEFAULT_COLOR, workspaceId: startingWorkspace });
       resetMutation();
       element.showModal();
     }
     if (!open && element.open) element.close();
-  }, [open, reset, resetMutation]);
+  }, [open, reset, resetMutation, startingWorkspace]);
 
   const serverError = create.error instanceof ApiError ? create.error : undefined;
   const nameError = formState.errors.name?.message ?? serverError?.fieldMessage('name');
@@ -91,6 +105,18 @@ export function NewSiteDialog({ open, onClose, onCreated }: NewSiteDialogProps) 
             />
           )}
         />
+        {creatable.length > 1 && (
+          <div className="field">
+            <label htmlFor={workspaceFieldId}>Workspace</label>
+            <select id={workspaceFieldId} {...register('workspaceId', { onChange: () => create.reset() })}>
+              {creatable.map((workspace) => (
+                <option key={workspace.id} value={workspace.id}>
+                  {workspace.name}
+                </option>
+              ))}
+            </select>
+          </div>
+        )}
         <div className="dialog-actions">
           <Button onClick={onClose} disabled={busy}>
             Cancel

@@ -8,6 +8,8 @@ import { formatDateTime, formatRelative } from '../format';
 import { Link, navigate, pathOf, queryOf, useLocation, useLocationState } from '../router';
 import { DEFAULT_SITE_SORT, fetchSiteSummaries, isSiteSort, SITE_LIST_PAGE_SIZE, siteListQueryFrom, siteListQueryKey, type SiteSort, type SiteSummary } from '../siteList';
 import { useTitle } from '../useTitle';
+import { can, ROLE_LABELS, roleWithArticle } from '../workspaceAccess';
+import { useWorkspaces, type Workspace } from '../workspaces';
 import { type SettingsField, SITE_SEARCH_MAX_LENGTH } from '@server/sites/contract';
 
 /** Typing pauses this long before the search goes out: one request per word, not per key. */
@@ -43,8 +45,16 @@ function previousCursors(state: unknown): string[] {
   return state.previous.filter((cursor): cursor is string => typeof cursor === 'string');
 }
 
-function listAddress(path: string, q: string, sort: SiteSort, cursor: string | null): string {
+interface ListAddress {
+  workspaceId: string | null;
+  q: string;
+  sort: SiteSort;
+  cursor: string | null;
+}
+
+function listAddress(path: string, { workspaceId, q, sort, cursor }: ListAddress): string {
   const parameters = new URLSearchParams();
+  if (workspaceId !== null) parameters.set('workspace', workspaceId);
   if (q !== '') parameters.set('q', q);
   if (sort !== DEFAULT_SITE_SORT) parameters.set('sort', sort);
   if (cursor !== null) parameters.set('cursor', cursor);
@@ -59,12 +69,20 @@ export function SitesPage() {
   const path = pathOf(location);
   const parameters = queryOf(location);
   const query = siteListQueryFrom(parameters);
-  const { q, sort, cursor } = query;
+  const { workspaceId, q, sort, cursor } = query;
   const previous = previousCursors(locationState);
   const [creating, setCreating] = useState(false);
   const [searchText, setSearchText] = useState(q);
   const searchId = useId();
   const sortId = useId();
+  const workspaceSelectId = useId();
+  const workspaces = useWorkspaces();
+  const workspaceList = workspaces.data ?? [];
+  const selected = workspaceList.find((workspace) => workspace.id === workspaceId);
+  // Until the workspaces are known, creating is offered: the dialog itself waits for them.
+  const createRefusal = selected !== undefined && !can(selected.role, 'site.create') ? `You are ${roleWithArticle(selected.role)} in ${selected.name}: you can open its sites but not create them.` : undefined;
+  // With one workspace there is nothing to switch between or to tell rows apart by.
+  const showSwitcher = workspaceList.length > 1 || workspaceId !== null;
 
   const list = useQuery({
     queryKey: siteListQueryKey(query),
@@ -80,13 +98,17 @@ export function SitesPage() {
   useEffect(() => {
     const wanted = searchText.trim();
     if (wanted === q) return;
-    const timer = window.setTimeout(() => navigate(listAddress(path, wanted, sort, null), { replace: true }), SEARCH_DELAY_MS);
+    const timer = window.setTimeout(() => navigate(listAddress(path, { workspaceId, q: wanted, sort, cursor: null }), { replace: true }), SEARCH_DELAY_MS);
     return () => window.clearTimeout(timer);
-  }, [searchText, q, sort, path]);
+  }, [searchText, q, sort, path, workspaceId]);
 
   function goToPage(nextCursor: string | null, nextPrevious: string[]) {
     const state: PagingState = { previous: nextPrevious };
-    navigate(listAddress(path, q, sort, nextCursor), { state });
+    navigate(listAddress(path, { workspaceId, q, sort, cursor: nextCursor }), { state });
+  }
+
+  function chooseWorkspace(next: string | null) {
+    navigate(listAddress(path, { workspaceId: next, q, sort, cursor: null }), { replace: true });
   }
 
   const page = list.data;
@@ -101,21 +123,38 @@ export function SitesPage() {
           <h1>Sites</h1>
           <p>Each site holds its assistant, widget, portal and partner settings.</p>
         </div>
-        <Button variant="primary" onClick={() => setCreating(true)}>
-          New site
-        </Button>
+        {createRefusal === undefined ? (
+          <Button variant="primary" onClick={() => setCreating(true)}>
+            New site
+          </Button>
+        ) : (
+          <p className="muted small create-refusal">{createRefusal}</p>
+        )}
       </header>
 
-
-      {!(page !== undefined && page.total === 0 && q === '' && onFirstPage) && (
+      {!(page !== undefined && page.total === 0 && q === '' && onFirstPage && !showSwitcher) && (
         <div className="list-toolbar" role="search">
+          {showSwitcher && (
+            <div className="field list-workspace">
+              <label htmlFor={workspaceSelectId}>Workspace</label>
+              <select id={workspaceSelectId} value={workspaceId ?? ''} onChange={(event) => chooseWorkspace(event.target.value === '' ? null : event.target.value)}>
+                <option value="">All workspaces</option>
+                {workspaceList.map((workspace) => (
+                  <option key={workspace.id} value={workspace.id}>
+                    {workspace.name}
+                  </option>
+                ))}
+                {workspaceId !== null && selected === undefined && workspaces.data !== undefined && <option value={workspaceId}>Unknown workspace</option>}
+              </select>
+            </div>
+          )}
           <div className="field list-search">
             <label htmlFor={searchId}>Search sites</label>
             <input id={searchId} type="search" value={searchText} onChange={(event) => setSearchText(event.target.value)} placeholder="Name" autoComplete="off" maxLength={SITE_SEARCH_MAX_LENGTH} />
           </div>
           <div className="field list-sort">
             <label htmlFor={sortId}>Sort by</label>
-            <select id={sortId} value={sort} onChange={(event) => isSiteSort(event.target.value) && navigate(listAddress(path, q, event.target.value, null), { replace: true })}>
+            <select id={sortId} value={sort} onChange={(event) => isSiteSort(event.target.value) && navigate(listAddress(path, { workspaceId, q, sort: event.target.value, cursor: null }), { replace: true })}>
               {SORT_MENU.map((value) => (
                 <option key={value} value={value}>
                   {SORT_LABELS[value]}
@@ -134,17 +173,31 @@ export function SitesPage() {
           <div className="row">
             <Button onClick={() => void list.refetch()}>Try again</Button>
             {!onFirstPage && <Button onClick={() => goToPage(null, [])}>Go to the first page</Button>}
+            {workspaceId !== null && <Button onClick={() => chooseWorkspace(null)}>Show every workspace</Button>}
           </div>
         </Alert>
       )}
 
-      {page !== undefined && page.total === 0 && q === '' && onFirstPage && (
+      {page !== undefined && page.total === 0 && q === '' && onFirstPage && workspaceId === null && (
         <section className="card empty">
           <h2>No sites yet — create your first</h2>
           <p>A site holds the settings of one help centre or assistant: AI, e-mail, widget, portal, branding and more.</p>
           <Button variant="primary" onClick={() => setCreating(true)}>
             Create your first site
           </Button>
+        </section>
+      )}
+
+      {page !== undefined && page.total === 0 && q === '' && onFirstPage && workspaceId !== null && (
+        <section className="card empty">
+          <h2>No sites in {selected?.name ?? 'this workspace'} yet</h2>
+          {createRefusal === undefined ? (
+            <Button variant="primary" onClick={() => setCreating(true)}>
+              Create a site here
+            </Button>
+          ) : (
+            <p>Its editors and admins can create sites here.</p>
+          )}
         </section>
       )}
 
@@ -167,7 +220,7 @@ export function SitesPage() {
           </p>
           <ul className="list site-list">
             {page.sites.map((site) => (
-              <SiteRow key={site.id} site={site} />
+              <SiteRow key={site.id} site={site} workspace={workspaceList.find((workspace) => workspace.id === site.workspace_id)} showWorkspace={workspaceId === null && workspaceList.length > 1} />
             ))}
           </ul>
           {(!onFirstPage || page.next_cursor !== null) && (
@@ -186,12 +239,12 @@ export function SitesPage() {
         </section>
       )}
 
-      <NewSiteDialog open={creating} onClose={() => setCreating(false)} onCreated={(site) => navigate(`/sites/${encodeURIComponent(site.id)}`)} />
+      <NewSiteDialog open={creating} workspaces={workspaces.data} selectedWorkspaceId={workspaceId} onClose={() => setCreating(false)} onCreated={(site) => navigate(`/sites/${encodeURIComponent(site.id)}`)} />
     </>
   );
 }
 
-function SiteRow({ site }: { site: SiteSummary }) {
+function SiteRow({ site, workspace, showWorkspace }: { site: SiteSummary; workspace: Workspace | undefined; showWorkspace: boolean }) {
   const configured = site.configured.map((group) => GROUP_LABELS[group]);
   return (
     <li className="site-row">
@@ -200,8 +253,15 @@ function SiteRow({ site }: { site: SiteSummary }) {
         <Link to={`/sites/${encodeURIComponent(site.id)}`} className="site-name">
           {site.name}
         </Link>
+        {showWorkspace && workspace !== undefined && (
+          <span className="small site-workspace">
+            <span className="visually-hidden">Workspace: </span>
+            {workspace.name}
+          </span>
+        )}
         <span className="muted small site-configured">{configured.length === 0 ? 'Nothing configured yet' : `Configured: ${configured.join(', ')}`}</span>
       </div>
+      {workspace !== undefined && <RoleBadge role={workspace.role} />}
       <PartnerHealth partner={site.partner} />
       <span className="muted small site-updated">
         Updated{' '}
@@ -210,6 +270,17 @@ function SiteRow({ site }: { site: SiteSummary }) {
         </time>
       </span>
     </li>
+  );
+}
+
+/** The person's role in the site's workspace, where it limits them: an owner may do everything. */
+function RoleBadge({ role }: { role: Workspace['role'] }) {
+  if (role === 'owner') return null;
+  return (
+    <span className="badge role-badge">
+      <span className="visually-hidden">Your role: </span>
+      {ROLE_LABELS[role]}
+    </span>
   );
 }
 
