@@ -1,7 +1,8 @@
 import { Type, type Static } from 'typebox';
 import { WORKSPACE_ROLES } from '../memberships/contract.js';
+import { WORKSPACE_NAME_MAX_LENGTH } from './contract.js';
 
-export const WORKSPACE_NAME_MAX_LENGTH = 100;
+export { WORKSPACE_NAME_MAX_LENGTH } from './contract.js';
 
 const Role = Type.Enum(WORKSPACE_ROLES);
 // As sites' ids: any text up to 64 characters; one that names nothing of the caller's is 404.

@@ -11,6 +11,10 @@ interface IntegrationSectionProps {
   siteId: string;
   saved: Site;
   draft: SiteDraft;
+  /** The settings are shown, not edited. */
+  readOnly: boolean;
+  /** The person may run checks and tests (Check now, Test these settings). */
+  canCheck: boolean;
   partnerUnsaved: boolean;
   checkBusy: boolean;
   checkError: string | undefined;
@@ -45,17 +49,19 @@ export function IntegrationSection(props: IntegrationSectionProps) {
           busy={props.checkBusy}
           error={props.checkError}
           announcement={props.checkAnnouncement}
-          onCheck={props.onCheck}
+          onCheck={props.canCheck ? props.onCheck : undefined}
         />
-        <PartnerSettingsForm
-          draft={draft.partner}
-          onChange={props.onPartnerChange}
-          tokenConfigured={saved.partner_settings.access_token_configured}
-          tokenChange={draft.accessToken}
-          onTokenChange={props.onTokenChange}
-          errors={props.errors}
-        />
-        <PartnerTestPanel siteId={siteId} settings={partnerTestBody(draft)} onFieldErrors={props.onTestFieldErrors} />
+        <fieldset disabled={props.readOnly}>
+          <PartnerSettingsForm
+            draft={draft.partner}
+            onChange={props.onPartnerChange}
+            tokenConfigured={saved.partner_settings.access_token_configured}
+            tokenChange={draft.accessToken}
+            onTokenChange={props.onTokenChange}
+            errors={props.errors}
+          />
+        </fieldset>
+        {props.canCheck && <PartnerTestPanel siteId={siteId} settings={partnerTestBody(draft)} onFieldErrors={props.onTestFieldErrors} />}
       </section>
       <RecentChecks siteId={siteId} />
     </>

@@ -17,7 +17,8 @@ interface PartnerCheckProps {
   error: string | undefined;
   /** Said to screen readers when a check has finished. */
   announcement: string;
-  onCheck: () => void;
+  /** Runs a check; undefined when the person's role may not (no button then). */
+  onCheck: (() => void) | undefined;
 }
 
 /** "Check now" and the last check's result as the server recorded it, with its details. */
@@ -51,9 +52,11 @@ export function PartnerCheck({ saved, unsavedChanges, latest, busy, error, annou
             </div>
           </dl>
         </div>
-        <Button onClick={onCheck} busy={busy}>
-          {busy ? 'Checking…' : 'Check now'}
-        </Button>
+        {onCheck !== undefined && (
+          <Button onClick={onCheck} busy={busy}>
+            {busy ? 'Checking…' : 'Check now'}
+          </Button>
+        )}
       </div>
       <p className="visually-hidden" role="status">
         {busy ? 'Checking the saved settings…' : announcement}

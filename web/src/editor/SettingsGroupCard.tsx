@@ -16,6 +16,8 @@ interface SettingsGroupCardProps {
   savedText: string;
   onChange: (text: string) => void;
   errors: FieldError[];
+  /** Shown, not edited: the person's role does not allow changing the site. */
+  readOnly?: boolean;
 }
 
 type Tab = 'form' | 'json';
@@ -25,7 +27,7 @@ type Tab = 'form' | 'json';
  * does not show. Text the form cannot show (not JSON, or JSON that breaks the shape) opens in the
  * JSON view with the reason, and stays as stored until the person edits it.
  */
-export function SettingsGroupCard({ field, text, savedText, onChange, errors }: SettingsGroupCardProps) {
+export function SettingsGroupCard({ field, text, savedText, onChange, errors, readOnly = false }: SettingsGroupCardProps) {
   const id = useId();
   const schema = SETTINGS_SCHEMAS[field];
   const reading = readGroup(field, text);
@@ -95,10 +97,13 @@ export function SettingsGroupCard({ field, text, savedText, onChange, errors }: 
           </Alert>
         )}
         {tab === 'form' ? (
-          <GroupForm field={field} text={text} savedText={savedText} onChange={onChange} errors={errors} />
+          // A disabled fieldset disables every control of the form at once, the list buttons included.
+          <fieldset disabled={readOnly}>
+            <GroupForm field={field} text={text} savedText={savedText} onChange={onChange} errors={errors} />
+          </fieldset>
         ) : (
           <Suspense fallback={<p className="muted">Loading the JSON editor…</p>}>
-            <SettingsTextEditor field={field} label={`${schema.title} JSON`} value={text} onChange={onChange} maxBytes={SETTINGS_MAX_BYTES} error={groupError} />
+            <SettingsTextEditor field={field} label={`${schema.title} JSON`} value={text} onChange={onChange} maxBytes={SETTINGS_MAX_BYTES} error={groupError} readOnly={readOnly} />
           </Suspense>
         )}
         {tab === 'form' && groupError !== undefined && <p className="field-error">{groupError}</p>}

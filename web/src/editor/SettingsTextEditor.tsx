@@ -20,6 +20,8 @@ interface SettingsTextEditorProps {
   maxBytes: number;
   /** A message from the server or the form that blocks saving this group. */
   error?: string | undefined;
+  /** The text can be read, selected and copied, not changed. */
+  readOnly?: boolean;
 }
 
 /**
@@ -27,7 +29,7 @@ interface SettingsTextEditorProps {
  * type (marks in the text, and a summary under it), Ctrl+Space completes property names and allowed
  * values, and Tab leaves the editor so the keyboard can move on.
  */
-export function SettingsTextEditor({ field, label, value, onChange, maxBytes, error }: SettingsTextEditorProps) {
+export function SettingsTextEditor({ field, label, value, onChange, maxBytes, error, readOnly = false }: SettingsTextEditorProps) {
   const id = useId();
   const host = useRef<HTMLDivElement>(null);
   const view = useRef<EditorView | null>(null);
@@ -64,8 +66,10 @@ export function SettingsTextEditor({ field, label, value, onChange, maxBytes, er
           autocompletion({ override: [schemaCompletion(field)] }),
           keymap.of([...closeBracketsKeymap, ...defaultKeymap, ...historyKeymap, ...completionKeymap]),
           EditorView.lineWrapping,
+          // Still focusable, so keyboard users can scroll, select and copy; only edits are refused.
+          EditorState.readOnly.of(readOnly),
           editorTheme,
-          EditorView.contentAttributes.of({ 'aria-label': label, 'aria-describedby': statusId, 'aria-multiline': 'true' }),
+          EditorView.contentAttributes.of({ 'aria-label': label, 'aria-describedby': statusId, 'aria-multiline': 'true', ...(readOnly ? { 'aria-readonly': 'true' } : {}) }),
           EditorView.updateListener.of((update) => {
             if (update.docChanged) onChangeRef.current(update.state.doc.toString());
           }),
@@ -78,7 +82,7 @@ export function SettingsTextEditor({ field, label, value, onChange, maxBytes, er
       view.current = null;
     };
     // The editor is built once; later values arrive through the effect below.
-  }, [field, label, statusId]);
+  }, [field, label, statusId, readOnly]);
 
   // A value set from outside (the form, Discard, a reload) replaces the text in the editor.
   useEffect(() => {
@@ -105,7 +109,7 @@ export function SettingsTextEditor({ field, label, value, onChange, maxBytes, er
         <span className={tooLarge ? 'settings-size settings-size-over' : 'settings-size'}>
           {formatBytes(bytes)} of {formatBytes(maxBytes)}
         </span>
-        <Button variant="ghost" onClick={format} disabled={reading.kind === 'not-json' || reading.kind === 'empty'} title="Pretty-print with two-space indentation">
+        <Button variant="ghost" onClick={format} disabled={readOnly || reading.kind === 'not-json' || reading.kind === 'empty'} title="Pretty-print with two-space indentation">
           Format JSON
         </Button>
       </div>

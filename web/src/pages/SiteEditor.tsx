@@ -21,7 +21,10 @@ import { Link, navigate, useLeaveGuard } from '../router';
 import { changesOf, clientErrors, draftOf, fieldLabel, hasChanges, messageFor, rebaseDraft, sameConfiguration, type SiteDraft, type TokenChange } from '../siteDraft';
 import { NAME_MAX_LENGTH, type SettingsField } from '@server/sites/contract';
 import type { PartnerDraft } from '@server/sites/schema';
+import { WORKSPACE_ERRORS } from '@server/workspaces/errors';
 import { useTitle } from '../useTitle';
+import { roleWithArticle, siteAccess, type SiteAccess } from '../workspaceAccess';
+import { useWorkspaces, type Workspace } from '../workspaces';
 
 interface LoadedSite {
   site: Site;
@@ -45,12 +48,14 @@ async function fetchSite(siteId: string): Promise<LoadedSite> {
 /** The site editor at /sites/:id (General) and /sites/:id/:section. */
 export function SiteEditorPage({ siteId, section }: { siteId: string; section?: string | undefined }) {
   const query = useQuery({ queryKey: siteQueryKey(siteId), queryFn: () => fetchSite(siteId), staleTime: Number.POSITIVE_INFINITY });
+  const workspaces = useWorkspaces();
   const [deleted, setDeleted] = useState<string>();
   const notFound = query.error instanceof ApiError && query.error.status === 404;
   useTitle(deleted !== undefined ? 'Site deleted' : query.data !== undefined ? query.data.site.name : notFound ? 'Site not found' : 'Site');
 
   if (deleted !== undefined) return <SiteDeleted name={deleted} />;
-  if (query.isPending) return <Loading label="Loading the site…" />;
+  // The role decides whether the form is editable: wait for it rather than flash an editable form.
+  if (query.isPending || workspaces.isPending) return <Loading label="Loading the site…" />;
   if (notFound) {
     return (
       <section className="empty">
@@ -71,7 +76,20 @@ export function SiteEditorPage({ siteId, section }: { siteId: string; section?: 
     );
   }
   const current = findSection(section);
-  return <SiteEditorForm siteId={siteId} loaded={query.data} section={current} unknownSection={current === undefined ? section : undefined} onDeleted={setDeleted} />;
+  const workspace = workspaces.data?.find((each) => each.id === query.data.site.workspace_id);
+  // Without the workspaces (they failed to load) the form stays editable: the server has the last word.
+  const access: SiteAccess = workspace === undefined ? { edit: true, delete: true, check: true } : siteAccess(workspace.role);
+  return (
+    <SiteEditorForm
+      siteId={siteId}
+      loaded={query.data}
+      workspace={workspace}
+      access={access}
+      section={current}
+      unknownSection={current === undefined ? section : undefined}
+      onDeleted={setDeleted}
+    />
+  );
 }
 
 function SiteDeleted({ name }: { name: string }) {
@@ -106,12 +124,16 @@ function LeaveGuard({ active }: { active: boolean }) {
 interface SiteEditorFormProps {
   siteId: string;
   loaded: LoadedSite;
+  /** The site's workspace, with the person's role in it; undefined when it could not be loaded. */
+  workspace: Workspace | undefined;
+  access: SiteAccess;
   section: EditorSection | undefined;
   unknownSection: string | undefined;
   onDeleted: (name: string) => void;
 }
 
-function SiteEditorForm({ siteId, loaded, section, unknownSection, onDeleted }: SiteEditorFormProps) {
+function SiteEditorForm({ siteId, loaded, workspace, access, section, unknownSection, onDeleted }: SiteEditorFormProps) {
+  const readOnly = !access.edit;
   const queryClient = useQueryClient();
   const saved = loaded.site;
   const etag = loaded.etag;
@@ -170,7 +192,8 @@ function SiteEditorForm({ siteId, loaded, section, unknownSection, onDeleted }: 
       document.removeEventListener('focusin', keepClearOfBar);
       root.style.removeProperty('scroll-padding-bottom');
     };
-  }, []);
+    // A read-only editor has no bar; one that becomes editable (the role raised) gets it.
+  }, [readOnly]);
 
   /** Applies an edit and forgets the errors reported on the fields it touched. */
   function edit(update: (current: SiteDraft) => SiteDraft, paths: string[]) {
@@ -188,7 +211,7 @@ function SiteEditorForm({ siteId, loaded, section, unknownSection, onDeleted }: 
   const editSettings = (field: SettingsField, value: string) => edit((current) => ({ ...current, [field]: value }), [`/${field}`]);
 
   async function save() {
-    if (!dirty || saving.isPending || checking.isPending || conflict) return;
+    if (readOnly || !dirty || saving.isPending || checking.isPending || conflict) return;
     if (localErrors.length > 0) {
       setShowClientErrors(true);
       focusFirstInvalid(siteId, sectionId, localErrors);
@@ -307,6 +330,7 @@ function SiteEditorForm({ siteId, loaded, section, unknownSection, onDeleted }: 
             {saved.name}
           </h1>
           <p>
+            {workspace !== undefined && !workspace.personal && <>In {workspace.name} · </>}
             Created <time dateTime={saved.created_at} title={formatDateTime(saved.created_at)}>{formatRelative(saved.created_at)}</time> · updated{' '}
             <time dateTime={saved.updated_at} title={formatDateTime(saved.updated_at)}>
               {formatRelative(saved.updated_at)}
@@ -314,6 +338,14 @@ function SiteEditorForm({ siteId, loaded, section, unknownSection, onDeleted }: 
           </p>
         </div>
       </header>
+
+      {readOnly && workspace !== undefined && (
+        <Alert kind="info" title="View only">
+          <p>
+            You are {roleWithArticle(workspace.role)} in {workspace.name}: ask an admin for editor access.
+          </p>
+        </Alert>
+      )}
 
       {summary !== undefined && <SaveErrorSummary error={saveError} fieldErrors={summary} siteId={siteId} />}
 
@@ -354,7 +386,7 @@ function SiteEditorForm({ siteId, loaded, section, unknownSection, onDeleted }: 
                     <p>How the site is named and coloured in the dashboard.</p>
                   </div>
                 </div>
-                <div className="form-grid">
+                <fieldset className="form-grid" disabled={readOnly}>
                   <Field
                     label="Name"
                     value={draft.name}
@@ -368,9 +400,9 @@ function SiteEditorForm({ siteId, loaded, section, unknownSection, onDeleted }: 
                     error={messageFor(errors, '/name')}
                   />
                   <ColorField label="Colour" value={draft.color} onChange={(color) => edit((current) => ({ ...current, color }), ['/color'])} error={messageFor(errors, '/color')} />
-                </div>
+                </fieldset>
               </section>
-              <DangerZone siteId={siteId} name={saved.name} onDeleted={() => onDeleted(saved.name)} />
+              {access.delete && <DangerZone siteId={siteId} name={saved.name} onDeleted={() => onDeleted(saved.name)} />}
             </>
           )}
 
@@ -378,7 +410,7 @@ function SiteEditorForm({ siteId, loaded, section, unknownSection, onDeleted }: 
             <div className={section.id === 'widget' || section.id === 'branding' ? 'editor-with-preview' : undefined}>
               <div className="settings-groups">
                 {section.groups.map((field) => (
-                  <SettingsGroupCard key={field} field={field} text={draft[field]} savedText={saved[field]} onChange={(value) => editSettings(field, value)} errors={errors} />
+                  <SettingsGroupCard key={field} field={field} text={draft[field]} savedText={saved[field]} onChange={(value) => editSettings(field, value)} errors={errors} readOnly={readOnly} />
                 ))}
               </div>
               {(section.id === 'widget' || section.id === 'branding') && (
@@ -394,6 +426,8 @@ function SiteEditorForm({ siteId, loaded, section, unknownSection, onDeleted }: 
               siteId={siteId}
               saved={saved}
               draft={draft}
+              readOnly={readOnly}
+              canCheck={access.check}
               partnerUnsaved={partnerUnsaved}
               checkBusy={checking.isPending}
               checkError={checkError}
@@ -408,31 +442,33 @@ function SiteEditorForm({ siteId, loaded, section, unknownSection, onDeleted }: 
         </div>
       </div>
 
-      <div className="save-bar" role="region" aria-label="Save changes" ref={saveBar}>
-        {conflict && (
-          <div className="alert alert-warning save-conflict" role="alert">
-            <strong className="alert-title">Someone else saved this site since you opened it</strong>
-            <p>Your changes have not been saved and are still on screen. Saving now would overwrite their work, so it is blocked.</p>
-            {reloading.error !== null && <p className="field-error">{errorMessage(reloading.error)}</p>}
-            <Button variant="danger" busy={reloading.isPending} onClick={() => void reloadTheirVersion()}>
-              Reload their version (your changes will be lost)
-            </Button>
-          </div>
-        )}
-        <div className="save-bar-inner">
-          <span className={`save-state ${dirty ? 'save-state-dirty' : ''}`} role="status">
-            {saving.isPending ? 'Saving…' : dirty ? 'Unsaved changes' : justSaved ? 'Saved' : 'No changes'}
-          </span>
-          <div className="row">
-            <Button variant="ghost" disabled={!dirty || saving.isPending} onClick={() => setDiscarding(true)}>
-              Discard
-            </Button>
-            <Button type="submit" variant="primary" busy={saving.isPending} disabled={!dirty || conflict || checking.isPending} title="Save (Ctrl+S)">
-              Save
-            </Button>
+      {!readOnly && (
+        <div className="save-bar" role="region" aria-label="Save changes" ref={saveBar}>
+          {conflict && (
+            <div className="alert alert-warning save-conflict" role="alert">
+              <strong className="alert-title">Someone else saved this site since you opened it</strong>
+              <p>Your changes have not been saved and are still on screen. Saving now would overwrite their work, so it is blocked.</p>
+              {reloading.error !== null && <p className="field-error">{errorMessage(reloading.error)}</p>}
+              <Button variant="danger" busy={reloading.isPending} onClick={() => void reloadTheirVersion()}>
+                Reload their version (your changes will be lost)
+              </Button>
+            </div>
+          )}
+          <div className="save-bar-inner">
+            <span className={`save-state ${dirty ? 'save-state-dirty' : ''}`} role="status">
+              {saving.isPending ? 'Saving…' : dirty ? 'Unsaved changes' : justSaved ? 'Saved' : 'No changes'}
+            </span>
+            <div className="row">
+              <Button variant="ghost" disabled={!dirty || saving.isPending} onClick={() => setDiscarding(true)}>
+                Discard
+              </Button>
+              <Button type="submit" variant="primary" busy={saving.isPending} disabled={!dirty || conflict || checking.isPending} title="Save (Ctrl+S)">
+                Save
+              </Button>
+            </div>
           </div>
         </div>
-      </div>
+      )}
 
       <ConfirmDialog
         open={discarding}
@@ -470,10 +506,15 @@ function errorSummary(error: unknown): FieldError[] {
 
 function SaveErrorSummary({ error, fieldErrors, siteId }: { error: unknown; fieldErrors: FieldError[]; siteId: string }) {
   const detail = error === undefined ? 'Fix the fields listed here, then save again.' : errorMessage(error);
+  // The role was lowered while the person was editing: what they typed must not vanish with it.
+  const keptNote = error instanceof ApiError && error.code === WORKSPACE_ERRORS.INSUFFICIENT_ROLE ? ' Your changes are still on screen: copy what you want to keep.' : '';
   return (
     <Alert kind="error" title="The site was not saved">
       {fieldErrors.length === 0 ? (
-        <p>{detail}</p>
+        <p>
+          {detail}
+          {keptNote}
+        </p>
       ) : (
         <>
           <p>{error === undefined ? detail : 'The server refused these fields:'}</p>
