@@ -14,4 +14,6 @@ export const SCREENS = [
   '/settings/profile',
   '/settings/access-tokens',
   '/settings/security',
+  '/settings/workspaces',
+  '/settings/workspaces/:id',
 ] as const;

@@ -18,6 +18,8 @@ import { safeNextPath } from './signInRedirect';
 const SiteEditorPage = lazy(() => import('./pages/SiteEditor').then((module) => ({ default: module.SiteEditorPage })));
 const ProfilePage = lazy(() => import('./pages/Profile').then((module) => ({ default: module.ProfilePage })));
 const AccessTokensPage = lazy(() => import('./pages/AccessTokens').then((module) => ({ default: module.AccessTokensPage })));
+const WorkspacesPage = lazy(() => import('./pages/Workspaces').then((module) => ({ default: module.WorkspacesPage })));
+const WorkspaceDetailPage = lazy(() => import('./pages/WorkspaceDetail').then((module) => ({ default: module.WorkspaceDetailPage })));
 const SecurityPage = lazy(() => import('./pages/Security').then((module) => ({ default: module.SecurityPage })));
 
 // The dashboard's screens. The server answers index.html for exactly these paths (and for any
@@ -48,6 +50,8 @@ const router = createBrowserRouter([
               { path: 'profile', element: <ProfilePage /> },
               { path: 'access-tokens', element: <AccessTokensPage /> },
               { path: 'security', element: <SecurityPage /> },
+              { path: 'workspaces', element: <WorkspacesPage /> },
+              { path: 'workspaces/:id', element: <WorkspaceDetailRoute /> },
             ],
           },
         ],
@@ -74,6 +78,12 @@ function SiteEditorRoute() {
   const { id = '', section } = useParams();
   const props = { siteId: id, section };
   return <SiteEditorPage {...props} key={id} />;
+}
+
+/** One workspace's screen, keyed by it: moving to another starts its forms afresh. */
+function WorkspaceDetailRoute() {
+  const { id = '' } = useParams();
+  return <WorkspaceDetailPage workspaceId={id} key={id} />;
 }
 
 /**
@@ -236,6 +246,9 @@ function SettingsLayout() {
         </Link>
         <Link to="/settings/security" aria-current={path === '/settings/security' ? 'page' : undefined}>
           Security
+        </Link>
+        <Link to="/settings/workspaces" aria-current={path === '/settings/workspaces' ? 'page' : path.startsWith('/settings/workspaces/') ? 'location' : undefined}>
+          Workspaces
         </Link>
       </nav>
       <div className="settings-body">

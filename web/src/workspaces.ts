@@ -14,6 +14,16 @@ export function workspaceMembersKey(workspaceId: string) {
   return ['workspaces', workspaceId, 'members'] as const;
 }
 
+/** The workspace's screen under Settings. */
+export function workspacePath(workspaceId: string): string {
+  return `/settings/workspaces/${encodeURIComponent(workspaceId)}`;
+}
+
+/** After leaving or deleting a workspace, its list screen opens with this state and says what happened. */
+export interface WorkspacesNotice {
+  notice: string;
+}
+
 export function workspaceUrl(workspaceId: string): string {
   return `/api/v1/workspaces/${encodeURIComponent(workspaceId)}`;
 }

@@ -1,0 +1,351 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useId, useState } from 'react';
+import { useForm } from 'react-hook-form';
+import { WORKSPACE_NAME_MAX_LENGTH } from '@server/workspaces/contract';
+import { api, ApiError, errorMessage } from '../api';
+import { Alert } from '../components/Alert';
+import { Button } from '../components/Button';
+import { ConfirmDialog } from '../components/ConfirmDialog';
+import { Field } from '../components/Field';
+import { LoadFailed } from '../components/LoadFailed';
+import { Loading } from '../components/Loading';
+import { asSentence, formatDateTime, formatRelative } from '../format';
+import { Link, navigate } from '../router';
+import { useSession } from '../session';
+import { useTitle } from '../useTitle';
+import { can, canRemoveMember, ROLE_LABELS, rolesOffered, type WorkspaceRole } from '../workspaceAccess';
+import { type Member, useWorkspaces, type Workspace, workspaceMembersKey, WORKSPACES_QUERY_KEY, type WorkspacesNotice, workspaceUrl } from '../workspaces';
+
+/** Settings > Workspaces > one workspace: its name, its members and their roles, leaving and deleting it. */
+export function WorkspaceDetailPage({ workspaceId }: { workspaceId: string }) {
+  const workspaces = useWorkspaces();
+  const workspace = workspaces.data?.find((each) => each.id === workspaceId);
+  useTitle(workspace?.name ?? 'Workspace');
+
+  if (workspaces.isError) return <LoadFailed title="The workspace could not be loaded" message={errorMessage(workspaces.error)} onRetry={() => void workspaces.refetch()} />;
+  if (workspaces.data === undefined) return <Loading label="Loading the workspace…" />;
+  if (workspace === undefined) {
+    return (
+      <section className="empty">
+        <h1>Workspace not found</h1>
+        <p>You are not a member of a workspace at this address. It may have been deleted, or you were removed from it.</p>
+        <Link to="/settings/workspaces" className="button button-primary">
+          Back to your workspaces
+        </Link>
+      </section>
+    );
+  }
+  return <WorkspaceScreen workspace={workspace} />;
+}
+
+/** Back to the list, which says what happened; the list and every site list load again. */
+function leaveScreen(notice: string) {
+  const state: WorkspacesNotice = { notice };
+  navigate('/settings/workspaces', { replace: true, force: true, state });
+}
+
+function WorkspaceScreen({ workspace }: { workspace: Workspace }) {
+  const queryClient = useQueryClient();
+  const { user } = useSession();
+  const [leaving, setLeaving] = useState(false);
+  const [deleting, setDeleting] = useState(false);
+
+  // The workspace's sites and the person's role in it are gone or changed everywhere on screen.
+  async function refreshEverywhere() {
+    await Promise.all([queryClient.invalidateQueries({ queryKey: WORKSPACES_QUERY_KEY }), queryClient.invalidateQueries({ queryKey: ['sites'] }), queryClient.invalidateQueries({ queryKey: ['site'] })]);
+  }
+
+  const leave = useMutation({
+    mutationFn: () => api.delete(`${workspaceUrl(workspace.id)}/members/${encodeURIComponent(user?.id ?? '')}`),
+    onSuccess: async () => {
+      setLeaving(false);
+      leaveScreen(`You left ${workspace.name}.`);
+      await refreshEverywhere();
+    },
+  });
+  const deletion = useMutation({
+    mutationFn: () => api.delete(workspaceUrl(workspace.id)),
+    onSuccess: async () => {
+      setDeleting(false);
+      leaveScreen(`${workspace.name} and its sites were deleted.`);
+      await refreshEverywhere();
+    },
+  });
+
+  return (
+    <>
+      <div className="page-header">
+        <div className="workspace-heading">
+          <Link to="/settings/workspaces" className="back-link">
+            ← All workspaces
+          </Link>
+          <h1>{workspace.name}</h1>
+          <p>
+            Your role: {ROLE_LABELS[workspace.role]}
+            {workspace.personal && ' · your personal workspace'}
+          </p>
+        </div>
+      </div>
+
+      {can(workspace.role, 'workspace.update') && <RenameSection workspace={workspace} />}
+
+      <MembersSection workspace={workspace} currentUserId={user?.id} />
+      {/* Invitations belong here, beside the members, once the invitations API exists. */}
+
+      <section className="card" aria-labelledby="workspace-leave-title">
+        <div className="card-header">
+          <div>
+            <h2 id="workspace-leave-title">Leave workspace</h2>
+            <p>
+              {workspace.personal
+                ? 'Your personal workspace stays yours: it cannot be left or deleted.'
+                : 'You lose access to its sites. A member who manages people can add you again.'}
+            </p>
+          </div>
+          {!workspace.personal && (
+            <Button
+              onClick={() => {
+                leave.reset();
+                setLeaving(true);
+              }}
+            >
+              Leave workspace…
+            </Button>
+          )}
+        </div>
+        {leave.error !== null && !leaving && (
+          <Alert kind="error" title="You are still a member">
+            <p>{errorMessage(leave.error)}</p>
+          </Alert>
+        )}
+      </section>
+
+      {can(workspace.role, 'workspace.delete') && !workspace.personal && (
+        <section className="card danger-zone" aria-labelledby="workspace-delete-title">
+          <div className="card-header">
+            <div>
+              <h2 id="workspace-delete-title">Delete workspace</h2>
+              <p>Deletes the workspace and every site in it, for all of its members.</p>
+            </div>
+            <Button
+              variant="danger"
+              onClick={() => {
+                deletion.reset();
+                setDeleting(true);
+              }}
+            >
+              Delete workspace…
+            </Button>
+          </div>
+          {deletion.error !== null && !deleting && (
+            <Alert kind="error" title="The workspace was not deleted">
+              <p>{errorMessage(deletion.error)}</p>
+            </Alert>
+          )}
+        </section>
+      )}
+
+      <ConfirmDialog
+        open={leaving}
+        title={`Leave ${workspace.name}?`}
+        confirmLabel="Leave workspace"
+        danger
+        busy={leave.isPending}
+        onCancel={() => setLeaving(false)}
+        onConfirm={() => leave.mutate(undefined, { onError: () => setLeaving(false) })}
+      >
+        <p>You will no longer see its sites.</p>
+      </ConfirmDialog>
+      <ConfirmDialog
+        open={deleting}
+        title={`Delete ${workspace.name}?`}
+        confirmLabel="Delete workspace and its sites"
+        danger
+        busy={deletion.isPending}
+        onCancel={() => setDeleting(false)}
+        onConfirm={() => deletion.mutate(undefined, { onError: () => setDeleting(false) })}
+      >
+        <p>{workspace.name}, every site in it and their settings are deleted for all members. This cannot be undone.</p>
+      </ConfirmDialog>
+    </>
+  );
+}
+
+function RenameSection({ workspace }: { workspace: Workspace }) {
+  const queryClient = useQueryClient();
+  const { register, handleSubmit, reset, formState } = useForm<{ name: string }>({ defaultValues: { name: workspace.name } });
+  const rename = useMutation({
+    mutationFn: async (name: string) => (await api.patch<{ workspace: Workspace }>(workspaceUrl(workspace.id), { name })).data.workspace,
+    onSuccess: async (saved) => {
+      reset({ name: saved.name });
+      queryClient.setQueryData<Workspace[]>(WORKSPACES_QUERY_KEY, (current) => current?.map((each) => (each.id === saved.id ? saved : each)));
+      await queryClient.invalidateQueries({ queryKey: ['sites'] });
+    },
+  });
+  const serverFieldError = rename.error instanceof ApiError ? rename.error.fieldMessage('name') : undefined;
+  const nameError = formState.errors.name?.message ?? (serverFieldError === undefined ? undefined : asSentence(serverFieldError));
+
+  return (
+    <section className="card" aria-labelledby="workspace-rename-title">
+      <div className="card-header">
+        <div>
+          <h2 id="workspace-rename-title">Name</h2>
+          <p>How the workspace is called in every member’s dashboard.</p>
+        </div>
+      </div>
+      {rename.isSuccess && <Alert kind="success">Name saved.</Alert>}
+      {rename.error !== null && serverFieldError === undefined && <Alert kind="error">{errorMessage(rename.error)}</Alert>}
+      <form onSubmit={handleSubmit(({ name }) => rename.mutate(name.trim()))} noValidate className="workspace-create">
+        <Field
+          label="Workspace name"
+          maxLength={WORKSPACE_NAME_MAX_LENGTH}
+          autoComplete="off"
+          error={nameError}
+          {...register('name', { validate: (value) => value.trim() !== '' || 'Enter a name.', onChange: () => rename.reset() })}
+        />
+        <Button type="submit" variant="primary" busy={rename.isPending}>
+          Save name
+        </Button>
+      </form>
+    </section>
+  );
+}
+
+function MembersSection({ workspace, currentUserId }: { workspace: Workspace; currentUserId: string | undefined }) {
+  const queryClient = useQueryClient();
+  const key = workspaceMembersKey(workspace.id);
+  const members = useQuery({ queryKey: key, queryFn: async ({ signal }) => (await api.get<{ members: Member[] }>(`${workspaceUrl(workspace.id)}/members`, { signal })).data.members });
+  const [removing, setRemoving] = useState<Member>();
+  const [outcome, setOutcome] = useState<{ kind: 'success' | 'error'; text: string }>();
+
+  const memberUrl = (member: Member) => `${workspaceUrl(workspace.id)}/members/${encodeURIComponent(member.user.id)}`;
+  const changeRole = useMutation({
+    mutationFn: async ({ member, role }: { member: Member; role: WorkspaceRole }) => (await api.patch<{ member: Member }>(memberUrl(member), { role })).data.member,
+    onSuccess: (saved) => {
+      queryClient.setQueryData<Member[]>(key, (current) => current?.map((each) => (each.user.id === saved.user.id ? saved : each)));
+      setOutcome({ kind: 'success', text: `${displayName(saved)} is now ${ROLE_LABELS[saved.role].toLowerCase()}.` });
+    },
+    onError: (error, { member }) => setOutcome({ kind: 'error', text: `${displayName(member)} keeps their role. ${errorMessage(error)}` }),
+  });
+  const remove = useMutation({
+    mutationFn: (member: Member) => api.delete(memberUrl(member)),
+    onSuccess: (_answer, member) => {
+      queryClient.setQueryData<Member[]>(key, (current) => current?.filter((each) => each.user.id !== member.user.id));
+      setRemoving(undefined);
+      setOutcome({ kind: 'success', text: `${displayName(member)} was removed from ${workspace.name}.` });
+    },
+    onError: (error, member) => {
+      setRemoving(undefined);
+      setOutcome({ kind: 'error', text: `${displayName(member)} is still a member. ${errorMessage(error)}` });
+    },
+  });
+
+  return (
+    <section className="card" aria-labelledby="workspace-members-title">
+      <div className="card-header">
+        <div>
+          <h2 id="workspace-members-title">Members</h2>
+          <p>
+            {can(workspace.role, 'member.manage')
+              ? 'Viewers read sites; editors also change them and run partner checks; admins also delete sites and manage members; owners also rename or delete the workspace and make owners.'
+              : 'The people in this workspace. Admins and owners change their roles.'}
+          </p>
+        </div>
+      </div>
+      {outcome !== undefined && <Alert kind={outcome.kind}>{outcome.text}</Alert>}
+      {members.isError ? (
+        <LoadFailed title="The members could not be loaded" message={errorMessage(members.error)} onRetry={() => void members.refetch()} />
+      ) : members.data === undefined ? (
+        <Loading label="Loading members…" />
+      ) : (
+        <ul className="list member-list" aria-busy={changeRole.isPending || undefined}>
+          {members.data.map((member) => (
+            <MemberRow
+              key={member.user.id}
+              member={member}
+              callerRole={workspace.role}
+              isSelf={member.user.id === currentUserId}
+              busy={changeRole.isPending && changeRole.variables.member.user.id === member.user.id}
+              onRoleChange={(role) => {
+                setOutcome(undefined);
+                changeRole.mutate({ member, role });
+              }}
+              onRemove={() => {
+                setOutcome(undefined);
+                setRemoving(member);
+              }}
+            />
+          ))}
+        </ul>
+      )}
+      <ConfirmDialog
+        open={removing !== undefined}
+        title={`Remove ${removing === undefined ? '' : displayName(removing)}?`}
+        confirmLabel="Remove member"
+        danger
+        busy={remove.isPending}
+        onCancel={() => setRemoving(undefined)}
+        onConfirm={() => removing !== undefined && remove.mutate(removing)}
+      >
+        <p>They lose access to every site in {workspace.name}.</p>
+      </ConfirmDialog>
+    </section>
+  );
+}
+
+function displayName(member: Member): string {
+  return member.user.name.trim() === '' ? member.user.email : member.user.name;
+}
+
+interface MemberRowProps {
+  member: Member;
+  callerRole: WorkspaceRole;
+  isSelf: boolean;
+  busy: boolean;
+  onRoleChange: (role: WorkspaceRole) => void;
+  onRemove: () => void;
+}
+
+function MemberRow({ member, callerRole, isSelf, busy, onRoleChange, onRemove }: MemberRowProps) {
+  const selectId = useId();
+  const offered = rolesOffered(callerRole, member.role, isSelf);
+  const name = displayName(member);
+  return (
+    <li className="member-row">
+      <div className="list-main">
+        <strong>
+          {name}
+          {isSelf && <span className="muted"> (you)</span>}
+        </strong>
+        {name !== member.user.email && <span className="muted small member-email">{member.user.email}</span>}
+        <span className="muted small">
+          Joined <time dateTime={member.joined_at} title={formatDateTime(member.joined_at)}>{formatRelative(member.joined_at)}</time>
+        </span>
+      </div>
+      {offered.length > 0 ? (
+        <div className="field member-role">
+          <label htmlFor={selectId} className="visually-hidden">
+            Role of {name}
+          </label>
+          <select id={selectId} value={member.role} disabled={busy} onChange={(event) => onRoleChange(offered.find((role) => role === event.target.value) ?? member.role)}>
+            {offered.map((role) => (
+              <option key={role} value={role}>
+                {ROLE_LABELS[role]}
+              </option>
+            ))}
+          </select>
+        </div>
+      ) : (
+        <span className="badge">
+          <span className="visually-hidden">Role: </span>
+          {ROLE_LABELS[member.role]}
+        </span>
+      )}
+      {canRemoveMember(callerRole, member.role, isSelf) && (
+        <Button className="button-danger-outline" onClick={onRemove} aria-label={`Remove ${name}`}>
+          Remove
+        </Button>
+      )}
+    </li>
+  );
+}
