@@ -1,0 +1,242 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import type { Page } from 'playwright-core';
+import type { WorkspaceRole } from '../src/memberships/contract.js';
+import type { SiteJson } from '../src/sites/schema.js';
+import { WorkspaceService } from '../src/workspaces/service.js';
+import { createSite, type SignedUpUser, signUp, type TestApp } from '../test/helpers.js';
+import { seriousAccessibilityProblems } from './axe.js';
+import { scrollsSideways, signInPage } from './dashboard-session.js';
+import { type Dashboard, openDashboard } from './harness.js';
+
+// Workspaces in the dashboard, in a real Chromium against the real app: the sites list's switcher,
+// the read-only editor of a viewer, an editor's save, and Settings > Workspaces. The API has no
+// invitations yet, so members are added as the CLI's workspaces:add-member does, through the
+// service on the app's own database and cache. Every change is checked through the API too.
+
+// The one browser global a page-side callback touches (the project compiles without the DOM library).
+declare const document: { querySelectorAll(selector: string): { length: number } };
+
+/** The rules checked: WCAG 2.0 and 2.1 at levels A and AA, and axe's best practices. */
+const WCAG_AA = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'];
+
+async function addMember(t: TestApp, workspaceId: string, user: SignedUpUser, role: WorkspaceRole): Promise<void> {
+  const service = new WorkspaceService({ db: t.database.db, dialect: t.database.dialect, clock: t.clock, cache: t.cache });
+  assert.equal(await service.addMember(workspaceId, user.id, role), true);
+}
+
+async function createWorkspace(t: TestApp, owner: SignedUpUser, name: string): Promise<string> {
+  const response = await t.app.inject({ method: 'POST', url: '/api/v1/workspaces', headers: { authorization: owner.bearer }, payload: { name } });
+  assert.equal(response.statusCode, 201, response.body);
+  return response.json<{ workspace: { id: string } }>().workspace.id;
+}
+
+async function readSite(t: TestApp, user: SignedUpUser, id: string): Promise<SiteJson> {
+  const response = await t.app.inject({ method: 'GET', url: `/api/v1/sites/${id}`, headers: { authorization: user.bearer } });
+  assert.equal(response.statusCode, 200, response.body);
+  return response.json<{ site: SiteJson }>().site;
+}
+
+async function membersOf(t: TestApp, owner: SignedUpUser, workspaceId: string): Promise<Record<string, string>> {
+  const response = await t.app.inject({ method: 'GET', url: `/api/v1/workspaces/${workspaceId}/members`, headers: { authorization: owner.bearer } });
+  assert.equal(response.statusCode, 200, response.body);
+  return Object.fromEntries(response.json<{ members: Array<{ user: { email: string }; role: string }> }>().members.map((member) => [member.user.email, member.role]));
+}
+
+async function rowNames(page: Page): Promise<string[]> {
+  return page.getByRole('region', { name: 'Your sites' }).locator('.site-row .site-name').allTextContents();
+}
+
+/** axe in light and dark, with a screenshot of each; returns what it found, one line each. */
+async function checkBothThemes(dashboard: Dashboard, page: Page, name: string, reopen: () => Promise<void>): Promise<string[]> {
+  const found: string[] = [];
+  for (const colorScheme of ['light', 'dark'] as const) {
+    await page.emulateMedia({ colorScheme });
+    await reopen();
+    for (const problem of await seriousAccessibilityProblems(page, { tags: WCAG_AA })) found.push(`${name} (${colorScheme}): ${problem}`);
+    await dashboard.screenshot(`${name}-${colorScheme}`, page);
+  }
+  await page.emulateMedia({ colorScheme: 'light' });
+  return found;
+}
+
+test('a viewer sees a team site read-only and why; an editor saves; a role lowered mid-edit keeps the draft; the switcher filters the list', { timeout: 300_000 }, async () => {
+  const dashboard = await openDashboard();
+  const { t, page, origin } = dashboard;
+  try {
+    const owner = await signUp(t.app);
+    const viewer = await signUp(t.app);
+    const editor = await signUp(t.app);
+    const team = await createWorkspace(t, owner, 'Support team');
+    const teamSite = await createSite(t.app, owner.bearer, { name: 'Team help desk', workspace_id: team, ai_settings: '{"model":"small"}', partner_settings: { enabled: true } });
+    await createSite(t.app, viewer.bearer, { name: 'My own notes' });
+    await addMember(t, team, viewer, 'viewer');
+    await addMember(t, team, editor, 'editor');
+
+    // All workspaces: each row names its workspace, and the team site says the viewer's role.
+    await signInPage(page, origin, viewer.email);
+    await page.goto(`${origin}/`);
+    await page.getByRole('region', { name: 'Your sites' }).getByText('Team help desk').waitFor();
+    assert.deepEqual((await rowNames(page)).sort(), ['My own notes', 'Team help desk']);
+    const teamRow = page.locator('.site-row', { hasText: 'Team help desk' });
+    await teamRow.getByText('Support team').waitFor();
+    // Seen as "Viewer"; read out as "Your role: Viewer".
+    assert.equal(await teamRow.locator('.role-badge').textContent(), 'Your role: Viewer');
+    assert.equal(await page.locator('.site-row', { hasText: 'My own notes' }).locator('.role-badge').count(), 0, 'no badge where the person owns the workspace');
+
+    // One workspace: the address says which, a reload keeps it, and New site gives way to the reason.
+    await page.getByLabel('Workspace', { exact: true }).selectOption({ label: 'Support team' });
+    await page.waitForURL((url) => url.searchParams.get('workspace') === team);
+    await page.waitForFunction(() => document.querySelectorAll('.site-row').length === 1);
+    assert.deepEqual(await rowNames(page), ['Team help desk']);
+    await page.getByText('You are a viewer in Support team: you can open its sites but not create them.').waitFor();
+    assert.equal(await page.getByRole('button', { name: 'New site' }).count(), 0);
+    await page.reload();
+    await page.getByRole('region', { name: 'Your sites' }).getByText('Team help desk').waitFor();
+    assert.equal(await page.getByLabel('Workspace', { exact: true }).inputValue(), team);
+    await page.setViewportSize({ width: 320, height: 800 });
+    assert.equal(await scrollsSideways(page), false, 'the list with its switcher fits 320 px');
+    await page.setViewportSize({ width: 1440, height: 900 });
+    await page.getByLabel('Workspace', { exact: true }).selectOption({ label: 'All workspaces' });
+    await page.waitForURL((url) => !url.searchParams.has('workspace'));
+    await page.getByRole('button', { name: 'New site' }).waitFor();
+
+    // The viewer's editor: every field shown, none editable, nothing to save, delete or check.
+    await page.goto(`${origin}/sites/${teamSite.id}`);
+    await page.getByRole('heading', { name: 'Team help desk', level: 1 }).waitFor();
+    await page.getByText('You are a viewer in Support team: ask an admin for editor access.').waitFor();
+    assert.equal(await page.getByLabel('Name', { exact: true }).isDisabled(), true);
+    assert.equal(await page.getByRole('region', { name: 'Save changes' }).count(), 0);
+    assert.equal(await page.getByRole('button', { name: 'Delete this site…' }).count(), 0);
+    await page.keyboard.press('Control+s');
+    await page.goto(`${origin}/sites/${teamSite.id}/ai`);
+    await page.getByRole('heading', { name: 'AI', level: 2, exact: true }).waitFor();
+    const aiFields = page.locator('.group-form').locator('input, select, textarea');
+    assert.ok((await aiFields.count()) > 0);
+    for (const field of await aiFields.all()) assert.equal(await field.isDisabled(), true);
+    const readOnlyEditor = `${origin}/sites/${teamSite.id}/integration`;
+    await page.goto(readOnlyEditor);
+    await page.getByRole('heading', { name: 'Partner integration' }).waitFor();
+    assert.equal(await page.getByLabel('Base URL').isDisabled(), true);
+    assert.equal(await page.getByRole('button', { name: 'Check now' }).count(), 0);
+    assert.equal(await page.getByRole('button', { name: 'Test these settings' }).count(), 0);
+    const found = await checkBothThemes(dashboard, page, 'site-editor-read-only', async () => {
+      await page.goto(`${origin}/sites/${teamSite.id}`);
+      await page.getByText('You are a viewer in Support team: ask an admin for editor access.').waitFor();
+    });
+    assert.deepEqual(found, [], `axe found:\n${found.join('\n')}`);
+    assert.equal((await readSite(t, owner, teamSite.id)).updated_at, teamSite.updated_at, 'nothing was saved');
+
+    // An editor edits and saves; they may not delete the site.
+    const second = await dashboard.newDevice();
+    const editorPage = second.page;
+    await signInPage(editorPage, origin, editor.email);
+    await editorPage.goto(`${origin}/sites/${teamSite.id}`);
+    await editorPage.getByRole('heading', { name: 'Team help desk', level: 1 }).waitFor();
+    assert.equal(await editorPage.getByText('ask an admin for editor access').count(), 0);
+    assert.equal(await editorPage.getByRole('button', { name: 'Delete this site…' }).count(), 0);
+    await editorPage.getByLabel('Name', { exact: true }).fill('Team help desk 2');
+    await editorPage.getByRole('button', { name: 'Save', exact: true }).click();
+    await editorPage.getByRole('region', { name: 'Save changes' }).getByText('Saved', { exact: true }).waitFor();
+    assert.equal((await readSite(t, owner, teamSite.id)).name, 'Team help desk 2');
+
+    // The editor is made a viewer while editing: the save is refused, the draft stays on screen.
+    await editorPage.getByLabel('Name', { exact: true }).fill('Draft kept on screen');
+    const lowered = await t.app.inject({ method: 'PATCH', url: `/api/v1/workspaces/${team}/members/${editor.id}`, headers: { authorization: owner.bearer }, payload: { role: 'viewer' } });
+    assert.equal(lowered.statusCode, 200, lowered.body);
+    await editorPage.getByRole('button', { name: 'Save', exact: true }).click();
+    await editorPage.getByRole('alert').filter({ hasText: 'Your role in this workspace does not allow this' }).waitFor();
+    await editorPage.getByText('Your changes are still on screen').waitFor();
+    assert.equal(await editorPage.getByLabel('Name', { exact: true }).inputValue(), 'Draft kept on screen');
+    await dashboard.screenshot('site-editor-role-lowered', editorPage);
+    assert.equal((await readSite(t, owner, teamSite.id)).name, 'Team help desk 2');
+  } finally {
+    await dashboard.close();
+  }
+});
+
+test('Settings > Workspaces: create, rename, change a role, refuse the last owner leaving, remove a member, delete; light and dark', { timeout: 300_000 }, async () => {
+  const dashboard = await openDashboard();
+  const { t, page, origin } = dashboard;
+  try {
+    const owner = await signUp(t.app);
+    const member = await signUp(t.app);
+    await signInPage(page, origin, owner.email);
+
+    // The list, from the settings navigation; the personal workspace is there with its role.
+    await page.goto(`${origin}/settings/profile`);
+    await page.getByRole('navigation', { name: 'Settings' }).getByRole('link', { name: 'Workspaces' }).click();
+    await page.getByRole('heading', { name: 'Workspaces', level: 1 }).waitFor();
+    await page.getByText('Your personal workspace').waitFor();
+
+    await page.getByLabel('Workspace name').fill('Design team');
+    await page.getByRole('button', { name: 'Create workspace' }).click();
+    await page.getByRole('region', { name: 'Your workspaces' }).getByRole('link', { name: 'Design team' }).waitFor();
+    const listed = (await t.app.inject({ method: 'GET', url: '/api/v1/workspaces', headers: { authorization: owner.bearer } })).json<{ workspaces: Array<{ id: string; name: string; role: string }> }>().workspaces;
+    const design = listed.find((workspace) => workspace.name === 'Design team');
+    assert.ok(design !== undefined);
+    assert.equal(design.role, 'owner');
+    const designId = design.id;
+    await addMember(t, designId, member, 'viewer');
+
+    const found = await checkBothThemes(dashboard, page, 'settings-workspaces', async () => {
+      await page.goto(`${origin}/settings/workspaces`);
+      await page.getByRole('region', { name: 'Your workspaces' }).getByRole('link', { name: 'Design team' }).waitFor();
+    });
+
+    // One workspace: rename it, and make the viewer an editor.
+    await page.getByRole('link', { name: 'Design team' }).click();
+    await page.getByRole('heading', { name: 'Design team', level: 1 }).waitFor();
+    await page.getByLabel('Workspace name').fill('Design studio');
+    await page.getByRole('button', { name: 'Save name' }).click();
+    await page.getByRole('heading', { name: 'Design studio', level: 1 }).waitFor();
+    const roleSelect = page.getByLabel(`Role of ${member.email}`);
+    assert.equal(await roleSelect.inputValue(), 'viewer');
+    await roleSelect.selectOption({ label: 'Editor' });
+    await page.getByText(`${member.email} is now editor.`).waitFor();
+    assert.equal((await membersOf(t, owner, designId))[member.email], 'editor');
+    assert.equal(await page.getByLabel(`Role of ${owner.email}`).count(), 0, 'one’s own role is not changed from the list');
+
+    found.push(
+      ...(await checkBothThemes(dashboard, page, 'settings-workspace', async () => {
+        await page.goto(`${origin}/settings/workspaces/${designId}`);
+        await page.getByLabel(`Role of ${member.email}`).waitFor();
+      })),
+    );
+    assert.deepEqual(found, [], `axe found:\n${found.join('\n')}`);
+    await page.setViewportSize({ width: 320, height: 800 });
+    assert.equal(await scrollsSideways(page), false, 'the workspace screen fits 320 px');
+    await page.setViewportSize({ width: 1440, height: 900 });
+
+    // The last owner cannot leave: the refusal is said in words.
+    await page.getByRole('button', { name: 'Leave workspace…' }).click();
+    await page.getByRole('dialog', { name: 'Leave Design studio?' }).getByRole('button', { name: 'Leave workspace' }).click();
+    await page.getByText('A workspace needs at least one owner: make someone else an owner first.').waitFor();
+
+    await page.getByRole('button', { name: `Remove ${member.email}` }).click();
+    await page.getByRole('dialog', { name: `Remove ${member.email}?` }).getByRole('button', { name: 'Remove member' }).click();
+    await page.getByText(`${member.email} was removed from Design studio.`).waitFor();
+    assert.equal((await membersOf(t, owner, designId))[member.email], undefined);
+
+    // The personal workspace can be neither left nor deleted.
+    await page.goto(`${origin}/settings/workspaces`);
+    await page.locator('.workspace-list li', { hasText: 'Your personal workspace' }).getByRole('link').click();
+    await page.getByText('Your personal workspace stays yours: it cannot be left or deleted.').waitFor();
+    assert.equal(await page.getByRole('button', { name: 'Leave workspace…' }).count(), 0);
+    assert.equal(await page.getByRole('button', { name: 'Delete workspace…' }).count(), 0);
+
+    await page.goto(`${origin}/settings/workspaces/${designId}`);
+    await page.getByRole('button', { name: 'Delete workspace…' }).click();
+    await page.getByRole('dialog', { name: 'Delete Design studio?' }).getByRole('button', { name: 'Delete workspace and its sites' }).click();
+    await page.getByText('Design studio and its sites were deleted.').waitFor();
+    assert.equal(new URL(page.url()).pathname, '/settings/workspaces');
+    const gone = await t.app.inject({ method: 'GET', url: `/api/v1/workspaces/${designId}`, headers: { authorization: owner.bearer } });
+    assert.equal(gone.statusCode, 404);
+
+    // A reload of a workspace's address is answered by the dashboard, which says it is gone.
+    await page.goto(`${origin}/settings/workspaces/${designId}`);
+    await page.getByRole('heading', { name: 'Workspace not found', level: 1 }).waitFor();
+  } finally {
+    await dashboard.close();
+  }
+});
