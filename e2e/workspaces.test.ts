@@ -193,6 +193,9 @@ test('Settings > Workspaces: create, rename, change a role, refuse the last owne
     const roleSelect = page.getByLabel(`Role of ${member.email}`);
     assert.equal(await roleSelect.inputValue(), 'viewer');
     await roleSelect.selectOption({ label: 'Editor' });
+    // Choosing is not applying: arrowing through the list must not send each role on the way.
+    assert.equal((await membersOf(t, owner, designId))[member.email], 'viewer');
+    await page.getByRole('button', { name: `Make ${member.email} editor` }).click();
     await page.getByText(`${member.email} is now editor.`).waitFor();
     assert.equal((await membersOf(t, owner, designId))[member.email], 'editor');
     assert.equal(await page.getByLabel(`Role of ${owner.email}`).count(), 0, 'one’s own role is not changed from the list');

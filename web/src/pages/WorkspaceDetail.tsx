@@ -310,6 +310,10 @@ function MemberRow({ member, callerRole, isSelf, busy, onRoleChange, onRemove }:
   const selectId = useId();
   const offered = rolesOffered(callerRole, member.role, isSelf);
   const name = displayName(member);
+  // The choice is sent by its own button, not on change: arrowing through a closed select fires a
+  // change per step, and passing over Owner must not hand the workspace over.
+  const [chosen, setChosen] = useState<WorkspaceRole>(member.role);
+  const pending = chosen !== member.role;
   return (
     <li className="member-row">
       <div className="list-main">
@@ -327,7 +331,7 @@ function MemberRow({ member, callerRole, isSelf, busy, onRoleChange, onRemove }:
           <label htmlFor={selectId} className="visually-hidden">
             Role of {name}
           </label>
-          <select id={selectId} value={member.role} disabled={busy} onChange={(event) => onRoleChange(offered.find((role) => role === event.target.value) ?? member.role)}>
+          <select id={selectId} value={chosen} disabled={busy} onChange={(event) => setChosen(offered.find((role) => role === event.target.value) ?? member.role)}>
             {offered.map((role) => (
               <option key={role} value={role}>
                 {ROLE_LABELS[role]}
@@ -340,6 +344,11 @@ function MemberRow({ member, callerRole, isSelf, busy, onRoleChange, onRemove }:
           <span className="visually-hidden">Role: </span>
           {ROLE_LABELS[member.role]}
         </span>
+      )}
+      {pending && (
+        <Button variant="primary" busy={busy} onClick={() => onRoleChange(chosen)} aria-label={`Make ${name} ${ROLE_LABELS[chosen].toLowerCase()}`}>
+          Change role
+        </Button>
       )}
       {canRemoveMember(callerRole, member.role, isSelf) && (
         <Button className="button-danger-outline" onClick={onRemove} aria-label={`Remove ${name}`}>
