@@ -115,5 +115,5 @@ export function invitationMessage(to: string, invitation: { link: string; worksp
 <p style="color: #6b7280">${escapeHtml(ignore)}</p>
 </body></html>`;
   // A workspace name may hold a line break; the subject is one header line.
-  return { to, subject: `Join "${workspaceName.replace(/\s+/g, ' ')}" on Siteward`, text, html };
+  return { to, subject: `Invitation to join ${workspaceName.replace(/\s+/g, ' ')} on Siteward`, text, html };
 }
