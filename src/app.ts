@@ -59,6 +59,8 @@ import { SiteService } from './sites/service.js';
 import { UserService } from './users/service.js';
 import { PasswordChangeService } from './account/password-change.js';
 import { registerDashboard } from './web/static.js';
+import { registerInvitationRoutes } from './workspaces/invitation-routes.js';
+import { InvitationService } from './workspaces/invitations.js';
 import { registerWorkspaceRoutes } from './workspaces/routes.js';
 import { WorkspaceService } from './workspaces/service.js';
 import { HTTP_ERRORS } from './http/errors.js';
@@ -200,6 +202,8 @@ export async function buildApp(options: AppOptions): Promise<App> {
   registerSettingsSchemaRoutes(app, { guard });
   registerPartnerRoutes(app, { guard, sites, limiter, config, database, clock });
   registerWorkspaceRoutes(app, { guard, workspaces: new WorkspaceService({ db, dialect: database.dialect, clock, cache }), recentAuthentication });
+  const invitations = new InvitationService({ db, dialect: database.dialect, clock, cache, limiter, mailer, publicUrl: config.publicUrl });
+  registerInvitationRoutes(app, { guard, invitations, recentAuthentication, securityEvents, publicOrigin: config.publicOrigin, signupOpen: config.signup === 'open' });
 
   // Hourly clean-up of ended sessions, tokens and rate-limit windows; every server may run it.
   const pruning = setInterval(() => {

@@ -10,6 +10,7 @@ import * as changeNotifications from './migrations/008-change-notifications.js';
 import * as emailChange from './migrations/009-email-change.js';
 import * as partnerChecks from './migrations/010-partner-checks.js';
 import * as workspaces from './migrations/011-workspaces.js';
+import * as invitations from './migrations/012-invitations.js';
 import type { DatabaseHandle } from './connect.js';
 import type { Database } from './schema.js';
 
@@ -26,6 +27,7 @@ const migrations: Record<string, Migration> = {
   '009-email-change': emailChange,
   '010-partner-checks': partnerChecks,
   '011-workspaces': workspaces,
+  '012-invitations': invitations,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

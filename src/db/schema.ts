@@ -16,6 +16,7 @@ export interface Database {
   partner_checks: PartnerChecksTable;
   workspaces: WorkspacesTable;
   workspace_members: WorkspaceMembersTable;
+  invitations: InvitationsTable;
 }
 
 export interface UsersTable {
@@ -230,4 +231,26 @@ export interface WorkspaceMembersTable {
   user_id: string;
   role: string;
   joined_at: string;
+}
+
+/**
+ * An invitation to join a workspace with a role. Pending while accepted_at and revoked_at are
+ * null and expires_at is ahead; each is used once.
+ */
+export interface InvitationsTable {
+  id: string;
+  workspace_id: string;
+  /** The invited address, normalised: only the account with this address may accept. */
+  email: string;
+  role: string;
+  /** SHA-256 of the token; the token itself is only ever in the e-mail. */
+  token_hash: string;
+  /** Who sent it; null once their account is gone. */
+  invited_by: string | null;
+  created_at: string;
+  expires_at: string;
+  accepted_at: string | null;
+  /** Who joined through it; null until then, or once their account is gone. */
+  accepted_by: string | null;
+  revoked_at: string | null;
 }

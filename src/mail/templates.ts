@@ -84,3 +84,36 @@ export function emailChangeMessage(to: string, link: string, hours: number): Mai
 </body></html>`;
   return { to, subject: 'Confirm your new e-mail address for Siteward', text, html };
 }
+
+/**
+ * An invitation to join a workspace. It goes to an address nobody here has proved to hold, at the
+ * request of someone else, so it names who asked and tells a recipient who expected nothing that
+ * ignoring it is safe: nothing happens until they press the button on the page, signed in with
+ * this address.
+ */
+export function invitationMessage(to: string, invitation: { link: string; workspaceName: string; role: string; inviterEmail: string; days: number }): MailMessage {
+  const { link, workspaceName, role, inviterEmail, days } = invitation;
+  const ignore = 'If you did not expect this, you can ignore this e-mail: nobody joins without the link, and it expires on its own.';
+  const text = [
+    'Hello,',
+    '',
+    `${inviterEmail} invited you to join the workspace "${workspaceName}" on Siteward as ${role}. Use this link to accept:`,
+    '',
+    link,
+    '',
+    `The link works once, for this e-mail address, and expires in ${days} days. Opening it shows a page with a "Join" button; you join only when you press it, signed in (or signed up) with this address.`,
+    '',
+    ignore,
+  ].join('\n');
+  const html = `<!doctype html>
+<html lang="en"><body style="font-family: system-ui, sans-serif; color: #1f2937; line-height: 1.5">
+<p>Hello,</p>
+<p>${escapeHtml(inviterEmail)} invited you to join the workspace <strong>${escapeHtml(workspaceName)}</strong> on Siteward as ${escapeHtml(role)}.</p>
+<p><a href="${escapeHtml(link)}" style="display: inline-block; background: #4f46e5; color: #ffffff; padding: 10px 18px; border-radius: 6px; text-decoration: none">Accept the invitation</a></p>
+<p>Or paste this link into your browser:<br><span style="word-break: break-all">${escapeHtml(link)}</span></p>
+<p>The link works once, for this e-mail address, and expires in ${days} days.</p>
+<p style="color: #6b7280">${escapeHtml(ignore)}</p>
+</body></html>`;
+  // A workspace name may hold a line break; the subject is one header line.
+  return { to, subject: `Invitation to join ${workspaceName.replace(/\s+/g, ' ')} on Siteward`, text, html };
+}

@@ -31,6 +31,8 @@ export const RATE_LIMITS = {
   passkeyFailuresPerIp: { limit: 50, windowMs: FIFTEEN_MINUTES },
   /** Passkey sign-in challenges: each is a database row, and a sign-in page may ask at every load. */
   passkeyOptionsPerIp: { limit: 300, windowMs: FIFTEEN_MINUTES },
+  /** Invitations one person sends, across workspaces: each is a mail to an address of their choosing. */
+  invitationsPerUser: { limit: 20, windowMs: 60 * 60 * 1000 },
 } satisfies Record<string, RateLimitRule>;
 
 /** One limit an attempt counts against: the counter's key (what is limited) and its rule. */

@@ -1,4 +1,4 @@
-/** Error codes of workspaces and their members. Values are the wire's `code`. No imports: the dashboard imports this list too. */
+/** Error codes of workspaces, their members and invitations. Values are the wire's `code`. No imports: the dashboard imports this list too. */
 export const WORKSPACE_ERRORS = {
   WORKSPACE_NOT_FOUND: 'workspace_not_found',
   MEMBER_NOT_FOUND: 'member_not_found',
@@ -6,4 +6,8 @@ export const WORKSPACE_ERRORS = {
   LAST_OWNER: 'last_owner',
   PERSONAL_WORKSPACE: 'personal_workspace',
   TOO_MANY_WORKSPACES: 'too_many_workspaces',
+  ALREADY_MEMBER: 'already_member',
+  INVITATION_NOT_FOUND: 'invitation_not_found',
+  INVITATION_INVALID: 'invitation_invalid',
+  INVITATION_EMAIL_MISMATCH: 'invitation_email_mismatch',
 } as const;

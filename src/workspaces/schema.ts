@@ -1,6 +1,7 @@
 import { Type, type Static } from 'typebox';
 import { WORKSPACE_ROLES } from '../memberships/contract.js';
 import { WORKSPACE_NAME_MAX_LENGTH } from './contract.js';
+import { EMAIL_MAX_LENGTH } from '../users/schema.js';
 
 export { WORKSPACE_NAME_MAX_LENGTH } from './contract.js';
 
@@ -36,3 +37,16 @@ export const MemberUpdateBody = Type.Object({ role: Role }, { additionalProperti
 
 export const WorkspaceParams = Type.Object({ id: Id });
 export const MemberParams = Type.Object({ id: Id, user_id: Id });
+
+export const InvitationSchema = Type.Object({
+  id: Type.String(),
+  email: Type.String({ description: 'The invited address, normalised; only the account with this address may accept' }),
+  role: Type.Enum(WORKSPACE_ROLES, { description: 'The role the invited person joins with' }),
+  expires_at: Type.String({ format: 'date-time' }),
+});
+export type InvitationJson = Static<typeof InvitationSchema>;
+export const InvitationEnvelope = Type.Object({ invitation: InvitationSchema });
+export const InvitationList = Type.Object({ invitations: Type.Array(InvitationSchema) });
+export const InvitationCreateBody = Type.Object({ email: Type.String({ maxLength: EMAIL_MAX_LENGTH }), role: Role }, { additionalProperties: false });
+export const InvitationParams = Type.Object({ id: Id, invitation_id: Id });
+export const InvitationAcceptBody = Type.Object({ token: Type.String({ maxLength: 200 }) }, { additionalProperties: false });

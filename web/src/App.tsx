@@ -11,7 +11,7 @@ import { SignUpPage } from './pages/SignUp';
 import { SitesPage } from './pages/Sites';
 import { confirmLeaving, connectRouter, Link, navigate, queryOf, screenOf, useLocation } from './router';
 import { useSession } from './session';
-import { safeNextPath } from './signInRedirect';
+import { goAfterSignIn } from './signInRedirect';
 
 // The first screens anyone sees (sign-in, the sites list) are in the main bundle; the editor (with
 // its forms and compiled schemas) and the settings screens load when first opened.
@@ -126,11 +126,17 @@ function Redirect({ to }: { to: string }) {
   return <Loading label="One moment…" />;
 }
 
+/** Signed in on a sign-in screen: on to where the sign-in was asked to lead. */
+function AfterSignIn({ next }: { next: string | null }) {
+  useEffect(() => goAfterSignIn(next), [next]);
+  return <Loading label="One moment…" />;
+}
+
 function SignedOutOnly() {
   const { user } = useSession();
   const location = useLocation();
   // Signed in on a sign-in screen: go where the sign-in was asked to lead (same-site only).
-  if (user !== null && user !== undefined) return <Redirect to={safeNextPath(queryOf(location).get('next'))} />;
+  if (user !== null && user !== undefined) return <AfterSignIn next={queryOf(location).get('next')} />;
   return <Outlet />;
 }
 

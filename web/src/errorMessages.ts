@@ -80,6 +80,10 @@ export const ERROR_MESSAGES: Record<ErrorCode, string> = {
   last_owner: 'A workspace needs at least one owner: make someone else an owner first.',
   personal_workspace: 'Your personal workspace stays yours: it cannot be deleted, left or handed over.',
   too_many_workspaces: 'You are in as many workspaces as an account can be; leave or delete one first.',
+  already_member: 'Someone with this e-mail address is already a member of the workspace; change their role instead.',
+  invitation_not_found: 'That invitation is no longer pending: it was accepted, withdrawn or has expired.',
+  invitation_invalid: 'This invitation no longer works: it was used, withdrawn or has expired. Ask for a new one.',
+  invitation_email_mismatch: 'This invitation is for another e-mail address. Sign in with the invited address to accept it.',
 };
 
 /**

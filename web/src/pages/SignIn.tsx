@@ -8,9 +8,9 @@ import { MagicLinkRequestForm, MagicLinkSent, MailIcon } from '../components/Sig
 import { SignInPasswordForm } from '../components/SignInPasswordForm';
 import { SignInSecondFactor } from '../components/SignInSecondFactor';
 import { useSignupAvailability } from '../components/useSignupAvailability';
-import { Link, navigate, queryOf, useLocation } from '../router';
+import { Link, queryOf, useLocation } from '../router';
 import { useSession } from '../session';
-import { safeNextPath } from '../signInRedirect';
+import { goAfterSignIn, nextQuery } from '../signInRedirect';
 import { useTitle } from '../useTitle';
 
 type Step =
@@ -48,7 +48,7 @@ export function SignInPage() {
       setNotice(errorMessage(error));
       return;
     }
-    navigate(safeNextPath(nextParameter), { replace: true, force: true });
+    goAfterSignIn(nextParameter);
   }
 
   async function passwordAccepted(user: User, secondFactorRequired: boolean) {
@@ -68,7 +68,7 @@ export function SignInPage() {
   const signUpLink =
     signup === 'open' ? (
       <p>
-        New to Siteward? <Link to="/sign-up">Create an account</Link>
+        New to Siteward? <Link to={`/sign-up${nextQuery(nextParameter)}`}>Create an account</Link>
       </p>
     ) : signup === 'closed' ? (
       <p>New to Siteward? Ask the administrator of this server for an account.</p>

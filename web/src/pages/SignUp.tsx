@@ -7,7 +7,8 @@ import { Button } from '../components/Button';
 import { Field } from '../components/Field';
 import { emailRules } from '../components/formRules';
 import { useSignupAvailability } from '../components/useSignupAvailability';
-import { Link, navigate } from '../router';
+import { Link, queryOf, useLocation } from '../router';
+import { goAfterSignIn, nextQuery } from '../signInRedirect';
 import { useSession } from '../session';
 import { useTitle } from '../useTitle';
 import { AUTH_ERRORS } from '@server/auth/errors';
@@ -36,6 +37,8 @@ export function SignUpPage() {
   useTitle('Create an account');
   const signup = useSignupAvailability();
   const { refresh } = useSession();
+  // Where to go once signed in, e.g. back to the invitation that led here.
+  const nextParameter = queryOf(useLocation()).get('next');
   const { register, handleSubmit, formState } = useForm<{ name: string; email: string; password: string }>({ defaultValues: { name: '', email: '', password: '' } });
   const [error, setError] = useState<unknown>();
   const [createdButNotSignedIn, setCreatedButNotSignedIn] = useState<string>();
@@ -51,7 +54,7 @@ export function SignUpPage() {
     try {
       await api.post<{ user: User; second_factor_required: boolean }>('/auth/session', { email: email.trim(), password });
       await refresh();
-      navigate('/', { replace: true, force: true });
+      goAfterSignIn(nextParameter);
     } catch (caught) {
       // The account exists now; only the sign-in step failed (a rate limit, say).
       setCreatedButNotSignedIn(errorMessage(caught));
@@ -60,7 +63,7 @@ export function SignUpPage() {
 
   if (signup === 'closed') {
     return (
-      <AuthScreen title="Sign-up is closed" footer={<SignInLink />}>
+      <AuthScreen title="Sign-up is closed" footer={<SignInLink next={nextParameter} />}>
         <Alert kind="info">This Siteward server does not take new sign-ups. Ask its administrator for an account.</Alert>
       </AuthScreen>
     );
@@ -72,7 +75,7 @@ export function SignUpPage() {
         <Alert kind="warning" title="We could not sign you in">
           {createdButNotSignedIn}
         </Alert>
-        <Link to="/sign-in" className="button button-primary button-block">
+        <Link to={`/sign-in${nextQuery(nextParameter)}`} className="button button-primary button-block">
           Go to sign in
         </Link>
       </AuthScreen>
@@ -83,7 +86,7 @@ export function SignUpPage() {
   const closed = error instanceof ApiError && error.code === AUTH_ERRORS.SIGNUP_CLOSED;
   const showAlert = error !== undefined && FIELDS.every(([field, label]) => problemAt(error, field, label) === undefined);
   return (
-    <AuthScreen title="Create your account" intro="Manage your sites, widgets and integrations in one place." footer={<SignInLink />}>
+    <AuthScreen title="Create your account" intro="Manage your sites, widgets and integrations in one place." footer={<SignInLink next={nextParameter} />}>
       {showAlert && (
         <Alert kind="error" title={closed ? 'Sign-up is closed' : undefined}>
           {errorMessage(error)}
@@ -117,10 +120,10 @@ export function SignUpPage() {
   );
 }
 
-function SignInLink() {
+function SignInLink({ next }: { next: string | null }) {
   return (
     <p>
-      Already have an account? <Link to="/sign-in">Sign in</Link>
+      Already have an account? <Link to={`/sign-in${nextQuery(next)}`}>Sign in</Link>
     </p>
   );
 }

@@ -1,0 +1,87 @@
+import type { Kysely, Selectable, Transaction } from 'kysely';
+import type { Database, InvitationsTable } from '../db/schema.js';
+
+export type InvitationRow = Selectable<InvitationsTable>;
+
+/** An invitation that can still be accepted, with its workspace's name, for the accept page. */
+export interface PendingInvitationRow extends InvitationRow {
+  workspace_name: string;
+}
+
+// Pending: neither accepted nor revoked, and not yet expired at `now`. Every query below that
+// reads or changes an invitation for a caller names its workspace too: an id alone reaches nothing.
+
+export function insertInvitation(trx: Transaction<Database>, row: InvitationRow): Promise<unknown> {
+  return trx.insertInto('invitations').values(row).execute();
+}
+
+/** Withdraws the address's pending invitations to the workspace: a new one replaces them. */
+export function revokePendingFor(trx: Transaction<Database>, workspaceId: string, email: string, now: string): Promise<unknown> {
+  return trx
+    .updateTable('invitations')
+    .set({ revoked_at: now })
+    .where('workspace_id', '=', workspaceId)
+    .where('email', '=', email)
+    .where('accepted_at', 'is', null)
+    .where('revoked_at', 'is', null)
+    .where('expires_at', '>', now)
+    .execute();
+}
+
+export function listPendingInvitations(db: Kysely<Database>, workspaceId: string, now: string): Promise<InvitationRow[]> {
+  return db
+    .selectFrom('invitations')
+    .selectAll()
+    .where('workspace_id', '=', workspaceId)
+    .where('accepted_at', 'is', null)
+    .where('revoked_at', 'is', null)
+    .where('expires_at', '>', now)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
+}
+
+/** Revokes a pending invitation of the workspace; resolves false when there was none by that id. */
+export async function revokeInvitation(trx: Transaction<Database>, workspaceId: string, invitationId: string, now: string): Promise<boolean> {
+  const result = await trx
+    .updateTable('invitations')
+    .set({ revoked_at: now })
+    .where('id', '=', invitationId)
+    .where('workspace_id', '=', workspaceId)
+    .where('accepted_at', 'is', null)
+    .where('revoked_at', 'is', null)
+    .where('expires_at', '>', now)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+/** The pending invitation whose token has this hash. Changes nothing. */
+export function findPendingInvitation(db: Kysely<Database>, tokenHash: string, now: string): Promise<PendingInvitationRow | undefined> {
+  return db
+    .selectFrom('invitations')
+    .innerJoin('workspaces', 'workspaces.id', 'invitations.workspace_id')
+    .selectAll('invitations')
+    .select('workspaces.name as workspace_name')
+    .where('invitations.token_hash', '=', tokenHash)
+    .where('invitations.accepted_at', 'is', null)
+    .where('invitations.revoked_at', 'is', null)
+    .where('invitations.expires_at', '>', now)
+    .executeTakeFirst();
+}
+
+/**
+ * Uses the invitation: one conditional UPDATE, so of any number of concurrent attempts exactly
+ * one changes the row (the others find it accepted, and are told it no longer works). Resolves
+ * false when it was no longer pending.
+ */
+export async function consumeInvitation(trx: Transaction<Database>, invitationId: string, userId: string, now: string): Promise<boolean> {
+  const result = await trx
+    .updateTable('invitations')
+    .set({ accepted_at: now, accepted_by: userId })
+    .where('id', '=', invitationId)
+    .where('accepted_at', 'is', null)
+    .where('revoked_at', 'is', null)
+    .where('expires_at', '>', now)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
