@@ -185,3 +185,4 @@ export type { PasskeyJson as Passkey } from '@server/passkeys/schema';
 export type { PendingEmailChangeJson as PendingEmailChange } from '@server/profile/schema';
 export type { PartnerSettings, SiteJson as Site } from '@server/sites/schema';
 export type { UserJson as User } from '@server/users/schema';
+export type { WorkspaceJson as Workspace } from '@server/workspaces/schema';
