@@ -12,6 +12,7 @@ interface ListedToken {
   scopes: string[];
   last_four: string;
   last_used_at: string | null;
+  workspace_id: string | null;
 }
 
 async function signInAndOpenTokens(dashboard: Dashboard, email: string): Promise<Page> {
@@ -84,6 +85,10 @@ async function runTokenLifecycle(viewport: { width: number; height: number }, su
     assert.ok(!((await page.content()).includes(token)), 'the secret is gone from the page');
     assert.ok(!TOKEN_PATTERN.test((await page.locator('body').textContent()) ?? ''));
 
+    // A token made without choosing reaches every workspace, and the list says so.
+    assert.equal(stored?.workspace_id, null);
+    await row.getByText('All my workspaces').waitFor();
+
     // Last used was recorded by the fetch above, and the list says so after the reload.
     const [afterUse] = await listTokens();
     assert.notEqual(afterUse?.last_used_at, null);
@@ -106,6 +111,18 @@ async function runTokenLifecycle(viewport: { width: number; height: number }, su
     await page.getByRole('heading', { name: 'No access tokens yet' }).waitFor();
     assert.equal((await listTokens()).length, 0);
     assert.equal((await listSites(origin, token)).status, 401);
+
+    // One workspace chosen from the list: the token is limited to it, and its row names it.
+    await page.getByLabel('Token name').fill('Personal only');
+    await page.getByLabel('Workspace', { exact: true }).selectOption({ label: 'Personal' });
+    await page.getByRole('button', { name: 'Create token' }).click();
+    await page.getByLabel('New access token').waitFor();
+    await page.getByRole('button', { name: 'Done' }).click();
+    const limited = page.getByRole('listitem').filter({ hasText: 'Personal only' });
+    await limited.getByText('Personal', { exact: true }).waitFor();
+    const [scoped] = await listTokens();
+    assert.equal(scoped?.name, 'Personal only');
+    assert.equal(typeof scoped?.workspace_id, 'string');
   } finally {
     await dashboard.close();
   }

@@ -17,6 +17,7 @@ import { registerAuthRoutes } from './sign-in/routes.js';
 import { MagicLinkService } from './auth/magic-link.js';
 import { SessionService } from './auth/sessions.js';
 import { registerWebSignInRoutes } from './sign-in/web-routes.js';
+import { AccountDeletionService } from './account/deletion.js';
 import { ReauthenticationService } from './account/reauthentication.js';
 import { registerAccountRoutes } from './account/routes.js';
 import { AccountClaimService } from './email-verification/claim.js';
@@ -193,7 +194,8 @@ export async function buildApp(options: AppOptions): Promise<App> {
   registerProfileRoutes(app, { guard, profile: new ProfileService(db, clock), emailChanges });
   const passwordChanges = new PasswordChangeService(db, hasher, limiter, sessions, clock);
   const reauthentication = new ReauthenticationService({ db, hasher, limiter, totp, passkeys, sessions, jwt, clock, recentAuthentication });
-  registerAccountRoutes(app, { guard, sessions, passwordChanges, securityEvents, recentAuthentication, reauthentication, passkeys });
+  const accountDeletion = new AccountDeletionService({ db, dialect: database.dialect, sessions, cache });
+  registerAccountRoutes(app, { guard, sessions, passwordChanges, securityEvents, recentAuthentication, reauthentication, passkeys, accountDeletion });
   registerTotpRoutes(app, { guard, totp, securityEvents });
   registerPasskeyRoutes(app, { guard, passkeys, sessions, securityEvents, publicOrigin: config.publicOrigin });
   registerAccessTokenRoutes(app, { guard, accessTokens, securityEvents });

@@ -1,9 +1,9 @@
 import { STATUS_CODES } from 'node:http';
 import type { ErrorCode } from './error-codes.js';
-import type { FieldError, Problem } from './problem.js';
+import type { FieldError, Problem, ProblemExtensions } from './problem.js';
 
 // The problem document's shape lives in an import-free module the dashboard can compile too.
-export type { FieldError, Problem } from './problem.js';
+export type { FieldError, Problem, ProblemExtensions } from './problem.js';
 
 /**
  * A failure a client can act on. Each carries a stable `code` defined next to the feature that
@@ -16,14 +16,20 @@ export class AppError extends Error {
     readonly status: number,
     readonly code: ErrorCode,
     readonly detail: string,
-    readonly options: { errors?: FieldError[]; headers?: Record<string, string> } = {},
+    readonly options: {
+      errors?: FieldError[];
+      headers?: Record<string, string>;
+      /** RFC 9457 extension members a client can act on (the workspaces to hand over); never a secret. */
+      extensions?: ProblemExtensions;
+    } = {},
   ) {
     super(detail);
   }
 }
 
-export function problem(status: number, code: ErrorCode, detail: string, errors?: FieldError[]): Problem {
-  const body: Problem = { type: 'about:blank', title: STATUS_CODES[status] ?? 'Error', status, detail, code };
+export function problem(status: number, code: ErrorCode, detail: string, errors?: FieldError[], extensions: ProblemExtensions = {}): Problem {
+  // Extensions first, so none can replace a member every problem has.
+  const body: Problem = { ...extensions, type: 'about:blank', title: STATUS_CODES[status] ?? 'Error', status, detail, code };
   if (errors !== undefined && errors.length > 0) body.errors = errors;
   return body;
 }

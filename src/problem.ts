@@ -14,4 +14,9 @@ export interface Problem {
   detail: string;
   code: ErrorCode;
   errors?: FieldError[];
+  /** ownership_transfer_required: the workspaces whose ownership must be handed over first. */
+  workspaces?: Array<{ id: string; name: string }>;
 }
+
+/** The members a problem may carry beyond the standard ones (RFC 9457 extensions). */
+export type ProblemExtensions = Omit<Problem, 'type' | 'title' | 'status' | 'detail' | 'code' | 'errors'>;

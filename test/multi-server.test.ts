@@ -193,6 +193,27 @@ test('an access token revoked on one server is refused there at once and by the 
   await freshWithinBound(t, 'revoked access token', revoked, () => call(b, 'GET', '/api/v1/sites', { headers }), (answer) => answer.status === 401 && answer.body.code === 'invalid_token');
 });
 
+test('an account deleted on one server is refused there at once and by the other within the bound (SQLite: at once)', async (t) => {
+  const [a, b] = pair();
+  const user = await operatorUser(a);
+  const created = await call(a, 'POST', '/api/v1/access-tokens', { body: { name: 'deploy script' }, headers: { authorization: user.bearer } });
+  assert.equal(created.status, 201);
+  const tokenHeaders = { authorization: `Token ${String((created.body.access_token as { token: string }).token)}` };
+  const jwtHeaders = { authorization: user.bearer };
+  // Twice on each server: the second answer comes from what the server holds.
+  for (let i = 0; i < 2; i++) {
+    for (const server of [a, b]) {
+      for (const headers of [jwtHeaders, tokenHeaders]) assert.equal((await call(server, 'GET', '/api/v1/sites', { headers })).status, 200);
+    }
+  }
+
+  assert.equal((await call(a, 'DELETE', '/api/v1/me', { headers: jwtHeaders })).status, 204);
+  const deleted = performance.now();
+  for (const headers of [jwtHeaders, tokenHeaders]) assert.equal((await call(a, 'GET', '/api/v1/sites', { headers })).status, 401);
+  await freshWithinBound(t, 'deleted account, JWT', deleted, () => call(b, 'GET', '/api/v1/sites', { headers: jwtHeaders }), (answer) => answer.status === 401);
+  await freshWithinBound(t, 'deleted account, access token', deleted, () => call(b, 'GET', '/api/v1/sites', { headers: tokenHeaders }), (answer) => answer.status === 401);
+});
+
 test('failed logins on both servers count against one limit', async () => {
   const [a, b] = pair();
   const user = await signUp(a);

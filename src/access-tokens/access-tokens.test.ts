@@ -33,6 +33,7 @@ test('a new token is shown once, in the swd_ format, and stored only as a SHA-25
   assert.equal(listed[0].token, undefined);
   assert.ok(!JSON.stringify(listed).includes(created.token));
   assert.equal(listed[0].last_four, created.last_four);
+  assert.equal(listed[0].workspace_id, null, 'a token made without a workspace reaches every workspace of its user');
 
   const row = await t.database.db.selectFrom('access_tokens').selectAll().executeTakeFirstOrThrow();
   assert.match(row.token_hash, /^[0-9a-f]{64}$/);
@@ -171,4 +172,24 @@ test('an account holds at most 100 tokens', async () => {
   const response = await t.app.inject({ method: 'POST', url: '/api/v1/access-tokens', headers: { authorization: user.bearer }, payload: { name: 'one too many' } });
   assert.equal(response.statusCode, 409);
   assert.equal(response.json().code, 'too_many_access_tokens');
+});
+
+test('the list tells each token\'s workspace: the one it was limited to, or null for all', async () => {
+  const user = await signUp(t.app);
+  const workspaces = (await t.app.inject({ method: 'GET', url: '/api/v1/workspaces', headers: { authorization: user.bearer } })).json<{ workspaces: Array<{ id: string }> }>().workspaces;
+  const personal = workspaces[0]?.id ?? assert.fail('a personal workspace');
+  for (const payload of [{ name: 'everywhere' }, { name: 'personal only', workspace_id: personal }]) {
+    const created = await t.app.inject({ method: 'POST', url: '/api/v1/access-tokens', headers: { authorization: user.bearer }, payload });
+    assert.equal(created.statusCode, 201, created.body);
+  }
+  const listed = (await listTokens(user.bearer)).json<{ access_tokens: Array<{ name: string; workspace_id: string | null; token?: string }> }>().access_tokens;
+  assert.deepEqual(
+    // Made in the same millisecond of the test's clock: their order is not the point.
+    listed.map((token) => [token.name, token.workspace_id]).sort(),
+    [
+      ['everywhere', null],
+      ['personal only', personal],
+    ],
+  );
+  assert.ok(listed.every((token) => token.token === undefined), 'the secret is never listed');
 });

@@ -10,6 +10,7 @@ export const AccessTokenSchema = Type.Object({
   last_four: Type.String({ description: 'The last four characters of the token, to tell tokens apart' }),
   created_at: Type.String({ format: 'date-time' }),
   last_used_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+  workspace_id: Type.Union([Type.String(), Type.Null()], { description: 'The one workspace the token reaches; null for every workspace of yours' }),
 });
 export type AccessTokenJson = Static<typeof AccessTokenSchema>;
 
@@ -29,7 +30,6 @@ export const CreateAccessTokenBody = Type.Object(
 export const CreatedAccessToken = Type.Object({
   access_token: Type.Object({
     ...AccessTokenSchema.properties,
-    workspace_id: Type.Union([Type.String(), Type.Null()], { description: 'The one workspace the token reaches; null for every workspace of yours' }),
     token: Type.String({ description: 'The secret, shown this once' }),
   }),
 });

@@ -25,6 +25,7 @@ export function accessTokenToJson(row: AccessTokenRow): AccessTokenJson {
     last_four: row.last_four,
     created_at: row.created_at,
     last_used_at: row.last_used_at,
+    workspace_id: row.workspace_id,
   };
 }
 
@@ -70,7 +71,7 @@ export class AccessTokenService {
       last_used_at: null,
     };
     await insertAccessToken(this.db, row);
-    return { ...accessTokenToJson(row), workspace_id: workspaceId, token };
+    return { ...accessTokenToJson(row), token };
   }
 
   async list(userId: string): Promise<AccessTokenJson[]> {

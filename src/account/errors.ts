@@ -1,4 +1,5 @@
 /** Error codes of the signed-in account's own settings. Values are the wire's `code`. No imports: the dashboard imports this list too. */
 export const ACCOUNT_ERRORS = {
   PASSWORD_INVALID: 'password_invalid',
+  OWNERSHIP_TRANSFER_REQUIRED: 'ownership_transfer_required',
 } as const;

@@ -11,6 +11,7 @@ import { ProblemSchema } from '../http/schema.js';
 import type { App } from '../http/types.js';
 import { requestOrigin, type SecurityEvents } from '../security/events.js';
 import { UserSchema } from '../users/schema.js';
+import type { AccountDeletionService } from './deletion.js';
 import type { PasswordChangeService } from './password-change.js';
 import { userToJson } from '../users/service.js';
 import type { ReauthenticationProof, ReauthenticationService } from './reauthentication.js';
@@ -61,6 +62,13 @@ const ReauthenticatedResponse = Type.Object({
 });
 
 const errors = { 401: ProblemSchema, 403: ProblemSchema };
+
+const OwnershipTransferProblem = Type.Intersect([
+  ProblemSchema,
+  Type.Object({
+    workspaces: Type.Array(Type.Object({ id: Type.String(), name: Type.String() }), { description: 'The workspaces you are the only owner of while others are members' }),
+  }),
+]);
 const tags = ['account'];
 
 export interface AccountRouteDeps {
@@ -71,10 +79,11 @@ export interface AccountRouteDeps {
   recentAuthentication: RecentAuthentication;
   reauthentication: ReauthenticationService;
   passkeys: PasskeyService;
+  accountDeletion: AccountDeletionService;
 }
 
 export function registerAccountRoutes(app: App, deps: AccountRouteDeps): void {
-  const { guard, sessions, passwordChanges, securityEvents, recentAuthentication, reauthentication, passkeys } = deps;
+  const { guard, sessions, passwordChanges, securityEvents, recentAuthentication, reauthentication, passkeys, accountDeletion } = deps;
 
   app.get(
     '/api/v1/me',
@@ -90,6 +99,27 @@ export function registerAccountRoutes(app: App, deps: AccountRouteDeps): void {
       const principal = currentPrincipal(request);
       const until = recentAuthentication.isRecent(principal) ? recentAuthentication.endsAt(principal) : null;
       return { user: userToJson(principal.user), recent_authentication_until: until === null ? null : until.toISOString() };
+    },
+  );
+
+  app.delete(
+    '/api/v1/me',
+    {
+      // "recent": a borrowed session or a stolen JWT must not be able to destroy the account and its sites.
+      onRequest: guard.require('recent'),
+      schema: {
+        summary:
+          'Delete your account (recent authentication): your personal workspace and every workspace you are the only member of go with their sites, and every session, JWT and access token of yours ends; sites of workspaces shared with others stay. 409 ownership_transfer_required, naming the workspaces in `workspaces`, while you are the only owner of a workspace that has other members',
+        tags,
+        response: { 204: Type.Null(), ...errors, 404: ProblemSchema, 409: OwnershipTransferProblem },
+      },
+    },
+    async (request, reply) => {
+      const principal = currentPrincipal(request);
+      await accountDeletion.delete(principal.user.id);
+      securityEvents.record({ type: 'account.deleted', user: principal.user, origin: requestOrigin(request), credential: principal.method });
+      reply.clearCookie(sessions.cookieName, { path: '/', secure: sessions.cookieSettings.secure, httpOnly: true, sameSite: 'lax' });
+      return reply.code(204).send(null);
     },
   );
 

@@ -192,6 +192,14 @@ export class SessionService {
     this.#credentialsRevoked(userId);
   }
 
+  /**
+   * For a change made elsewhere that has ended every credential of the user (the account's
+   * deletion): the listeners forget the user, as after revokeEverything.
+   */
+  credentialsEnded(userId: string): void {
+    this.#credentialsRevoked(userId);
+  }
+
   /** Tells the listeners (the guard's cache) that what they hold about the user is out of date. */
   #credentialsRevoked(userId: string): void {
     for (const listener of this.#revocationListeners) listener(userId);

@@ -33,7 +33,7 @@ type ErrorHandler = (error: FastifyError, request: FastifyRequest, reply: Fastif
 export function errorHandler(outage: DatabaseOutage): ErrorHandler {
   return (error, request, reply) => {
     if (error instanceof AppError) {
-      return send(reply, problem(error.status, error.code, error.detail, error.options.errors), error.options.headers);
+      return send(reply, problem(error.status, error.code, error.detail, error.options.errors, error.options.extensions), error.options.headers);
     }
     if (error.validation !== undefined) {
       const errors = fieldErrors(error.validation, error.validationContext);

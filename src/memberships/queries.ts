@@ -187,6 +187,12 @@ export async function deleteWorkspace(trx: Transaction<Database>, workspaceId: s
   await trx.deleteFrom('workspaces').where('id', '=', workspaceId).execute();
 }
 
+/** The ids of the workspaces the user belongs to, in id order: the order they are locked in when the account goes. */
+export async function listWorkspaceIdsOf(db: Kysely<Database>, userId: string): Promise<string[]> {
+  const rows = await db.selectFrom('workspace_members').select('workspace_id').where('user_id', '=', userId).orderBy('workspace_id').execute();
+  return rows.map((row) => row.workspace_id);
+}
+
 /** The user's personal workspace, if they are still its member. */
 export async function findPersonalWorkspaceId(db: Kysely<Database>, userId: string): Promise<string | undefined> {
   const row = await db

@@ -20,6 +20,7 @@ export const SECURITY_EVENT_TYPES = [
   'sessions.revoked',
   'reauthenticated',
   'account.taken_over',
+  'account.deleted',
 ] as const;
 export type SecurityEventType = (typeof SECURITY_EVENT_TYPES)[number];
 

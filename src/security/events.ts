@@ -39,6 +39,8 @@ const MAILED: ReadonlySet<SecurityEventType> = new Set<SecurityEventType>([
   'access_token.revoked',
   'sessions.revoked',
   'account.taken_over',
+  // The last word to the address: if it was not its owner, the administrator can still restore a backup.
+  'account.deleted',
 ]);
 
 const USER_AGENT_MAX_LENGTH = 300;

@@ -18,12 +18,17 @@ const NOTICES: Partial<Record<SecurityEventType, { subject: string; sentence: st
     subject: 'Your Siteward account was reset',
     sentence: 'someone holding this mailbox reset your Siteward account: its password, passkeys, two-factor setup, access tokens and other sign-ins were removed.',
   },
+  'account.deleted': {
+    subject: 'Your Siteward account was deleted',
+    sentence: 'your Siteward account was deleted, with its personal workspace and its sites; every sign-in and access token of it ended.',
+  },
 };
 
 /** Where the usual advice (sign in by link, change the password) cannot help. */
 const ADVICE: Partial<Record<SecurityEventType, string>> = {
   'email.changed':
     'If this was you, there is nothing to do. If it was not, someone who could sign in to your account moved it to another address: sign-in links to this address no longer work, so contact the administrator of your Siteward server at once.',
+  'account.deleted': 'If this was you, there is nothing to do. If it was not, contact the administrator of your Siteward server at once: only a backup can bring the account back.',
 };
 
 /**

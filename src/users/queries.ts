@@ -72,3 +72,13 @@ export function userFromJoin(row: JoinedUserColumns): UserRow {
     updated_at: row.user_updated_at,
   };
 }
+
+/**
+ * Deletes the account; its sessions, access tokens, passkeys, TOTP, recovery codes, one-time tokens
+ * and memberships go with it by cascade, and the sites it created keep their workspace (creator set
+ * to null). Resolves false when it was gone already.
+ */
+export async function deleteUser(db: Kysely<Database>, userId: string): Promise<boolean> {
+  const result = await db.deleteFrom('users').where('id', '=', userId).executeTakeFirst();
+  return Number(result.numDeletedRows) === 1;
+}

@@ -4,7 +4,7 @@
 
 import { AUTH_ERRORS } from '@server/auth/errors';
 import type { ErrorCode } from '@server/error-codes';
-import type { FieldError, Problem } from '@server/problem';
+import type { FieldError, Problem, ProblemExtensions } from '@server/problem';
 import { CODES_WITH_SPECIFIC_DETAIL, ERROR_MESSAGES } from './errorMessages';
 
 export type { FieldError };
@@ -20,6 +20,8 @@ export class ApiError extends Error {
     readonly detail: string,
     readonly errors: FieldError[] = [],
     readonly retryAfterSeconds?: number,
+    /** What the problem carries beyond the standard members (the workspaces to hand over). */
+    readonly extensions: ProblemExtensions = {},
   ) {
     super(detail);
   }
@@ -137,6 +139,7 @@ async function send<T>(method: string, url: string, options: RequestOptions): Pr
       problem.detail ?? problem.title ?? `The server answered ${response.status}.`,
       Array.isArray(problem.errors) ? problem.errors : [],
       Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter : undefined,
+      Array.isArray(problem.workspaces) ? { workspaces: problem.workspaces } : {},
     );
   }
   return { status: response.status, data: parsed as T, headers: response.headers };
@@ -182,3 +185,4 @@ export type { PasskeyJson as Passkey } from '@server/passkeys/schema';
 export type { PendingEmailChangeJson as PendingEmailChange } from '@server/profile/schema';
 export type { PartnerSettings, SiteJson as Site } from '@server/sites/schema';
 export type { UserJson as User } from '@server/users/schema';
+export type { WorkspaceJson as Workspace } from '@server/workspaces/schema';

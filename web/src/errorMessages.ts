@@ -45,6 +45,7 @@ export const ERROR_MESSAGES: Record<ErrorCode, string> = {
   user_not_found: 'This account no longer exists.',
   current_password_invalid: 'This is not your current password.',
   password_invalid: 'That is not your password.',
+  ownership_transfer_required: 'You are the only owner of a workspace that other people use. Make one of them an owner (or remove them) first, then delete your account.',
   // Two-factor authentication
   otp_required: 'Enter the code from your authenticator app, or a recovery code.',
   otp_invalid: 'That code is wrong or has already been used.',

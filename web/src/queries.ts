@@ -8,6 +8,7 @@ export const QUERY_KEYS = {
   sessions: ['me', 'sessions'],
   passkeys: ['me', 'passkeys'],
   totp: ['me', 'totp'],
+  workspaces: ['workspaces'],
 } as const satisfies Record<string, QueryKey>;
 
 export interface ServerData<T> {

@@ -1,8 +1,8 @@
-import { useState } from 'react';
+import { useId, useState } from 'react';
 import { useForm } from 'react-hook-form';
 import { ACCESS_TOKEN_SCOPES, type AccessTokenScope } from '@server/auth/scopes';
 import type { CreatedAccessTokenJson as CreatedAccessToken } from '@server/access-tokens/schema';
-import { api, ApiError, errorMessage } from '../api';
+import { api, ApiError, errorMessage, type Workspace } from '../api';
 import { Alert } from './Alert';
 import { Button } from './Button';
 import { Field } from './Field';
@@ -19,20 +19,27 @@ const SCOPES = ACCESS_TOKEN_SCOPES.map((scope) => ({ scope, ...SCOPE_TEXT[scope]
 interface Values {
   name: string;
   scopes: string[];
+  /** "" for every workspace of the person's, else the one workspace's id. */
+  workspace: string;
 }
 
 const ALL_SCOPES = SCOPES.map(({ scope }) => scope);
 
 /** Names a new token and picks what it may do. The secret comes back in the answer, this once. */
-export function AccessTokenCreateForm({ onCreated }: { onCreated: (token: CreatedAccessToken) => void }) {
-  const { register, handleSubmit, reset, formState } = useForm<Values>({ defaultValues: { name: '', scopes: ALL_SCOPES } });
+export function AccessTokenCreateForm({ workspaces, onCreated }: { workspaces: Workspace[] | undefined; onCreated: (token: CreatedAccessToken) => void }) {
+  const { register, handleSubmit, reset, formState } = useForm<Values>({ defaultValues: { name: '', scopes: ALL_SCOPES, workspace: '' } });
+  const workspaceFieldId = useId();
   const [error, setError] = useState<unknown>();
 
   async function submit(values: Values) {
     setError(undefined);
     try {
       const ordered = ALL_SCOPES.filter((scope) => values.scopes.includes(scope));
-      const { data } = await api.post<{ access_token: CreatedAccessToken }>('/api/v1/access-tokens', { name: values.name.trim(), scopes: ordered });
+      const { data } = await api.post<{ access_token: CreatedAccessToken }>('/api/v1/access-tokens', {
+        name: values.name.trim(),
+        scopes: ordered,
+        workspace_id: values.workspace === '' ? null : values.workspace,
+      });
       reset();
       onCreated(data.access_token);
     } catch (caught) {
@@ -56,6 +63,20 @@ export function AccessTokenCreateForm({ onCreated }: { onCreated: (token: Create
         hint="Say where it will be used, so you can tell tokens apart later."
         {...register('name', { validate: (value) => value.trim() !== '' || 'Give the token a name.' })}
       />
+      <div className="field">
+        <label htmlFor={workspaceFieldId}>Workspace</label>
+        <select id={workspaceFieldId} aria-describedby={`${workspaceFieldId}-hint`} {...register('workspace')}>
+          <option value="">All my workspaces</option>
+          {(workspaces ?? []).map((workspace) => (
+            <option key={workspace.id} value={workspace.id}>
+              {workspace.name}
+            </option>
+          ))}
+        </select>
+        <p className="hint" id={`${workspaceFieldId}-hint`}>
+          A token limited to one workspace reaches nothing else, even if you join more later.
+        </p>
+      </div>
       <fieldset className="token-scopes" aria-describedby={scopesError !== undefined ? 'token-scopes-error' : undefined}>
         <legend>Scopes</legend>
         {SCOPES.map(({ scope, label, description }) => (

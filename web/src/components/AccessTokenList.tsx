@@ -12,8 +12,8 @@ function When({ value, empty }: { value: string | null; empty: string }) {
   );
 }
 
-/** The owner's tokens: name, scopes, the last four characters to match a token in use, and activity. */
-export function AccessTokenList({ tokens, onRevoke }: { tokens: AccessToken[]; onRevoke: (token: AccessToken) => void }) {
+/** The owner's tokens: name, the workspace each reaches, scopes, the last four characters to match a token in use, and activity. */
+export function AccessTokenList({ tokens, workspaceNames, onRevoke }: { tokens: AccessToken[]; workspaceNames: ReadonlyMap<string, string>; onRevoke: (token: AccessToken) => void }) {
   return (
     <ul className="list token-list">
       {tokens.map((token) => (
@@ -23,6 +23,9 @@ export function AccessTokenList({ tokens, onRevoke }: { tokens: AccessToken[]; o
             <div className="token-meta">
               <span className="mono token-last-four" title="The token's last four characters">
                 swd_…{token.last_four}
+              </span>
+              <span className="badge token-workspace">
+                {token.workspace_id === null ? 'All my workspaces' : (workspaceNames.get(token.workspace_id) ?? 'A workspace')}
               </span>
               {token.scopes.map((scope) => (
                 <span key={scope} className="badge badge-accent">

@@ -1,6 +1,6 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
-import { type AccessToken, api, errorMessage } from '../api';
+import { type AccessToken, api, errorMessage, type Workspace } from '../api';
 import { AccessTokenCreateForm, type CreatedAccessToken } from '../components/AccessTokenCreateForm';
 import { AccessTokenList } from '../components/AccessTokenList';
 import { AccessTokenSecret } from '../components/AccessTokenSecret';
@@ -17,6 +17,8 @@ export function AccessTokensPage() {
   useTitle('Access tokens');
   const queryClient = useQueryClient();
   const { data: tokens, error: loadError, reload: load } = useServerData(QUERY_KEYS.accessTokens, '/api/v1/access-tokens', (body: { access_tokens: AccessToken[] }) => body.access_tokens);
+  const { data: workspaces } = useServerData(QUERY_KEYS.workspaces, '/api/v1/workspaces', (body: { workspaces: Workspace[] }) => body.workspaces);
+  const workspaceNames = new Map((workspaces ?? []).map((workspace) => [workspace.id, workspace.name]));
   const [created, setCreated] = useState<CreatedAccessToken>();
   const [revoking, setRevoking] = useState<AccessToken>();
   const [notice, setNotice] = useState<string>();
@@ -75,7 +77,7 @@ export function AccessTokensPage() {
             <p>Tokens do not expire. Give each integration its own, with only the scopes it needs, and revoke it when it is no longer used.</p>
           </div>
         </div>
-        <AccessTokenCreateForm onCreated={tokenCreated} />
+        <AccessTokenCreateForm workspaces={workspaces} onCreated={tokenCreated} />
       </section>
 
       <section className="card" aria-labelledby="token-list-title">
@@ -88,7 +90,7 @@ export function AccessTokensPage() {
           </div>
         </div>
         {notice !== undefined && <Alert kind="success">{notice}</Alert>}
-        <TokenListBody tokens={tokens} loadError={loadError} onRetry={load} onRevoke={askToRevoke} />
+        <TokenListBody tokens={tokens} workspaceNames={workspaceNames} loadError={loadError} onRetry={load} onRevoke={askToRevoke} />
       </section>
 
       <ConfirmDialog
@@ -111,17 +113,18 @@ export function AccessTokensPage() {
 
 /** The list shows what any token shows; the secret stays in the one-time panel alone. */
 function withoutSecret(token: CreatedAccessToken): AccessToken {
-  return { id: token.id, name: token.name, scopes: token.scopes, last_four: token.last_four, created_at: token.created_at, last_used_at: token.last_used_at };
+  return { id: token.id, name: token.name, scopes: token.scopes, last_four: token.last_four, created_at: token.created_at, last_used_at: token.last_used_at, workspace_id: token.workspace_id };
 }
 
 interface TokenListBodyProps {
   tokens: AccessToken[] | undefined;
+  workspaceNames: ReadonlyMap<string, string>;
   loadError: string | undefined;
   onRetry: () => Promise<void>;
   onRevoke: (token: AccessToken) => void;
 }
 
-function TokenListBody({ tokens, loadError, onRetry, onRevoke }: TokenListBodyProps) {
+function TokenListBody({ tokens, workspaceNames, loadError, onRetry, onRevoke }: TokenListBodyProps) {
   if (loadError !== undefined) {
     return (
       <LoadFailed title="The tokens could not be loaded" message={loadError} onRetry={() => void onRetry()} />
@@ -139,5 +142,5 @@ function TokenListBody({ tokens, loadError, onRetry, onRevoke }: TokenListBodyPr
       </div>
     );
   }
-  return <AccessTokenList tokens={tokens} onRevoke={onRevoke} />;
+  return <AccessTokenList tokens={tokens} workspaceNames={workspaceNames} onRevoke={onRevoke} />;
 }

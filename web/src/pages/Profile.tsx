@@ -1,8 +1,9 @@
+import { DeleteAccountSection } from '../components/DeleteAccountSection';
 import { EmailChangeSection } from '../components/EmailChangeSection';
 import { ProfileNameSection } from '../components/ProfileNameSection';
 import { useTitle } from '../useTitle';
 
-/** Settings > Profile: your name and the address you sign in with. */
+/** Settings > Profile: your name, the address you sign in with, and deleting the account. */
 export function ProfilePage() {
   useTitle('Profile');
   return (
@@ -15,6 +16,7 @@ export function ProfilePage() {
       </header>
       <ProfileNameSection />
       <EmailChangeSection />
+      <DeleteAccountSection />
     </>
   );
 }

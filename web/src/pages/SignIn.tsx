@@ -1,4 +1,4 @@
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import { errorMessage, type User } from '../api';
 import { Alert } from '../components/Alert';
 import { AuthScreen } from '../components/AuthScreen';
@@ -11,6 +11,7 @@ import { useSignupAvailability } from '../components/useSignupAvailability';
 import { Link, queryOf, useLocation } from '../router';
 import { useSession } from '../session';
 import { goAfterSignIn, nextQuery } from '../signInRedirect';
+import { clearSignInNotice, peekSignInNotice } from '../signInNotice';
 import { useTitle } from '../useTitle';
 
 type Step =
@@ -35,7 +36,9 @@ export function SignInPage() {
   const signup = useSignupAvailability();
   const [step, setStep] = useState<Step>({ kind: 'password' });
   const [email, setEmail] = useState('');
-  const [notice, setNotice] = useState<string>();
+  // A screen that signed the person out for good (account deleted) says why here, once.
+  const [notice, setNotice] = useState<string | undefined>(peekSignInNotice);
+  useEffect(() => clearSignInNotice(), []);
   useTitle(TITLES[step.kind]);
 
   const nextParameter = queryOf(location).get('next');
