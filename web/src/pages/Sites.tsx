@@ -144,7 +144,8 @@ export function SitesPage() {
                     {workspace.name}
                   </option>
                 ))}
-                {workspaceId !== null && selected === undefined && workspaces.data !== undefined && <option value={workspaceId}>Unknown workspace</option>}
+                {/* The address's choice stays selected while the names load, rather than showing "All". */}
+                {workspaceId !== null && selected === undefined && <option value={workspaceId}>{workspaces.data === undefined ? 'Loading…' : 'Unknown workspace'}</option>}
               </select>
             </div>
           )}
