@@ -35,9 +35,13 @@ export interface AxeOptions {
   tags?: readonly string[];
 }
 
+function isSerious(violation: Violation): boolean {
+  return violation.impact === 'serious' || violation.impact === 'critical';
+}
+
 /** axe-core's serious and critical findings on the page as it is now. */
 export async function seriousViolations(page: Page, options: AxeOptions = {}): Promise<Violation[]> {
-  return (await findings(page, options)).violations.filter((violation) => violation.impact === 'serious' || violation.impact === 'critical');
+  return (await findings(page, options)).violations.filter(isSerious);
 }
 
 /** The same, one line each, after checking that axe ran its rules: for `assert.deepEqual(…, [])`. */
@@ -45,7 +49,7 @@ export async function seriousAccessibilityProblems(page: Page, options: AxeOptio
   const found = await findings(page, options);
   assert.ok(found.rulesPassed > 10, 'axe-core ran its rules');
   return found.violations
-    .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
+    .filter(isSerious)
     .map((violation) => `${violation.id}: ${violation.help} (${violation.targets.join(', ')})`);
 }
 

@@ -286,19 +286,22 @@ test('unknown addresses show the not-found screen; focus moves to each new scree
     await page.getByRole('heading', { name: 'Sites', level: 1 }).waitFor();
 
     const focused = () => page.evaluate(() => `${document.activeElement?.tagName ?? ''} ${document.activeElement?.textContent ?? ''}`);
+    // The clicked link has the heading's words and holds focus until the new screen takes it.
+    const headingFocused = (name: string) => page.waitForFunction(
+      (text) => document.activeElement?.tagName === 'H1' && document.activeElement.textContent === text, name);
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Settings' }).click();
     await page.getByRole('heading', { name: 'Profile', level: 1 }).waitFor();
-    await page.waitForFunction(() => document.activeElement?.tagName === 'H1');
+    await headingFocused('Profile');
     assert.equal(await focused(), 'H1 Profile');
     assert.equal(await page.title(), 'Profile · Siteward');
     await page.getByRole('navigation', { name: 'Settings' }).getByRole('link', { name: 'Security' }).click();
-    await page.waitForFunction(() => document.activeElement?.textContent === 'Security');
+    await headingFocused('Security');
     assert.equal(await focused(), 'H1 Security');
     assert.equal(await page.title(), 'Security · Siteward');
     await page.goBack();
-    await page.waitForFunction(() => document.activeElement?.textContent === 'Profile');
+    await headingFocused('Profile');
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Sites' }).click();
-    await page.waitForFunction(() => document.activeElement?.textContent === 'Sites');
+    await headingFocused('Sites');
     assert.equal(await page.title(), 'Sites · Siteward');
     // The next Tab continues from the heading, not from the top of the page.
     await page.keyboard.press('Tab');

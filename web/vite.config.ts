@@ -1,6 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import react from '@vitejs/plugin-react';
 import { defineConfig } from 'vite';
+import { precompressed } from './precompressPlugin.ts';
 import { settingsValidators } from './settingsValidatorsPlugin.ts';
 
 const root = fileURLToPath(new URL('.', import.meta.url));
@@ -8,7 +9,7 @@ const root = fileURLToPath(new URL('.', import.meta.url));
 // The dashboard is built into dist/web, beside the compiled server, which serves it (src/web/static.ts).
 export default defineConfig({
   root,
-  plugins: [react(), settingsValidators()],
+  plugins: [react(), settingsValidators(), precompressed()],
   // The server's contract: web code imports its import-free value modules (limits, enums, error codes) and only types from the rest.
   resolve: { alias: { '@server': fileURLToPath(new URL('../src', import.meta.url)) } },
   build: {
@@ -18,6 +19,8 @@ export default defineConfig({
     modulePreload: { polyfill: false },
     // No source maps: served beside the bundle they would publish the dashboard's whole source.
     sourcemap: false,
+    // The compressed copies take seconds on purpose (brotli's highest setting): no warning for it.
+    rolldownOptions: { checks: { bundlerTimings: false } },
   },
   server: {
     // `npx vite --config web/vite.config.ts` for UI work: API calls go to a running `npm start`.

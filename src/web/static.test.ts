@@ -1,12 +1,13 @@
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { brotliDecompressSync, gunzipSync } from 'node:zlib';
+import { brotliCompressSync, brotliDecompressSync, constants, gunzipSync, gzipSync } from 'node:zlib';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify from 'fastify';
 import { afterEach, beforeEach, describe, test } from 'node:test';
 import { buildTestApp, type TestApp } from '../../test/helpers.js';
+import { COMPRESSED_SUFFIXES, compressFully, isCompressible } from './precompressed.js';
 import { SCREENS } from './screens.js';
 import { DASHBOARD_CSP, prefersHtml, registerDashboard, WEB_BUILD_DIR } from './static.js';
 
@@ -29,6 +30,18 @@ describe('the dashboard as the real build serves it', () => {
       const screen = await t.app.inject({ method: 'GET', url });
       assert.equal(screen.statusCode, 200, url);
       assert.equal(screen.body, home.body, url);
+    }
+  });
+
+  test('the build writes a br and a gzip copy of each compressible file, each the same bytes once decompressed', () => {
+    const assetsDir = path.join(WEB_BUILD_DIR, 'assets');
+    const compressible = readdirSync(assetsDir).filter((name) => /\.(?:js|css)$/.test(name));
+    assert.ok(compressible.length >= 2);
+    for (const name of compressible) {
+      const body = readFileSync(path.join(assetsDir, name));
+      if (!isCompressible(name, body.length)) continue;
+      assert.deepEqual(brotliDecompressSync(readFileSync(path.join(assetsDir, name + COMPRESSED_SUFFIXES.br))), body, name);
+      assert.deepEqual(gunzipSync(readFileSync(path.join(assetsDir, name + COMPRESSED_SUFFIXES.gzip))), body, name);
     }
   });
 
@@ -180,6 +193,25 @@ describe('serving a build folder', () => {
       assert.equal(same.headers['content-encoding'], undefined, acceptEncoding);
       assert.equal(same.body, script);
     }
+    await app.close();
+  });
+
+  test('sends the compressed copies the build wrote beside a file, and never serves them by their own names', async () => {
+    // Copies at the lowest settings, so they differ from what the server would make itself.
+    const file = path.join(buildDir, 'assets', 'app-1a2b.js');
+    const [brCopy, gzipCopy] = [brotliCompressSync(script, { params: { [constants.BROTLI_PARAM_QUALITY]: 1 } }), gzipSync(script, { level: 1 })];
+    const own = compressFully(Buffer.from(script));
+    assert.notDeepEqual(brCopy, own.br);
+    assert.notDeepEqual(gzipCopy, own.gzip);
+    writeFileSync(`${file}.br`, brCopy);
+    writeFileSync(`${file}.gz`, gzipCopy);
+    const app = await appServing(buildDir);
+    const brotli = await app.inject({ method: 'GET', url: '/assets/app-1a2b.js', headers: { 'accept-encoding': 'br' } });
+    assert.equal(brotli.headers['content-encoding'], 'br');
+    assert.deepEqual(brotli.rawPayload, brCopy);
+    const gzipped = await app.inject({ method: 'GET', url: '/assets/app-1a2b.js', headers: { 'accept-encoding': 'gzip' } });
+    assert.deepEqual(gzipped.rawPayload, gzipCopy);
+    for (const url of ['/assets/app-1a2b.js.br', '/assets/app-1a2b.js.gz']) assert.equal((await app.inject({ method: 'GET', url })).statusCode, 404, url);
     await app.close();
   });
 

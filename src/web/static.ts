@@ -1,10 +1,10 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { createHash } from 'node:crypto';
 import { preferredEncoding } from '../http/compression.js';
+import { COMPRESSED_SUFFIXES, type Compressed, compressFully, isCompressible } from './precompressed.js';
 import type { App } from '../http/types.js';
 import { SCREENS } from './screens.js';
 
@@ -41,11 +41,6 @@ const CONTENT_TYPES: Record<string, string> = {
   '.woff2': 'font/woff2',
 };
 
-interface Compressed {
-  readonly gzip: Buffer;
-  readonly br: Buffer;
-}
-
 interface Asset {
   body: Buffer;
   compressed: Compressed | undefined;
@@ -54,18 +49,17 @@ interface Asset {
 }
 
 /**
- * Compressed copies by content digest. The files never change while the process runs, so each is
- * compressed once, at the highest settings, however many apps the process builds (tests build many).
+ * Compressed copies made here, by content digest, for a build without the copies the build writes
+ * (a build folder made by hand). Each is made once however many apps the process builds.
  */
 const compressedCopies = new Map<string, Compressed>();
 
-function compressedCopy(digest: string, body: Buffer): Compressed {
+function compressedCopy(file: string, digest: string, body: Buffer): Compressed {
+  const [brFile, gzipFile] = [file + COMPRESSED_SUFFIXES.br, file + COMPRESSED_SUFFIXES.gzip];
+  if (existsSync(brFile) && existsSync(gzipFile)) return { br: readFileSync(brFile), gzip: readFileSync(gzipFile) };
   let copy = compressedCopies.get(digest);
   if (copy === undefined) {
-    copy = {
-      gzip: gzipSync(body, { level: 9 }),
-      br: brotliCompressSync(body, { params: { [constants.BROTLI_PARAM_QUALITY]: constants.BROTLI_MAX_QUALITY, [constants.BROTLI_PARAM_SIZE_HINT]: body.length } }),
-    };
+    copy = compressFully(body);
     compressedCopies.set(digest, copy);
   }
   return copy;
@@ -74,8 +68,7 @@ function compressedCopy(digest: string, body: Buffer): Compressed {
 function loadAsset(file: string, contentType: string): Asset {
   const body = readFileSync(file);
   const digest = createHash('sha256').update(body).digest('base64url');
-  const compressible = body.length > 1024 && !contentType.startsWith('image/png') && contentType !== 'font/woff2';
-  return { body, compressed: compressible ? compressedCopy(digest, body) : undefined, contentType, etag: `"${digest.slice(0, 27)}"` };
+  return { body, compressed: isCompressible(file, body.length) ? compressedCopy(file, digest, body) : undefined, contentType, etag: `"${digest.slice(0, 27)}"` };
 }
 
 /** `cacheControl` undefined: an answer nobody keeps or revalidates (the not-found screen), so no ETag either. */
