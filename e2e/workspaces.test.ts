@@ -4,15 +4,17 @@ import type { Page } from 'playwright-core';
 import type { WorkspaceRole } from '../src/memberships/contract.js';
 import type { SiteJson } from '../src/sites/schema.js';
 import { WorkspaceService } from '../src/workspaces/service.js';
-import { createSite, type SignedUpUser, signUp, type TestApp } from '../test/helpers.js';
+import { createSite, type SignedUpUser, signUp, signUpConfirmed, STRONG_PASSWORD, type TestApp } from '../test/helpers.js';
+import type { TestSmtpServer } from '../test/smtp.js';
 import { seriousAccessibilityProblems } from './axe.js';
 import { scrollsSideways, signInPage } from './dashboard-session.js';
 import { type Dashboard, openDashboard } from './harness.js';
 
 // Workspaces in the dashboard, in a real Chromium against the real app: the sites list's switcher,
-// the read-only editor of a viewer, an editor's save, and Settings > Workspaces. The API has no
-// invitations yet, so members are added as the CLI's workspaces:add-member does, through the
-// service on the app's own database and cache. Every change is checked through the API too.
+// the read-only editor of a viewer, an editor's save, Settings > Workspaces, and invitations from
+// the admin's form through the mail to the invited person's own browser. Where an invitation is not
+// the subject, members are added as the CLI's workspaces:add-member does, through the service on
+// the app's own database and cache. Every change is checked through the API too.
 
 // The one browser global a page-side callback touches (the project compiles without the DOM library).
 declare const document: { querySelectorAll(selector: string): { length: number } };
@@ -239,6 +241,117 @@ test('Settings > Workspaces: create, rename, change a role, refuse the last owne
     // A reload of a workspace's address is answered by the dashboard, which says it is gone.
     await page.goto(`${origin}/settings/workspaces/${designId}`);
     await page.getByRole('heading', { name: 'Workspace not found', level: 1 }).waitFor();
+  } finally {
+    await dashboard.close();
+  }
+});
+
+const INVITATION_LINK = /https?:\/\/\S+\/invitations\/accept\?token=[A-Za-z0-9_-]+/;
+
+/** The invitation link in the newest mail to `email` after the first `from` messages, as its holder reads it. */
+async function invitationLink(smtp: TestSmtpServer, email: string, from: number): Promise<string> {
+  const mail = await smtp.waitForMessage(from, (each) => each.to.includes(email) && INVITATION_LINK.test(each.text));
+  return INVITATION_LINK.exec(mail.text)?.[0] ?? '';
+}
+
+test('an admin invites from Settings; the mailed link brings a new colleague through sign-up to edit and an existing one through sign-in to read only; a withdrawn link stops working', { timeout: 300_000 }, async () => {
+  const dashboard = await openDashboard();
+  const { t, smtp, page, origin } = dashboard;
+  try {
+    // Inviting mails people in the inviter's name: the owner has confirmed their address.
+    const owner = await signUpConfirmed(t.app, smtp);
+    const viewer = await signUp(t.app, 'stakeholder@example.com');
+    const team = await createWorkspace(t, owner, 'Support team');
+    const teamSite = await createSite(t.app, owner.bearer, { name: 'Team help desk', workspace_id: team });
+
+    await signInPage(page, origin, owner.email);
+    await page.goto(`${origin}/settings/workspaces/${team}`);
+    const invitations = page.getByRole('region', { name: 'Invitations' });
+    await invitations.getByText('No invitation is waiting for an answer.').waitFor();
+
+    // A malformed address is refused on the form, before anything is sent.
+    await invitations.getByLabel('E-mail address').fill('not an address');
+    await invitations.getByRole('button', { name: 'Send invitation' }).click();
+    await invitations.getByText('Enter the address to invite, like name@example.com.').waitFor();
+
+    let sent = smtp.messages.length;
+    await invitations.getByLabel('E-mail address').fill('New.Colleague@example.com');
+    await invitations.getByLabel('Role', { exact: true }).selectOption('editor');
+    await invitations.getByRole('button', { name: 'Send invitation' }).click();
+    await invitations.getByText('Invitation sent to new.colleague@example.com.', { exact: false }).waitFor();
+    const editorLink = await invitationLink(smtp, 'new.colleague@example.com', sent);
+
+    sent = smtp.messages.length;
+    await invitations.getByLabel('E-mail address').fill(viewer.email);
+    await invitations.getByLabel('Role', { exact: true }).selectOption('viewer');
+    await invitations.getByRole('button', { name: 'Send invitation' }).click();
+    await invitations.getByText(`Invitation sent to ${viewer.email}.`, { exact: false }).waitFor();
+    const viewerLink = await invitationLink(smtp, viewer.email, sent);
+
+    sent = smtp.messages.length;
+    await invitations.getByLabel('E-mail address').fill('changed.mind@example.com');
+    await invitations.getByRole('button', { name: 'Send invitation' }).click();
+    const pending = invitations.getByRole('list', { name: 'Pending invitations' });
+    await pending.getByText('changed.mind@example.com').waitFor();
+    const withdrawnLink = await invitationLink(smtp, 'changed.mind@example.com', sent);
+    assert.deepEqual(await pending.locator('strong').allTextContents(), ['changed.mind@example.com', viewer.email, 'new.colleague@example.com'], 'newest first');
+    await pending.locator('li', { hasText: viewer.email }).getByText('Invited as a viewer').waitFor();
+    const found = await checkBothThemes(dashboard, page, 'workspace-invitations', async () => {
+      await page.reload();
+      await page.getByRole('list', { name: 'Pending invitations' }).getByText('changed.mind@example.com').waitFor();
+    });
+    assert.deepEqual(found, [], `axe found:\n${found.join('\n')}`);
+    await page.getByRole('button', { name: 'Withdraw the invitation to changed.mind@example.com' }).click();
+    await invitations.getByText('The invitation to changed.mind@example.com was withdrawn', { exact: false }).waitFor();
+    assert.equal(await pending.getByText('changed.mind@example.com').count(), 0);
+
+    // The new colleague: the link's page (opening it joins no one), sign-up, back to the page, Join.
+    const colleague = await dashboard.newDevice();
+    await colleague.page.goto(editorLink);
+    await colleague.page.getByRole('heading', { name: 'Join a workspace' }).waitFor();
+    await colleague.page.getByText('You are invited to join Support team as editor.').waitFor();
+    assert.equal(Object.keys(await membersOf(t, owner, team)).length, 1, 'opening the link joined no one');
+    await colleague.page.getByRole('link', { name: 'Create an account with new.colleague@example.com' }).click();
+    await colleague.page.getByLabel('E-mail').fill('new.colleague@example.com');
+    await colleague.page.getByLabel('Password').fill(STRONG_PASSWORD);
+    await colleague.page.getByRole('button', { name: 'Create account' }).click();
+    await colleague.page.getByRole('heading', { name: 'Join a workspace' }).waitFor();
+    await colleague.page.getByRole('button', { name: 'Join' }).click();
+    await colleague.page.getByText('You joined Support team as editor.').waitFor();
+    await colleague.page.getByRole('link', { name: 'Open the sites of Support team' }).click();
+    await colleague.page.getByRole('region', { name: 'Your sites' }).getByText('Team help desk').waitFor();
+    assert.equal(await colleague.page.getByRole('combobox', { name: 'Workspace', exact: true }).inputValue(), team);
+    await colleague.page.getByRole('link', { name: 'Team help desk' }).click();
+    await colleague.page.getByRole('heading', { name: 'Team help desk', level: 1 }).waitFor();
+    await colleague.page.getByLabel('Name', { exact: true }).fill('Team help desk, by the new editor');
+    await colleague.page.getByRole('button', { name: 'Save', exact: true }).click();
+    await colleague.page.getByRole('region', { name: 'Save changes' }).getByText('Saved', { exact: true }).waitFor();
+    assert.equal((await readSite(t, owner, teamSite.id)).name, 'Team help desk, by the new editor');
+
+    // The stakeholder has an account: sign in from the link's page, Join, and the site is read-only.
+    const stakeholder = await dashboard.newDevice();
+    await stakeholder.page.goto(viewerLink);
+    await stakeholder.page.getByRole('link', { name: 'Sign in' }).click();
+    await stakeholder.page.getByLabel('E-mail').fill(viewer.email);
+    await stakeholder.page.getByLabel('Password').fill(STRONG_PASSWORD);
+    await stakeholder.page.getByRole('button', { name: 'Sign in', exact: true }).click();
+    await stakeholder.page.getByRole('button', { name: 'Join' }).click();
+    await stakeholder.page.getByText('You joined Support team as viewer.').waitFor();
+    await stakeholder.page.goto(`${origin}/sites/${teamSite.id}`);
+    await stakeholder.page.getByText('You are a viewer in Support team: ask an admin for editor access.').waitFor();
+    assert.equal(await stakeholder.page.getByLabel('Name', { exact: true }).isDisabled(), true);
+
+    // A used link and a withdrawn one both say they no longer work.
+    for (const used of [editorLink, withdrawnLink]) {
+      await stakeholder.page.goto(used);
+      await stakeholder.page.getByRole('heading', { name: 'This invitation no longer works' }).waitFor();
+    }
+    assert.deepEqual(await membersOf(t, owner, team), { [owner.email]: 'owner', 'new.colleague@example.com': 'editor', [viewer.email]: 'viewer' });
+
+    // The admin's screen, loaded again, has nothing left waiting.
+    await page.reload();
+    await page.getByRole('region', { name: 'Invitations' }).getByText('No invitation is waiting for an answer.').waitFor();
+    assert.equal(await page.getByRole('region', { name: 'Members' }).getByRole('combobox', { name: 'Role of new.colleague@example.com' }).inputValue(), 'editor');
   } finally {
     await dashboard.close();
   }

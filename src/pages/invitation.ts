@@ -59,11 +59,14 @@ ${invitationLine(invitation)}
   );
 }
 
-export function invitationAcceptedPage(workspaceName: string, role: string, alreadyMember: boolean): string {
+/** Joined (or a member already): the way on is the workspace's sites in the dashboard. */
+export function invitationAcceptedPage(workspace: { id: string; name: string; role: string }, alreadyMember: boolean): string {
+  const name = escapeHtml(workspace.name);
   const what = alreadyMember
-    ? `You were already a member of <strong>${escapeHtml(workspaceName)}</strong>; your role (${escapeHtml(role)}) is unchanged.`
-    : `You joined <strong>${escapeHtml(workspaceName)}</strong> as <strong>${escapeHtml(role)}</strong>.`;
-  return page('Invitation accepted', `<h1>Invitation accepted</h1>\n<p>${what}</p>\n<p><a href="/">Open Siteward</a></p>`);
+    ? `You were already a member of <strong>${name}</strong>; your role (${escapeHtml(workspace.role)}) is unchanged.`
+    : `You joined <strong>${name}</strong> as <strong>${escapeHtml(workspace.role)}</strong>.`;
+  const sites = `/?workspace=${encodeURIComponent(workspace.id)}`;
+  return page('Invitation accepted', `<h1>Invitation accepted</h1>\n<p>${what}</p>\n<p><a href="${escapeHtml(sites)}">Open the sites of ${name}</a></p>`);
 }
 
 /** An unknown, used, revoked or expired invitation. */

@@ -13,5 +13,4 @@ export const UserSchema = Type.Object(
 );
 export type UserJson = Static<typeof UserSchema>;
 
-export const EMAIL_MAX_LENGTH = 254;
-export const NAME_MAX_LENGTH = 200;
+export { EMAIL_MAX_LENGTH, NAME_MAX_LENGTH } from './contract.js';

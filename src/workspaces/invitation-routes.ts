@@ -181,7 +181,7 @@ export function registerInvitationRoutes(app: App, deps: InvitationRouteDeps): v
           throw error;
         }
         afterAccepting(request, accepted);
-        return sendPage(reply, 200, invitationAcceptedPage(accepted.workspace.name, accepted.workspace.role, !accepted.joined));
+        return sendPage(reply, 200, invitationAcceptedPage(accepted.workspace, !accepted.joined));
       },
     );
   });

@@ -2,16 +2,21 @@
 // switcher, the new-site dialog, the editor's read-only mode and the settings screens all read
 // this one query, so a change made on one screen (a workspace created, a role lowered) reaches all.
 import { useQuery } from '@tanstack/react-query';
-import type { MemberJson, WorkspaceJson } from '@server/workspaces/schema';
+import type { InvitationJson, MemberJson, WorkspaceJson } from '@server/workspaces/schema';
 import { api } from './api';
 
 export type Workspace = WorkspaceJson;
 export type Member = MemberJson;
+export type Invitation = InvitationJson;
 
 export const WORKSPACES_QUERY_KEY = ['workspaces'] as const;
 
 export function workspaceMembersKey(workspaceId: string) {
   return ['workspaces', workspaceId, 'members'] as const;
+}
+
+export function workspaceInvitationsKey(workspaceId: string) {
+  return ['workspaces', workspaceId, 'invitations'] as const;
 }
 
 /** The workspace's screen under Settings. */

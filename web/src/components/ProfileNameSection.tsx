@@ -1,14 +1,12 @@
 import { useMutation } from '@tanstack/react-query';
 import { useForm } from 'react-hook-form';
+import { NAME_MAX_LENGTH } from '@server/users/contract';
 import { api, ApiError, errorMessage, type User } from '../api';
 import { asSentence } from '../format';
 import { useSession } from '../session';
 import { Alert } from './Alert';
 import { Button } from './Button';
 import { Field } from './Field';
-
-/** The server's limit (NAME_MAX_LENGTH in src/users/schema.ts), counted in characters. */
-const NAME_MAX_LENGTH = 200;
 
 /** Settings > Profile > Name: how Siteward addresses you. */
 export function ProfileNameSection() {

@@ -2,7 +2,7 @@
 // bubbles are off (noValidate) because they vanish, cannot be styled and read badly aloud.
 
 /** Something@something: the server decides the rest. */
-const EMAIL_SHAPE = /^[^\s@]+@[^\s@]+$/;
+export const EMAIL_SHAPE = /^[^\s@]+@[^\s@]+$/;
 
 export const emailRules = {
   validate: (value: string) => {

@@ -13,6 +13,7 @@ import { asSentence, formatDateTime, formatRelative } from '../format';
 import { Link, navigate } from '../router';
 import { useSession } from '../session';
 import { useTitle } from '../useTitle';
+import { InvitationsSection } from './WorkspaceInvitations';
 import { can, canRemoveMember, ROLE_LABELS, rolesOffered, type WorkspaceRole } from '../workspaceAccess';
 import { type Member, useWorkspaces, type Workspace, workspaceMembersKey, WORKSPACES_QUERY_KEY, type WorkspacesNotice, workspaceUrl } from '../workspaces';
 
@@ -90,7 +91,7 @@ function WorkspaceScreen({ workspace }: { workspace: Workspace }) {
       {can(workspace.role, 'workspace.update') && <RenameSection workspace={workspace} />}
 
       <MembersSection workspace={workspace} currentUserId={user?.id} />
-      {/* Invitations belong here, beside the members, once the invitations API exists. */}
+      {can(workspace.role, 'invitation.manage') && <InvitationsSection workspace={workspace} />}
 
       <section className="card" aria-labelledby="workspace-leave-title">
         <div className="card-header">
