@@ -5,7 +5,7 @@ import type { WorkspaceRole } from '../src/memberships/contract.js';
 import type { SiteJson } from '../src/sites/schema.js';
 import { WorkspaceService } from '../src/workspaces/service.js';
 import { createSite, type SignedUpUser, signUp, signUpConfirmed, STRONG_PASSWORD, type TestApp } from '../test/helpers.js';
-import type { TestSmtpServer } from '../test/smtp.js';
+import { linkIn, type TestSmtpServer } from '../test/smtp.js';
 import { seriousAccessibilityProblems } from './axe.js';
 import { scrollsSideways, signInPage } from './dashboard-session.js';
 import { type Dashboard, openDashboard } from './harness.js';
@@ -254,13 +254,13 @@ async function invitationLink(smtp: TestSmtpServer, email: string, from: number)
   return INVITATION_LINK.exec(mail.text)?.[0] ?? '';
 }
 
-test('an admin invites from Settings; the mailed link brings a new colleague through sign-up to edit and an existing one through sign-in to read only; a withdrawn link stops working', { timeout: 300_000 }, async () => {
+test('an admin invites from Settings; the mailed link brings a new colleague through sign-up to edit and an existing one through a sign-in link to read only; a withdrawn link stops working', { timeout: 300_000 }, async () => {
   const dashboard = await openDashboard();
   const { t, smtp, page, origin } = dashboard;
   try {
     // Inviting mails people in the inviter's name: the owner has confirmed their address.
     const owner = await signUpConfirmed(t.app, smtp);
-    const viewer = await signUp(t.app, 'stakeholder@example.com');
+    const viewer = await signUpConfirmed(t.app, smtp, 'stakeholder@example.com');
     const team = await createWorkspace(t, owner, 'Support team');
     const teamSite = await createSite(t.app, owner.bearer, { name: 'Team help desk', workspace_id: team });
 
@@ -328,13 +328,19 @@ test('an admin invites from Settings; the mailed link brings a new colleague thr
     await colleague.page.getByRole('region', { name: 'Save changes' }).getByText('Saved', { exact: true }).waitFor();
     assert.equal((await readSite(t, owner, teamSite.id)).name, 'Team help desk, by the new editor');
 
-    // The stakeholder has an account: sign in from the link's page, Join, and the site is read-only.
+    // The stakeholder has an account and signs in from the link's page with a sign-in link: once
+    // redeemed, it leads back to the invitation. Join, and the site is read-only.
     const stakeholder = await dashboard.newDevice();
     await stakeholder.page.goto(viewerLink);
     await stakeholder.page.getByRole('link', { name: 'Sign in' }).click();
+    await stakeholder.page.getByRole('button', { name: 'E-mail me a sign-in link' }).click();
+    sent = smtp.messages.length;
     await stakeholder.page.getByLabel('E-mail').fill(viewer.email);
-    await stakeholder.page.getByLabel('Password').fill(STRONG_PASSWORD);
-    await stakeholder.page.getByRole('button', { name: 'Sign in', exact: true }).click();
+    await stakeholder.page.getByRole('button', { name: 'E-mail me a link' }).click();
+    await stakeholder.page.getByRole('heading', { name: 'Check your inbox' }).waitFor();
+    await stakeholder.page.goto(linkIn(await smtp.waitForMessage(sent, (mail) => mail.to.includes(viewer.email) && mail.subject === 'Your Siteward sign-in link')));
+    await stakeholder.page.getByRole('button', { name: 'Sign in' }).click();
+    await stakeholder.page.getByRole('heading', { name: 'Join a workspace' }).waitFor();
     await stakeholder.page.getByRole('button', { name: 'Join' }).click();
     await stakeholder.page.getByText('You joined Support team as viewer.').waitFor();
     await stakeholder.page.goto(`${origin}/sites/${teamSite.id}`);

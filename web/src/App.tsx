@@ -11,7 +11,7 @@ import { SignUpPage } from './pages/SignUp';
 import { SitesPage } from './pages/Sites';
 import { confirmLeaving, connectRouter, Link, navigate, queryOf, screenOf, useLocation } from './router';
 import { useSession } from './session';
-import { goAfterSignIn } from './signInRedirect';
+import { goAfterSignIn, takeNextAfterSignInLink } from './signInRedirect';
 
 // The first screens anyone sees (sign-in, the sites list) are in the main bundle; the editor (with
 // its forms and compiled schemas) and the settings screens load when first opened.
@@ -143,10 +143,13 @@ function SignedOutOnly() {
 function SignedInOnly() {
   const { user } = useSession();
   const location = useLocation();
+  // Arriving signed in at "/" may be a redeemed sign-in link that was to lead elsewhere.
+  const [nextAfterLink] = useState(() => (user !== null && user !== undefined && location === '/' ? takeNextAfterSignInLink() : null));
   if (user === null || user === undefined) {
     const next = location === '/' ? '' : `?next=${encodeURIComponent(location)}`;
     return <Redirect to={`/sign-in${next}`} />;
   }
+  if (nextAfterLink !== null) return <AfterSignIn next={nextAfterLink} />;
   return (
     <Shell>
       <Suspense fallback={<Loading label="Loading…" />}>

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, test, vi } from 'vitest';
-import { isServerPage, nextQuery, safeNextPath } from './signInRedirect';
+import { isServerPage, nextQuery, rememberNextForSignInLink, safeNextPath, takeNextAfterSignInLink } from './signInRedirect';
 
 describe('where a sign-in leads', () => {
   afterEach(() => vi.unstubAllGlobals());
@@ -17,5 +17,50 @@ describe('where a sign-in leads', () => {
   test('the next path is handed on between sign-in and sign-up, encoded', () => {
     expect(nextQuery(null)).toBe('');
     expect(nextQuery('/invitations/accept?token=a&b')).toBe('?next=%2Finvitations%2Faccept%3Ftoken%3Da%26b');
+  });
+
+  describe('through a sign-in link, which lands on "/"', () => {
+    function stubBrowser(): Map<string, string> {
+      const stored = new Map<string, string>();
+      const localStorage = {
+        getItem: (key: string) => stored.get(key) ?? null,
+        setItem: (key: string, value: string) => void stored.set(key, value),
+        removeItem: (key: string) => void stored.delete(key),
+      };
+      vi.stubGlobal('window', { location: { origin: 'https://siteward.example' }, localStorage });
+      return stored;
+    }
+    const invitation = '/invitations/accept?token=abcDEF_-123';
+
+    test('is remembered when the link is asked for and taken once', () => {
+      stubBrowser();
+      rememberNextForSignInLink(invitation, 1_000);
+      expect(takeNextAfterSignInLink(2_000)).toBe(invitation);
+      expect(takeNextAfterSignInLink(2_000)).toBeNull();
+    });
+
+    test('is forgotten after the 15 minutes the link works', () => {
+      stubBrowser();
+      rememberNextForSignInLink(invitation, 0);
+      expect(takeNextAfterSignInLink(15 * 60 * 1000 + 1)).toBeNull();
+    });
+
+    test('never leads off the site, even when the stored value was changed by hand', () => {
+      const stored = stubBrowser();
+      rememberNextForSignInLink('//evil.example/', 0);
+      expect(stored.size).toBe(0);
+      stored.set('siteward.next-after-sign-in-link', JSON.stringify({ next: 'https://evil.example/', until: Number.MAX_SAFE_INTEGER }));
+      expect(takeNextAfterSignInLink(0)).toBeNull();
+      stored.set('siteward.next-after-sign-in-link', '{not json');
+      expect(takeNextAfterSignInLink(0)).toBeNull();
+      expect(stored.size).toBe(0);
+    });
+
+    test('a link asked for without `next` clears one left from before', () => {
+      const stored = stubBrowser();
+      rememberNextForSignInLink(invitation, 0);
+      rememberNextForSignInLink(null, 0);
+      expect(stored.size).toBe(0);
+    });
   });
 });

@@ -35,8 +35,44 @@ export function nextQuery(next: string | null): string {
   return next === null || next === '' ? '' : `?next=${encodeURIComponent(next)}`;
 }
 
+// A sign-in link opens a new page, which the server sends to "/" once the link is redeemed. So that
+// it still leads where the sign-in was headed (an invitation, say), that place is kept in this
+// browser for as long as the link works (15 minutes) and taken by the first signed-in screen. A link
+// opened on another device lands on the dashboard, as a sign-in without `next` does.
+const LINK_NEXT_KEY = 'siteward.next-after-sign-in-link';
+const SIGN_IN_LINK_LIFETIME_MS = 15 * 60 * 1000;
+
+/** When a sign-in link is asked for: remember `next` (if any) for the page the link will open. */
+export function rememberNextForSignInLink(next: string | null, now = Date.now()): void {
+  try {
+    if (next === null || safeNextPath(next) === '/') window.localStorage.removeItem(LINK_NEXT_KEY);
+    else window.localStorage.setItem(LINK_NEXT_KEY, JSON.stringify({ next, until: now + SIGN_IN_LINK_LIFETIME_MS }));
+  } catch {
+    // Storage refused (private mode, quota): the link then leads to the dashboard.
+  }
+}
+
+/** The remembered `next`, once: null when none, when it is too old, or when it is not ours. */
+export function takeNextAfterSignInLink(now = Date.now()): string | null {
+  try {
+    const stored = window.localStorage.getItem(LINK_NEXT_KEY);
+    if (stored === null) return null;
+    window.localStorage.removeItem(LINK_NEXT_KEY);
+    const parsed: unknown = JSON.parse(stored);
+    if (typeof parsed !== 'object' || parsed === null || !('next' in parsed) || !('until' in parsed)) return null;
+    const { next, until } = parsed;
+    if (typeof next !== 'string' || typeof until !== 'number' || until < now) return null;
+    const path = safeNextPath(next);
+    return path === '/' ? null : path;
+  } catch {
+    return null;
+  }
+}
+
 /** Goes where a finished sign-in (or sign-up) leads: `next` when it is ours, else the dashboard. */
 export function goAfterSignIn(next: string | null): void {
+  // Signed in some other way than the link: it no longer decides where to go.
+  rememberNextForSignInLink(null);
   const path = safeNextPath(next);
   if (isServerPage(path)) window.location.assign(path);
   else navigate(path, { replace: true, force: true });

@@ -10,7 +10,7 @@ import { SignInSecondFactor } from '../components/SignInSecondFactor';
 import { useSignupAvailability } from '../components/useSignupAvailability';
 import { Link, queryOf, useLocation } from '../router';
 import { useSession } from '../session';
-import { goAfterSignIn, nextQuery } from '../signInRedirect';
+import { goAfterSignIn, nextQuery, rememberNextForSignInLink } from '../signInRedirect';
 import { clearSignInNotice, peekSignInNotice } from '../signInNotice';
 import { useTitle } from '../useTitle';
 
@@ -98,6 +98,7 @@ export function SignInPage() {
           <MagicLinkRequestForm
             initialEmail={email}
             onSent={(sentTo) => {
+              rememberNextForSignInLink(nextParameter);
               setEmail(sentTo);
               setStep({ kind: 'magic-link-sent', email: sentTo });
             }}
