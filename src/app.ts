@@ -5,6 +5,8 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify from 'fastify';
 import { sql } from 'kysely';
 import type { DestinationStream } from 'pino';
+import { registerAuditRoutes } from './audit/routes.js';
+import { AuditLog } from './audit/service.js';
 import { LastUseRecorder } from './auth/access-token-last-use.js';
 import { registerAccessTokenRoutes } from './access-tokens/routes.js';
 import { AccessTokenService } from './access-tokens/service.js';
@@ -206,6 +208,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   registerWorkspaceRoutes(app, { guard, workspaces: new WorkspaceService({ db, dialect: database.dialect, clock, cache }), recentAuthentication });
   const invitations = new InvitationService({ db, dialect: database.dialect, clock, cache, limiter, mailer, publicUrl: config.publicUrl });
   registerInvitationRoutes(app, { guard, invitations, recentAuthentication, securityEvents, publicOrigin: config.publicOrigin, signupOpen: config.signup === 'open' });
+  registerAuditRoutes(app, { guard, auditLog: new AuditLog({ db }) });
 
   // Hourly clean-up of ended sessions, tokens and rate-limit windows; every server may run it.
   const pruning = setInterval(() => {

@@ -166,7 +166,7 @@ export class Guard {
         user: found.user,
         method: 'session',
         scopes: ACCESS_TOKEN_SCOPES,
-        accessTokenId: null,
+        accessToken: null,
         sessionId: found.session.id,
         authenticatedAt: Date.parse(found.session.authenticated_at),
         memberships: await this.#sessionMemberships(found.user.id),
@@ -210,7 +210,7 @@ export class Guard {
       throw unauthorized(AUTH_ERRORS.INVALID_TOKEN, INVALID_CREDENTIALS_DETAIL);
     }
     const memberships = await findMemberships(this.db, user.id);
-    const principal: Principal = { user, method: 'jwt', scopes: ACCESS_TOKEN_SCOPES, accessTokenId: null, sessionId: null, authenticatedAt: claims.auth_time * 1000, memberships, workspaceId: null };
+    const principal: Principal = { user, method: 'jwt', scopes: ACCESS_TOKEN_SCOPES, accessToken: null, sessionId: null, authenticatedAt: claims.auth_time * 1000, memberships, workspaceId: null };
     this.#jwtUsers.set(user.id, principal, { tags: [userTag(user.id), membershipsTag(user.id)], size: principalBytes(memberships), epoch });
     return principal;
   }
@@ -231,7 +231,7 @@ export class Guard {
       const workspaceId = row.token.workspace_id;
       found = {
         id: row.token.id,
-        principal: { user: row.user, method: 'access_token', scopes, accessTokenId: row.token.id, sessionId: null, authenticatedAt: null, memberships, workspaceId },
+        principal: { user: row.user, method: 'access_token', scopes, accessToken: { id: row.token.id, name: row.token.name }, sessionId: null, authenticatedAt: null, memberships, workspaceId },
         lastUsedMs: row.token.last_used_at === null ? 0 : Date.parse(row.token.last_used_at),
       };
       const tags = [changeTag('access_tokens', 'id', row.token.id), userTag(row.user.id), membershipsTag(row.user.id)];

@@ -11,7 +11,8 @@ export interface Principal {
   user: UserRow;
   method: AuthMethod;
   scopes: readonly AccessTokenScope[];
-  accessTokenId: string | null;
+  /** The personal access token the request came with, by id and name (as the audit log names it). */
+  accessToken: { id: string; name: string } | null;
   sessionId: string | null;
   /**
    * When the person behind the credential last proved who they are (epoch milliseconds): the

@@ -17,6 +17,7 @@ export interface Database {
   workspaces: WorkspacesTable;
   workspace_members: WorkspaceMembersTable;
   invitations: InvitationsTable;
+  audit_events: AuditEventsTable;
 }
 
 export interface UsersTable {
@@ -253,4 +254,27 @@ export interface InvitationsTable {
   /** Who joined through it; null until then, or once their account is gone. */
   accepted_by: string | null;
   revoked_at: string | null;
+}
+
+/** The workspace audit log: append-only; who acted is a snapshot, not a reference. */
+export interface AuditEventsTable {
+  /** UUIDv7: the log's order. */
+  id: string;
+  workspace_id: string;
+  at: string;
+  action: string;
+  /** Null for the command line and the system. */
+  actor_id: string | null;
+  actor_email: string | null;
+  actor_name: string | null;
+  via_type: 'session' | 'jwt' | 'access_token' | 'cli' | 'system';
+  via_token_id: string | null;
+  via_token_name: string | null;
+  ip: string | null;
+  user_agent: string | null;
+  target_type: string;
+  target_id: string;
+  target_name: string;
+  /** JSON object; never a secret. */
+  details: string;
 }

@@ -1,14 +1,35 @@
 import { randomBytes } from 'node:crypto';
 
+// The last id's time and counter, so ids made in one millisecond still sort in the order they were made.
+let lastMs = 0;
+let counter = 0;
+const COUNTER_MAX = 0xfff;
+
 /**
- * A UUIDv7 (RFC 9562): 48 bits of Unix milliseconds, then random bits. Ids sort by creation time,
- * which keeps B-tree inserts local and gives cursor pagination a stable, meaningful order.
+ * A UUIDv7 (RFC 9562): 48 bits of Unix milliseconds, a 12-bit counter, then random bits. Ids sort
+ * by creation time, which keeps B-tree inserts local and gives cursor pagination a stable,
+ * meaningful order. Within one process they also sort by creation inside a millisecond (the
+ * counter, RFC 9562 section 6.2, method 1): an audit log's order is the order of its events.
  */
 export function newId(now: Date = new Date()): string {
+  let ms = now.getTime();
+  if (ms > lastMs) {
+    // Starts low in the range, leaving room to count up within the millisecond.
+    counter = (randomBytes(1)[0] ?? 0) & 0x7f;
+  } else {
+    ms = lastMs;
+    counter++;
+    if (counter > COUNTER_MAX) {
+      ms = lastMs + 1;
+      counter = 0;
+    }
+  }
+  lastMs = ms;
   const bytes = randomBytes(16);
-  const ms = BigInt(now.getTime());
-  for (let i = 0; i < 6; i++) bytes[i] = Number((ms >> BigInt(8 * (5 - i))) & 0xffn);
-  bytes[6] = 0x70 | ((bytes[6] ?? 0) & 0x0f);
+  const time = BigInt(ms);
+  for (let i = 0; i < 6; i++) bytes[i] = Number((time >> BigInt(8 * (5 - i))) & 0xffn);
+  bytes[6] = 0x70 | (counter >> 8);
+  bytes[7] = counter & 0xff;
   bytes[8] = 0x80 | ((bytes[8] ?? 0) & 0x3f);
   const hex = bytes.toString('hex');
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;

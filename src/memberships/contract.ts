@@ -19,6 +19,7 @@ export const WORKSPACE_ACTIONS = [
   'member.read',
   'member.manage',
   'invitation.manage',
+  'audit.read',
   'owner.grant',
 ] as const;
 export type WorkspaceAction = (typeof WORKSPACE_ACTIONS)[number];
@@ -30,9 +31,9 @@ const OWNERS: readonly WorkspaceRole[] = ['owner'];
 
 /**
  * The permission table: which roles may take each action. A viewer reads sites and members; an
- * editor also creates and updates sites and runs partner checks; an admin also deletes sites and
- * manages members below owner and invitations; an owner also renames or deletes the workspace and
- * makes (or unmakes) owners.
+ * editor also creates and updates sites and runs partner checks; an admin also deletes sites,
+ * manages members below owner and invitations, and reads the audit log; an owner also renames or
+ * deletes the workspace and makes (or unmakes) owners.
  */
 export const PERMISSIONS: Readonly<Record<WorkspaceAction, readonly WorkspaceRole[]>> = {
   'workspace.read': EVERYONE,
@@ -47,5 +48,6 @@ export const PERMISSIONS: Readonly<Record<WorkspaceAction, readonly WorkspaceRol
   'member.read': EVERYONE,
   'member.manage': ADMINS,
   'invitation.manage': ADMINS,
+  'audit.read': ADMINS,
   'owner.grant': OWNERS,
 };

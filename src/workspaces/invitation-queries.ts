@@ -42,8 +42,9 @@ export function listPendingInvitations(db: Kysely<Database>, workspaceId: string
 }
 
 /** Revokes a pending invitation of the workspace; resolves false when there was none by that id. */
-export async function revokeInvitation(trx: Transaction<Database>, workspaceId: string, invitationId: string, now: string): Promise<boolean> {
-  const result = await trx
+/** Withdraws a pending invitation; resolves its address, or undefined when none was pending. */
+export async function revokeInvitation(trx: Transaction<Database>, workspaceId: string, invitationId: string, now: string): Promise<string | undefined> {
+  const row = await trx
     .updateTable('invitations')
     .set({ revoked_at: now })
     .where('id', '=', invitationId)
@@ -51,8 +52,9 @@ export async function revokeInvitation(trx: Transaction<Database>, workspaceId: 
     .where('accepted_at', 'is', null)
     .where('revoked_at', 'is', null)
     .where('expires_at', '>', now)
+    .returning('email')
     .executeTakeFirst();
-  return Number(result.numUpdatedRows) === 1;
+  return row?.email;
 }
 
 /** The pending invitation whose token has this hash. Changes nothing. */

@@ -1,6 +1,7 @@
 import formBody from '@fastify/formbody';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
+import { changeOriginOf } from '../audit/origin.js';
 import { assertSameOrigin } from '../auth/csrf.js';
 import { AUTH_ERRORS } from '../auth/errors.js';
 import type { Guard, Principal } from '../auth/guard.js';
@@ -61,7 +62,7 @@ export function registerInvitationRoutes(app: App, deps: InvitationRouteDeps): v
     },
     async (request, reply) => {
       const principal = currentPrincipal(request);
-      const invitation = await invitations.create(principal.user.id, request.params.id, request.body.email, request.body.role, () => deps.recentAuthentication.assert(principal));
+      const invitation = await invitations.create(changeOriginOf(request), request.params.id, request.body.email, request.body.role, () => deps.recentAuthentication.assert(principal));
       return reply.code(201).send({ invitation });
     },
   );
@@ -82,7 +83,7 @@ export function registerInvitationRoutes(app: App, deps: InvitationRouteDeps): v
       schema: { summary: 'Withdraw a pending invitation (admin): its link stops working', tags, security, params: InvitationParams, response: { 204: Type.Null(), ...errors } },
     },
     async (request, reply) => {
-      await invitations.revoke(currentUser(request).id, request.params.id, request.params.invitation_id);
+      await invitations.revoke(changeOriginOf(request), request.params.id, request.params.invitation_id);
       return reply.code(204).send(null);
     },
   );
@@ -108,7 +109,7 @@ export function registerInvitationRoutes(app: App, deps: InvitationRouteDeps): v
       },
     },
     async (request) => {
-      const accepted = await invitations.accept(currentUser(request).id, request.body.token);
+      const accepted = await invitations.accept(changeOriginOf(request), request.body.token);
       afterAccepting(request, accepted);
       return { workspace: accepted.workspace };
     },
@@ -170,7 +171,7 @@ export function registerInvitationRoutes(app: App, deps: InvitationRouteDeps): v
         if (principal === undefined) return redirect(reply, `/invitations/accept?token=${encodeURIComponent(token)}`);
         let accepted: AcceptedInvitation;
         try {
-          accepted = await invitations.accept(principal.user.id, token);
+          accepted = await invitations.accept(changeOriginOf(request), token);
         } catch (error) {
           if (!(error instanceof AppError)) throw error;
           if (error.code === WORKSPACE_ERRORS.INVITATION_INVALID) return sendPage(reply, 410, invitationInvalidPage());

@@ -10,6 +10,8 @@ import { validationError } from '../http/validation-error.js';
 import type { Clock } from '../lib/clock.js';
 import { randomToken, sha256 } from '../lib/crypto.js';
 import { newId } from '../lib/ids.js';
+import type { PersonOrigin } from '../audit/origin.js';
+import { recordAuditEvent } from '../audit/queries.js';
 import type { Mailer } from '../mail/mailer.js';
 import { invitationMessage } from '../mail/templates.js';
 import { membershipsTag } from '../memberships/changes.js';
@@ -80,7 +82,8 @@ export class InvitationService {
    * mails it the link. A pending invitation of the same address to the workspace is withdrawn: the
    * newest mail is the one that works.
    */
-  async create(userId: string, workspaceId: string, emailInput: string, role: WorkspaceRole, assertRecent: () => void): Promise<InvitationJson> {
+  async create(origin: PersonOrigin, workspaceId: string, emailInput: string, role: WorkspaceRole, assertRecent: () => void): Promise<InvitationJson> {
+    const userId = origin.actor.id;
     const { db, dialect, clock } = this.deps;
     const email = normalizeEmail(emailInput);
     const invalid = checkEmail(email);
@@ -120,6 +123,7 @@ export class InvitationService {
       }
       await revokePendingFor(trx, workspaceId, email, row.created_at);
       await insertInvitation(trx, row);
+      await recordAuditEvent(trx, clock, origin, { workspaceId, action: 'member.invited', target: { type: 'invitation', id: row.id, name: email }, details: { role } });
       return locked?.name ?? '';
     });
     const link = `${this.deps.publicUrl}/invitations/accept?token=${encodeURIComponent(token)}`;
@@ -135,11 +139,13 @@ export class InvitationService {
   }
 
   /** Withdraws a pending invitation (admins); its link stops working at once. */
-  async revoke(userId: string, workspaceId: string, invitationId: string): Promise<void> {
+  async revoke(origin: PersonOrigin, workspaceId: string, invitationId: string): Promise<void> {
     await this.deps.db.transaction().execute(async (trx) => {
-      const workspace = await lockWorkspaceOf(trx, this.deps.dialect, userId, workspaceId);
+      const workspace = await lockWorkspaceOf(trx, this.deps.dialect, origin.actor.id, workspaceId);
       assertCan(workspace?.role, 'invitation.manage', workspaceNotFound);
-      if (!(await revokeInvitation(trx, workspaceId, invitationId, this.deps.clock.now().toISOString()))) throw invitationNotFound();
+      const email = await revokeInvitation(trx, workspaceId, invitationId, this.deps.clock.now().toISOString());
+      if (email === undefined) throw invitationNotFound();
+      await recordAuditEvent(trx, this.deps.clock, origin, { workspaceId, action: 'invitation.revoked', target: { type: 'invitation', id: invitationId, name: email } });
     });
   }
 
@@ -156,7 +162,8 @@ export class InvitationService {
    * the mailbox, and the caller's own sign-in proves the account: together they verify an
    * unverified address, which is how signing up from an invitation confirms it.
    */
-  async accept(userId: string, token: string): Promise<AcceptedInvitation> {
+  async accept(origin: PersonOrigin, token: string): Promise<AcceptedInvitation> {
+    const userId = origin.actor.id;
     const { db, dialect, clock } = this.deps;
     if (!TOKEN_SHAPE.test(token)) throw invitationInvalid();
     const user = await findUserById(db, userId);
@@ -178,6 +185,14 @@ export class InvitationService {
           throw new AppError(409, WORKSPACE_ERRORS.TOO_MANY_WORKSPACES, `You can be in at most ${MAX_WORKSPACES_PER_USER} workspaces; leave one, then use the invitation again.`);
         }
         const joined = current === undefined && (await insertMember(trx, { workspace_id: workspace.id, user_id: userId, role: invitedRole(invitation), joined_at: now }));
+        if (joined) {
+          await recordAuditEvent(trx, clock, origin, {
+            workspaceId: workspace.id,
+            action: 'member.joined',
+            target: { type: 'member', id: userId, name: user.email },
+            details: { role: invitedRole(invitation), invitation_id: invitation.id },
+          });
+        }
         const newlyVerified = user.email_verified_at === null && (await markEmailVerified(trx, userId, now));
         const role = current ?? invitedRole(invitation);
         return {

@@ -69,6 +69,7 @@ const ROUTES: Route[] = [
     payload: () => ({ role: 'owner' }),
   },
   { action: 'invitation.manage', method: 'GET', status: 200, kind: 'workspace', url: (team) => `/api/v1/workspaces/${team.workspace}/invitations` },
+  { action: 'audit.read', method: 'GET', status: 200, kind: 'workspace', url: (team) => `/api/v1/workspaces/${team.workspace}/audit-log` },
   {
     action: 'invitation.manage',
     method: 'POST',

@@ -2,6 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { Guard } from '../auth/guard.js';
 import type { RecentAuthentication } from '../auth/recent-authentication.js';
+import { changeOriginOf } from '../audit/origin.js';
 import { currentPrincipal, currentUser } from '../auth/principal.js';
 import { ProblemSchema } from '../http/schema.js';
 import type { App } from '../http/types.js';
@@ -53,7 +54,7 @@ export function registerWorkspaceRoutes(app: App, deps: { guard: Guard; workspac
       schema: { summary: 'Create a workspace; you are its owner', tags, security, body: WorkspaceCreateBody, response: { 201: WorkspaceEnvelope, ...errors, 409: ProblemSchema } },
     },
     async (request, reply) => {
-      const workspace = await workspaces.create(currentUser(request).id, request.body.name);
+      const workspace = await workspaces.create(changeOriginOf(request), request.body.name);
       return reply.code(201).header('location', `/api/v1/workspaces/${workspace.id}`).send({ workspace });
     },
   );
@@ -71,7 +72,7 @@ export function registerWorkspaceRoutes(app: App, deps: { guard: Guard; workspac
       preValidation: trimName,
       schema: { summary: 'Rename a workspace (owner)', tags, security, params: WorkspaceParams, body: WorkspaceUpdateBody, response: { 200: WorkspaceEnvelope, ...errors } },
     },
-    async (request) => ({ workspace: await workspaces.rename(currentUser(request).id, request.params.id, request.body.name) }),
+    async (request) => ({ workspace: await workspaces.rename(changeOriginOf(request), request.params.id, request.body.name) }),
   );
 
   app.delete(
@@ -114,7 +115,7 @@ export function registerWorkspaceRoutes(app: App, deps: { guard: Guard; workspac
     async (request) => {
       const principal = currentPrincipal(request);
       if (request.body.role === 'owner') deps.recentAuthentication.assert(principal);
-      return { member: await workspaces.changeRole(principal.user.id, request.params.id, request.params.user_id, request.body.role) };
+      return { member: await workspaces.changeRole(changeOriginOf(request), request.params.id, request.params.user_id, request.body.role) };
     },
   );
 
@@ -131,7 +132,7 @@ export function registerWorkspaceRoutes(app: App, deps: { guard: Guard; workspac
       },
     },
     async (request, reply) => {
-      await workspaces.removeMember(currentUser(request).id, request.params.id, request.params.user_id);
+      await workspaces.removeMember(changeOriginOf(request), request.params.id, request.params.user_id);
       return reply.code(204).send(null);
     },
   );

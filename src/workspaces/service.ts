@@ -5,6 +5,9 @@ import type { Database } from '../db/schema.js';
 import { AppError } from '../errors.js';
 import type { Clock } from '../lib/clock.js';
 import { newId } from '../lib/ids.js';
+import { recordAuditEvent } from '../audit/queries.js';
+import { COMMAND_LINE, type ChangeOrigin, type PersonOrigin } from '../audit/origin.js';
+import { findUserById } from '../users/queries.js';
 import { membershipsTag, workspaceSitesTag } from '../memberships/changes.js';
 import { WORKSPACE_ERRORS } from './errors.js';
 import { assertCan, memberChangeAction, workspaceNotFound, type WorkspaceRole } from '../memberships/permissions.js';
@@ -58,7 +61,8 @@ export class WorkspaceService {
     return (await listWorkspacesOf(this.deps.db, userId)).map((row) => workspaceToJson(row, userId));
   }
 
-  async create(userId: string, name: string): Promise<WorkspaceJson> {
+  async create(origin: PersonOrigin, name: string): Promise<WorkspaceJson> {
+    const userId = origin.actor.id;
     const now = this.deps.clock.now();
     const workspace: WorkspaceRow = { id: newId(now), name: name.trim(), personal_user_id: null, created_at: now.toISOString(), updated_at: now.toISOString() };
     try {
@@ -67,6 +71,7 @@ export class WorkspaceService {
           throw new AppError(409, WORKSPACE_ERRORS.TOO_MANY_WORKSPACES, `You can be in at most ${MAX_WORKSPACES_PER_USER} workspaces; leave or delete one first.`);
         }
         await insertWorkspace(trx, workspace, userId);
+        await recordAuditEvent(trx, this.deps.clock, origin, { workspaceId: workspace.id, action: 'workspace.created', target: { type: 'workspace', id: workspace.id, name: workspace.name } });
       });
     } finally {
       this.deps.cache.invalidate([membershipsTag(userId)]);
@@ -81,12 +86,19 @@ export class WorkspaceService {
     return workspaceToJson(row, userId);
   }
 
-  async rename(userId: string, workspaceId: string, name: string): Promise<WorkspaceJson> {
-    return this.#locked(userId, workspaceId, [], async (trx, workspace) => {
+  async rename(origin: PersonOrigin, workspaceId: string, name: string): Promise<WorkspaceJson> {
+    return this.#locked(origin.actor.id, workspaceId, [], async (trx, workspace) => {
       assertCan(workspace.role, 'workspace.update', workspaceNotFound);
       const now = this.deps.clock.now().toISOString();
-      await renameWorkspace(trx, workspaceId, name.trim(), now);
-      return workspaceToJson({ ...workspace, name: name.trim(), updated_at: now }, userId);
+      const renamed = name.trim();
+      await renameWorkspace(trx, workspaceId, renamed, now);
+      await recordAuditEvent(trx, this.deps.clock, origin, {
+        workspaceId,
+        action: 'workspace.updated',
+        target: { type: 'workspace', id: workspaceId, name: renamed },
+        details: { name: { before: workspace.name, after: renamed } },
+      });
+      return workspaceToJson({ ...workspace, name: renamed, updated_at: now }, origin.actor.id);
     });
   }
 
@@ -113,31 +125,42 @@ export class WorkspaceService {
    * Gives a member another role. Admins manage members below owner; making or unmaking an owner
    * is for owners; the last owner cannot be demoted, nor the person whose personal workspace it is.
    */
-  async changeRole(userId: string, workspaceId: string, memberId: string, role: WorkspaceRole): Promise<MemberJson> {
+  async changeRole(origin: PersonOrigin, workspaceId: string, memberId: string, role: WorkspaceRole): Promise<MemberJson> {
+    const userId = origin.actor.id;
     return this.#locked(userId, workspaceId, [membershipsTag(memberId)], async (trx, workspace) => {
       assertCan(workspace.role, 'member.read', workspaceNotFound);
       const current = await findRole(trx, workspaceId, memberId);
       if (current === undefined) throw memberNotFound();
       assertCan(workspace.role, memberChangeAction(current, role), workspaceNotFound);
       if (current === 'owner' && role !== 'owner') await this.#keepOwnership(trx, workspace, memberId);
-      if (current !== role) await updateMemberRole(trx, workspaceId, memberId, role);
       const member = (await listMembers(trx, userId, workspaceId)).find((row) => row.user_id === memberId);
       if (member === undefined) throw memberNotFound();
-      return memberToJson(member);
+      if (current === role) return memberToJson(member);
+      await updateMemberRole(trx, workspaceId, memberId, role);
+      await recordAuditEvent(trx, this.deps.clock, origin, {
+        workspaceId,
+        action: 'member.role_changed',
+        target: { type: 'member', id: memberId, name: member.email },
+        details: { role: { before: current, after: role } },
+      });
+      return memberToJson({ ...member, role });
     });
   }
 
   /**
-   * Adds a user to a workspace with a role, as the server's operator does from the command line
-   * (and invitations will, once accepted). Resolves false when they were a member already, whose
-   * role is then left as it was.
+   * Adds a user to a workspace with a role, as the server's operator does from the command line.
+   * Resolves false when they were a member already, whose role is then left as it was.
    */
-  async addMember(workspaceId: string, memberId: string, role: WorkspaceRole): Promise<boolean> {
+  async addMember(workspaceId: string, memberId: string, role: WorkspaceRole, origin: ChangeOrigin = COMMAND_LINE): Promise<boolean> {
     try {
       return await this.deps.db.transaction().execute(async (trx) => {
         const workspace = await lockWorkspace(trx, this.deps.dialect, workspaceId);
         if (workspace === undefined) throw workspaceNotFound();
-        return insertMember(trx, { workspace_id: workspaceId, user_id: memberId, role, joined_at: this.deps.clock.now().toISOString() });
+        const member = await findUserById(trx, memberId);
+        if (member === undefined) throw memberNotFound();
+        const added = await insertMember(trx, { workspace_id: workspaceId, user_id: memberId, role, joined_at: this.deps.clock.now().toISOString() });
+        if (added) await recordAuditEvent(trx, this.deps.clock, origin, { workspaceId, action: 'member.joined', target: { type: 'member', id: memberId, name: member.email }, details: { role } });
+        return added;
       });
     } finally {
       this.deps.cache.invalidate([membershipsTag(memberId)]);
@@ -145,7 +168,8 @@ export class WorkspaceService {
   }
 
   /** Removes a member, or (memberId = the caller) leaves the workspace. */
-  async removeMember(userId: string, workspaceId: string, memberId: string): Promise<void> {
+  async removeMember(origin: PersonOrigin, workspaceId: string, memberId: string): Promise<void> {
+    const userId = origin.actor.id;
     await this.#locked(userId, workspaceId, [membershipsTag(memberId)], async (trx, workspace) => {
       const current = memberId === userId ? workspace.role : await findRole(trx, workspaceId, memberId);
       if (current === undefined) {
@@ -155,7 +179,14 @@ export class WorkspaceService {
       // Anyone may leave; removing someone else is managing members (an owner: owners only).
       if (memberId !== userId) assertCan(workspace.role, memberChangeAction(current, null), workspaceNotFound);
       if (current === 'owner' || workspace.personal_user_id === memberId) await this.#keepOwnership(trx, workspace, memberId);
+      const member = await findUserById(trx, memberId);
       await deleteMember(trx, workspaceId, memberId);
+      await recordAuditEvent(trx, this.deps.clock, origin, {
+        workspaceId,
+        action: memberId === userId ? 'member.left' : 'member.removed',
+        target: { type: 'member', id: memberId, name: member?.email ?? '' },
+        details: { role: current },
+      });
     });
   }
 

@@ -1,0 +1,72 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/schema.js';
+import { AppError } from '../errors.js';
+import { assertCan, workspaceNotFound } from '../memberships/permissions.js';
+import { findWorkspaceOf } from '../memberships/queries.js';
+import { SITE_ERRORS } from '../sites/errors.js';
+import { type AuditEventRow, type AuditFilter, listAuditEvents } from './queries.js';
+import type { AuditEventJson, AuditLogPageJson } from './schema.js';
+
+const EVENT_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+/** Rows read per query while exporting: enough to keep the database busy, few enough to stay small in memory. */
+const EXPORT_BATCH = 500;
+
+function invalidCursor(): AppError {
+  return new AppError(400, SITE_ERRORS.INVALID_CURSOR, '/querystring/cursor: is not a cursor of this audit log; start again without it', {
+    errors: [{ path: '/querystring/cursor', message: 'is not a cursor of this audit log' }],
+  });
+}
+
+export function auditEventToJson(row: AuditEventRow): AuditEventJson {
+  const via: AuditEventJson['via'] = { type: row.via_type };
+  if (row.via_token_id !== null) via.access_token = { id: row.via_token_id, name: row.via_token_name ?? '' };
+  return {
+    id: row.id,
+    at: row.at,
+    action: row.action,
+    actor: row.actor_id === null ? null : { id: row.actor_id, email: row.actor_email ?? '', name: row.actor_name ?? '' },
+    via,
+    ip: row.ip,
+    user_agent: row.user_agent,
+    target: { type: row.target_type, id: row.target_id, name: row.target_name },
+    details: JSON.parse(row.details) as Record<string, unknown>,
+  };
+}
+
+/** A workspace's audit log, for its admins: read by pages, or every matching event as a stream. */
+export class AuditLog {
+  constructor(private readonly deps: { db: Kysely<Database> }) {}
+
+  async #assertMayRead(userId: string, workspaceId: string): Promise<void> {
+    const workspace = await findWorkspaceOf(this.deps.db, userId, workspaceId);
+    assertCan(workspace?.role, 'audit.read', workspaceNotFound);
+  }
+
+  async page(userId: string, workspaceId: string, filter: AuditFilter, limit: number, cursor: string | undefined): Promise<AuditLogPageJson> {
+    if (cursor !== undefined && !EVENT_ID.test(cursor)) throw invalidCursor();
+    await this.#assertMayRead(userId, workspaceId);
+    // One row more than asked says whether another page follows.
+    const rows = await listAuditEvents(this.deps.db, workspaceId, filter, cursor, limit + 1);
+    const events = rows.slice(0, limit).map(auditEventToJson);
+    return { events, next_cursor: rows.length > limit ? (events.at(-1)?.id ?? null) : null };
+  }
+
+  /**
+   * Every matching event, newest first, read in batches as the consumer asks for them: the export
+   * holds one batch in memory however long the log is. Refuses (throws) before the first event, so
+   * a refusal is an ordinary error answer rather than a broken stream.
+   */
+  async export(userId: string, workspaceId: string, filter: AuditFilter): Promise<AsyncGenerator<AuditEventJson>> {
+    await this.#assertMayRead(userId, workspaceId);
+    const { db } = this.deps;
+    return (async function* () {
+      let before: string | undefined;
+      for (;;) {
+        const rows = await listAuditEvents(db, workspaceId, filter, before, EXPORT_BATCH);
+        for (const row of rows) yield auditEventToJson(row);
+        if (rows.length < EXPORT_BATCH) return;
+        before = rows.at(-1)?.id;
+      }
+    })();
+  }
+}
