@@ -362,3 +362,65 @@ test('an admin invites from Settings; the mailed link brings a new colleague thr
     await dashboard.close();
   }
 });
+
+test('an admin reads the audit log in words, filters it and downloads it; an editor is told it is for admins', { timeout: 180_000 }, async () => {
+  const dashboard = await openDashboard();
+  const { t, page, origin } = dashboard;
+  try {
+    const owner = await signUp(t.app);
+    const editor = await signUp(t.app, 'grace@example.com');
+    const team = await createWorkspace(t, owner, 'Support');
+    const renamed = await t.app.inject({ method: 'PATCH', url: `/api/v1/workspaces/${team}`, headers: { authorization: owner.bearer }, payload: { name: 'Support team' } });
+    assert.equal(renamed.statusCode, 200, renamed.body);
+    await addMember(t, team, editor, 'viewer');
+    const raised = await t.app.inject({ method: 'PATCH', url: `/api/v1/workspaces/${team}/members/${editor.id}`, headers: { authorization: owner.bearer }, payload: { role: 'editor' } });
+    assert.equal(raised.statusCode, 200, raised.body);
+
+    await signInPage(page, origin, owner.email);
+    await page.goto(`${origin}/settings/workspaces/${team}`);
+    await page.getByRole('link', { name: 'Audit log' }).click();
+    await page.getByRole('heading', { name: 'Audit log', level: 1 }).waitFor();
+    const rows = page.locator('.audit-list > li');
+    await rows.first().waitFor();
+    const sentences = (await rows.locator('.list-main > span:first-child').allTextContents()).map((text) => text.replace(owner.email, 'OWNER'));
+    assert.deepEqual(sentences, [
+      'OWNER changed grace@example.com from viewer to editor',
+      'An administrator (command line) added grace@example.com as viewer',
+      'OWNER renamed the workspace from Support to Support team',
+      'OWNER created the workspace Support',
+    ]);
+    assert.match((await rows.first().locator('.muted').textContent()) ?? '', /through the API · from 127\.0\.0\.1/);
+
+    await page.getByLabel('Change', { exact: true }).selectOption({ label: 'Role changed' });
+    await page.waitForFunction(() => document.querySelectorAll('.audit-list > li').length === 1);
+    await page.getByLabel('Made by').selectOption({ label: 'grace@example.com' });
+    await page.getByText('No change matches these filters.').waitFor();
+    await page.getByLabel('Made by').selectOption({ label: 'Anyone' });
+    await page.getByLabel('Change', { exact: true }).selectOption({ label: 'All changes' });
+    await page.waitForFunction(() => document.querySelectorAll('.audit-list > li').length === 4);
+
+    const downloading = page.waitForEvent('download');
+    await page.getByRole('button', { name: 'Download as NDJSON' }).click();
+    const download = await downloading;
+    assert.match(download.suggestedFilename(), /^audit-log-Support-team-\d{4}-\d{2}-\d{2}\.ndjson$/);
+    const file = await download.path();
+    const lines = (await import('node:fs')).readFileSync(file, 'utf8').trimEnd().split('\n').map((line) => JSON.parse(line) as { action: string });
+    assert.deepEqual(lines.map((line) => line.action), ['member.role_changed', 'member.joined', 'workspace.updated', 'workspace.created']);
+
+    const found = await checkBothThemes(dashboard, page, 'workspace-audit-log', async () => {
+      await page.reload();
+      await page.locator('.audit-list > li').first().waitFor();
+    });
+    assert.deepEqual(found, [], `axe found:\n${found.join('\n')}`);
+
+    const second = await dashboard.newDevice();
+    await signInPage(second.page, origin, editor.email);
+    await second.page.goto(`${origin}/settings/workspaces/${team}/audit-log`);
+    await second.page.getByText('Only admins and owners of this workspace read its audit log.').waitFor();
+    await second.page.goto(`${origin}/settings/workspaces/${team}`);
+    await second.page.getByRole('heading', { name: 'Support team', level: 1 }).waitFor();
+    assert.equal(await second.page.getByRole('link', { name: 'Audit log' }).count(), 0);
+  } finally {
+    await dashboard.close();
+  }
+});

@@ -16,4 +16,5 @@ export const SCREENS = [
   '/settings/security',
   '/settings/workspaces',
   '/settings/workspaces/:id',
+  '/settings/workspaces/:id/audit-log',
 ] as const;

@@ -19,6 +19,7 @@ const SiteEditorPage = lazy(() => import('./pages/SiteEditor').then((module) => 
 const ProfilePage = lazy(() => import('./pages/Profile').then((module) => ({ default: module.ProfilePage })));
 const AccessTokensPage = lazy(() => import('./pages/AccessTokens').then((module) => ({ default: module.AccessTokensPage })));
 const WorkspacesPage = lazy(() => import('./pages/Workspaces').then((module) => ({ default: module.WorkspacesPage })));
+const WorkspaceAuditLogPage = lazy(() => import('./pages/WorkspaceAuditLog').then((module) => ({ default: module.WorkspaceAuditLogPage })));
 const WorkspaceDetailPage = lazy(() => import('./pages/WorkspaceDetail').then((module) => ({ default: module.WorkspaceDetailPage })));
 const SecurityPage = lazy(() => import('./pages/Security').then((module) => ({ default: module.SecurityPage })));
 
@@ -52,6 +53,7 @@ const router = createBrowserRouter([
               { path: 'security', element: <SecurityPage /> },
               { path: 'workspaces', element: <WorkspacesPage /> },
               { path: 'workspaces/:id', element: <WorkspaceDetailRoute /> },
+              { path: 'workspaces/:id/audit-log', element: <WorkspaceAuditLogRoute /> },
             ],
           },
         ],
@@ -84,6 +86,11 @@ function SiteEditorRoute() {
 function WorkspaceDetailRoute() {
   const { id = '' } = useParams();
   return <WorkspaceDetailPage workspaceId={id} key={id} />;
+}
+
+function WorkspaceAuditLogRoute() {
+  const { id = '' } = useParams();
+  return <WorkspaceAuditLogPage workspaceId={id} key={id} />;
 }
 
 /**

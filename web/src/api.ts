@@ -43,6 +43,8 @@ interface RequestOptions {
   signInPrompt?: boolean;
   /** Cancels the request (a query that is no longer wanted). */
   signal?: AbortSignal | undefined;
+  /** The answer's text as it came (an NDJSON export), not parsed as JSON; errors are parsed as ever. */
+  text?: boolean;
 }
 
 /**
@@ -142,7 +144,7 @@ async function send<T>(method: string, url: string, options: RequestOptions): Pr
       Array.isArray(problem.workspaces) ? { workspaces: problem.workspaces } : {},
     );
   }
-  return { status: response.status, data: parsed as T, headers: response.headers };
+  return { status: response.status, data: (options.text === true ? text : parsed) as T, headers: response.headers };
 }
 
 export const api = {

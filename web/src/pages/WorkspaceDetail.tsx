@@ -15,7 +15,7 @@ import { useSession } from '../session';
 import { useTitle } from '../useTitle';
 import { InvitationsSection } from './WorkspaceInvitations';
 import { can, canRemoveMember, ROLE_LABELS, rolesOffered, type WorkspaceRole } from '../workspaceAccess';
-import { type Member, useWorkspaces, type Workspace, workspaceMembersKey, WORKSPACES_QUERY_KEY, type WorkspacesNotice, workspaceUrl } from '../workspaces';
+import { type Member, useWorkspaces, type Workspace, workspaceMembersKey, workspacePath, WORKSPACES_QUERY_KEY, type WorkspacesNotice, workspaceUrl } from '../workspaces';
 
 /** Settings > Workspaces > one workspace: its name, its members and their roles, leaving and deleting it. */
 export function WorkspaceDetailPage({ workspaceId }: { workspaceId: string }) {
@@ -84,6 +84,12 @@ function WorkspaceScreen({ workspace }: { workspace: Workspace }) {
           <p>
             Your role: {ROLE_LABELS[workspace.role]}
             {workspace.personal && ' · your personal workspace'}
+            {can(workspace.role, 'audit.read') && (
+              <>
+                {' · '}
+                <Link to={`${workspacePath(workspace.id)}/audit-log`}>Audit log</Link>
+              </>
+            )}
           </p>
         </div>
       </div>

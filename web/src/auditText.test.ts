@@ -1,0 +1,45 @@
+import { describe, expect, test } from 'vitest';
+import { actorName, auditSentence, type AuditEvent, viaText } from './auditText';
+
+function event(overrides: Partial<AuditEvent>): AuditEvent {
+  return {
+    id: '019ab3c4-0000-7000-8000-000000000000',
+    at: '2026-11-23T10:15:00.000Z',
+    action: 'member.role_changed',
+    actor: { id: 'ada', email: 'ada@example.com', name: 'Ada' },
+    via: { type: 'session' },
+    ip: '203.0.113.7',
+    user_agent: 'Mozilla/5.0',
+    target: { type: 'member', id: 'grace', name: 'grace@example.com' },
+    details: {},
+    ...overrides,
+  };
+}
+
+describe('the audit log in words', () => {
+  test('says what changed, from and to', () => {
+    expect(auditSentence(event({ details: { role: { before: 'editor', after: 'admin' } } }))).toBe('changed grace@example.com from editor to admin');
+    expect(auditSentence(event({ action: 'workspace.updated', target: { type: 'workspace', id: 'w', name: 'Team' }, details: { name: { before: 'Old', after: 'Team' } } }))).toBe(
+      'renamed the workspace from Old to Team',
+    );
+    expect(auditSentence(event({ action: 'member.invited', target: { type: 'invitation', id: 'i', name: 'new@example.com' }, details: { role: 'viewer' } }))).toBe('invited new@example.com as viewer');
+  });
+
+  test('a member joining by invitation, and one added by an administrator', () => {
+    const joined = event({ action: 'member.joined', actor: { id: 'grace', email: 'grace@example.com', name: '' }, details: { role: 'editor', invitation_id: 'i' } });
+    expect([actorName(joined), auditSentence(joined)]).toEqual(['grace@example.com', 'joined as editor, by invitation']);
+    const added = event({ action: 'member.joined', actor: null, via: { type: 'cli' }, details: { role: 'viewer' } });
+    expect([actorName(added), auditSentence(added)]).toEqual(['An administrator (command line)', 'added grace@example.com as viewer']);
+  });
+
+  test('details of an unexpected shape still read as a sentence', () => {
+    expect(auditSentence(event({ details: { role: 'surprise' } }))).toBe('changed the role of grace@example.com');
+    expect(auditSentence(event({ action: 'member.removed', details: {} }))).toBe('removed grace@example.com (another role)');
+  });
+
+  test('names the credential when it was not the dashboard', () => {
+    expect(viaText(event({}))).toBeUndefined();
+    expect(viaText(event({ via: { type: 'jwt' } }))).toBe('through the API');
+    expect(viaText(event({ via: { type: 'access_token', access_token: { id: 't', name: 'deploy bot' } } }))).toBe('with the access token “deploy bot”');
+  });
+});

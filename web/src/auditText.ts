@@ -1,0 +1,104 @@
+// The audit log in words for people: one sentence per event, and the filter's names for actions.
+import { AUDIT_ACTIONS, type AuditAction } from '@server/audit/contract';
+import type { AuditEventJson } from '@server/audit/schema';
+import { ROLE_LABELS, type WorkspaceRole } from './workspaceAccess';
+
+export type AuditEvent = AuditEventJson;
+
+export const AUDIT_ACTION_LABELS: Record<AuditAction, string> = {
+  'workspace.created': 'Workspace created',
+  'workspace.updated': 'Workspace renamed',
+  'member.invited': 'Invitation sent',
+  'invitation.revoked': 'Invitation withdrawn',
+  'member.joined': 'Member joined',
+  'member.role_changed': 'Role changed',
+  'member.removed': 'Member removed',
+  'member.left': 'Member left',
+  'site.created': 'Site created',
+  'site.updated': 'Site changed',
+  'site.deleted': 'Site deleted',
+  'site.restored': 'Site restored',
+  'partner.status_changed': 'Partner connection changed',
+  'webhook.created': 'Webhook created',
+  'webhook.deleted': 'Webhook deleted',
+};
+
+export const AUDIT_ACTION_OPTIONS = AUDIT_ACTIONS.map((action) => ({ value: action, label: AUDIT_ACTION_LABELS[action] }));
+
+function isRole(value: unknown): value is WorkspaceRole {
+  return typeof value === 'string' && value in ROLE_LABELS;
+}
+
+function role(value: unknown): string {
+  return isRole(value) ? ROLE_LABELS[value].toLowerCase() : 'another role';
+}
+
+/** `{before, after}` from an event's details, when it has that shape. */
+function change(value: unknown): { before: unknown; after: unknown } | undefined {
+  return typeof value === 'object' && value !== null && 'before' in value && 'after' in value ? { before: value.before, after: value.after } : undefined;
+}
+
+/** Who acted, as the log names them: their name, else their address; the command line has neither. */
+export function actorName(event: AuditEvent): string {
+  if (event.actor === null) return event.via.type === 'cli' ? 'An administrator (command line)' : 'Siteward';
+  return event.actor.name.trim() === '' ? event.actor.email : event.actor.name;
+}
+
+/** What happened, after the actor's name: "changed grace@example.com from editor to admin". */
+export function auditSentence(event: AuditEvent): string {
+  const target = event.target.name;
+  const details = event.details;
+  switch (event.action) {
+    case 'workspace.created':
+      return `created the workspace ${target}`;
+    case 'workspace.updated': {
+      const name = change(details.name);
+      return name === undefined ? `changed the workspace ${target}` : `renamed the workspace from ${String(name.before)} to ${String(name.after)}`;
+    }
+    case 'member.invited':
+      return `invited ${target} as ${role(details.role)}`;
+    case 'invitation.revoked':
+      return `withdrew the invitation to ${target}`;
+    case 'member.joined':
+      if (event.actor !== null && event.actor.id === event.target.id) return `joined as ${role(details.role)}${details.invitation_id === undefined ? '' : ', by invitation'}`;
+      return `added ${target} as ${role(details.role)}`;
+    case 'member.role_changed': {
+      const roles = change(details.role);
+      return roles === undefined ? `changed the role of ${target}` : `changed ${target} from ${role(roles.before)} to ${role(roles.after)}`;
+    }
+    case 'member.removed':
+      return `removed ${target} (${role(details.role)})`;
+    case 'member.left':
+      return 'left the workspace';
+    case 'site.created':
+      return `created the site ${target}`;
+    case 'site.updated':
+      return `changed the site ${target}`;
+    case 'site.deleted':
+      return `deleted the site ${target}`;
+    case 'site.restored':
+      return `restored the site ${target}`;
+    case 'partner.status_changed':
+      return `saw the partner connection of ${target} change`;
+    case 'webhook.created':
+      return `created a webhook to ${target}`;
+    case 'webhook.deleted':
+      return `deleted the webhook to ${target}`;
+    default:
+      return `${event.action} on ${target}`;
+  }
+}
+
+/** How the change was made, when it was not the dashboard: "with the access token “deploy bot”". */
+export function viaText(event: AuditEvent): string | undefined {
+  switch (event.via.type) {
+    case 'access_token':
+      return `with the access token “${event.via.access_token?.name ?? ''}”`;
+    case 'jwt':
+      return 'through the API';
+    case 'cli':
+    case 'system':
+    case 'session':
+      return undefined;
+  }
+}
