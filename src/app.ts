@@ -210,9 +210,9 @@ export async function buildApp(options: AppOptions): Promise<App> {
   registerInvitationRoutes(app, { guard, invitations, recentAuthentication, securityEvents, publicOrigin: config.publicOrigin, signupOpen: config.signup === 'open' });
   registerAuditRoutes(app, { guard, auditLog: new AuditLog({ db }) });
 
-  // Hourly clean-up of ended sessions, tokens and rate-limit windows; every server may run it.
+  // Hourly clean-up of ended sessions, tokens, rate-limit windows and old audit events; every server may run it.
   const pruning = setInterval(() => {
-    pruneStaleRows(db, limiter, clock).catch(backgroundFailure('pruning stale rows failed'));
+    pruneStaleRows(db, limiter, clock, { auditDays: config.auditRetentionDays }).catch(backgroundFailure('pruning stale rows failed'));
   }, 60 * 60 * 1000).unref();
   app.addHook('onClose', async () => {
     clearInterval(pruning);

@@ -62,6 +62,8 @@ test('each bad value stops start-up with one line naming the variable', () => {
     [{ REAUTH_WINDOW_SECONDS: 'ten minutes' }, 'REAUTH_WINDOW_SECONDS'],
     [{ REAUTH_WINDOW_SECONDS: '30' }, 'REAUTH_WINDOW_SECONDS'],
     [{ REAUTH_WINDOW_SECONDS: '86401' }, 'REAUTH_WINDOW_SECONDS'],
+    [{ AUDIT_RETENTION_DAYS: '0' }, 'AUDIT_RETENTION_DAYS'],
+    [{ AUDIT_RETENTION_DAYS: 'a year' }, 'AUDIT_RETENTION_DAYS'],
   ];
   for (const [env, variable] of cases) {
     assert.throws(

@@ -37,6 +37,8 @@ export interface Config {
    * out (new access tokens, passkeys, TOTP, a password without the old one) need one this fresh.
    */
   reauthWindowSeconds: number;
+  /** How many days audit log events are kept; older ones are deleted by the hourly clean-up. */
+  auditRetentionDays: number;
   /** Passed to Fastify's trustProxy: false, true, or a comma-separated list of proxy addresses/CIDRs. */
   trustProxy: boolean | string;
 }
@@ -106,6 +108,7 @@ export function loadConfig(env: Environment = process.env): Config {
     sessionLifetimeMs: parseWholeNumber('SESSION_LIFETIME_DAYS', env.SESSION_LIFETIME_DAYS, 30, 1, 365) * 24 * 60 * 60 * 1000,
     // At least a minute, so a person can finish what they confirmed; at most a day, or it stops meaning "recent".
     reauthWindowSeconds: parseWholeNumber('REAUTH_WINDOW_SECONDS', env.REAUTH_WINDOW_SECONDS, 600, 60, 24 * 60 * 60),
+    auditRetentionDays: parseWholeNumber('AUDIT_RETENTION_DAYS', env.AUDIT_RETENTION_DAYS, 365, 1, 36500),
   };
 }
 

@@ -132,6 +132,40 @@ describe('the audit log records', () => {
     assert.ok(!everything.includes(invited.token) && !everything.includes(withdrawn.token));
   });
 
+  test('each site created, changed and deleted, with the changed paths and how the partner token changed, never its value', async () => {
+    const owner = await signUp(t.app);
+    const team = await createWorkspace(owner);
+    const token = await createAccessToken(t.app, owner);
+    const secret = 'partner-secret-never-logged-42';
+    const { site } = await ok<{ site: { id: string } }>('POST', '/api/v1/sites', owner.bearer, { name: 'Help desk', workspace_id: team }, 201);
+    await ok('PUT', `/api/v1/sites/${site.id}`, token.header, { name: 'Help desk 2', ai_settings: '{"model":"large"}', partner_settings: { base_url: 'https://partner.example', access_token: secret } });
+    await ok('PUT', `/api/v1/sites/${site.id}`, owner.bearer, { partner_settings: { access_token: `${secret}-rotated` } });
+    await ok('PUT', `/api/v1/sites/${site.id}`, owner.bearer, { partner_settings: { access_token: null } });
+    // Refused: a stale If-Match, and bad input.
+    const stale = await fetch(`${base}/api/v1/sites/${site.id}`, { method: 'PUT', headers: { authorization: owner.bearer, 'content-type': 'application/json', 'if-match': '"1"' }, body: JSON.stringify({ name: 'Late' }) });
+    assert.equal(stale.status, 412);
+    await problem('PUT', `/api/v1/sites/${site.id}`, owner.bearer, 400, 'validation_failed', { color: 'not a colour' });
+    await ok('DELETE', `/api/v1/sites/${site.id}`, owner.bearer, undefined, 204);
+
+    const events = (await readLog(owner, team, '?limit=200')).filter((event) => event.target.type === 'site').reverse();
+    assert.deepEqual(
+      events.map((event) => [event.action, event.target.name, event.details]),
+      [
+        ['site.created', 'Help desk', { version: 1 }],
+        ['site.updated', 'Help desk 2', { version: 2, changed: ['/name', '/ai_settings', '/partner_settings/base_url', '/partner_settings/access_token'], access_token: 'set' }],
+        ['site.updated', 'Help desk 2', { version: 3, changed: ['/partner_settings/access_token'], access_token: 'replaced' }],
+        ['site.updated', 'Help desk 2', { version: 4, changed: ['/partner_settings/access_token'], access_token: 'cleared' }],
+        ['site.deleted', 'Help desk 2', {}],
+      ],
+    );
+    assert.deepEqual(events[1]?.via, { type: 'access_token', access_token: { id: token.id, name: 'test token' } });
+    assert.deepEqual(events[0]?.via, { type: 'jwt' });
+    const stored = JSON.stringify(await t.database.db.selectFrom('audit_events').selectAll().execute());
+    assert.ok(!stored.includes(secret), 'no event row holds the partner token');
+    const ciphertexts = await t.database.db.selectFrom('sites').select('partner_access_token').execute();
+    for (const { partner_access_token: ciphertext } of ciphertexts) assert.ok(ciphertext === null || !stored.includes(ciphertext));
+  });
+
   test('the web session as the credential of a change made in the dashboard', async () => {
     const owner = await signUp(t.app);
     // The dashboard's requests: the session cookie, from the app's own origin (PUBLIC_URL).

@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { pruneAuditEvents } from '../audit/queries.js';
 import { pruneExpired } from '../auth/queries.js';
 import type { RateLimiter } from '../rate-limit/rate-limit.js';
 import type { Database } from '../db/schema.js';
@@ -8,9 +9,12 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 
 /**
  * Deletes what can no longer matter: rate-limit windows, sessions and one-time tokens that ended
- * more than a day ago. Without it those tables grow with every address and sign-in ever seen.
+ * more than a day ago, and audit events past their retention. Without it those tables grow with
+ * every address, sign-in and change ever seen.
  */
-export async function pruneStaleRows(db: Kysely<Database>, limiter: RateLimiter, clock: Clock): Promise<void> {
+export async function pruneStaleRows(db: Kysely<Database>, limiter: RateLimiter, clock: Clock, retention: { auditDays: number }): Promise<void> {
+  const now = clock.now().getTime();
   await limiter.prune(DAY_MS);
-  await pruneExpired(db, new Date(clock.now().getTime() - DAY_MS).toISOString());
+  await pruneExpired(db, new Date(now - DAY_MS).toISOString());
+  await pruneAuditEvents(db, new Date(now - retention.auditDays * DAY_MS).toISOString());
 }

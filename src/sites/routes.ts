@@ -1,5 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
+import { changeOriginOf } from '../audit/origin.js';
 import type { Guard } from '../auth/guard.js';
 import { sendJsonBuffer } from '../http/compression.js';
 import { ifNoneMatchHits, versionEtag } from '../http/etag.js';
@@ -67,7 +68,7 @@ export function registerSiteRoutes(app: App, deps: { guard: Guard; sites: SiteSe
       schema: { summary: 'Create a site in a workspace (editor or above); your personal workspace by default', tags, security, body: SiteCreateBody, response: { 201: SiteEnvelope, ...errors, 413: ProblemSchema } },
     },
     async (request, reply) => {
-      const row = await deps.sites.create(currentCaller(request), request.body.workspace_id, request.body);
+      const row = await deps.sites.create(currentCaller(request), changeOriginOf(request), request.body.workspace_id, request.body);
       return reply.code(201).header('etag', siteEtag(row)).header('location', `/api/v1/sites/${row.id}`).send({ site: siteToJson(row) });
     },
   );
@@ -106,7 +107,7 @@ export function registerSiteRoutes(app: App, deps: { guard: Guard; sites: SiteSe
       },
     },
     async (request, reply) => {
-      const row = await deps.sites.update(currentCaller(request), request.params.id, request.body, request.headers['if-match']);
+      const row = await deps.sites.update(currentCaller(request), changeOriginOf(request), request.params.id, request.body, request.headers['if-match']);
       return sendJsonBuffer(request, reply.header('etag', siteEtag(row)), encodeSiteEnvelope(encodeSite(row)));
     },
   );
@@ -115,7 +116,7 @@ export function registerSiteRoutes(app: App, deps: { guard: Guard; sites: SiteSe
     '/api/v1/sites/:id',
     { onRequest: write, schema: { summary: 'Delete a site (admin or owner of its workspace)', tags, security, params: SiteParams, response: { 204: Type.Null(), ...errors } } },
     async (request, reply) => {
-      await deps.sites.delete(currentCaller(request), request.params.id);
+      await deps.sites.delete(currentCaller(request), changeOriginOf(request), request.params.id);
       return reply.code(204).send(null);
     },
   );

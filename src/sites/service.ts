@@ -40,6 +40,14 @@ import {
   type SiteUpdate,
 } from './schema.js';
 import { SITE_ERRORS } from './errors.js';
+import type { ChangeOrigin } from '../audit/origin.js';
+import { recordAuditEvent } from '../audit/queries.js';
+import { changedPaths } from './diff.js';
+
+/** A site as the audit log names it. */
+function siteTarget(row: SiteRow): { type: 'site'; id: string; name: string } {
+  return { type: 'site', id: row.id, name: row.name };
+}
 
 /** partner_settings as stored: everything but the token (its own encrypted column) and the derived flag. */
 export type StoredPartnerSettings = Omit<PartnerSettings, 'access_token_configured'>;
@@ -222,7 +230,7 @@ export class SiteService {
    * Creates a site in `workspaceId`, by default the one the caller's credential is limited to, or
    * else their personal workspace; the caller must be an editor of it at least.
    */
-  async create(caller: SiteCaller, workspaceId: string | undefined, input: SiteCreate): Promise<SiteRow> {
+  async create(caller: SiteCaller, origin: ChangeOrigin, workspaceId: string | undefined, input: SiteCreate): Promise<SiteRow> {
     checkSiteInput(input);
     const userId = caller.userId;
     const targetId = workspaceId ?? caller.workspaceId ?? (await findPersonalWorkspaceId(this.deps.db, userId));
@@ -254,6 +262,7 @@ export class SiteService {
         // The membership stays locked until the site is in: a removal or demotion waits for it.
         assertCan(await lockRole(trx, this.deps.dialect, targetId, userId), 'site.create', workspaceNotFound);
         await insertSite(trx, row);
+        await recordAuditEvent(trx, this.deps.clock, origin, { workspaceId: targetId, action: 'site.created', target: siteTarget(row), details: { version: row.version } });
       });
     } finally {
       // Reported whether or not the statement claims success: a commit whose answer was lost
@@ -267,18 +276,18 @@ export class SiteService {
    * Merges the update into the stored site inside one transaction that holds the row, so two
    * concurrent updates of different fields both land. If-Match is checked under the same lock.
    */
-  async update(caller: SiteCaller, id: string, input: SiteUpdate, ifMatch: string | undefined): Promise<SiteRow> {
+  async update(caller: SiteCaller, origin: ChangeOrigin, id: string, input: SiteUpdate, ifMatch: string | undefined): Promise<SiteRow> {
     checkSiteInput(input);
     const touched: { workspaceId?: string } = {};
     try {
-      return await this.#updateLocked(caller, id, input, ifMatch, touched);
+      return await this.#updateLocked(caller, origin, id, input, ifMatch, touched);
     } finally {
       this.deps.cache.invalidate(siteChangeTags(touched.workspaceId, id));
     }
   }
 
   /** `touched` learns the site's workspace once it is read, for the cache to be told. */
-  #updateLocked(caller: SiteCaller, id: string, input: SiteUpdate, ifMatch: string | undefined, touched: { workspaceId?: string }): Promise<SiteRow> {
+  #updateLocked(caller: SiteCaller, origin: ChangeOrigin, id: string, input: SiteUpdate, ifMatch: string | undefined, touched: { workspaceId?: string }): Promise<SiteRow> {
     return this.deps.db.transaction().execute(async (trx) => {
       const row = await this.#lockFor(trx, caller, id, 'site.update');
       touched.workspaceId = row.workspace_id;
@@ -287,18 +296,26 @@ export class SiteService {
       }
       const updated: SiteRow = { ...row, ...this.#changes(row, input), version: row.version + 1, updated_at: this.deps.clock.now().toISOString() };
       await saveSite(trx, updated);
+      const { paths, token } = changedPaths(row, updated);
+      await recordAuditEvent(trx, this.deps.clock, origin, {
+        workspaceId: row.workspace_id,
+        action: 'site.updated',
+        target: siteTarget(updated),
+        details: { version: updated.version, changed: paths, ...(token === undefined ? {} : { access_token: token }) },
+      });
       return updated;
     });
   }
 
   /** Deletes a site (admins and owners of its workspace). */
-  async delete(caller: SiteCaller, id: string): Promise<void> {
+  async delete(caller: SiteCaller, origin: ChangeOrigin, id: string): Promise<void> {
     let workspaceId: string | undefined;
     try {
       await this.deps.db.transaction().execute(async (trx) => {
         const row = await this.#lockFor(trx, caller, id, 'site.delete');
         workspaceId = row.workspace_id;
         await deleteSite(trx, row.workspace_id, id);
+        await recordAuditEvent(trx, this.deps.clock, origin, { workspaceId: row.workspace_id, action: 'site.deleted', target: siteTarget(row) });
       });
     } finally {
       this.deps.cache.invalidate(siteChangeTags(workspaceId, id));
