@@ -11,6 +11,7 @@ import * as emailChange from './migrations/009-email-change.js';
 import * as partnerChecks from './migrations/010-partner-checks.js';
 import * as workspaces from './migrations/011-workspaces.js';
 import * as invitations from './migrations/012-invitations.js';
+import * as siteVersions from './migrations/013-site-versions.js';
 import * as auditLog from './migrations/015-audit-log.js';
 import type { DatabaseHandle } from './connect.js';
 import type { Database } from './schema.js';
@@ -29,6 +30,7 @@ const migrations: Record<string, Migration> = {
   '010-partner-checks': partnerChecks,
   '011-workspaces': workspaces,
   '012-invitations': invitations,
+  '013-site-versions': siteVersions,
   '015-audit-log': auditLog,
 };
 

@@ -18,6 +18,7 @@ export interface Database {
   workspace_members: WorkspaceMembersTable;
   invitations: InvitationsTable;
   audit_events: AuditEventsTable;
+  site_versions: SiteVersionsTable;
 }
 
 export interface UsersTable {
@@ -277,4 +278,23 @@ export interface AuditEventsTable {
   target_name: string;
   /** JSON object; never a secret. */
   details: string;
+}
+
+/** A site's history: one row per create, update and restore; never updated. */
+export interface SiteVersionsTable {
+  site_id: string;
+  version: number;
+  created_at: string;
+  actor_id: string | null;
+  actor_email: string | null;
+  actor_name: string | null;
+  via_type: 'session' | 'jwt' | 'access_token' | 'cli' | 'system';
+  via_token_id: string | null;
+  via_token_name: string | null;
+  ip: string | null;
+  user_agent: string | null;
+  /** JSON array of `{path, before, after}` (the partner token as `{path, change}`). */
+  changes: string;
+  /** JSON: the site as the API showed it after this version, without any secret. */
+  site: string;
 }

@@ -4,4 +4,5 @@ export const SITE_ERRORS = {
   PRECONDITION_FAILED: 'precondition_failed',
   FIELD_TOO_LARGE: 'field_too_large',
   INVALID_CURSOR: 'invalid_cursor',
+  VERSION_NOT_FOUND: 'version_not_found',
 } as const;

@@ -8,7 +8,22 @@ import { currentCaller, currentPrincipal } from '../auth/principal.js';
 import { workspaceNotFound } from '../memberships/permissions.js';
 import { ProblemSchema } from '../http/schema.js';
 import type { App } from '../http/types.js';
-import { DEFAULT_PAGE_SIZE, DEFAULT_SITE_LIST_SORT, IfMatchHeaders, SiteCreateBody, SiteEnvelope, SiteListAnswer, SiteListQuery, SiteParams, SiteUpdateBody } from './schema.js';
+import {
+  DEFAULT_PAGE_SIZE,
+  DEFAULT_SITE_LIST_SORT,
+  IfMatchHeaders,
+  SiteCreateBody,
+  SiteEnvelope,
+  SiteListAnswer,
+  SiteListQuery,
+  SiteParams,
+  SiteRestoreAnswer,
+  SiteUpdateBody,
+  SiteVersionEnvelope,
+  SiteVersionList,
+  SiteVersionListQuery,
+  SiteVersionParams,
+} from './schema.js';
 import { encodeSite, encodeSiteEnvelope } from './encode.js';
 import type { SiteReads } from './reads.js';
 import { siteEtag, siteToJson, type SiteService } from './service.js';
@@ -109,6 +124,54 @@ export function registerSiteRoutes(app: App, deps: { guard: Guard; sites: SiteSe
     async (request, reply) => {
       const row = await deps.sites.update(currentCaller(request), changeOriginOf(request), request.params.id, request.body, request.headers['if-match']);
       return sendJsonBuffer(request, reply.header('etag', siteEtag(row)), encodeSiteEnvelope(encodeSite(row)));
+    },
+  );
+
+  app.get(
+    '/api/v1/sites/:id/versions',
+    {
+      onRequest: read,
+      schema: {
+        summary: "The site's history, newest first: each create, update and restore with who made it, how, and the fields it changed (the partner token only as set, replaced or cleared)",
+        tags,
+        security,
+        params: SiteParams,
+        querystring: SiteVersionListQuery,
+        response: { 200: SiteVersionList, ...errors },
+      },
+    },
+    async (request) => {
+      const cursor = request.query.cursor === undefined ? undefined : Number(request.query.cursor);
+      const page = await deps.sites.versions(currentCaller(request), request.params.id, request.query.limit ?? DEFAULT_PAGE_SIZE, cursor);
+      return { versions: page.versions, next_cursor: page.nextCursor };
+    },
+  );
+
+  app.get(
+    '/api/v1/sites/:id/versions/:version',
+    {
+      onRequest: read,
+      schema: { summary: 'One version of the site, with the site as it was then (no secret)', tags, security, params: SiteVersionParams, response: { 200: SiteVersionEnvelope, ...errors } },
+    },
+    async (request) => ({ version: await deps.sites.version(currentCaller(request), request.params.id, request.params.version) }),
+  );
+
+  app.post(
+    '/api/v1/sites/:id/versions/:version/restore',
+    {
+      onRequest: write,
+      schema: {
+        summary: "Restore a version (editor or above) as a new version: its name, colour, settings and partner settings. The partner access token is never in a version; the current one is kept. If-Match as for PUT",
+        tags,
+        security,
+        params: SiteVersionParams,
+        headers: IfMatchHeaders,
+        response: { 200: SiteRestoreAnswer, ...errors, 412: ProblemSchema },
+      },
+    },
+    async (request, reply) => {
+      const row = await deps.sites.restore(currentCaller(request), changeOriginOf(request), request.params.id, request.params.version, request.headers['if-match']);
+      return reply.header('etag', siteEtag(row)).send({ site: siteToJson(row), restored_from: request.params.version, partner_access_token: 'kept' as const });
     },
   );
 

@@ -210,3 +210,37 @@ export const SiteListQuery = Type.Object(
 export const SiteParams = Type.Object({ id: Type.String({ maxLength: 64 }) });
 
 export const IfMatchHeaders = Type.Object({ 'if-match': Type.Optional(Type.String({ maxLength: 1024 })) });
+
+const SiteChangeSchema = Type.Union([
+  Type.Object({ path: Type.String({ description: 'JSON Pointer of the field, e.g. /ai_settings or /partner_settings/base_url' }), before: Type.Unknown(), after: Type.Unknown() }),
+  Type.Object({ path: Type.Literal('/partner_settings/access_token'), change: Type.Enum(['set', 'replaced', 'cleared'], { description: 'How the token changed; never its value' }) }),
+]);
+
+export const SiteVersionSchema = Type.Object({
+  version: Type.Integer({ minimum: 1 }),
+  created_at: Type.String({ format: 'date-time' }),
+  actor: Type.Union([Type.Object({ id: Type.String(), email: Type.String(), name: Type.String() }), Type.Null()], { description: 'Who made the change, as they were named then' }),
+  via: Type.Object({
+    type: Type.Enum(['session', 'jwt', 'access_token', 'cli', 'system']),
+    access_token: Type.Optional(Type.Object({ id: Type.String(), name: Type.String() })),
+  }),
+  changes: Type.Array(SiteChangeSchema),
+  restored_from: Type.Union([Type.Integer(), Type.Null()], { description: 'The version this one restored, when it is a restore' }),
+  site: Type.Optional(SiteSchema),
+});
+export type SiteVersionJson = Static<typeof SiteVersionSchema>;
+export const SiteVersionList = Type.Object({ versions: Type.Array(SiteVersionSchema), next_cursor: Type.Union([Type.String(), Type.Null()]) });
+export const SiteVersionEnvelope = Type.Object({ version: SiteVersionSchema });
+export const SiteVersionParams = Type.Object({ id: Type.String({ maxLength: 64 }), version: Type.Integer({ minimum: 1 }) });
+export const SiteVersionListQuery = Type.Object(
+  {
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_PAGE_SIZE, default: DEFAULT_PAGE_SIZE })),
+    cursor: Type.Optional(Type.String({ maxLength: 16, pattern: '^[1-9][0-9]*$', description: 'next_cursor of the page before' })),
+  },
+  { additionalProperties: false },
+);
+export const SiteRestoreAnswer = Type.Object({
+  site: SiteSchema,
+  restored_from: Type.Integer(),
+  partner_access_token: Type.Literal('kept', { description: 'A version never holds the partner access token: the current one is kept' }),
+});

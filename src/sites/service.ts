@@ -42,7 +42,24 @@ import {
 import { SITE_ERRORS } from './errors.js';
 import type { ChangeOrigin } from '../audit/origin.js';
 import { recordAuditEvent } from '../audit/queries.js';
-import { changedPaths } from './diff.js';
+import { changedPaths, siteChanges } from './diff.js';
+import { findSiteVersion, insertSiteVersion, listSiteVersions, type SiteVersionJson, siteVersionToJson } from './versions.js';
+
+function versionNotFound(version: number): AppError {
+  return new AppError(404, SITE_ERRORS.VERSION_NOT_FOUND, `This site has no version ${version}.`);
+}
+
+/** What restoring a version writes: every field a person sets, the partner token aside. */
+function restoreInput(site: SiteJson | undefined): SiteUpdate {
+  if (site === undefined) return {};
+  const partner: Record<string, unknown> = {};
+  for (const field of PARTNER_EDITABLE_FIELDS) {
+    if (field in site.partner_settings) partner[field] = site.partner_settings[field];
+  }
+  const input: SiteUpdate = { name: site.name, color: site.color, partner_settings: partner as SiteUpdate['partner_settings'] };
+  for (const field of SETTINGS_FIELDS) input[field] = site[field];
+  return input;
+}
 
 /** A site as the audit log names it. */
 function siteTarget(row: SiteRow): { type: 'site'; id: string; name: string } {
@@ -262,6 +279,7 @@ export class SiteService {
         // The membership stays locked until the site is in: a removal or demotion waits for it.
         assertCan(await lockRole(trx, this.deps.dialect, targetId, userId), 'site.create', workspaceNotFound);
         await insertSite(trx, row);
+        await insertSiteVersion(trx, origin, { site: siteToJson(row), version: row.version, changes: siteChanges({ ...empty, name: '' }, row) });
         await recordAuditEvent(trx, this.deps.clock, origin, { workspaceId: targetId, action: 'site.created', target: siteTarget(row), details: { version: row.version } });
       });
     } finally {
@@ -294,17 +312,73 @@ export class SiteService {
       if (!ifMatchSatisfied(ifMatch, siteEtag(row))) {
         throw new AppError(412, SITE_ERRORS.PRECONDITION_FAILED, 'The site has changed since you read it (If-Match does not match); reload it and apply your change again.');
       }
-      const updated: SiteRow = { ...row, ...this.#changes(row, input), version: row.version + 1, updated_at: this.deps.clock.now().toISOString() };
-      await saveSite(trx, updated);
-      const { paths, token } = changedPaths(row, updated);
-      await recordAuditEvent(trx, this.deps.clock, origin, {
-        workspaceId: row.workspace_id,
-        action: 'site.updated',
-        target: siteTarget(updated),
-        details: { version: updated.version, changed: paths, ...(token === undefined ? {} : { access_token: token }) },
-      });
-      return updated;
+      return this.#save(trx, origin, row, input);
     });
+  }
+
+  /**
+   * Saves an update of a locked row as the next version, in the caller's transaction: the row, its
+   * version in the history and its audit event commit together or not at all.
+   */
+  async #save(trx: Transaction<Database>, origin: ChangeOrigin, row: SiteRow, input: SiteUpdate, restoredFrom?: number): Promise<SiteRow> {
+    const updated: SiteRow = { ...row, ...this.#changes(row, input), version: row.version + 1, updated_at: this.deps.clock.now().toISOString() };
+    await saveSite(trx, updated);
+    const changes = siteChanges(row, updated);
+    await insertSiteVersion(trx, origin, { site: siteToJson(updated), version: updated.version, changes, ...(restoredFrom === undefined ? {} : { restoredFrom }) });
+    const { paths, token } = changedPaths(changes);
+    await recordAuditEvent(trx, this.deps.clock, origin, {
+      workspaceId: row.workspace_id,
+      action: restoredFrom === undefined ? 'site.updated' : 'site.restored',
+      target: siteTarget(updated),
+      details: {
+        version: updated.version,
+        changed: paths,
+        ...(token === undefined ? {} : { access_token: token }),
+        ...(restoredFrom === undefined ? {} : { restored_from: restoredFrom }),
+      },
+    });
+    return updated;
+  }
+
+  /** A site's versions, newest first (members who may read the site). */
+  async versions(caller: SiteCaller, id: string, limit: number, before: number | undefined): Promise<{ versions: SiteVersionJson[]; nextCursor: string | null }> {
+    await this.getFor(caller, id, 'site.read');
+    // One row more than asked says whether another page follows.
+    const rows = await listSiteVersions(this.deps.db, id, before, limit + 1);
+    const versions = rows.slice(0, limit).map((row) => siteVersionToJson(row, false));
+    const last = versions.at(-1);
+    return { versions, nextCursor: rows.length > limit && last !== undefined ? String(last.version) : null };
+  }
+
+  /** One version, with the site as it was then. */
+  async version(caller: SiteCaller, id: string, version: number): Promise<SiteVersionJson> {
+    await this.getFor(caller, id, 'site.read');
+    const row = await findSiteVersion(this.deps.db, id, version);
+    if (row === undefined) throw versionNotFound(version);
+    return siteVersionToJson(row, true);
+  }
+
+  /**
+   * Brings back a version's name, colour, settings and partner settings as a new version (editors),
+   * under the row's lock and If-Match as an update. The partner access token is not part of a
+   * version: the current one stays.
+   */
+  async restore(caller: SiteCaller, origin: ChangeOrigin, id: string, version: number, ifMatch: string | undefined): Promise<SiteRow> {
+    let workspaceId: string | undefined;
+    try {
+      return await this.deps.db.transaction().execute(async (trx) => {
+        const row = await this.#lockFor(trx, caller, id, 'site.update');
+        workspaceId = row.workspace_id;
+        if (!ifMatchSatisfied(ifMatch, siteEtag(row))) {
+          throw new AppError(412, SITE_ERRORS.PRECONDITION_FAILED, 'The site has changed since you read it (If-Match does not match); reload it and restore again.');
+        }
+        const found = await findSiteVersion(trx, id, version);
+        if (found === undefined) throw versionNotFound(version);
+        return this.#save(trx, origin, row, restoreInput(siteVersionToJson(found, true).site), version);
+      });
+    } finally {
+      this.deps.cache.invalidate(siteChangeTags(workspaceId, id));
+    }
   }
 
   /** Deletes a site (admins and owners of its workspace). */

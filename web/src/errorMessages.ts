@@ -72,6 +72,7 @@ export const ERROR_MESSAGES: Record<ErrorCode, string> = {
   precondition_failed: 'The site was changed elsewhere since you opened it. Reload it and apply your change again.',
   field_too_large: 'A field is too large to save.',
   invalid_cursor: 'The list changed its search or order while you were paging. Go back to the first page.',
+  version_not_found: 'That version of the site does not exist. Reload the history and choose another.',
   // Partner connection checks
   partner_test_rate_limited: 'Too many connection tests in a short time. Wait a minute and test again.',
   // Workspaces

@@ -1,0 +1,61 @@
+import type { Kysely, Transaction } from 'kysely';
+import type { ChangeOrigin } from '../audit/origin.js';
+import type { Database, SiteVersionsTable } from '../db/schema.js';
+import type { SiteChange } from './diff.js';
+import type { SiteJson, SiteVersionJson } from './schema.js';
+
+export type SiteVersionRow = SiteVersionsTable;
+export type { SiteVersionJson };
+
+/** Appends a version in the change's transaction. Nothing updates or deletes one (they go with their site). */
+export async function insertSiteVersion(
+  trx: Transaction<Database>,
+  origin: ChangeOrigin,
+  entry: { site: SiteJson; version: number; changes: readonly SiteChange[]; restoredFrom?: number },
+): Promise<void> {
+  await trx
+    .insertInto('site_versions')
+    .values({
+      site_id: entry.site.id,
+      version: entry.version,
+      created_at: entry.site.updated_at,
+      actor_id: origin.actor?.id ?? null,
+      actor_email: origin.actor?.email ?? null,
+      actor_name: origin.actor?.name ?? null,
+      via_type: origin.via.type,
+      via_token_id: origin.via.accessToken?.id ?? null,
+      via_token_name: origin.via.accessToken?.name ?? null,
+      ip: origin.ip,
+      user_agent: origin.userAgent,
+      changes: JSON.stringify({ changes: entry.changes, restored_from: entry.restoredFrom ?? null }),
+      site: JSON.stringify(entry.site),
+    })
+    .execute();
+}
+
+/** A site's versions, newest first, older than `before` when given. */
+export function listSiteVersions(db: Kysely<Database>, siteId: string, before: number | undefined, limit: number): Promise<SiteVersionRow[]> {
+  let query = db.selectFrom('site_versions').selectAll().where('site_id', '=', siteId);
+  if (before !== undefined) query = query.where('version', '<', before);
+  return query.orderBy('version', 'desc').limit(limit).execute();
+}
+
+export function findSiteVersion(db: Kysely<Database>, siteId: string, version: number): Promise<SiteVersionRow | undefined> {
+  return db.selectFrom('site_versions').selectAll().where('site_id', '=', siteId).where('version', '=', version).executeTakeFirst();
+}
+
+export function siteVersionToJson(row: SiteVersionRow, withSite: boolean): SiteVersionJson {
+  const recorded = JSON.parse(row.changes) as { changes: SiteChange[]; restored_from: number | null };
+  const via: SiteVersionJson['via'] = { type: row.via_type };
+  if (row.via_token_id !== null) via.access_token = { id: row.via_token_id, name: row.via_token_name ?? '' };
+  const json: SiteVersionJson = {
+    version: row.version,
+    created_at: row.created_at,
+    actor: row.actor_id === null ? null : { id: row.actor_id, email: row.actor_email ?? '', name: row.actor_name ?? '' },
+    via,
+    changes: recorded.changes,
+    restored_from: recorded.restored_from,
+  };
+  if (withSite) json.site = JSON.parse(row.site) as SiteJson;
+  return json;
+}
