@@ -35,3 +35,38 @@ export function changeOriginOf(request: FastifyRequest): PersonOrigin {
 
 /** A change made on the server's command line by its operator. */
 export const COMMAND_LINE: ChangeOrigin = { actor: null, via: { type: 'cli' }, ip: null, userAgent: null };
+
+/** How a change's origin is stored beside it (the audit log, a site's versions): named as it was then. */
+export interface OriginColumns {
+  actor_id: string | null;
+  actor_email: string | null;
+  actor_name: string | null;
+  via_type: AuditViaType;
+  via_token_id: string | null;
+  via_token_name: string | null;
+  ip: string | null;
+  user_agent: string | null;
+}
+
+export function originColumns(origin: ChangeOrigin): OriginColumns {
+  return {
+    actor_id: origin.actor?.id ?? null,
+    actor_email: origin.actor?.email ?? null,
+    actor_name: origin.actor?.name ?? null,
+    via_type: origin.via.type,
+    via_token_id: origin.via.accessToken?.id ?? null,
+    via_token_name: origin.via.accessToken?.name ?? null,
+    ip: origin.ip,
+    user_agent: origin.userAgent,
+  };
+}
+
+/** Who and how, as the API shows a stored origin. */
+export function originJson(row: OriginColumns): {
+  actor: { id: string; email: string; name: string } | null;
+  via: { type: AuditViaType; access_token?: { id: string; name: string } };
+} {
+  const via: { type: AuditViaType; access_token?: { id: string; name: string } } = { type: row.via_type };
+  if (row.via_token_id !== null) via.access_token = { id: row.via_token_id, name: row.via_token_name ?? '' };
+  return { actor: row.actor_id === null ? null : { id: row.actor_id, email: row.actor_email ?? '', name: row.actor_name ?? '' }, via };
+}

@@ -3,7 +3,7 @@ import type { AuditEventsTable, Database } from '../db/schema.js';
 import type { Clock } from '../lib/clock.js';
 import { newId } from '../lib/ids.js';
 import type { AuditAction } from './contract.js';
-import type { ChangeOrigin } from './origin.js';
+import { type ChangeOrigin, originColumns } from './origin.js';
 
 export type AuditEventRow = AuditEventsTable;
 
@@ -29,14 +29,7 @@ export async function recordAuditEvent(trx: Transaction<Database> | Kysely<Datab
       workspace_id: entry.workspaceId,
       at: now.toISOString(),
       action: entry.action,
-      actor_id: origin.actor?.id ?? null,
-      actor_email: origin.actor?.email ?? null,
-      actor_name: origin.actor?.name ?? null,
-      via_type: origin.via.type,
-      via_token_id: origin.via.accessToken?.id ?? null,
-      via_token_name: origin.via.accessToken?.name ?? null,
-      ip: origin.ip,
-      user_agent: origin.userAgent,
+      ...originColumns(origin),
       target_type: entry.target.type,
       target_id: entry.target.id,
       target_name: entry.target.name,

@@ -4,6 +4,7 @@ import { AppError } from '../errors.js';
 import { assertCan, workspaceNotFound } from '../memberships/permissions.js';
 import { findWorkspaceOf } from '../memberships/queries.js';
 import { SITE_ERRORS } from '../sites/errors.js';
+import { originJson } from './origin.js';
 import { type AuditEventRow, type AuditFilter, listAuditEvents } from './queries.js';
 import type { AuditEventJson, AuditLogPageJson } from './schema.js';
 
@@ -18,14 +19,11 @@ function invalidCursor(): AppError {
 }
 
 export function auditEventToJson(row: AuditEventRow): AuditEventJson {
-  const via: AuditEventJson['via'] = { type: row.via_type };
-  if (row.via_token_id !== null) via.access_token = { id: row.via_token_id, name: row.via_token_name ?? '' };
   return {
     id: row.id,
     at: row.at,
     action: row.action,
-    actor: row.actor_id === null ? null : { id: row.actor_id, email: row.actor_email ?? '', name: row.actor_name ?? '' },
-    via,
+    ...originJson(row),
     ip: row.ip,
     user_agent: row.user_agent,
     target: { type: row.target_type, id: row.target_id, name: row.target_name },

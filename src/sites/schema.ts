@@ -1,4 +1,5 @@
 import { Type, type Static } from 'typebox';
+import { AUDIT_VIA_TYPES } from '../audit/contract.js';
 import {
   AUTH_TYPES,
   COLOR_PATTERN,
@@ -221,7 +222,7 @@ export const SiteVersionSchema = Type.Object({
   created_at: Type.String({ format: 'date-time' }),
   actor: Type.Union([Type.Object({ id: Type.String(), email: Type.String(), name: Type.String() }), Type.Null()], { description: 'Who made the change, as they were named then' }),
   via: Type.Object({
-    type: Type.Enum(['session', 'jwt', 'access_token', 'cli', 'system']),
+    type: Type.Enum(AUDIT_VIA_TYPES),
     access_token: Type.Optional(Type.Object({ id: Type.String(), name: Type.String() })),
   }),
   changes: Type.Array(SiteChangeSchema),

@@ -1,5 +1,5 @@
 import type { Kysely, Transaction } from 'kysely';
-import type { ChangeOrigin } from '../audit/origin.js';
+import { type ChangeOrigin, originColumns, originJson } from '../audit/origin.js';
 import type { Database, SiteVersionsTable } from '../db/schema.js';
 import type { SiteChange } from './diff.js';
 import type { SiteJson, SiteVersionJson } from './schema.js';
@@ -19,14 +19,7 @@ export async function insertSiteVersion(
       site_id: entry.site.id,
       version: entry.version,
       created_at: entry.site.updated_at,
-      actor_id: origin.actor?.id ?? null,
-      actor_email: origin.actor?.email ?? null,
-      actor_name: origin.actor?.name ?? null,
-      via_type: origin.via.type,
-      via_token_id: origin.via.accessToken?.id ?? null,
-      via_token_name: origin.via.accessToken?.name ?? null,
-      ip: origin.ip,
-      user_agent: origin.userAgent,
+      ...originColumns(origin),
       changes: JSON.stringify({ changes: entry.changes, restored_from: entry.restoredFrom ?? null }),
       site: JSON.stringify(entry.site),
     })
@@ -46,13 +39,10 @@ export function findSiteVersion(db: Kysely<Database>, siteId: string, version: n
 
 export function siteVersionToJson(row: SiteVersionRow, withSite: boolean): SiteVersionJson {
   const recorded = JSON.parse(row.changes) as { changes: SiteChange[]; restored_from: number | null };
-  const via: SiteVersionJson['via'] = { type: row.via_type };
-  if (row.via_token_id !== null) via.access_token = { id: row.via_token_id, name: row.via_token_name ?? '' };
   const json: SiteVersionJson = {
     version: row.version,
     created_at: row.created_at,
-    actor: row.actor_id === null ? null : { id: row.actor_id, email: row.actor_email ?? '', name: row.actor_name ?? '' },
-    via,
+    ...originJson(row),
     changes: recorded.changes,
     restored_from: recorded.restored_from,
   };
