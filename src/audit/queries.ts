@@ -1,7 +1,8 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { AuditEventsTable, Database } from '../db/schema.js';
+import { PreparedQuery } from '../db/prepared-query.js';
 import type { Clock } from '../lib/clock.js';
-import { newId } from '../lib/ids.js';
+import { idFloor, newId } from '../lib/ids.js';
 import type { AuditAction } from './contract.js';
 import { type ChangeOrigin, originColumns } from './origin.js';
 
@@ -16,26 +17,45 @@ export interface AuditEntry {
   details?: Record<string, unknown>;
 }
 
+// Written on every site change, so built and compiled once.
+const insertEvent = new PreparedQuery((db, p: AuditEventRow) =>
+  db.insertInto('audit_events').values({
+    id: p.id,
+    workspace_id: p.workspace_id,
+    at: p.at,
+    action: p.action,
+    actor_id: p.actor_id,
+    actor_email: p.actor_email,
+    actor_name: p.actor_name,
+    via_type: p.via_type,
+    via_token_id: p.via_token_id,
+    via_token_name: p.via_token_name,
+    ip: p.ip,
+    user_agent: p.user_agent,
+    target_type: p.target_type,
+    target_id: p.target_id,
+    target_name: p.target_name,
+    details: p.details,
+  }),
+);
+
 /**
  * Appends an event, in the caller's transaction: a change that rolls back leaves no event, and no
  * change commits without its event. There is no function to change or delete one (only retention).
  */
 export async function recordAuditEvent(trx: Transaction<Database> | Kysely<Database>, clock: Clock, origin: ChangeOrigin, entry: AuditEntry): Promise<void> {
   const now = clock.now();
-  await trx
-    .insertInto('audit_events')
-    .values({
-      id: newId(now),
-      workspace_id: entry.workspaceId,
-      at: now.toISOString(),
-      action: entry.action,
-      ...originColumns(origin),
-      target_type: entry.target.type,
-      target_id: entry.target.id,
-      target_name: entry.target.name,
-      details: JSON.stringify(entry.details ?? {}),
-    })
-    .execute();
+  await insertEvent.execute(trx, {
+    id: newId(now),
+    workspace_id: entry.workspaceId,
+    at: now.toISOString(),
+    action: entry.action,
+    ...originColumns(origin),
+    target_type: entry.target.type,
+    target_id: entry.target.id,
+    target_name: entry.target.name,
+    details: JSON.stringify(entry.details ?? {}),
+  });
 }
 
 export interface AuditFilter {
@@ -52,7 +72,30 @@ export async function listAuditEvents(db: Kysely<Database>, workspaceId: string,
   return query.orderBy('id', 'desc').limit(limit).execute();
 }
 
-/** Retention: deletes events older than the cut-off. The only deletion of events there is. */
-export async function pruneAuditEvents(db: Kysely<Database>, olderThan: string): Promise<void> {
-  await db.deleteFrom('audit_events').where('at', '<', olderThan).execute();
+/** Workspaces whose events one retention statement deletes: each is a range of the log's key. */
+const PRUNE_BATCH = 500;
+
+/**
+ * Retention: deletes events made before the cut-off, a range of ids (which are time) in each
+ * workspace's part of the key, in batches of workspaces so no statement holds the writer long.
+ * The only deletion of events there is, besides a workspace's own.
+ */
+export async function pruneAuditEvents(db: Kysely<Database>, olderThan: Date): Promise<void> {
+  const floor = idFloor(olderThan);
+  let after = '';
+  for (;;) {
+    const batch = await db.selectFrom('workspaces').select('id').where('id', '>', after).orderBy('id').limit(PRUNE_BATCH).execute();
+    const last = batch.at(-1);
+    if (last === undefined) return;
+    await db
+      .deleteFrom('audit_events')
+      .where(
+        'workspace_id',
+        'in',
+        batch.map((workspace) => workspace.id),
+      )
+      .where('id', '<', floor)
+      .execute();
+    after = last.id;
+  }
 }

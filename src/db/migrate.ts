@@ -13,6 +13,7 @@ import * as workspaces from './migrations/011-workspaces.js';
 import * as invitations from './migrations/012-invitations.js';
 import * as siteVersions from './migrations/013-site-versions.js';
 import * as auditLog from './migrations/015-audit-log.js';
+import * as auditLogByWorkspace from './migrations/016-audit-log-by-workspace.js';
 import type { DatabaseHandle } from './connect.js';
 import type { Database } from './schema.js';
 
@@ -32,6 +33,7 @@ const migrations: Record<string, Migration> = {
   '012-invitations': invitations,
   '013-site-versions': siteVersions,
   '015-audit-log': auditLog,
+  '016-audit-log-by-workspace': auditLogByWorkspace,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -16,5 +16,5 @@ export async function pruneStaleRows(db: Kysely<Database>, limiter: RateLimiter,
   const now = clock.now().getTime();
   await limiter.prune(DAY_MS);
   await pruneExpired(db, new Date(now - DAY_MS).toISOString());
-  await pruneAuditEvents(db, new Date(now - retention.auditDays * DAY_MS).toISOString());
+  await pruneAuditEvents(db, new Date(now - retention.auditDays * DAY_MS));
 }

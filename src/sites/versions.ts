@@ -1,5 +1,6 @@
 import type { Kysely, Transaction } from 'kysely';
 import { type ChangeOrigin, originColumns, originJson } from '../audit/origin.js';
+import { PreparedQuery } from '../db/prepared-query.js';
 import type { Database, SiteVersionsTable } from '../db/schema.js';
 import type { SiteChange } from './diff.js';
 import type { SiteJson, SiteVersionJson } from './schema.js';
@@ -7,23 +8,39 @@ import type { SiteJson, SiteVersionJson } from './schema.js';
 export type SiteVersionRow = SiteVersionsTable;
 export type { SiteVersionJson };
 
+// Written on every site change, so built and compiled once.
+const insertVersion = new PreparedQuery((db, p: SiteVersionRow) =>
+  db.insertInto('site_versions').values({
+    site_id: p.site_id,
+    version: p.version,
+    created_at: p.created_at,
+    actor_id: p.actor_id,
+    actor_email: p.actor_email,
+    actor_name: p.actor_name,
+    via_type: p.via_type,
+    via_token_id: p.via_token_id,
+    via_token_name: p.via_token_name,
+    ip: p.ip,
+    user_agent: p.user_agent,
+    changes: p.changes,
+    site: p.site,
+  }),
+);
+
 /** Appends a version in the change's transaction. Nothing updates or deletes one (they go with their site). */
 export async function insertSiteVersion(
   trx: Transaction<Database>,
   origin: ChangeOrigin,
   entry: { site: SiteJson; version: number; changes: readonly SiteChange[]; restoredFrom?: number },
 ): Promise<void> {
-  await trx
-    .insertInto('site_versions')
-    .values({
-      site_id: entry.site.id,
-      version: entry.version,
-      created_at: entry.site.updated_at,
-      ...originColumns(origin),
-      changes: JSON.stringify({ changes: entry.changes, restored_from: entry.restoredFrom ?? null }),
-      site: JSON.stringify(entry.site),
-    })
-    .execute();
+  await insertVersion.execute(trx, {
+    site_id: entry.site.id,
+    version: entry.version,
+    created_at: entry.site.updated_at,
+    ...originColumns(origin),
+    changes: JSON.stringify({ changes: entry.changes, restored_from: entry.restoredFrom ?? null }),
+    site: JSON.stringify(entry.site),
+  });
 }
 
 /** A site's versions, newest first, older than `before` when given. */
