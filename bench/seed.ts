@@ -65,6 +65,8 @@ function siteRow(userId: string, workspaceId: string, index: number, createdAt: 
     version: 1,
     created_at: at,
     updated_at: at,
+    deleted_at: null,
+    deleted_by: null,
   };
 }
 

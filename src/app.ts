@@ -185,7 +185,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   const passkeys = new PasskeyService(db, limiter, clock, { id: new URL(config.publicUrl).hostname, name: 'Siteward', origin: config.publicOrigin });
   const auth = new AuthService(users, hasher, jwt, limiter, totp, securityEvents);
   const accessTokens = new AccessTokenService(db, clock);
-  const sites = new SiteService({ db, dialect: database.dialect, clock, secrets, cache });
+  const sites = new SiteService({ db, dialect: database.dialect, clock, secrets, cache, trashRetentionDays: config.trashRetentionDays });
 
   const emailVerification = new EmailVerificationService(db, limiter, mailer, clock, config.publicUrl);
   registerAuthRoutes(app, { auth, emailVerification, signup: config.signup });
@@ -212,7 +212,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
 
   // Hourly clean-up of ended sessions, tokens, rate-limit windows and old audit events; every server may run it.
   const pruning = setInterval(() => {
-    pruneStaleRows(db, limiter, clock, { auditDays: config.auditRetentionDays }).catch(backgroundFailure('pruning stale rows failed'));
+    pruneStaleRows(db, limiter, clock, { auditDays: config.auditRetentionDays, trashDays: config.trashRetentionDays }).catch(backgroundFailure('pruning stale rows failed'));
   }, 60 * 60 * 1000).unref();
   app.addHook('onClose', async () => {
     clearInterval(pruning);

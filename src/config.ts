@@ -39,6 +39,8 @@ export interface Config {
   reauthWindowSeconds: number;
   /** How many days audit log events are kept; older ones are deleted by the hourly clean-up. */
   auditRetentionDays: number;
+  /** Days a deleted site stays in the trash, restorable, before it is purged with its history. */
+  trashRetentionDays: number;
   /** Passed to Fastify's trustProxy: false, true, or a comma-separated list of proxy addresses/CIDRs. */
   trustProxy: boolean | string;
 }
@@ -109,6 +111,7 @@ export function loadConfig(env: Environment = process.env): Config {
     // At least a minute, so a person can finish what they confirmed; at most a day, or it stops meaning "recent".
     reauthWindowSeconds: parseWholeNumber('REAUTH_WINDOW_SECONDS', env.REAUTH_WINDOW_SECONDS, 600, 60, 24 * 60 * 60),
     auditRetentionDays: parseWholeNumber('AUDIT_RETENTION_DAYS', env.AUDIT_RETENTION_DAYS, 365, 1, 36500),
+    trashRetentionDays: parseWholeNumber('TRASH_RETENTION_DAYS', env.TRASH_RETENTION_DAYS, 30, 1, 36500),
   };
 }
 

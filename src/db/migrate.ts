@@ -14,6 +14,7 @@ import * as invitations from './migrations/012-invitations.js';
 import * as siteVersions from './migrations/013-site-versions.js';
 import * as auditLog from './migrations/015-audit-log.js';
 import * as auditLogByWorkspace from './migrations/016-audit-log-by-workspace.js';
+import * as siteTrash from './migrations/017-site-trash.js';
 import type { DatabaseHandle } from './connect.js';
 import type { Database } from './schema.js';
 
@@ -34,6 +35,7 @@ const migrations: Record<string, Migration> = {
   '013-site-versions': siteVersions,
   '015-audit-log': auditLog,
   '016-audit-log-by-workspace': auditLogByWorkspace,
+  '017-site-trash': siteTrash,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

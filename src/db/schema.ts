@@ -84,6 +84,10 @@ export interface SitesTable {
   version: number;
   created_at: string;
   updated_at: string;
+  /** When the site went to the trash; null while it is live. Only the trash's own queries read trashed rows. */
+  deleted_at: string | null;
+  /** JSON {id, email, name} of who moved it to the trash, as they were then; null when none is known. */
+  deleted_by: string | null;
 }
 
 export interface RateLimitsTable {

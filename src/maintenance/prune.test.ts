@@ -19,14 +19,14 @@ test('pruning deletes rate-limit windows, sessions and one-time tokens that ende
     });
     const limiter = new RateLimiter(t.database.db, t.clock);
 
-    await pruneStaleRows(t.database.db, limiter, t.clock, { auditDays: 365 });
+    await pruneStaleRows(t.database.db, limiter, t.clock, { auditDays: 365, trashDays: 30 });
     const live = await count();
     // The sign-up's address-confirmation link and the sign-in link.
     assert.ok(live.limits > 0 && live.sessions === 1 && live.tokens === 2, JSON.stringify(live));
 
     // The session lives 30 days; a day after that everything here has ended.
     t.clock.advance(31 * 24 * 60 * 60 * 1000 + 1000);
-    await pruneStaleRows(t.database.db, limiter, t.clock, { auditDays: 365 });
+    await pruneStaleRows(t.database.db, limiter, t.clock, { auditDays: 365, trashDays: 30 });
     assert.deepEqual(await count(), { limits: 0, sessions: 0, tokens: 0 });
   } finally {
     await t.close();
@@ -47,9 +47,9 @@ test('pruning deletes audit events older than the retention, and keeps the rest'
     const actions = async () => (await t.database.db.selectFrom('audit_events').select('action').orderBy('id').execute()).map((row) => row.action);
     const limiter = new RateLimiter(t.database.db, t.clock);
 
-    await pruneStaleRows(t.database.db, limiter, t.clock, { auditDays: 6 });
+    await pruneStaleRows(t.database.db, limiter, t.clock, { auditDays: 6, trashDays: 30 });
     assert.deepEqual(await actions(), ['workspace.created', 'workspace.updated']);
-    await pruneStaleRows(t.database.db, limiter, t.clock, { auditDays: 4 });
+    await pruneStaleRows(t.database.db, limiter, t.clock, { auditDays: 4, trashDays: 30 });
     assert.deepEqual(await actions(), ['workspace.updated']);
   } finally {
     await t.close();

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import { pruneAuditEvents } from '../audit/queries.js';
+import { purgeTrashedSites } from '../sites/queries.js';
 import { pruneExpired } from '../auth/queries.js';
 import type { RateLimiter } from '../rate-limit/rate-limit.js';
 import type { Database } from '../db/schema.js';
@@ -9,12 +10,13 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 
 /**
  * Deletes what can no longer matter: rate-limit windows, sessions and one-time tokens that ended
- * more than a day ago, and audit events past their retention. Without it those tables grow with
- * every address, sign-in and change ever seen.
+ * more than a day ago, audit events past their retention, and sites in the trash past theirs (with
+ * their history). Without it those tables grow with every address, sign-in and change ever seen.
  */
-export async function pruneStaleRows(db: Kysely<Database>, limiter: RateLimiter, clock: Clock, retention: { auditDays: number }): Promise<void> {
+export async function pruneStaleRows(db: Kysely<Database>, limiter: RateLimiter, clock: Clock, retention: { auditDays: number; trashDays: number }): Promise<void> {
   const now = clock.now().getTime();
   await limiter.prune(DAY_MS);
   await pruneExpired(db, new Date(now - DAY_MS).toISOString());
   await pruneAuditEvents(db, new Date(now - retention.auditDays * DAY_MS));
+  await purgeTrashedSites(db, new Date(now - retention.trashDays * DAY_MS).toISOString());
 }

@@ -14,6 +14,7 @@ import {
 } from '../../test/partner-servers.js';
 import { RateLimiter } from '../rate-limit/rate-limit.js';
 import { SecretBox } from '../lib/crypto.js';
+import { purgeTrashedSites } from '../sites/queries.js';
 import { SiteService } from '../sites/service.js';
 import { PartnerChecker, WITHHELD_NAME } from './check.js';
 import { PartnerRecheckScheduler } from './scheduler.js';
@@ -247,7 +248,7 @@ test('the periodic re-check is recorded in the history too', async () => {
   const mcp = await serve(startStatelessMcpServer());
   const siteId = await siteWith(h, { mcp_url: mcp.url, auth_type: 'none' });
   const { db, dialect } = h.app.database;
-  const sites = new SiteService({ db, dialect, clock: h.app.clock, secrets: new SecretBox(h.app.config.encryptionKey), cache: h.app.cache });
+  const sites = new SiteService({ db, dialect, clock: h.app.clock, secrets: new SecretBox(h.app.config.encryptionKey), cache: h.app.cache, trashRetentionDays: h.app.config.trashRetentionDays });
   const checks = new PartnerCheckService({
     db,
     sites,
@@ -302,7 +303,7 @@ test('an access token may read the history; testing needs sites:write', async ()
   assert.equal(refused.json.code, 'insufficient_scope');
 });
 
-test("a site's checks are deleted with it", async () => {
+test("a site's checks stay with it in the trash, unread, and are purged with it", async () => {
   const h = await setup();
   const siteId = await siteWith(h, {});
   await checkNow(h, siteId);
@@ -310,7 +311,10 @@ test("a site's checks are deleted with it", async () => {
   assert.equal(await storedCheckCount(h, siteId), 2);
 
   assert.equal((await call(h, 'DELETE', `/api/v1/sites/${siteId}`, h.owner.bearer)).status, 204);
+  assert.equal(await storedCheckCount(h, siteId), 2);
+  assert.equal((await call(h, 'GET', `/api/v1/sites/${siteId}/partner/checks`, h.owner.bearer)).status, 404);
 
+  assert.equal(await purgeTrashedSites(h.app.database.db, new Date(h.app.clock.now().getTime() + 1000).toISOString()), 1);
   assert.equal(await storedCheckCount(h, siteId), 0);
 });
 

@@ -9,7 +9,8 @@ import type { PartnerCheckJson } from './schema.js';
  * membership; it never answers a request.
  */
 export function listAllSitesPage(db: Kysely<Database>, limit: number, afterId: string | undefined): Promise<SiteRow[]> {
-  let query = db.selectFrom('sites').selectAll();
+  // Sites in the trash are not checked: nobody is using them.
+  let query = db.selectFrom('sites').selectAll().where('deleted_at', 'is', null);
   if (afterId !== undefined) query = query.where('id', '>', afterId);
   return query.orderBy('id').limit(limit).execute();
 }
@@ -74,6 +75,7 @@ export function listPartnerChecks(db: Kysely<Database>, userId: string, workspac
     .innerJoin('sites', 'sites.id', 'partner_checks.site_id')
     .innerJoin('workspace_members as member', (join) => join.onRef('member.workspace_id', '=', 'sites.workspace_id').on('member.user_id', '=', userId))
     .where('sites.workspace_id', '=', workspaceId)
+    .where('sites.deleted_at', 'is', null)
     .selectAll('partner_checks')
     .where('partner_checks.site_id', '=', siteId)
     .orderBy('partner_checks.seq', 'desc')

@@ -29,7 +29,7 @@ afterEach(async () => {
 
 function scheduler(app: TestApp): PartnerRecheckScheduler {
   const { db, dialect } = app.database;
-  const sites = new SiteService({ db, dialect, clock: app.clock, secrets: new SecretBox(app.config.encryptionKey), cache: app.cache });
+  const sites = new SiteService({ db, dialect, clock: app.clock, secrets: new SecretBox(app.config.encryptionKey), cache: app.cache, trashRetentionDays: app.config.trashRetentionDays });
   const checks = new PartnerCheckService({
     db,
     sites,

@@ -26,6 +26,8 @@ function row(id: string, overrides: Partial<SiteRow> = {}): SiteRow {
     version: 3,
     created_at: '2026-11-21T10:00:00.000Z',
     updated_at: '2026-11-21T11:00:00.000Z',
+    deleted_at: null,
+    deleted_by: null,
     ...overrides,
   };
 }

@@ -40,11 +40,20 @@ function splitRole(row: SiteWithRole | undefined): MemberSiteRow | undefined {
 }
 
 /**
- * Sites joined to the caller's membership of their workspace, and only of the workspace their
+ * Live sites joined to the caller's membership of their workspace, and only of the workspace their
  * credential is limited to, if any (`scope`; null matches every membership). One statement shape
  * for both, so each prepared query below is prepared once.
  */
 function memberSites(db: Kysely<Database>, userId: string, scope: string | null) {
+  return withMembership(db, userId, scope).where('sites.deleted_at', 'is', null);
+}
+
+/** The same join over the trash: the one place trashed sites are read for a caller. */
+function memberTrashedSites(db: Kysely<Database>, userId: string, scope: string | null) {
+  return withMembership(db, userId, scope).where('sites.deleted_at', 'is not', null);
+}
+
+function withMembership(db: Kysely<Database>, userId: string, scope: string | null) {
   return db
     .selectFrom('sites')
     .innerJoin('workspace_members as member', (join) =>
@@ -124,7 +133,7 @@ export async function findSiteForUpdate(trx: Transaction<Database>, dialect: Dia
  * periodic re-check runs too); the caller, if any, was checked when the site was read.
  */
 export function lockSiteInWorkspace(trx: Transaction<Database>, dialect: DialectName, workspaceId: string, id: string): Promise<SiteRow | undefined> {
-  return forUpdate(dialect, trx.selectFrom('sites').selectAll().where('workspace_id', '=', workspaceId).where('id', '=', id)).executeTakeFirst();
+  return forUpdate(dialect, trx.selectFrom('sites').selectAll().where('workspace_id', '=', workspaceId).where('id', '=', id).where('deleted_at', 'is', null)).executeTakeFirst();
 }
 
 /**
@@ -222,7 +231,37 @@ export function updateSite(trx: Transaction<Database>, workspaceId: string, id: 
   return trx.updateTable('sites').set(changes).where('workspace_id', '=', workspaceId).where('id', '=', id).execute();
 }
 
-/** Deletes a site read with findSiteForUpdate, in the same transaction. */
-export function deleteSite(trx: Transaction<Database>, workspaceId: string, id: string): Promise<unknown> {
-  return trx.deleteFrom('sites').where('workspace_id', '=', workspaceId).where('id', '=', id).execute();
+/** Moves a site read with findSiteForUpdate to the trash, in the same transaction. */
+export function trashSite(trx: Transaction<Database>, site: SiteRow, deletedAt: string, deletedBy: string | null): Promise<unknown> {
+  return trx.updateTable('sites').set({ deleted_at: deletedAt, deleted_by: deletedBy }).where('workspace_id', '=', site.workspace_id).where('id', '=', site.id).execute();
+}
+
+/** A trashed site, locked, with the caller's role read under the same lock (restoring it). */
+export async function findTrashedSiteForUpdate(trx: Transaction<Database>, dialect: DialectName, caller: SiteCaller, id: string): Promise<MemberSiteRow | undefined> {
+  const query = memberTrashedSites(trx, caller.userId, caller.workspaceId).selectAll('sites').select('member.role as member_role').where('sites.id', '=', id);
+  return splitRole(await (dialect === 'postgres' ? query.forUpdate('sites') : query).executeTakeFirst());
+}
+
+/** Brings a trashed site, read with findTrashedSiteForUpdate, back to its workspace. */
+export function untrashSite(trx: Transaction<Database>, site: SiteRow): Promise<unknown> {
+  return trx.updateTable('sites').set({ deleted_at: null, deleted_by: null }).where('workspace_id', '=', site.workspace_id).where('id', '=', site.id).execute();
+}
+
+export interface TrashPosition {
+  deletedAt: string;
+  id: string;
+}
+
+/** The caller's trashed sites, most recently deleted first, after `after` when given. */
+export function listTrashedSites(db: Kysely<Database>, caller: SiteCaller, workspaceId: string | undefined, after: TrashPosition | undefined, limit: number): Promise<SiteRow[]> {
+  let query = memberTrashedSites(db, caller.userId, caller.workspaceId).selectAll('sites');
+  if (workspaceId !== undefined) query = query.where('sites.workspace_id', '=', workspaceId);
+  if (after !== undefined) query = query.where(sql<SqlBool>`(sites.deleted_at, sites.id) < (${after.deletedAt}, ${after.id})`);
+  return query.orderBy('sites.deleted_at', 'desc').orderBy('sites.id', 'desc').limit(limit).execute();
+}
+
+/** Retention: deletes sites trashed before the cut-off, with their versions and checks. */
+export async function purgeTrashedSites(db: Kysely<Database>, trashedBefore: string): Promise<number> {
+  const result = await db.deleteFrom('sites').where('deleted_at', '<', trashedBefore).executeTakeFirst();
+  return Number(result.numDeletedRows);
 }

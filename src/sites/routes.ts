@@ -23,6 +23,9 @@ import {
   SiteVersionList,
   SiteVersionListQuery,
   SiteVersionParams,
+  TrashList,
+  TrashListQuery,
+  TrashParams,
 } from './schema.js';
 import { encodeSite, encodeSiteEnvelope } from './encode.js';
 import type { SiteReads } from './reads.js';
@@ -177,10 +180,49 @@ export function registerSiteRoutes(app: App, deps: { guard: Guard; sites: SiteSe
 
   app.delete(
     '/api/v1/sites/:id',
-    { onRequest: write, schema: { summary: 'Delete a site (admin or owner of its workspace)', tags, security, params: SiteParams, response: { 204: Type.Null(), ...errors } } },
+    { onRequest: write, schema: { summary: 'Move a site to the trash (admin or owner of its workspace); POST /api/v1/trash/{site_id}/restore brings it back', tags, security, params: SiteParams, response: { 204: Type.Null(), ...errors } } },
     async (request, reply) => {
       await deps.sites.delete(currentCaller(request), changeOriginOf(request), request.params.id);
       return reply.code(204).send(null);
+    },
+  );
+
+  app.get(
+    '/api/v1/trash',
+    {
+      onRequest: read,
+      schema: {
+        summary: "Deleted sites of your workspaces (or of one), most recently deleted first, restorable until they are purged (TRASH_RETENTION_DAYS after deletion)",
+        tags,
+        security,
+        querystring: TrashListQuery,
+        response: { 200: TrashList, ...errors },
+      },
+    },
+    async (request) => {
+      const { workspace_id: workspaceId, limit = DEFAULT_PAGE_SIZE, cursor } = request.query;
+      // As for the sites list: a workspace one is not in is an error, not an empty trash.
+      if (workspaceId !== undefined && !currentPrincipal(request).memberships.has(workspaceId)) throw workspaceNotFound();
+      const page = await deps.sites.trash(currentCaller(request), workspaceId, limit, cursor);
+      return { sites: page.entries, next_cursor: page.nextCursor };
+    },
+  );
+
+  app.post(
+    '/api/v1/trash/:site_id/restore',
+    {
+      onRequest: write,
+      schema: {
+        summary: 'Bring a deleted site back from the trash as it was, with its history and partner access token (admin or owner of its workspace)',
+        tags,
+        security,
+        params: TrashParams,
+        response: { 200: SiteEnvelope, ...errors },
+      },
+    },
+    async (request, reply) => {
+      const row = await deps.sites.restoreFromTrash(currentCaller(request), changeOriginOf(request), request.params.site_id);
+      return reply.header('etag', siteEtag(row)).send({ site: siteToJson(row) });
     },
   );
 }

@@ -245,3 +245,25 @@ export const SiteRestoreAnswer = Type.Object({
   restored_from: Type.Integer(),
   partner_access_token: Type.Literal('kept', { description: 'A version never holds the partner access token: the current one is kept' }),
 });
+
+const Actor = Type.Union([Type.Object({ id: Type.String(), email: Type.String(), name: Type.String() }), Type.Null()], { description: 'Who did it, as they were named then; null for the command line' });
+export const TrashEntrySchema = Type.Object({
+  site: SiteSchema,
+  deleted_at: Type.String({ format: 'date-time' }),
+  deleted_by: Actor,
+  purge_at: Type.String({ format: 'date-time', description: 'When retention deletes it for good, unless it is restored first' }),
+});
+export type TrashEntryJson = Static<typeof TrashEntrySchema>;
+export const TrashList = Type.Object({
+  sites: Type.Array(TrashEntrySchema),
+  next_cursor: Type.Union([Type.String(), Type.Null()], { description: 'Pass as ?cursor= for the next page; null on the last page' }),
+});
+export const TrashListQuery = Type.Object(
+  {
+    workspace_id: Type.Optional(Type.String({ maxLength: 64, description: "Only this workspace's trash; every workspace you are in when left out" })),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_PAGE_SIZE, default: DEFAULT_PAGE_SIZE })),
+    cursor: Type.Optional(Type.String({ maxLength: 200, description: 'next_cursor of the page before' })),
+  },
+  { additionalProperties: false },
+);
+export const TrashParams = Type.Object({ site_id: Type.String({ maxLength: 64 }) });

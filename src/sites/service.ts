@@ -13,17 +13,20 @@ import { siteChangeTags } from './changes.js';
 import { decodeListCursor, encodeListCursor, type SiteListOrder, sortsById } from './list-cursor.js';
 import {
   countSites,
-  deleteSite,
   findSite,
   findSiteForUpdate,
+  findTrashedSiteForUpdate,
   insertSite,
   listSites,
   listSitesOrdered,
+  listTrashedSites,
   lockSiteInWorkspace,
   type MemberSiteRow,
   saveSite,
   type SiteCaller,
   type SiteRow,
+  trashSite,
+  untrashSite,
   updateSite,
 } from './queries.js';
 import { findMemberships, findPersonalWorkspaceId, lockRole } from '../memberships/queries.js';
@@ -38,11 +41,13 @@ import {
   type SiteCreate,
   type SiteJson,
   type SiteUpdate,
+  type TrashEntryJson,
 } from './schema.js';
 import { SITE_ERRORS } from './errors.js';
 import type { ChangeOrigin } from '../audit/origin.js';
 import { recordAuditEvent } from '../audit/queries.js';
 import { changedPaths, siteChanges } from './diff.js';
+import { decodeTrashCursor, encodeTrashCursor, trashEntry } from './trash.js';
 import { findSiteVersion, insertSiteVersion, listSiteVersions, type SiteVersionJson, siteVersionToJson } from './versions.js';
 
 function versionNotFound(version: number): AppError {
@@ -196,6 +201,8 @@ export interface SiteServiceDeps {
   secrets: SecretBox;
   /** Told of every write after it commits, so that it never serves what the write replaced. */
   cache: Cache;
+  /** How long a deleted site stays in the trash before retention purges it. */
+  trashRetentionDays: number;
 }
 
 export class SiteService {
@@ -272,6 +279,8 @@ export class SiteService {
       version: 1,
       created_at: now,
       updated_at: now,
+      deleted_at: null,
+      deleted_by: null,
     };
     const row: SiteRow = { ...empty, ...this.#changes(empty, input), version: 1 };
     try {
@@ -381,15 +390,51 @@ export class SiteService {
     }
   }
 
-  /** Deletes a site (admins and owners of its workspace). */
+  /**
+   * Moves a site to the trash (admins and owners of its workspace). It disappears from every
+   * member-facing read and keeps its versions until it is restored or retention purges it.
+   */
   async delete(caller: SiteCaller, origin: ChangeOrigin, id: string): Promise<void> {
     let workspaceId: string | undefined;
     try {
       await this.deps.db.transaction().execute(async (trx) => {
         const row = await this.#lockFor(trx, caller, id, 'site.delete');
         workspaceId = row.workspace_id;
-        await deleteSite(trx, row.workspace_id, id);
+        await trashSite(trx, row, this.deps.clock.now().toISOString(), origin.actor === null ? null : JSON.stringify(origin.actor));
         await recordAuditEvent(trx, this.deps.clock, origin, { workspaceId: row.workspace_id, action: 'site.deleted', target: siteTarget(row) });
+      });
+    } finally {
+      this.deps.cache.invalidate(siteChangeTags(workspaceId, id));
+    }
+  }
+
+  /** The trashed sites of the caller's workspaces (every member), most recently deleted first. */
+  async trash(caller: SiteCaller, workspaceId: string | undefined, limit: number, cursor: string | undefined): Promise<{ entries: TrashEntryJson[]; nextCursor: string | null }> {
+    const after = cursor === undefined ? undefined : decodeTrashCursor(cursor);
+    // One row more than asked says whether another page follows.
+    const rows = await listTrashedSites(this.deps.db, caller, workspaceId, after, limit + 1);
+    const entries = rows.slice(0, limit).map((row) => trashEntry(row, this.deps.trashRetentionDays, siteToJson));
+    const last = rows[limit - 1];
+    return { entries, nextCursor: rows.length > limit && last !== undefined ? encodeTrashCursor(last) : null };
+  }
+
+  /** Brings a site back from the trash as it was (admins and owners, as for deleting it). */
+  async restoreFromTrash(caller: SiteCaller, origin: ChangeOrigin, id: string): Promise<SiteRow> {
+    let workspaceId: string | undefined;
+    try {
+      return await this.deps.db.transaction().execute(async (trx) => {
+        const found = await findTrashedSiteForUpdate(trx, this.deps.dialect, caller, id);
+        assertCan(found?.role, 'site.delete', siteNotFound);
+        if (found === undefined) throw siteNotFound();
+        workspaceId = found.site.workspace_id;
+        await untrashSite(trx, found.site);
+        await recordAuditEvent(trx, this.deps.clock, origin, {
+          workspaceId: found.site.workspace_id,
+          action: 'site.restored',
+          target: siteTarget(found.site),
+          details: { version: found.site.version, from: 'trash' },
+        });
+        return { ...found.site, deleted_at: null, deleted_by: null };
       });
     } finally {
       this.deps.cache.invalidate(siteChangeTags(workspaceId, id));

@@ -31,6 +31,8 @@ interface Team {
   /** A viewer nobody acts as: the subject of member changes. */
   subject: SignedUpUser;
   site: string;
+  /** A site of the workspace in its trash. */
+  trashed: string;
   /** A pending invitation of the workspace: the subject of revocations. */
   invitation: string;
 }
@@ -96,6 +98,8 @@ const ROUTES: Route[] = [
   { action: 'site.read', method: 'GET', status: 200, kind: 'site', url: (team) => `/api/v1/sites/${team.site}/versions/1` },
   { action: 'site.update', method: 'POST', status: 200, kind: 'site', url: (team) => `/api/v1/sites/${team.site}/versions/1/restore` },
   { action: 'site.delete', method: 'DELETE', status: 204, kind: 'site', url: (team) => `/api/v1/sites/${team.site}` },
+  { action: 'site.read', method: 'GET', status: 200, kind: 'workspace', url: (team) => `/api/v1/trash?workspace_id=${team.workspace}` },
+  { action: 'site.delete', method: 'POST', status: 200, kind: 'site', url: (team) => `/api/v1/trash/${team.trashed}/restore` },
   { action: 'partner.read', method: 'GET', status: 200, kind: 'site', url: (team) => `/api/v1/sites/${team.site}/partner/checks` },
   { action: 'partner.check', method: 'POST', status: 200, kind: 'site', url: (team) => `/api/v1/sites/${team.site}/partner/check` },
   { action: 'partner.check', method: 'POST', status: 200, kind: 'site', url: (team) => `/api/v1/sites/${team.site}/partner/test`, payload: () => ({ partner_settings: {} }) },
@@ -120,6 +124,8 @@ async function newTeam(people: { actors: Record<Actor, SignedUpUser>; subject: S
   for (const role of WORKSPACE_ROLES) if (role !== 'owner') await service().addMember(workspace, actors[role].id, role);
   await service().addMember(workspace, subject.id, 'viewer');
   const site = await createSite(t.app, actors.owner.bearer, { name: 'Matrix site', workspace_id: workspace });
+  const trashed = await createSite(t.app, actors.owner.bearer, { name: 'Trashed site', workspace_id: workspace });
+  assert.equal((await t.app.inject({ method: 'DELETE', url: `/api/v1/sites/${trashed.id}`, headers: { authorization: actors.owner.bearer } })).statusCode, 204);
   const invited = await t.app.inject({
     method: 'POST',
     url: `/api/v1/workspaces/${workspace}/invitations`,
@@ -127,7 +133,7 @@ async function newTeam(people: { actors: Record<Actor, SignedUpUser>; subject: S
     payload: { email: 'pending@example.com', role: 'viewer' },
   });
   assert.equal(invited.statusCode, 201, invited.body);
-  return { workspace, actors, subject, site: site.id, invitation: invited.json<{ invitation: { id: string } }>().invitation.id };
+  return { workspace, actors, subject, site: site.id, trashed: trashed.id, invitation: invited.json<{ invitation: { id: string } }>().invitation.id };
 }
 
 function expectAnswer(route: Route, actor: Actor, response: LightMyRequestResponse): void {
@@ -157,8 +163,10 @@ for (const route of ROUTES) {
       expectAnswer(route, actor, response);
       // A refused request changed nothing: the workspace, its site and its members are all there.
       if (response.statusCode >= 400) {
-        const site = await t.database.db.selectFrom('sites').select(['name']).where('id', '=', team.site).executeTakeFirst();
-        assert.equal(site?.name, 'Matrix site');
+        const site = await t.database.db.selectFrom('sites').select(['name', 'deleted_at']).where('id', '=', team.site).executeTakeFirst();
+        assert.deepEqual(site, { name: 'Matrix site', deleted_at: null });
+        const trashed = await t.database.db.selectFrom('sites').select('deleted_at').where('id', '=', team.trashed).executeTakeFirst();
+        assert.notEqual(trashed?.deleted_at ?? null, null, 'the trashed site is still in the trash');
         const members = await t.database.db.selectFrom('workspace_members').select(['user_id', 'role']).where('workspace_id', '=', team.workspace).execute();
         assert.equal(members.length, WORKSPACE_ROLES.length + 1);
         assert.ok(members.some((member) => member.user_id === team.subject.id && member.role === 'viewer'));
