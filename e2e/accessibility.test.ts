@@ -43,6 +43,8 @@ test('axe-core finds no serious or critical violation on any screen, light and d
     const magicLink = await mailedMagicLink(t.app, smtp, user.email);
     const site = await createSite(t.app, user.bearer, { name: 'Help centre', color: '#0ea5e9', ai_settings: '{"model":"small"}', partner_settings: { enabled: true } });
     await createSite(t.app, user.bearer, { name: 'Sales assistant', color: '#e11d48' });
+    const retired = await createSite(t.app, user.bearer, { name: 'Retired assistant' });
+    assert.equal((await t.app.inject({ method: 'DELETE', url: `/api/v1/sites/${retired.id}`, headers: { authorization: user.bearer } })).statusCode, 204);
 
     const signedOut: Screen[] = [
       { name: 'sign-in', open: at(origin, '/sign-in', 'Sign in to Siteward') },
@@ -59,6 +61,7 @@ test('axe-core finds no serious or critical violation on any screen, light and d
       { name: 'settings-profile', open: at(origin, '/settings/profile', 'Profile') },
       { name: 'settings-access-tokens', open: at(origin, '/settings/access-tokens', 'Access tokens') },
       { name: 'settings-security', open: at(origin, '/settings/security', 'Security') },
+      { name: 'trash', open: at(origin, '/trash', 'Trash') },
       {
         name: 'not-found',
         open: async (target) => {

@@ -347,7 +347,7 @@ test('the widget preview follows the unsaved draft as you type, and draws no log
   }
 });
 
-test('the danger zone deletes the site after a confirmation, and says so', { timeout: 180_000 }, async () => {
+test('the danger zone moves the site to the trash after a confirmation, and the trash brings it back', { timeout: 180_000 }, async () => {
   const dashboard = await openDashboard();
   const { t } = dashboard;
   try {
@@ -371,6 +371,29 @@ test('the danger zone deletes the site after a confirmation, and says so', { tim
     assert.equal(response.statusCode, 404);
     await page.getByRole('link', { name: 'Back to your sites' }).click();
     await page.getByRole('heading', { name: 'Sites', exact: true }).waitFor();
+
+    // The trash has it, and brings it back after a confirmation.
+    await page.getByRole('link', { name: 'Trash' }).click();
+    await page.getByRole('heading', { name: 'Trash', level: 1 }).waitFor();
+    const entry = page.getByRole('listitem').filter({ hasText: 'Doomed site' });
+    await entry.getByText('Deleted', { exact: false }).waitFor();
+    for (const colorScheme of ['light', 'dark'] as const) {
+      await page.emulateMedia({ colorScheme });
+      assert.deepEqual(await seriousAccessibilityProblems(page), [], colorScheme);
+    }
+    await page.emulateMedia({ colorScheme: 'light' });
+    await entry.getByRole('button', { name: 'Restore Doomed site' }).click();
+    const confirm = page.getByRole('dialog', { name: 'Restore Doomed site?' });
+    await confirm.getByRole('button', { name: 'Cancel' }).click();
+    await confirm.waitFor({ state: 'hidden' });
+    assert.equal((await t.app.inject({ method: 'GET', url: `/api/v1/sites/${site.id}`, headers: { authorization: user.bearer } })).statusCode, 404);
+    await entry.getByRole('button', { name: 'Restore Doomed site' }).click();
+    await confirm.getByRole('button', { name: 'Restore site' }).click();
+    await page.getByText('Doomed site is back').waitFor();
+    await page.getByText('The trash is empty.').waitFor();
+    assert.equal((await readSite(t.app, user, site.id)).name, 'Doomed site');
+    await page.getByRole('link', { name: 'Open Doomed site' }).click();
+    await page.getByRole('heading', { name: 'Doomed site', level: 1 }).waitFor();
   } finally {
     await dashboard.close();
   }

@@ -10,6 +10,7 @@ export const SCREENS = [
   '/sites',
   '/sites/:id',
   '/sites/:id/:section',
+  '/trash',
   '/settings',
   '/settings/profile',
   '/settings/access-tokens',

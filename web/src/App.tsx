@@ -22,6 +22,7 @@ const WorkspacesPage = lazy(() => import('./pages/Workspaces').then((module) => 
 const WorkspaceAuditLogPage = lazy(() => import('./pages/WorkspaceAuditLog').then((module) => ({ default: module.WorkspaceAuditLogPage })));
 const WorkspaceDetailPage = lazy(() => import('./pages/WorkspaceDetail').then((module) => ({ default: module.WorkspaceDetailPage })));
 const SecurityPage = lazy(() => import('./pages/Security').then((module) => ({ default: module.SecurityPage })));
+const TrashPage = lazy(() => import('./pages/Trash').then((module) => ({ default: module.TrashPage })));
 
 // The dashboard's screens. The server answers index.html for exactly these paths (and for any
 // other one with status 404, which the catch-all shows as the not-found screen).
@@ -43,6 +44,7 @@ const router = createBrowserRouter([
           { path: '/sites', element: <SitesPage /> },
           { path: '/sites/:id', element: <SiteEditorRoute /> },
           { path: '/sites/:id/:section', element: <SiteEditorRoute /> },
+          { path: '/trash', element: <TrashPage /> },
           {
             path: '/settings',
             element: <SettingsLayout />,

@@ -25,6 +25,13 @@ describe('the audit log in words', () => {
     expect(auditSentence(event({ action: 'member.invited', target: { type: 'invitation', id: 'i', name: 'new@example.com' }, details: { role: 'viewer' } }))).toBe('invited new@example.com as viewer');
   });
 
+  test('a site to the trash and back, and a version restored', () => {
+    const site = { type: 'site' as const, id: 's', name: 'Help desk' };
+    expect(auditSentence(event({ action: 'site.deleted', target: site }))).toBe('moved the site Help desk to the trash');
+    expect(auditSentence(event({ action: 'site.restored', target: site, details: { version: 4, from: 'trash' } }))).toBe('brought the site Help desk back from the trash');
+    expect(auditSentence(event({ action: 'site.restored', target: site, details: { version: 5, restored_from: 2 } }))).toBe('restored version 2 of the site Help desk');
+  });
+
   test('a member joining by invitation, and one added by an administrator', () => {
     const joined = event({ action: 'member.joined', actor: { id: 'grace', email: 'grace@example.com', name: '' }, details: { role: 'editor', invitation_id: 'i' } });
     expect([actorName(joined), auditSentence(joined)]).toEqual(['grace@example.com', 'joined as editor, by invitation']);

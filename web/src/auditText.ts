@@ -75,9 +75,10 @@ export function auditSentence(event: AuditEvent): string {
     case 'site.updated':
       return `changed the site ${target}`;
     case 'site.deleted':
-      return `deleted the site ${target}`;
+      return `moved the site ${target} to the trash`;
     case 'site.restored':
-      return `restored the site ${target}`;
+      if (details.from === 'trash') return `brought the site ${target} back from the trash`;
+      return typeof details.restored_from === 'number' ? `restored version ${details.restored_from} of the site ${target}` : `restored the site ${target}`;
     case 'partner.status_changed':
       return `saw the partner connection of ${target} change`;
     case 'webhook.created':

@@ -29,7 +29,7 @@ export function DangerZone({ siteId, name, onDeleted }: DangerZoneProps) {
       <div className="card-header">
         <div>
           <h3 id="danger-zone-title">Danger zone</h3>
-          <p>Deleting the site removes it and every setting it holds, for everyone using this account.</p>
+          <p>Deleting the site takes it away from everyone in its workspace. It waits in the trash, with its history, until it is deleted for good; admins can bring it back from there.</p>
         </div>
         <Button variant="danger" onClick={() => setConfirming(true)}>
           Delete this site…
@@ -50,7 +50,7 @@ export function DangerZone({ siteId, name, onDeleted }: DangerZoneProps) {
         onConfirm={() => deletion.mutate(undefined, { onError: () => setConfirming(false) })}
       >
         <p>
-          {name} and all of its settings are deleted. Unsaved changes in this editor are dropped too.
+          {name} moves to the trash, where admins can restore it until it is deleted for good. Unsaved changes in this editor are dropped.
         </p>
       </ConfirmDialog>
     </section>

@@ -100,7 +100,9 @@ function SiteDeleted({ name }: { name: string }) {
       <h1 ref={heading} tabIndex={-1}>
         {name} was deleted
       </h1>
-      <p>The site and its settings are gone.</p>
+      <p>
+        It is in the <Link to="/trash">trash</Link>, where admins can restore it until it is deleted for good.
+      </p>
       <Link to="/" className="button button-primary">
         Back to your sites
       </Link>

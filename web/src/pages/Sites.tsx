@@ -123,13 +123,18 @@ export function SitesPage() {
           <h1>Sites</h1>
           <p>Each site holds its assistant, widget, portal and partner settings.</p>
         </div>
-        {createRefusal === undefined ? (
-          <Button variant="primary" onClick={() => setCreating(true)}>
-            New site
-          </Button>
-        ) : (
-          <p className="muted small create-refusal">{createRefusal}</p>
-        )}
+        <div className="page-actions">
+          <Link to="/trash" className="button button-ghost">
+            Trash
+          </Link>
+          {createRefusal === undefined ? (
+            <Button variant="primary" onClick={() => setCreating(true)}>
+              New site
+            </Button>
+          ) : (
+            <p className="muted small create-refusal">{createRefusal}</p>
+          )}
+        </div>
       </header>
 
       {!(page !== undefined && page.total === 0 && q === '' && onFirstPage && !showSwitcher) && (
