@@ -303,6 +303,8 @@ test('unknown addresses show the not-found screen; focus moves to each new scree
     assert.equal(await page.title(), 'Sites · Siteward');
     // The next Tab continues from the heading, not from the top of the page.
     await page.keyboard.press('Tab');
+    assert.equal(await page.evaluate(() => document.activeElement?.textContent), 'Trash');
+    await page.keyboard.press('Tab');
     assert.equal(await page.evaluate(() => document.activeElement?.textContent), 'New site');
 
     // An address the dashboard does not know, reached inside the app.

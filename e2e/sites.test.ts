@@ -368,14 +368,14 @@ test('a save over someone else\'s newer save is refused with an explanation, and
 
     // Leaving with unsaved edits asks; dismissing keeps the editor and the edits.
     // The dialog is awaited itself: the heading is on screen before the click, so it proves nothing.
-    const asked = new Promise<string>((resolve) => {
+    const leaving = new Promise<string>((resolve) => {
       page.once('dialog', (dialog) => {
         resolve(dialog.message());
         void dialog.dismiss();
       });
     });
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Sites' }).click();
-    assert.match(await asked, /unsaved changes/i);
+    assert.match(await leaving, /unsaved changes/i);
     await page.getByRole('heading', { name: 'Shared site', level: 1 }).waitFor();
     assert.equal(new URL(page.url()).pathname, `/sites/${site.id}/portal`);
     assert.equal(await portal.textContent(), '{"title":"Mine"}');
