@@ -37,6 +37,7 @@ import { clientErrorHandler, errorHandler, frameworkErrorHandler, handleNotFound
 import { registerCompression } from './http/compression.js';
 import { registerJsonParser } from './http/json-body.js';
 import { createLoggers, lazyChildLoggerFactory, RequestLogController } from './http/logging.js';
+import { registerSecurityEventRoutes } from './security/routes.js';
 import { SecurityEvents } from './security/events.js';
 import { registerSecurityHeaders, responseHeaders } from './http/security-headers.js';
 import { createHttpServer, DEFAULT_HTTP_LIMITS, fastifyTimeoutOptions, type HttpLimits } from './http/server.js';
@@ -173,7 +174,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
     app.log,
     options.mailerOptions,
   );
-  const securityEvents = new SecurityEvents(app.log, mailer, clock);
+  const securityEvents = new SecurityEvents(db, app.log, mailer, clock);
   const secrets = new SecretBox(config.encryptionKey);
   const magicLinks = new MagicLinkService(db, users, limiter, mailer, clock, config.publicUrl);
   const recoveryCodeDigest = new RecoveryCodeDigest(config.encryptionKey);
@@ -199,6 +200,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   const accountDeletion = new AccountDeletionService({ db, dialect: database.dialect, sessions, cache });
   registerAccountRoutes(app, { guard, sessions, passwordChanges, securityEvents, recentAuthentication, reauthentication, passkeys, accountDeletion });
   registerTotpRoutes(app, { guard, totp, securityEvents });
+  registerSecurityEventRoutes(app, { guard, db });
   registerPasskeyRoutes(app, { guard, passkeys, sessions, securityEvents, publicOrigin: config.publicOrigin });
   registerAccessTokenRoutes(app, { guard, accessTokens, securityEvents });
   const reads = new SiteReads(sites, cache);

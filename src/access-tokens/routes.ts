@@ -43,7 +43,7 @@ export function registerAccessTokenRoutes(app: App, deps: { guard: Guard; access
     async (request, reply) => {
       const principal = currentPrincipal(request);
       const created = await deps.accessTokens.create(principal.user.id, request.body);
-      securityEvents.record({ type: 'access_token.created', user: principal.user, origin: requestOrigin(request), credential: principal.method, details: { name: created.name } });
+      await securityEvents.record({ type: 'access_token.created', user: principal.user, origin: requestOrigin(request), credential: principal.method, details: { name: created.name } });
       return reply.code(201).header('cache-control', 'no-store').send({ access_token: created });
     },
   );
@@ -57,7 +57,7 @@ export function registerAccessTokenRoutes(app: App, deps: { guard: Guard; access
     async (request, reply) => {
       const principal = currentPrincipal(request);
       const { name } = await deps.accessTokens.revoke(principal.user.id, request.params.id);
-      securityEvents.record({ type: 'access_token.revoked', user: principal.user, origin: requestOrigin(request), credential: principal.method, details: { name } });
+      await securityEvents.record({ type: 'access_token.revoked', user: principal.user, origin: requestOrigin(request), credential: principal.method, details: { name } });
       return reply.code(204).send(null);
     },
   );

@@ -117,7 +117,7 @@ export function registerAccountRoutes(app: App, deps: AccountRouteDeps): void {
     async (request, reply) => {
       const principal = currentPrincipal(request);
       await accountDeletion.delete(principal.user.id);
-      securityEvents.record({ type: 'account.deleted', user: principal.user, origin: requestOrigin(request), credential: principal.method });
+      await securityEvents.record({ type: 'account.deleted', user: principal.user, origin: requestOrigin(request), credential: principal.method });
       reply.clearCookie(sessions.cookieName, { path: '/', secure: sessions.cookieSettings.secure, httpOnly: true, sameSite: 'lax' });
       return reply.code(204).send(null);
     },
@@ -163,7 +163,7 @@ export function registerAccountRoutes(app: App, deps: AccountRouteDeps): void {
           ? { kind: 'password', password: password ?? '', otp }
           : { kind: 'passkey', challengeId: passkey.challenge_id, response: passkey.response, clientIp: request.ip };
       const done = await reauthentication.reauthenticate(principal, proof);
-      securityEvents.record({ type: 'reauthenticated', user: principal.user, origin: requestOrigin(request), method: done.method, credential: principal.method });
+      await securityEvents.record({ type: 'reauthenticated', user: principal.user, origin: requestOrigin(request), method: done.method, credential: principal.method });
       if (done.session !== null) reply.setCookie(sessions.cookieName, done.session.cookieValue, sessions.cookieSettingsFor(done.session.session));
       return reply.header('cache-control', 'no-store').send({
         recent_authentication_until: done.until.toISOString(),
@@ -222,7 +222,7 @@ export function registerAccountRoutes(app: App, deps: AccountRouteDeps): void {
     async (request, reply) => {
       const principal = currentPrincipal(request);
       await sessions.revokeEverything(principal.user.id);
-      securityEvents.record({ type: 'sessions.revoked', user: principal.user, origin: requestOrigin(request), credential: principal.method });
+      await securityEvents.record({ type: 'sessions.revoked', user: principal.user, origin: requestOrigin(request), credential: principal.method });
       reply.clearCookie(sessions.cookieName, { path: '/', secure: sessions.cookieSettings.secure, httpOnly: true, sameSite: 'lax' });
       return reply.code(204).send(null);
     },
@@ -248,7 +248,7 @@ export function registerAccountRoutes(app: App, deps: AccountRouteDeps): void {
         { currentPassword: request.body.current_password, newPassword: request.body.new_password, recentlyAuthenticated: recentAuthentication.isRecent(principal) },
         principal.method === 'session' ? principal.sessionId : null,
       );
-      securityEvents.record({ type: 'password.changed', user: principal.user, origin: requestOrigin(request), credential: principal.method });
+      await securityEvents.record({ type: 'password.changed', user: principal.user, origin: requestOrigin(request), credential: principal.method });
       return reply.code(204).send(null);
     },
   );

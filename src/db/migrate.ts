@@ -15,6 +15,7 @@ import * as siteVersions from './migrations/013-site-versions.js';
 import * as auditLog from './migrations/015-audit-log.js';
 import * as auditLogByWorkspace from './migrations/016-audit-log-by-workspace.js';
 import * as siteTrash from './migrations/017-site-trash.js';
+import * as securityEvents from './migrations/018-security-events.js';
 import type { DatabaseHandle } from './connect.js';
 import type { Database } from './schema.js';
 
@@ -36,6 +37,7 @@ const migrations: Record<string, Migration> = {
   '015-audit-log': auditLog,
   '016-audit-log-by-workspace': auditLogByWorkspace,
   '017-site-trash': siteTrash,
+  '018-security-events': securityEvents,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -18,6 +18,7 @@ export interface Database {
   workspace_members: WorkspaceMembersTable;
   invitations: InvitationsTable;
   audit_events: AuditEventsTable;
+  security_events: SecurityEventsTable;
   site_versions: SiteVersionsTable;
 }
 
@@ -301,4 +302,22 @@ export interface SiteVersionsTable {
   changes: string;
   /** JSON: the site as the API showed it after this version, without any secret. */
   site: string;
+}
+
+export interface SecurityEventsTable {
+  /** UUIDv7: the history's order. */
+  id: string;
+  user_id: string;
+  at: string;
+  type: string;
+  /** How the person proved who they are (password, passkey, magic_link, totp, recovery_code). */
+  method: string | null;
+  /** The credential the request came with (session, jwt, access_token, cli). */
+  credential: string | null;
+  /** Why a sign-in failed or was refused, in a word. */
+  reason: string | null;
+  ip: string;
+  user_agent: string;
+  /** JSON of facts that name no secret: a token's or passkey's name. */
+  details: string;
 }

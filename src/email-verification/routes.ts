@@ -87,7 +87,7 @@ export function registerEmailVerificationRoutes(app: App, deps: EmailVerificatio
     // Principals remembered with the old address would show it, and name it in notices.
     guard.forgetUser(completed.user.id);
     // The old address is told: if the change was not its owner's, that is how they learn of it.
-    securityEvents.record({ type: 'email.changed', user: completed.previous, origin: requestOrigin(request) });
+    await securityEvents.record({ type: 'email.changed', user: completed.previous, origin: requestOrigin(request) });
     if (isForm(request)) return sendPage(reply, 200, emailChangeDonePage(completed.user.email));
     return reply.header('cache-control', 'no-store').send({ user: userToJson(completed.user) });
   }
@@ -133,7 +133,7 @@ export function registerEmailVerificationRoutes(app: App, deps: EmailVerificatio
         const verified = await emailVerification.verify(token);
         if (verified === undefined) return completeEmailChange(request, reply, token);
         guard.forgetUser(verified.user.id);
-        if (verified.newlyVerified) securityEvents.record({ type: 'email.verified', user: verified.user, origin: requestOrigin(request) });
+        if (verified.newlyVerified) await securityEvents.record({ type: 'email.verified', user: verified.user, origin: requestOrigin(request) });
         if (isForm(request)) return sendPage(reply, 200, verifyEmailDonePage(verified.user.email));
         return reply.header('cache-control', 'no-store').send({ user: userToJson(verified.user) });
       },
@@ -173,11 +173,11 @@ export function registerEmailVerificationRoutes(app: App, deps: EmailVerificatio
         }
         const origin = requestOrigin(request);
         guard.forgetUser(outcome.user.id);
-        if (outcome.newlyVerified) securityEvents.record({ type: 'email.verified', user: outcome.user, origin, method: 'magic_link', details: { claim: decision } });
-        if (decision === 'reset') securityEvents.record({ type: 'account.taken_over', user: outcome.user, origin, method: 'magic_link' });
+        if (outcome.newlyVerified) await securityEvents.record({ type: 'email.verified', user: outcome.user, origin, method: 'magic_link', details: { claim: decision } });
+        if (decision === 'reset') await securityEvents.record({ type: 'account.taken_over', user: outcome.user, origin, method: 'magic_link' });
         await startWebSession(sessions, request, reply, outcome.user.id, { secondFactorPending: outcome.secondFactorPending });
         if (!outcome.secondFactorPending) {
-          securityEvents.record({ type: 'sign_in.succeeded', user: outcome.user, origin, method: 'magic_link', credential: 'session', details: { claim: decision } });
+          await securityEvents.record({ type: 'sign_in.succeeded', user: outcome.user, origin, method: 'magic_link', credential: 'session', details: { claim: decision } });
         }
         if (isForm(request)) {
           // After a reset the account has no password: the dashboard's password form sets one.

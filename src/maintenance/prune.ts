@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import { pruneAuditEvents } from '../audit/queries.js';
 import { purgeTrashedSites } from '../sites/queries.js';
+import { pruneSecurityEvents } from '../security/queries.js';
 import { pruneExpired } from '../auth/queries.js';
 import type { RateLimiter } from '../rate-limit/rate-limit.js';
 import type { Database } from '../db/schema.js';
@@ -10,7 +11,7 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 
 /**
  * Deletes what can no longer matter: rate-limit windows, sessions and one-time tokens that ended
- * more than a day ago, audit events past their retention, and sites in the trash past theirs (with
+ * more than a day ago, audit and security events past their retention (AUDIT_RETENTION_DAYS), and sites in the trash past theirs (with
  * their history). Without it those tables grow with every address, sign-in and change ever seen.
  */
 export async function pruneStaleRows(db: Kysely<Database>, limiter: RateLimiter, clock: Clock, retention: { auditDays: number; trashDays: number }): Promise<void> {
@@ -18,5 +19,6 @@ export async function pruneStaleRows(db: Kysely<Database>, limiter: RateLimiter,
   await limiter.prune(DAY_MS);
   await pruneExpired(db, new Date(now - DAY_MS).toISOString());
   await pruneAuditEvents(db, new Date(now - retention.auditDays * DAY_MS));
+  await pruneSecurityEvents(db, new Date(now - retention.auditDays * DAY_MS));
   await purgeTrashedSites(db, new Date(now - retention.trashDays * DAY_MS).toISOString());
 }

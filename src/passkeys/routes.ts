@@ -78,7 +78,7 @@ export function registerPasskeyRoutes(app: App, deps: PasskeyRouteDeps): void {
     async (request, reply) => {
       const principal = currentPrincipal(request);
       const passkey = await passkeys.register(principal.user, request.body);
-      securityEvents.record({ type: 'passkey.added', user: principal.user, origin: requestOrigin(request), credential: principal.method, details: { name: passkey.name } });
+      await securityEvents.record({ type: 'passkey.added', user: principal.user, origin: requestOrigin(request), credential: principal.method, details: { name: passkey.name } });
       return reply.code(201).send({ passkey });
     },
   );
@@ -107,7 +107,7 @@ export function registerPasskeyRoutes(app: App, deps: PasskeyRouteDeps): void {
     async (request, reply) => {
       const principal = currentPrincipal(request);
       const { name } = await passkeys.remove(principal.user.id, request.params.id);
-      securityEvents.record({ type: 'passkey.removed', user: principal.user, origin: requestOrigin(request), credential: principal.method, details: { name } });
+      await securityEvents.record({ type: 'passkey.removed', user: principal.user, origin: requestOrigin(request), credential: principal.method, details: { name } });
       return reply.code(204).send(null);
     },
   );
@@ -147,10 +147,10 @@ export function registerPasskeyRoutes(app: App, deps: PasskeyRouteDeps): void {
         user = await passkeys.signIn(request.body.challenge_id, request.body.response, request.ip);
       } catch (error) {
         // One reason for every way a response can fail (unknown, replayed, forged); the code is kept in details.
-        deps.securityEvents.recordSignInError(error, { user: null, origin, method: 'passkey', reason: 'passkey_invalid' });
+        await deps.securityEvents.recordSignInError(error, { user: null, origin, method: 'passkey', reason: 'passkey_invalid' });
         throw error;
       }
-      deps.securityEvents.record({ type: 'sign_in.succeeded', user, origin, method: 'passkey', credential: 'session' });
+      await deps.securityEvents.record({ type: 'sign_in.succeeded', user, origin, method: 'passkey', credential: 'session' });
       await startWebSession(deps.sessions, request, reply, user.id, { secondFactorPending: false });
       return reply.header('cache-control', 'no-store').send({ user: userToJson(user) });
     },

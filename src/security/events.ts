@@ -1,9 +1,13 @@
 import type { FastifyBaseLogger, FastifyRequest } from 'fastify';
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/schema.js';
 import { AppError } from '../errors.js';
 import type { Clock } from '../lib/clock.js';
+import { newId } from '../lib/ids.js';
 import type { Mailer } from '../mail/mailer.js';
 import type { AuthenticationMethod, CredentialKind, RequestOrigin, SecurityEventType } from './event-types.js';
 import { securityNoticeMessage } from './notices.js';
+import { insertSecurityEvent } from './queries.js';
 
 // The vocabulary lives apart from the recorder, so the notices it mails can name it without importing the recorder.
 export { SECURITY_EVENT_TYPES, type AuthenticationMethod, type CredentialKind, type RequestOrigin, type SecurityEventType } from './event-types.js';
@@ -55,12 +59,20 @@ export function requestOrigin(request: FastifyRequest): RequestOrigin {
  */
 export class SecurityEvents {
   constructor(
+    private readonly db: Kysely<Database>,
     private readonly log: FastifyBaseLogger,
     private readonly mailer: Mailer,
     private readonly clock: Clock,
   ) {}
 
-  record(event: SecurityEvent): void {
+  /**
+   * Stores the event in the account's history (GET /api/v1/me/security-events), logs it, and mails
+   * the owner for the changes in MAILED. Storing is awaited, so the history shows an event as soon
+   * as the request that made it has answered; a failure to store is logged, not thrown: the change
+   * it records has already happened.
+   */
+  async record(event: SecurityEvent): Promise<void> {
+    await this.#store(event);
     const outcome = event.type === 'sign_in.failed' || event.type === 'sign_in.refused' ? 'failure' : 'success';
     this.log.info(
       {
@@ -88,10 +100,33 @@ export class SecurityEvents {
    * unless one is given). Anything else (a malformed request, a bug) is not a sign-in outcome and
    * records nothing. The error's detail is never logged: only its code.
    */
-  recordSignInError(error: unknown, attempt: { user: { id: string; email: string } | null; origin: RequestOrigin; method: AuthenticationMethod; reason?: string }): void {
+  async recordSignInError(error: unknown, attempt: { user: { id: string; email: string } | null; origin: RequestOrigin; method: AuthenticationMethod; reason?: string }): Promise<void> {
     if (!(error instanceof AppError)) return;
     const { user, origin, method } = attempt;
-    if (error.status === 429) this.record({ type: 'sign_in.refused', user, origin, method, reason: 'rate_limited' });
-    else if (error.status === 401) this.record({ type: 'sign_in.failed', user, origin, method, reason: attempt.reason ?? error.code, ...(attempt.reason === undefined ? {} : { details: { code: error.code } }) });
+    if (error.status === 429) await this.record({ type: 'sign_in.refused', user, origin, method, reason: 'rate_limited' });
+    else if (error.status === 401) await this.record({ type: 'sign_in.failed', user, origin, method, reason: attempt.reason ?? error.code, ...(attempt.reason === undefined ? {} : { details: { code: error.code } }) });
+  }
+
+  async #store(event: SecurityEvent): Promise<void> {
+    // No account, nothing to show anyone; a deleted account's rows went with it. Refusals come past
+    // a limit, as many as anyone cares to send: they are logged, not stored.
+    if (event.user === null || event.type === 'account.deleted' || event.type === 'sign_in.refused') return;
+    const now = this.clock.now();
+    try {
+      await insertSecurityEvent(this.db, {
+        id: newId(now),
+        user_id: event.user.id,
+        at: now.toISOString(),
+        type: event.type,
+        method: event.method ?? null,
+        credential: event.credential ?? null,
+        reason: event.reason ?? null,
+        ip: event.origin.ip,
+        user_agent: event.origin.userAgent,
+        details: JSON.stringify(event.details ?? {}),
+      });
+    } catch (error) {
+      this.log.error({ err: error, reqId: event.origin.requestId, security_event: event.type }, 'security event not stored');
+    }
   }
 }

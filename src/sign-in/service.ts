@@ -34,7 +34,7 @@ export class AuthService {
   async login(email: string, password: string, otp: string | undefined, origin: RequestOrigin): Promise<SignedIn> {
     const user = await this.#firstFactor(email, password, origin);
     const method = (await this.#secondFactor(user, otp, origin)) ?? 'password';
-    this.events.record({ type: 'sign_in.succeeded', user, origin, method, credential: 'jwt' });
+    await this.events.record({ type: 'sign_in.succeeded', user, origin, method, credential: 'jwt' });
     return { user, jwt: this.jwt.issue(user.id, user.jwt_generation) };
   }
 
@@ -45,7 +45,7 @@ export class AuthService {
   async passwordSignIn(email: string, password: string, otp: string | undefined, origin: RequestOrigin): Promise<WebSignIn> {
     const user = await this.#firstFactor(email, password, origin);
     if (!(await this.totp.isEnabled(user.id))) {
-      this.events.record({ type: 'sign_in.succeeded', user, origin, method: 'password', credential: 'session' });
+      await this.events.record({ type: 'sign_in.succeeded', user, origin, method: 'password', credential: 'session' });
       return { user, secondFactorPending: false };
     }
     if (otp === undefined || otp.trim() === '') return { user, secondFactorPending: true };
@@ -56,7 +56,7 @@ export class AuthService {
   /** The web's second step: the code for a sign-in that passed its first factor and waits. */
   async completeSecondFactor(user: UserRow, code: string, origin: RequestOrigin): Promise<void> {
     const method = (await this.#secondFactor(user, code, origin)) ?? 'password';
-    this.events.record({ type: 'sign_in.succeeded', user, origin, method, credential: 'session' });
+    await this.events.record({ type: 'sign_in.succeeded', user, origin, method, credential: 'session' });
   }
 
   /** The password, with its failure or refusal recorded as a security event. */
@@ -66,7 +66,7 @@ export class AuthService {
     } catch (error) {
       // The account, when the address names one: its owner's history shows the failed guesses.
       const user = error instanceof AppError ? ((await this.users.findByEmail(email)) ?? null) : null;
-      this.events.recordSignInError(error, { user, origin, method: 'password' });
+      await this.events.recordSignInError(error, { user, origin, method: 'password' });
       throw error;
     }
   }
@@ -76,7 +76,7 @@ export class AuthService {
     try {
       return await this.totp.verifySignInCode(user.id, code);
     } catch (error) {
-      this.events.recordSignInError(error, { user, origin, method: 'totp' });
+      await this.events.recordSignInError(error, { user, origin, method: 'totp' });
       throw error;
     }
   }

@@ -142,7 +142,7 @@ export function registerWebSignInRoutes(app: App, deps: WebSignInDeps): void {
         const origin = requestOrigin(request);
         if (signIn.newlyVerified) {
           deps.guard.forgetUser(userId);
-          deps.securityEvents.record({ type: 'email.verified', user: signIn.user, origin, method: 'magic_link' });
+          await deps.securityEvents.record({ type: 'email.verified', user: signIn.user, origin, method: 'magic_link' });
         }
         // Credentials made before anyone proved the address may be a squatter's: the mailbox
         // holder chooses to keep or reset them before the session opens anything (POST /auth/claim).
@@ -153,7 +153,7 @@ export function registerWebSignInRoutes(app: App, deps: WebSignInDeps): void {
         // A magic link proves the mailbox, one factor: with TOTP on, the second step still follows.
         const secondFactorPending = await deps.totp.isEnabled(userId);
         await startSession(request, reply, userId, secondFactorPending);
-        if (!secondFactorPending) deps.securityEvents.record({ type: 'sign_in.succeeded', user: signIn.user, origin, method: 'magic_link', credential: 'session' });
+        if (!secondFactorPending) await deps.securityEvents.record({ type: 'sign_in.succeeded', user: signIn.user, origin, method: 'magic_link', credential: 'session' });
         return reply.header('cache-control', 'no-store').redirect(secondFactorPending ? '/auth/2fa' : '/', 303);
       },
     );

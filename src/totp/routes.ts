@@ -64,7 +64,7 @@ export function registerTotpRoutes(app: App, deps: { guard: Guard; totp: TotpSer
     async (request, reply) => {
       const principal = currentPrincipal(request);
       const codes = await totp.enable(principal.user.id, request.body.code);
-      securityEvents.record({ type: 'totp.enabled', user: principal.user, origin: requestOrigin(request), credential: principal.method });
+      await securityEvents.record({ type: 'totp.enabled', user: principal.user, origin: requestOrigin(request), credential: principal.method });
       return reply.header('cache-control', 'no-store').send({ recovery_codes: codes });
     },
   );
@@ -78,7 +78,7 @@ export function registerTotpRoutes(app: App, deps: { guard: Guard; totp: TotpSer
     async (request, reply) => {
       const principal = currentPrincipal(request);
       await totp.disable(principal.user.id, request.body.code);
-      securityEvents.record({ type: 'totp.disabled', user: principal.user, origin: requestOrigin(request), credential: principal.method });
+      await securityEvents.record({ type: 'totp.disabled', user: principal.user, origin: requestOrigin(request), credential: principal.method });
       return reply.code(204).send(null);
     },
   );
@@ -98,7 +98,7 @@ export function registerTotpRoutes(app: App, deps: { guard: Guard; totp: TotpSer
     async (request, reply) => {
       const principal = currentPrincipal(request);
       const codes = await totp.regenerateRecoveryCodes(principal.user.id, request.body.code);
-      securityEvents.record({ type: 'recovery_codes.regenerated', user: principal.user, origin: requestOrigin(request), credential: principal.method });
+      await securityEvents.record({ type: 'recovery_codes.regenerated', user: principal.user, origin: requestOrigin(request), credential: principal.method });
       return reply.header('cache-control', 'no-store').send({ recovery_codes: codes });
     },
   );

@@ -89,10 +89,10 @@ export function registerInvitationRoutes(app: App, deps: InvitationRouteDeps): v
   );
 
   /** After an acceptance: principals remembered with the unverified address are read afresh. */
-  function afterAccepting(request: FastifyRequest, accepted: AcceptedInvitation): void {
+  async function afterAccepting(request: FastifyRequest, accepted: AcceptedInvitation): Promise<void> {
     if (!accepted.newlyVerified) return;
     guard.forgetUser(accepted.user.id);
-    deps.securityEvents.record({ type: 'email.verified', user: accepted.user, origin: requestOrigin(request), details: { via: 'invitation' } });
+    await deps.securityEvents.record({ type: 'email.verified', user: accepted.user, origin: requestOrigin(request), details: { via: 'invitation' } });
   }
 
   app.post(
@@ -110,7 +110,7 @@ export function registerInvitationRoutes(app: App, deps: InvitationRouteDeps): v
     },
     async (request) => {
       const accepted = await invitations.accept(changeOriginOf(request), request.body.token);
-      afterAccepting(request, accepted);
+      await afterAccepting(request, accepted);
       return { workspace: accepted.workspace };
     },
   );
@@ -181,7 +181,7 @@ export function registerInvitationRoutes(app: App, deps: InvitationRouteDeps): v
           }
           throw error;
         }
-        afterAccepting(request, accepted);
+        await afterAccepting(request, accepted);
         return sendPage(reply, 200, invitationAcceptedPage(accepted.workspace, !accepted.joined));
       },
     );

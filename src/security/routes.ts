@@ -1,0 +1,89 @@
+import { Type, type Static } from 'typebox';
+import type { Guard } from '../auth/guard.js';
+import { currentUser } from '../auth/principal.js';
+import { AppError } from '../errors.js';
+import { ProblemSchema } from '../http/schema.js';
+import type { App } from '../http/types.js';
+import { ID_PATTERN } from '../lib/ids.js';
+import { SITE_ERRORS } from '../sites/errors.js';
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/schema.js';
+import { SECURITY_EVENT_TYPES } from './event-types.js';
+import { listSecurityEvents, type SecurityEventRow } from './queries.js';
+
+export const SECURITY_EVENTS_DEFAULT_LIMIT = 20;
+export const SECURITY_EVENTS_MAX_LIMIT = 100;
+
+export const SecurityEventSchema = Type.Object({
+  id: Type.String(),
+  at: Type.String({ format: 'date-time' }),
+  type: Type.Enum(SECURITY_EVENT_TYPES),
+  method: Type.Union([Type.String(), Type.Null()], { description: 'How the person proved who they are: password, magic_link, passkey, totp, recovery_code' }),
+  credential: Type.Union([Type.String(), Type.Null()], { description: 'The credential the request came with: session, jwt, access_token' }),
+  reason: Type.Union([Type.String(), Type.Null()], { description: 'Why a sign-in failed or was refused, in a word' }),
+  ip: Type.String(),
+  user_agent: Type.String(),
+  details: Type.Record(Type.String(), Type.Unknown(), { description: 'Facts that name no secret, such as a token’s or passkey’s name' }),
+});
+export type SecurityEventJson = Static<typeof SecurityEventSchema>;
+export const SecurityEventPage = Type.Object({
+  events: Type.Array(SecurityEventSchema),
+  next_cursor: Type.Union([Type.String(), Type.Null()], { description: 'Pass as cursor for the next (older) page; null on the last' }),
+});
+export type SecurityEventPageJson = Static<typeof SecurityEventPage>;
+const SecurityEventQuery = Type.Object(
+  {
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: SECURITY_EVENTS_MAX_LIMIT, default: SECURITY_EVENTS_DEFAULT_LIMIT })),
+    cursor: Type.Optional(Type.String({ maxLength: 64 })),
+  },
+  { additionalProperties: false },
+);
+
+const EVENT_ID = new RegExp(ID_PATTERN);
+
+function toJson(row: SecurityEventRow): SecurityEventJson {
+  return {
+    id: row.id,
+    at: row.at,
+    type: row.type as SecurityEventJson['type'],
+    method: row.method,
+    credential: row.credential,
+    reason: row.reason,
+    ip: row.ip,
+    user_agent: row.user_agent,
+    details: JSON.parse(row.details) as Record<string, unknown>,
+  };
+}
+
+/**
+ * The caller's own security history, newest first. Signed-in people only: an access token reaches
+ * sites, not the record of the account's sign-ins.
+ */
+export function registerSecurityEventRoutes(app: App, deps: { guard: Guard; db: Kysely<Database> }): void {
+  app.get(
+    '/api/v1/me/security-events',
+    {
+      onRequest: deps.guard.require('signed_in'),
+      schema: {
+        summary: "Your account's security events, newest first: sign-ins with their method, failures, credential changes",
+        tags: ['account'],
+        security: [{ BearerAuth: [] }],
+        querystring: SecurityEventQuery,
+        response: { 200: SecurityEventPage, 400: ProblemSchema, 401: ProblemSchema, 403: ProblemSchema },
+      },
+    },
+    async (request) => {
+      const { limit = SECURITY_EVENTS_DEFAULT_LIMIT, cursor } = request.query;
+      if (cursor !== undefined && !EVENT_ID.test(cursor)) {
+        throw new AppError(400, SITE_ERRORS.INVALID_CURSOR, '/querystring/cursor: is not a cursor of this list; start again without it', {
+          errors: [{ path: '/querystring/cursor', message: 'is not a cursor of this list' }],
+        });
+      }
+      // One row more than asked says whether another page follows.
+      const rows = await listSecurityEvents(deps.db, currentUser(request).id, cursor, limit + 1);
+      const events = rows.slice(0, limit).map(toJson);
+      const last = events.at(-1);
+      return { events, next_cursor: rows.length > limit && last !== undefined ? last.id : null };
+    },
+  );
+}
