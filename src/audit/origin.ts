@@ -48,6 +48,20 @@ export interface OriginColumns {
   user_agent: string | null;
 }
 
+/** The origin columns read one by one, as a prepared insert binds each as a parameter. */
+export function originValues(row: OriginColumns): OriginColumns {
+  return {
+    actor_id: row.actor_id,
+    actor_email: row.actor_email,
+    actor_name: row.actor_name,
+    via_type: row.via_type,
+    via_token_id: row.via_token_id,
+    via_token_name: row.via_token_name,
+    ip: row.ip,
+    user_agent: row.user_agent,
+  };
+}
+
 export function originColumns(origin: ChangeOrigin): OriginColumns {
   return {
     actor_id: origin.actor?.id ?? null,

@@ -4,7 +4,7 @@ import { PreparedQuery } from '../db/prepared-query.js';
 import type { Clock } from '../lib/clock.js';
 import { idFloor, newId } from '../lib/ids.js';
 import type { AuditAction } from './contract.js';
-import { type ChangeOrigin, originColumns } from './origin.js';
+import { type ChangeOrigin, originColumns, originValues } from './origin.js';
 
 export type AuditEventRow = AuditEventsTable;
 
@@ -24,14 +24,7 @@ const insertEvent = new PreparedQuery((db, p: AuditEventRow) =>
     workspace_id: p.workspace_id,
     at: p.at,
     action: p.action,
-    actor_id: p.actor_id,
-    actor_email: p.actor_email,
-    actor_name: p.actor_name,
-    via_type: p.via_type,
-    via_token_id: p.via_token_id,
-    via_token_name: p.via_token_name,
-    ip: p.ip,
-    user_agent: p.user_agent,
+    ...originValues(p),
     target_type: p.target_type,
     target_id: p.target_id,
     target_name: p.target_name,

@@ -1,5 +1,5 @@
 import type { Kysely, Transaction } from 'kysely';
-import { type ChangeOrigin, originColumns, originJson } from '../audit/origin.js';
+import { type ChangeOrigin, originColumns, originJson, originValues } from '../audit/origin.js';
 import { PreparedQuery } from '../db/prepared-query.js';
 import type { Database, SiteVersionsTable } from '../db/schema.js';
 import type { SiteChange } from './diff.js';
@@ -14,14 +14,7 @@ const insertVersion = new PreparedQuery((db, p: SiteVersionRow) =>
     site_id: p.site_id,
     version: p.version,
     created_at: p.created_at,
-    actor_id: p.actor_id,
-    actor_email: p.actor_email,
-    actor_name: p.actor_name,
-    via_type: p.via_type,
-    via_token_id: p.via_token_id,
-    via_token_name: p.via_token_name,
-    ip: p.ip,
-    user_agent: p.user_agent,
+    ...originValues(p),
     changes: p.changes,
     site: p.site,
   }),
