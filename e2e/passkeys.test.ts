@@ -5,6 +5,7 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { type BrowserContext, chromium, type Page } from 'playwright-core';
 import { buildTestApp, ManualClock, signUp, STRONG_PASSWORD, type TestApp } from '../test/helpers.js';
+import { seriousAccessibilityProblems } from './axe.js';
 import { PASSKEY_TEST_PAGE, PASSKEY_TEST_PAGE_PATH } from './passkey-page.js';
 import { freePort } from '../test/processes.js';
 
@@ -94,6 +95,18 @@ test(
       const [passkey] = passkeys.json<{ passkeys: Array<{ name: string; last_used_at: string | null }> }>().passkeys;
       assert.equal(passkey?.name, 'Test laptop');
       assert.notEqual(passkey?.last_used_at, null);
+
+      // Settings > Security tells the owner what happened, newest first, with the device.
+      await page.goto(`${origin}/settings/security`);
+      const activity = page.getByRole('list', { name: 'Recent activity' });
+      await activity.getByRole('listitem').first().waitFor();
+      const lines = (await activity.getByRole('listitem').allInnerTexts()).map((line) => line.split('\n')[0]);
+      assert.deepEqual(lines.slice(0, 3), ['Signed in with a passkey', 'Passkey “Test laptop” added', 'Signed in with your password']);
+      assert.match(await activity.getByRole('listitem').first().innerText(), /Chrome on Linux · 127\.0\.0\.1/);
+      for (const colorScheme of ['light', 'dark'] as const) {
+        await page.emulateMedia({ colorScheme });
+        assert.deepEqual(await seriousAccessibilityProblems(page, { scope: 'section[aria-labelledby="activity-title"]' }), [], colorScheme);
+      }
     } finally {
       await context?.close();
       await t.close();

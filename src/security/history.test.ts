@@ -5,7 +5,7 @@ import { afterEach, beforeEach, test } from 'node:test';
 import { buildTestApp, createAccessToken, enableTotp, sessionCookie, signUp, STRONG_PASSWORD, type SignedUpUser, type TestApp } from '../../test/helpers.js';
 import { pruneStaleRows } from '../maintenance/prune.js';
 import { RateLimiter } from '../rate-limit/rate-limit.js';
-import type { SecurityEventJson, SecurityEventPageJson } from './routes.js';
+import type { SecurityEventJson, SecurityEventPageJson } from './schema.js';
 
 // Each account's stored security history (GET /api/v1/me/security-events) on SQLite and (with
 // TEST_DATABASE_URL) PostgreSQL: what is stored, to whom it is shown, paging, retention, no secret.

@@ -1,4 +1,3 @@
-import { Type, type Static } from 'typebox';
 import type { Guard } from '../auth/guard.js';
 import { currentUser } from '../auth/principal.js';
 import { AppError } from '../errors.js';
@@ -8,36 +7,8 @@ import { ID_PATTERN } from '../lib/ids.js';
 import { SITE_ERRORS } from '../sites/errors.js';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
-import { SECURITY_EVENT_TYPES } from './event-types.js';
 import { listSecurityEvents, type SecurityEventRow } from './queries.js';
-
-export const SECURITY_EVENTS_DEFAULT_LIMIT = 20;
-export const SECURITY_EVENTS_MAX_LIMIT = 100;
-
-export const SecurityEventSchema = Type.Object({
-  id: Type.String(),
-  at: Type.String({ format: 'date-time' }),
-  type: Type.Enum(SECURITY_EVENT_TYPES),
-  method: Type.Union([Type.String(), Type.Null()], { description: 'How the person proved who they are: password, magic_link, passkey, totp, recovery_code' }),
-  credential: Type.Union([Type.String(), Type.Null()], { description: 'The credential the request came with: session, jwt, access_token' }),
-  reason: Type.Union([Type.String(), Type.Null()], { description: 'Why a sign-in failed or was refused, in a word' }),
-  ip: Type.String(),
-  user_agent: Type.String(),
-  details: Type.Record(Type.String(), Type.Unknown(), { description: 'Facts that name no secret, such as a token’s or passkey’s name' }),
-});
-export type SecurityEventJson = Static<typeof SecurityEventSchema>;
-export const SecurityEventPage = Type.Object({
-  events: Type.Array(SecurityEventSchema),
-  next_cursor: Type.Union([Type.String(), Type.Null()], { description: 'Pass as cursor for the next (older) page; null on the last' }),
-});
-export type SecurityEventPageJson = Static<typeof SecurityEventPage>;
-const SecurityEventQuery = Type.Object(
-  {
-    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: SECURITY_EVENTS_MAX_LIMIT, default: SECURITY_EVENTS_DEFAULT_LIMIT })),
-    cursor: Type.Optional(Type.String({ maxLength: 64 })),
-  },
-  { additionalProperties: false },
-);
+import { SECURITY_EVENTS_DEFAULT_LIMIT, type SecurityEventJson, SecurityEventPage, SecurityEventQuery } from './schema.js';
 
 const EVENT_ID = new RegExp(ID_PATTERN);
 

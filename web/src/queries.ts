@@ -8,6 +8,7 @@ export const QUERY_KEYS = {
   sessions: ['me', 'sessions'],
   passkeys: ['me', 'passkeys'],
   totp: ['me', 'totp'],
+  securityEvents: ['me', 'security-events'],
   workspaces: ['workspaces'],
 } as const satisfies Record<string, QueryKey>;
 

@@ -1,6 +1,7 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { PasskeysSection } from '../components/PasskeysSection';
 import { PasswordSection } from '../components/PasswordSection';
+import { RecentActivitySection } from '../components/RecentActivitySection';
 import { SessionsSection } from '../components/SessionsSection';
 import { TwoFactorSection } from '../components/TwoFactorSection';
 import { QUERY_KEYS } from '../queries';
@@ -10,20 +11,25 @@ import { useTitle } from '../useTitle';
 export function SecurityPage() {
   useTitle('Security');
   const queryClient = useQueryClient();
-  // A change that ends other sessions (a new password, 2FA off) makes the list out of date.
-  const sessionsChanged = () => void queryClient.invalidateQueries({ queryKey: QUERY_KEYS.sessions });
+  // A change that ends other sessions (a new password, 2FA off) makes the list out of date, and
+  // every change here is a new line of recent activity.
+  const sessionsChanged = () => {
+    void queryClient.invalidateQueries({ queryKey: QUERY_KEYS.sessions });
+    void queryClient.invalidateQueries({ queryKey: QUERY_KEYS.securityEvents });
+  };
   return (
     <>
       <header className="page-header">
         <div>
           <h1>Security</h1>
-          <p>Your password, two-factor authentication, passkeys and signed-in devices.</p>
+          <p>Your password, two-factor authentication, passkeys, signed-in devices and recent activity.</p>
         </div>
       </header>
       <PasswordSection onChanged={sessionsChanged} />
       <TwoFactorSection onChanged={sessionsChanged} />
       <PasskeysSection />
       <SessionsSection />
+      <RecentActivitySection />
     </>
   );
 }
