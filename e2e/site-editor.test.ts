@@ -486,6 +486,7 @@ test('at 390 px the editor fits the screen: the sections become a row, the previ
       ['Widget', '/widget'],
       ['Knowledge', '/knowledge'],
       ['Integration', '/integration'],
+      ['History', '/history'],
     ] as const) {
       await openSection(page, title, path);
       const overflow = await page.evaluate<number>('document.documentElement.scrollWidth - document.documentElement.clientWidth');
@@ -515,8 +516,10 @@ test('axe-core finds no serious or critical problem in any section, the JSON tab
       ['Branding & theme', '/branding'],
       ['Knowledge', '/knowledge'],
       ['Integration', '/integration'],
+      ['History', '/history'],
     ] as const) {
       await openSection(page, title, path);
+      if (title === 'History') await page.getByText('Created the site').waitFor();
       if (title === 'AI') await page.getByRole('textbox', { name: 'AI assistant JSON' }).waitFor();
       assert.deepEqual(await seriousAccessibilityProblems(page), [], title);
     }
@@ -524,6 +527,65 @@ test('axe-core finds no serious or critical problem in any section, the JSON tab
     await page.getByRole('button', { name: 'Delete this site…' }).click();
     await page.getByRole('dialog', { name: 'Delete Accessible?' }).waitFor();
     assert.deepEqual(await seriousAccessibilityProblems(page), [], 'delete dialog');
+  } finally {
+    await dashboard.close();
+  }
+});
+
+test('History lists each version in words, key by key, the token only as set; a version is restored after a confirmation', { timeout: 180_000 }, async () => {
+  const dashboard = await openDashboard({ viewport: { width: 1280, height: 900 } });
+  const { t } = dashboard;
+  const token = 'history-partner-token-value';
+  try {
+    const user = await signUp(t.app);
+    const site = await createSite(t.app, user.bearer, { name: 'History site', ai_settings: '{"tone":"friendly","model":"small"}' });
+    const put = async (payload: Record<string, unknown>) => {
+      const response = await t.app.inject({ method: 'PUT', url: `/api/v1/sites/${site.id}`, headers: { authorization: user.bearer }, payload });
+      assert.equal(response.statusCode, 200, response.body);
+    };
+    await put({ ai_settings: '{"tone":"concise","model":"small","language":"de"}', partner_settings: { base_url: 'https://partner.example', access_token: token } });
+    await put({ name: 'History site, renamed' });
+    const page = await openEditor(dashboard, user, { id: site.id, name: 'History site, renamed' });
+    await openSection(page, 'History', '/history');
+
+    const versions = page.getByRole('listitem').filter({ has: page.locator('.history-version-head') });
+    await versions.first().getByText('Version 3').waitFor();
+    assert.equal(await versions.count(), 3);
+    assert.match(await versions.nth(0).innerText(), /Current/);
+    assert.equal(await versions.nth(0).getByRole('button', { name: /Restore/ }).count(), 0, 'the current version has nothing to restore');
+    const second = page.getByRole('list', { name: 'Changes in version 2' });
+    const lines = await second.getByRole('listitem').allInnerTexts();
+    assert.deepEqual(
+      lines.map((line) => line.replace(/\s+/g, ' ').trim()),
+      ['AI assistant › Tone friendly → became concise', 'AI assistant › Answer language added de', 'Base URL (empty) → became https://partner.example', 'Access token set'],
+    );
+    assert.ok(!(await page.content()).includes(token), 'no token value on the page');
+    for (const colorScheme of ['light', 'dark'] as const) {
+      await page.emulateMedia({ colorScheme });
+      assert.deepEqual(await seriousAccessibilityProblems(page), [], colorScheme);
+    }
+    await page.emulateMedia({ colorScheme: 'light' });
+
+    await versions.nth(2).getByRole('button', { name: 'Restore version 1' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Restore version 1?' });
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+    await dialog.waitFor({ state: 'hidden' });
+    assert.equal((await readSite(t.app, user, site.id)).name, 'History site, renamed');
+    await versions.nth(2).getByRole('button', { name: 'Restore version 1' }).click();
+    await dialog.getByRole('button', { name: 'Restore this version' }).click();
+    await page.getByText('Version 1 restored').waitFor();
+    // Version 1 had no partner address: the token, bound to partner.example, does not follow.
+    await page.getByText('The partner access token was cleared').waitFor();
+    await page.getByRole('heading', { name: 'History site', level: 1 }).waitFor();
+    await versions.first().getByText('Version 4').waitFor();
+    assert.match(await versions.first().innerText(), /Restored version 1/);
+
+    const stored = await readSite(t.app, user, site.id);
+    assert.equal(stored.name, 'History site');
+    assert.equal(stored.ai_settings, '{"tone":"friendly","model":"small"}');
+    assert.equal(stored.partner_settings.base_url, '');
+    assert.equal(stored.partner_settings.access_token_configured, false, 'the token went with the address it was bound to');
+    await saveState(page, 'No changes');
   } finally {
     await dashboard.close();
   }

@@ -164,7 +164,7 @@ export function registerSiteRoutes(app: App, deps: { guard: Guard; sites: SiteSe
     {
       onRequest: write,
       schema: {
-        summary: "Restore a version (editor or above) as a new version: its name, colour, settings and partner settings. The partner access token is never in a version; the current one is kept. If-Match as for PUT",
+        summary: "Restore a version (editor or above) as a new version: its name, colour, settings and partner settings. The partner access token is never in a version; the current one is kept, unless the restored URLs move it to other origins, which clears it. If-Match as for PUT",
         tags,
         security,
         params: SiteVersionParams,
@@ -173,8 +173,8 @@ export function registerSiteRoutes(app: App, deps: { guard: Guard; sites: SiteSe
       },
     },
     async (request, reply) => {
-      const row = await deps.sites.restore(currentCaller(request), changeOriginOf(request), request.params.id, request.params.version, request.headers['if-match']);
-      return reply.header('etag', siteEtag(row)).send({ site: siteToJson(row), restored_from: request.params.version, partner_access_token: 'kept' as const });
+      const restored = await deps.sites.restore(currentCaller(request), changeOriginOf(request), request.params.id, request.params.version, request.headers['if-match']);
+      return reply.header('etag', siteEtag(restored.site)).send({ site: siteToJson(restored.site), restored_from: request.params.version, partner_access_token: restored.token });
     },
   );
 

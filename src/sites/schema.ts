@@ -243,7 +243,9 @@ export const SiteVersionListQuery = Type.Object(
 export const SiteRestoreAnswer = Type.Object({
   site: SiteSchema,
   restored_from: Type.Integer(),
-  partner_access_token: Type.Literal('kept', { description: 'A version never holds the partner access token: the current one is kept' }),
+  partner_access_token: Type.Enum(['kept', 'cleared'], {
+    description: 'A version never holds the partner access token: the current one is kept, unless the restored URLs point at other origins than the token was saved for, which clears it',
+  }),
 });
 
 const Actor = Type.Union([Type.Object({ id: Type.String(), email: Type.String(), name: Type.String() }), Type.Null()], { description: 'Who did it, as they were named then; null for the command line' });

@@ -372,7 +372,7 @@ export class SiteService {
    * under the row's lock and If-Match as an update. The partner access token is not part of a
    * version: the current one stays.
    */
-  async restore(caller: SiteCaller, origin: ChangeOrigin, id: string, version: number, ifMatch: string | undefined): Promise<SiteRow> {
+  async restore(caller: SiteCaller, origin: ChangeOrigin, id: string, version: number, ifMatch: string | undefined): Promise<{ site: SiteRow; token: 'kept' | 'cleared' }> {
     let workspaceId: string | undefined;
     try {
       return await this.deps.db.transaction().execute(async (trx) => {
@@ -383,7 +383,10 @@ export class SiteService {
         }
         const found = await findSiteVersion(trx, id, version);
         if (found === undefined) throw versionNotFound(version);
-        return this.#save(trx, origin, row, restoreInput(siteVersionToJson(found, true).site), version);
+        const site = await this.#save(trx, origin, row, restoreInput(siteVersionToJson(found, true).site), version);
+        // The token stays unless the restored URLs point at other origins, which it is not bound to.
+        const token = row.partner_access_token !== null && site.partner_access_token === null ? 'cleared' : 'kept';
+        return { site, token };
       });
     } finally {
       this.deps.cache.invalidate(siteChangeTags(workspaceId, id));

@@ -85,6 +85,21 @@ test('each create and update leaves a version with who, which credential, and wh
   assert.equal(version.site?.ai_settings, '{"model":"small"}');
 });
 
+test('restoring a version whose partner URLs point elsewhere clears the token, and says so', async () => {
+  const owner = await signUp(t.app);
+  const site = await createSite(t.app, owner.bearer, { name: 'Moved' });
+  assert.equal((await put(owner.bearer, site.id, { partner_settings: { base_url: 'https://partner.example', access_token: 'bound-to-partner-example' } })).status, 200);
+
+  const restored = await call('POST', `/api/v1/sites/${site.id}/versions/1/restore`, owner.bearer);
+  assert.equal(restored.status, 200, restored.body);
+  const answer = JSON.parse(restored.body) as { site: SiteJson; partner_access_token: string };
+  assert.equal(answer.partner_access_token, 'cleared');
+  assert.equal(answer.site.partner_settings.base_url, '');
+  assert.equal(answer.site.partner_settings.access_token_configured, false);
+  const [latest] = await history(owner, site.id);
+  assert.deepEqual(latest?.changes.at(-1), { path: '/partner_settings/access_token', change: 'cleared' });
+});
+
 test('a refused or failed change writes no version', async () => {
   const owner = await signUp(t.app);
   const viewer = await signUp(t.app);

@@ -38,8 +38,8 @@ function change(value: unknown): { before: unknown; after: unknown } | undefined
   return typeof value === 'object' && value !== null && 'before' in value && 'after' in value ? { before: value.before, after: value.after } : undefined;
 }
 
-/** Who acted, as the log names them: their name, else their address; the command line has neither. */
-export function actorName(event: AuditEvent): string {
+/** Who acted, as the log (and a site's history) names them: their name, else their address; the command line has neither. */
+export function actorName(event: Pick<AuditEvent, 'actor' | 'via'>): string {
   if (event.actor === null) return event.via.type === 'cli' ? 'An administrator (command line)' : 'Siteward';
   return event.actor.name.trim() === '' ? event.actor.email : event.actor.name;
 }
@@ -91,7 +91,7 @@ export function auditSentence(event: AuditEvent): string {
 }
 
 /** How the change was made, when it was not the dashboard: "with the access token “deploy bot”". */
-export function viaText(event: AuditEvent): string | undefined {
+export function viaText(event: Pick<AuditEvent, 'via'>): string | undefined {
   switch (event.via.type) {
     case 'access_token':
       return `with the access token “${event.via.access_token?.name ?? ''}”`;

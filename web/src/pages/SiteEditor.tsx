@@ -8,6 +8,7 @@ import { ConfirmDialog } from '../components/ConfirmDialog';
 import { Field } from '../components/Field';
 import { Loading } from '../components/Loading';
 import { DangerZone } from '../editor/DangerZone';
+import { HistorySection, siteVersionsKey } from '../editor/HistorySection';
 import { IntegrationSection } from '../editor/IntegrationSection';
 import { checkAnnouncement, type PartnerCheckResult } from '../editor/partnerCheckText';
 import { partnerChecksKey } from '../editor/RecentChecks';
@@ -227,6 +228,7 @@ function SiteEditorForm({ siteId, loaded, workspace, access, section, unknownSec
       const fresh = response.data.site;
       setLoaded({ site: fresh, etag: response.headers.get('etag') });
       void queryClient.invalidateQueries({ queryKey: ['sites'] });
+      void queryClient.invalidateQueries({ queryKey: siteVersionsKey(siteId) });
       setDraft(rebaseDraft(sent, draftRef.current, draftOf(fresh)));
       setShowClientErrors(false);
       setJustSaved(true);
@@ -421,6 +423,10 @@ function SiteEditorForm({ siteId, loaded, workspace, access, section, unknownSec
                 </aside>
               )}
             </div>
+          )}
+
+          {sectionId === 'history' && section !== undefined && (
+            <HistorySection siteId={siteId} etag={etag} canRestore={access.edit} dirty={dirty} onRestored={(site, tag) => startOver({ site, etag: tag })} />
           )}
 
           {sectionId === 'integration' && section !== undefined && (
