@@ -129,6 +129,14 @@ test('a viewer sees a team site read-only and why; an editor saves; a role lower
     assert.deepEqual(found, [], `axe found:\n${found.join('\n')}`);
     assert.equal((await readSite(t, owner, teamSite.id)).updated_at, teamSite.updated_at, 'nothing was saved');
 
+    // The viewer reads the history, and has nothing to restore.
+    const changed = await t.app.inject({ method: 'PUT', url: `/api/v1/sites/${teamSite.id}`, headers: { authorization: owner.bearer }, payload: { widget: '{"position":"left"}' } });
+    assert.equal(changed.statusCode, 200, changed.body);
+    await page.goto(`${origin}/sites/${teamSite.id}/history`);
+    await page.getByText('Version 2').waitFor();
+    await page.getByText('Chat widget › Position').waitFor();
+    assert.equal(await page.getByRole('button', { name: /Restore/ }).count(), 0);
+
     // An editor edits and saves; they may not delete the site.
     const second = await dashboard.newDevice();
     const editorPage = second.page;
