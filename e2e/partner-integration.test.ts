@@ -76,7 +76,7 @@ async function sectionScreenshot(page: Page, name: string): Promise<void> {
 
 test('testing unsaved settings shows the check in place with its details and stores nothing; a wrong token is refused in words', { timeout: 240_000 }, async () => {
   const partner: TestServer = await startLegacyMcpServer({ requireAuthorization: `Bearer ${PARTNER_TOKEN}` });
-  const dashboard = await openDashboard({ env: { PARTNER_ALLOW_PRIVATE_NETWORKS: 'true' } });
+  const dashboard = await openDashboard({ env: { OUTBOUND_ALLOW_PRIVATE_NETWORKS: 'true' } });
   const { t } = dashboard;
   try {
     const user = await signUp(t.app);
@@ -141,7 +141,7 @@ test('testing unsaved settings shows the check in place with its details and sto
 
 test('Check now checks the saved settings and adds a row to Recent checks, which opens to the details', { timeout: 240_000 }, async () => {
   const partner: TestServer = await startLegacyMcpServer({ requireAuthorization: `Bearer ${PARTNER_TOKEN}` });
-  const dashboard = await openDashboard({ env: { PARTNER_ALLOW_PRIVATE_NETWORKS: 'true' } });
+  const dashboard = await openDashboard({ env: { OUTBOUND_ALLOW_PRIVATE_NETWORKS: 'true' } });
   const { t } = dashboard;
   try {
     const user = await signUp(t.app);
@@ -219,7 +219,7 @@ test('Check now checks the saved settings and adds a row to Recent checks, which
 });
 
 test('a draft Base URL that is not a URL is refused at the field; too many tests say how long to wait', { timeout: 180_000 }, async () => {
-  const dashboard = await openDashboard({ env: { PARTNER_ALLOW_PRIVATE_NETWORKS: 'true' } });
+  const dashboard = await openDashboard({ env: { OUTBOUND_ALLOW_PRIVATE_NETWORKS: 'true' } });
   const { t } = dashboard;
   try {
     const user = await signUp(t.app);

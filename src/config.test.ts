@@ -21,7 +21,8 @@ test('defaults: port 3000, loopback, SQLite in DATA_DIR, open sign-up', () => {
   assert.equal(config.publicOrigin, 'http://localhost:3000');
   assert.deepEqual(config.database, { kind: 'sqlite', file: path.join(dataDir, 'siteward.db') });
   assert.equal(config.signup, 'open');
-  assert.equal(config.partnerAllowPrivateNetworks, false);
+  assert.equal(config.outboundAllowPrivateNetworks, false);
+  assert.equal(config.trashRetentionDays, 30);
 });
 
 test('generates JWT_SECRET and ENCRYPTION_KEY once, mode 0600, and reuses them', () => {
@@ -59,6 +60,9 @@ test('each bad value stops start-up with one line naming the variable', () => {
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
     [{ SMTP_URL: 'mail.example.com' }, 'SMTP_URL'],
     [{ PARTNER_ALLOW_PRIVATE_NETWORKS: 'sometimes' }, 'PARTNER_ALLOW_PRIVATE_NETWORKS'],
+    [{ OUTBOUND_ALLOW_PRIVATE_NETWORKS: 'sometimes' }, 'OUTBOUND_ALLOW_PRIVATE_NETWORKS'],
+    [{ OUTBOUND_ALLOW_PRIVATE_NETWORKS: 'true', PARTNER_ALLOW_PRIVATE_NETWORKS: 'false' }, 'OUTBOUND_ALLOW_PRIVATE_NETWORKS'],
+    [{ TRASH_RETENTION_DAYS: '0' }, 'TRASH_RETENTION_DAYS'],
     [{ REAUTH_WINDOW_SECONDS: 'ten minutes' }, 'REAUTH_WINDOW_SECONDS'],
     [{ REAUTH_WINDOW_SECONDS: '30' }, 'REAUTH_WINDOW_SECONDS'],
     [{ REAUTH_WINDOW_SECONDS: '86401' }, 'REAUTH_WINDOW_SECONDS'],
@@ -84,4 +88,16 @@ test('PUBLIC_URL keeps a path prefix but loses its trailing slash', () => {
   const config = loadConfig({ DATA_DIR: dataDir, PUBLIC_URL: 'https://example.com/siteward/' });
   assert.equal(config.publicUrl, 'https://example.com/siteward');
   assert.equal(config.publicOrigin, 'https://example.com');
+});
+
+test('OUTBOUND_ALLOW_PRIVATE_NETWORKS allows private addresses, and its former name PARTNER_ALLOW_PRIVATE_NETWORKS still does', () => {
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'siteward-config-outbound-'));
+  try {
+    for (const env of [{ OUTBOUND_ALLOW_PRIVATE_NETWORKS: 'true' }, { PARTNER_ALLOW_PRIVATE_NETWORKS: 'yes' }, { OUTBOUND_ALLOW_PRIVATE_NETWORKS: '1', PARTNER_ALLOW_PRIVATE_NETWORKS: 'true' }]) {
+      assert.equal(loadConfig({ DATA_DIR: dataDir, ...env }).outboundAllowPrivateNetworks, true, JSON.stringify(env));
+    }
+    assert.equal(loadConfig({ DATA_DIR: dataDir, OUTBOUND_ALLOW_PRIVATE_NETWORKS: 'false' }).outboundAllowPrivateNetworks, false);
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
 });

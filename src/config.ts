@@ -21,7 +21,8 @@ export interface Config {
   mailFrom: string;
   signup: 'open' | 'closed';
   logLevel: string;
-  partnerAllowPrivateNetworks: boolean;
+  /** Whether requests to other servers (partner checks) may reach loopback and private addresses. */
+  outboundAllowPrivateNetworks: boolean;
   /** Total time a partner connection check may take, every request and redirect included. */
   partnerCheckTimeoutMs: number;
   /** Seconds between automatic re-checks of enabled partner integrations; 0 turns them off. */
@@ -101,7 +102,7 @@ export function loadConfig(env: Environment = process.env): Config {
     mailFrom: nonEmpty(env.MAIL_FROM) ?? `Siteward <no-reply@${new URL(publicUrl).hostname}>`,
     signup,
     logLevel,
-    partnerAllowPrivateNetworks: parseBoolean('PARTNER_ALLOW_PRIVATE_NETWORKS', env.PARTNER_ALLOW_PRIVATE_NETWORKS, false),
+    outboundAllowPrivateNetworks: parseOutboundPrivateNetworks(env),
     partnerCheckTimeoutMs: parseWholeNumber('PARTNER_CHECK_TIMEOUT_MS', env.PARTNER_CHECK_TIMEOUT_MS, 10_000, 100, 60_000),
     partnerCheckIntervalSeconds: parsePartnerCheckInterval(env.PARTNER_CHECK_INTERVAL),
     trustProxy: parseTrustProxy(env.TRUST_PROXY),
@@ -179,6 +180,20 @@ function parseBoolean(name: string, value: string | undefined, fallback: boolean
   if (['true', '1', 'yes'].includes(text)) return true;
   if (['false', '0', 'no'].includes(text)) return false;
   throw new ConfigError(`${name} must be true or false, not "${value}"`);
+}
+
+/**
+ * Whether requests to other servers may reach loopback and private addresses. The variable was
+ * PARTNER_ALLOW_PRIVATE_NETWORKS when partner checks were the only such requests; that name still
+ * works, and both set to different values is an error rather than a guess.
+ */
+function parseOutboundPrivateNetworks(env: Environment): boolean {
+  const current = nonEmpty(env.OUTBOUND_ALLOW_PRIVATE_NETWORKS) === undefined ? undefined : parseBoolean('OUTBOUND_ALLOW_PRIVATE_NETWORKS', env.OUTBOUND_ALLOW_PRIVATE_NETWORKS, false);
+  const former = nonEmpty(env.PARTNER_ALLOW_PRIVATE_NETWORKS) === undefined ? undefined : parseBoolean('PARTNER_ALLOW_PRIVATE_NETWORKS', env.PARTNER_ALLOW_PRIVATE_NETWORKS, false);
+  if (current !== undefined && former !== undefined && current !== former) {
+    throw new ConfigError('OUTBOUND_ALLOW_PRIVATE_NETWORKS and its former name PARTNER_ALLOW_PRIVATE_NETWORKS disagree; set only OUTBOUND_ALLOW_PRIVATE_NETWORKS');
+  }
+  return current ?? former ?? false;
 }
 
 /** 0 (off, the default) or at least a minute: a partner should not be polled harder than that. */

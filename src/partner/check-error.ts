@@ -46,11 +46,3 @@ export class PartnerHttpError extends PartnerCheckError {
     super(categoryOfStatus(status), message);
   }
 }
-
-/**
- * A failure below HTTP: a refused address, DNS, a redirect the guard will not follow, an oversized
- * body. It says nothing about the MCP step that was under way, so it is reported without one.
- */
-export class PartnerNetworkError extends PartnerCheckError {
-  override name = 'PartnerNetworkError';
-}

@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { afterEach, test } from 'node:test';
 import { LEGACY_TOOLS, STATELESS_TOOLS, startServer, startLegacyMcpServer, startRedirectServer, startStatelessMcpServer, startStatusServer, type TestServer } from '../../test/partner-servers.js';
 import { PartnerChecker, type PartnerTarget } from './check.js';
-import { createGuardedFetch } from './guarded-fetch.js';
-import { type AddressPolicy, defaultAddressPolicy, type Resolver } from './network-guard.js';
+import { createGuardedFetch } from '../outbound/guarded-fetch.js';
+import { type AddressPolicy, defaultAddressPolicy, type Resolver } from '../outbound/network-guard.js';
 import { originOf } from '../sites/partner-token-binding.js';
 
 // Unit tests of the checker and its guarded fetch against real loopback servers. The policy here
@@ -99,6 +99,7 @@ test('a request carrying the token is not redirected to another origin; one with
     maxRedirects: 5,
     signal: controller.signal,
     credentialOrigin: origin.url,
+    userAgent: 'guard-test/1.0',
   });
 
   await fetch(`${origin.url}/same`, { method: 'POST', headers: { authorization: 'Bearer s3cret-value' }, body: '{}' });

@@ -1,14 +1,16 @@
 import { CHECK_CATEGORY, type FailureCategory, httpStatusText, PartnerCheckError, PartnerHttpError } from './check-error.js';
 import { PARTNER_NAME_MAX_LENGTH } from './contract.js';
 import { cleanText, describeFailure, failureText, mentionsSecret, redactor } from './describe-failure.js';
-import { createGuardedFetch, type FetchLike } from './guarded-fetch.js';
+import { createGuardedFetch, type FetchLike } from '../outbound/guarded-fetch.js';
 import { checkMcpServer, type McpCheckResult, type McpProgress, type McpServerInfo } from './mcp.js';
-import { type AddressPolicy, defaultAddressPolicy, type Resolver, systemResolver } from './network-guard.js';
+import { type AddressPolicy, defaultAddressPolicy, type Resolver, systemResolver } from '../outbound/network-guard.js';
 import { originOf } from '../sites/partner-token-binding.js';
 
 export const DEFAULT_CHECK_TIMEOUT_MS = 10_000;
 export const MAX_RESPONSE_BYTES = 2 * 1024 * 1024;
 export const MAX_REDIRECTS = 5;
+/** How the check introduces itself to a partner. */
+export const CHECK_USER_AGENT = 'Siteward-partner-check/1.0';
 /** last_error is a sentence for a person, not a log dump. */
 export const LAST_ERROR_MAX_LENGTH = 500;
 
@@ -110,6 +112,7 @@ export class PartnerChecker {
       maxRedirects: MAX_REDIRECTS,
       signal: deadline.signal,
       credentialOrigin: authorization === undefined ? null : target.accessTokenOrigin,
+      userAgent: CHECK_USER_AGENT,
     });
     // Failures are described in our own words, never with the partner's text, so a partner echoing
     // the token in any encoding has nothing to echo it into. Cutting the exact token out of the

@@ -1,4 +1,5 @@
-import { CHECK_CATEGORY, categoryOfStatus, type FailureCategory, httpStatusText, PartnerCheckError, PartnerNetworkError } from './check-error.js';
+import { OutboundError } from '../outbound/errors.js';
+import { CHECK_CATEGORY, categoryOfStatus, type FailureCategory, httpStatusText, PartnerCheckError } from './check-error.js';
 import { loadedMcpSdk } from './mcp-sdk.js';
 
 /** A failure in our words: its category and one short sentence. */
@@ -116,7 +117,7 @@ function systemErrorCode(error: unknown): string {
 
 /** Whether the failure happened below HTTP (network, DNS, TLS, the address guard). */
 export function isNetworkFailure(error: unknown): boolean {
-  if (error instanceof PartnerNetworkError) return true;
+  if (error instanceof OutboundError) return true;
   const code = systemErrorCode(error);
   return NETWORK_ERRORS[code] !== undefined || isTlsCode(code);
 }
@@ -128,7 +129,8 @@ export function isNetworkFailure(error: unknown): boolean {
  * messages, content types) and Node's TLS messages are not ours to vouch for.
  */
 export function describeFailure(error: unknown): FailureDescription {
-  if (error instanceof PartnerCheckError) return { category: error.category, message: error.message };
+  // Both carry a sentence written in this code base, never the partner's text.
+  if (error instanceof PartnerCheckError || error instanceof OutboundError) return { category: error.category, message: error.message };
   const sdk = loadedMcpSdk();
   if (sdk !== undefined && error instanceof sdk.McpError) {
     if (error.code === sdk.ErrorCode.RequestTimeout) return { category: CHECK_CATEGORY.timeout, message: 'no answer in time' };

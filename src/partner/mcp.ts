@@ -1,7 +1,7 @@
 import type { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CHECK_CATEGORY, httpStatusText, PartnerCheckError, PartnerHttpError } from './check-error.js';
 import { describeFailure, isNetworkFailure, jsonRpcErrorCode, jsonRpcErrorText } from './describe-failure.js';
-import type { FetchLike } from './guarded-fetch.js';
+import type { FetchLike } from '../outbound/guarded-fetch.js';
 import { MAX_TOOL_NAMES } from './contract.js';
 import { loadMcpSdk } from './mcp-sdk.js';
 

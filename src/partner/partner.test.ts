@@ -12,7 +12,7 @@ import {
 } from '../../test/partner-servers.js';
 
 // Route tests for POST /api/v1/sites/{id}/partner/check against real partner servers on loopback.
-// Loopback is a private address, so these apps run with PARTNER_ALLOW_PRIVATE_NETWORKS=true,
+// Loopback is a private address, so these apps run with OUTBOUND_ALLOW_PRIVATE_NETWORKS=true,
 // except where the refusal itself is under test.
 
 const PARTNER_TOKEN = 'partner-secret-4f9a7c2e1b';
@@ -26,7 +26,7 @@ afterEach(async () => {
   t = undefined;
 });
 
-async function setup(options: TestAppOptions = { env: { PARTNER_ALLOW_PRIVATE_NETWORKS: 'true' } }): Promise<{ app: TestApp; owner: SignedUpUser }> {
+async function setup(options: TestAppOptions = { env: { OUTBOUND_ALLOW_PRIVATE_NETWORKS: 'true' } }): Promise<{ app: TestApp; owner: SignedUpUser }> {
   t = await buildTestApp(options);
   return { app: t, owner: await signUp(t.app) };
 }
@@ -148,7 +148,7 @@ test('a 401 from the partner is an error naming the status, and the handshake is
 });
 
 test('a partner that never answers times out by the configured deadline', async () => {
-  const { app, owner } = await setup({ env: { PARTNER_ALLOW_PRIVATE_NETWORKS: 'true', PARTNER_CHECK_TIMEOUT_MS: '300' } });
+  const { app, owner } = await setup({ env: { OUTBOUND_ALLOW_PRIVATE_NETWORKS: 'true', PARTNER_CHECK_TIMEOUT_MS: '300' } });
   const hanging = await serve(startHangingServer());
   const siteId = await siteWith(app, owner, { base_url: hanging.url, mcp_url: `${hanging.url}/mcp`, auth_type: 'none' });
 
@@ -238,7 +238,7 @@ test('the result is stored: a later GET shows it, and a new check replaces it', 
 });
 
 test('a PUT that lands while a check runs is kept: the check merges only its own three fields', async () => {
-  const { app, owner } = await setup({ env: { PARTNER_ALLOW_PRIVATE_NETWORKS: 'true', PARTNER_CHECK_TIMEOUT_MS: '300' } });
+  const { app, owner } = await setup({ env: { OUTBOUND_ALLOW_PRIVATE_NETWORKS: 'true', PARTNER_CHECK_TIMEOUT_MS: '300' } });
   const hanging = await serve(startHangingServer());
   const siteId = await siteWith(app, owner, { mcp_url: hanging.url, auth_type: 'none' });
 

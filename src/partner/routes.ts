@@ -29,7 +29,7 @@ const security: Array<Record<string, string[]>> = [{ BearerAuth: [] }, { AccessT
  * re-check of enabled integrations, started when the app is ready and stopped when it closes.
  */
 export function registerPartnerRoutes(app: App, deps: PartnerRoutesDeps): void {
-  const checker = new PartnerChecker({ allowPrivateNetworks: deps.config.partnerAllowPrivateNetworks, timeoutMs: deps.config.partnerCheckTimeoutMs });
+  const checker = new PartnerChecker({ allowPrivateNetworks: deps.config.outboundAllowPrivateNetworks, timeoutMs: deps.config.partnerCheckTimeoutMs });
   const checks = new PartnerCheckService({ db: deps.database.db, sites: deps.sites, limiter: deps.limiter, checker, clock: deps.clock, log: app.log });
 
   app.post(

@@ -1,7 +1,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import { isIP } from 'node:net';
-import { CHECK_CATEGORY, PartnerNetworkError } from './check-error.js';
+import { OUTBOUND_FAILURE, OutboundError } from './errors.js';
 import { AddressRefusedError, type AddressPolicy, DnsLookupError, type Resolver, resolveAllowedAddresses, type ResolvedAddress } from './network-guard.js';
 
 /** The fetch shape the MCP SDK's transport accepts as its `fetch` option. */
@@ -17,14 +17,14 @@ export interface GuardedFetchOptions {
   signal: AbortSignal;
   /** The only origin a request carrying an Authorization header may go to; null: none. */
   credentialOrigin: string | null;
+  /** Sent unless the request sets its own. */
+  userAgent: string;
 }
 
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 const NULL_BODY_STATUSES = new Set([204, 205, 304]);
 /** Connection failures after which the next resolved address is worth a try. */
 const TRY_NEXT_ADDRESS = new Set(['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'EADDRNOTAVAIL']);
-
-export const USER_AGENT = 'Siteward-partner-check/1.0';
 
 interface Outgoing {
   url: URL;
@@ -34,7 +34,7 @@ interface Outgoing {
 }
 
 /**
- * A fetch for requests to partner services, and the only way the check touches the network:
+ * A fetch for requests to other servers (partner services), and the only way Siteward reaches one:
  *
  * - only http: and https: URLs, without user:password;
  * - the host is resolved once, every address is checked against the policy, and the socket is
@@ -54,7 +54,7 @@ export function createGuardedFetch(options: GuardedFetchOptions): FetchLike {
   return async (input, init = {}) => {
     const signal = init.signal === undefined || init.signal === null ? options.signal : AbortSignal.any([options.signal, init.signal]);
     const headers = new Headers(init.headers);
-    if (!headers.has('user-agent')) headers.set('user-agent', USER_AGENT);
+    if (!headers.has('user-agent')) headers.set('user-agent', options.userAgent);
     headers.set('accept-encoding', 'identity');
     let request: Outgoing = { url: parseTarget(String(input)), method: (init.method ?? 'GET').toUpperCase(), headers, body: bodyBuffer(init.body) };
 
@@ -64,8 +64,8 @@ export function createGuardedFetch(options: GuardedFetchOptions): FetchLike {
       const location = response.headers.get('location');
       if (!REDIRECT_STATUSES.has(response.status) || location === null || init.redirect === 'manual') return response;
       await response.body?.cancel();
-      if (init.redirect === 'error') throw new PartnerNetworkError(CHECK_CATEGORY.protocolError, `unexpected redirect (HTTP ${response.status})`);
-      if (redirects >= options.maxRedirects) throw new PartnerNetworkError(CHECK_CATEGORY.protocolError, `more than ${options.maxRedirects} redirects`);
+      if (init.redirect === 'error') throw new OutboundError(OUTBOUND_FAILURE.protocolError, `unexpected redirect (HTTP ${response.status})`);
+      if (redirects >= options.maxRedirects) throw new OutboundError(OUTBOUND_FAILURE.protocolError, `more than ${options.maxRedirects} redirects`);
       request = redirectedRequest(request, response.status, location);
     }
   };
@@ -74,8 +74,8 @@ export function createGuardedFetch(options: GuardedFetchOptions): FetchLike {
 /** The token never travels to an origin it was not saved for, by a redirect or otherwise. */
 function assertCredentialAllowed(request: Outgoing, credentialOrigin: string | null, redirected: boolean): void {
   if (!request.headers.has('authorization') || request.url.origin === credentialOrigin) return;
-  throw new PartnerNetworkError(
-    CHECK_CATEGORY.blocked,
+  throw new OutboundError(
+    OUTBOUND_FAILURE.blocked,
     redirected
       ? 'a redirect to another origin was not followed: the access token is sent only to the origin it was saved for'
       : 'the access token is sent only to the origin it was saved for',
@@ -88,18 +88,18 @@ function parseTarget(text: string, base?: URL): URL {
     url = new URL(text, base);
   } catch {
     throw base === undefined
-      ? new PartnerNetworkError(CHECK_CATEGORY.blocked, 'the URL is not valid')
-      : new PartnerNetworkError(CHECK_CATEGORY.protocolError, 'redirect to an invalid URL');
+      ? new OutboundError(OUTBOUND_FAILURE.blocked, 'the URL is not valid')
+      : new OutboundError(OUTBOUND_FAILURE.protocolError, 'redirect to an invalid URL');
   }
   // A redirect's target is the partner's text: its scheme is not quoted (ours, from the settings, is).
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new PartnerNetworkError(
-      CHECK_CATEGORY.blocked,
+    throw new OutboundError(
+      OUTBOUND_FAILURE.blocked,
       base === undefined ? `a ${url.protocol} URL refused: only http and https are allowed` : 'redirect to a URL that is not http or https refused',
     );
   }
   if (url.username !== '' || url.password !== '') {
-    throw new PartnerNetworkError(CHECK_CATEGORY.blocked, 'URLs with user:password are not supported; use auth_type and access_token');
+    throw new OutboundError(OUTBOUND_FAILURE.blocked, 'URLs with user:password are not supported; use auth_type and access_token');
   }
   return url;
 }
@@ -108,7 +108,7 @@ function bodyBuffer(body: RequestInit['body']): Buffer | undefined {
   if (body === undefined || body === null) return undefined;
   if (typeof body === 'string') return Buffer.from(body, 'utf8');
   if (body instanceof Uint8Array) return Buffer.from(body);
-  throw new PartnerNetworkError(CHECK_CATEGORY.protocolError, 'internal: only string or byte bodies are supported by the partner check');
+  throw new OutboundError(OUTBOUND_FAILURE.protocolError, 'internal: only string or byte bodies are supported');
 }
 
 /** The follow-up request for a redirect, as the fetch standard builds it. */
@@ -128,8 +128,8 @@ async function sendOnce(request: Outgoing, options: GuardedFetchOptions, signal:
     addresses = await untilAborted(resolveAllowedAddresses(request.url.hostname, options.policy, options.resolver), signal);
   } catch (error) {
     // A host reached by a redirect was named by the partner, not by the settings: it is not quoted.
-    if (redirected && error instanceof AddressRefusedError) throw new PartnerNetworkError(error.category, `a redirect led to a refused address: ${error.reason}`);
-    if (redirected && error instanceof DnsLookupError) throw new PartnerNetworkError(error.category, 'a redirect led to a host whose DNS lookup failed');
+    if (redirected && error instanceof AddressRefusedError) throw new OutboundError(error.category, `a redirect led to a refused address: ${error.reason}`);
+    if (redirected && error instanceof DnsLookupError) throw new OutboundError(error.category, 'a redirect led to a host whose DNS lookup failed');
     throw error;
   }
   let lastError: unknown;
@@ -191,7 +191,7 @@ function connectAndSend(request: Outgoing, address: ResolvedAddress, maxResponse
 
 function toResponse(incoming: http.IncomingMessage, method: string, maxResponseBytes: number, signal: AbortSignal): Response {
   const status = incoming.statusCode ?? 0;
-  if (status < 200 || status > 599) throw new PartnerNetworkError(CHECK_CATEGORY.protocolError, `invalid HTTP status ${status}`);
+  if (status < 200 || status > 599) throw new OutboundError(OUTBOUND_FAILURE.protocolError, `invalid HTTP status ${status}`);
   const headers = new Headers();
   const raw = incoming.rawHeaders;
   for (let index = 0; index + 1 < raw.length; index += 2) {
@@ -229,7 +229,7 @@ function cappedBody(incoming: http.IncomingMessage, maxResponseBytes: number, si
         if (settled) return;
         received += chunk.length;
         if (received > maxResponseBytes) {
-          fail(new PartnerNetworkError(CHECK_CATEGORY.protocolError, `the response is larger than ${formatBytes(maxResponseBytes)}`));
+          fail(new OutboundError(OUTBOUND_FAILURE.protocolError, `the response is larger than ${formatBytes(maxResponseBytes)}`));
           return;
         }
         controller.enqueue(new Uint8Array(chunk));
@@ -240,7 +240,7 @@ function cappedBody(incoming: http.IncomingMessage, maxResponseBytes: number, si
         controller.close();
       });
       incoming.on('error', (error) => fail(signal.aborted ? signal.reason : error));
-      incoming.on('aborted', () => fail(signal.aborted ? signal.reason : new PartnerNetworkError(CHECK_CATEGORY.unreachable, 'the connection closed before the response was complete')));
+      incoming.on('aborted', () => fail(signal.aborted ? signal.reason : new OutboundError(OUTBOUND_FAILURE.unreachable, 'the connection closed before the response was complete')));
       onAbort.handler = () => fail(signal.reason);
       signal.addEventListener('abort', onAbort.handler, { once: true });
     },

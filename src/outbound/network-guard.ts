@@ -1,9 +1,10 @@
 import { BlockList, isIP } from 'node:net';
 import { lookup as dnsLookup } from 'node:dns/promises';
-import { CHECK_CATEGORY, PartnerNetworkError } from './check-error.js';
+import { OUTBOUND_FAILURE, OutboundError } from './errors.js';
 
 /**
- * Server-side request forgery defence for the partner connection check.
+ * Server-side request forgery defence for every request Siteward makes to another server (the
+ * partner connection check).
  *
  * The threat: a user sets base_url or mcp_url to an address only the server can reach (the cloud
  * metadata service, a database admin page on loopback, a router on the office LAN) and reads the
@@ -21,7 +22,7 @@ export type AddressClass =
 
 /**
  * Cloud metadata endpoints hand out instance credentials. They are refused even with
- * PARTNER_ALLOW_PRIVATE_NETWORKS=true, which exists for partner services on the local network,
+ * OUTBOUND_ALLOW_PRIVATE_NETWORKS=true, which exists for partner services on the local network,
  * not for these. (AWS/GCP/Azure/OpenStack 169.254.169.254, ECS task metadata 169.254.170.2,
  * Alibaba 100.100.100.200, Azure wireserver 168.63.129.16, AWS over IPv6 fd00:ec2::254.)
  */
@@ -120,22 +121,22 @@ export function defaultAddressPolicy(allowPrivateNetworks: boolean): AddressPoli
 }
 
 /** The policy refused an address; `reason` is ours and names no host. */
-export class AddressRefusedError extends PartnerNetworkError {
+export class AddressRefusedError extends OutboundError {
   override name = 'AddressRefusedError';
 
   constructor(
     message: string,
     readonly reason: string,
   ) {
-    super(CHECK_CATEGORY.blocked, message);
+    super(OUTBOUND_FAILURE.blocked, message);
   }
 }
 
-export class DnsLookupError extends PartnerNetworkError {
+export class DnsLookupError extends OutboundError {
   override name = 'DnsLookupError';
 
   constructor(message: string) {
-    super(CHECK_CATEGORY.unreachable, message);
+    super(OUTBOUND_FAILURE.unreachable, message);
   }
 }
 
