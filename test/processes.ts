@@ -59,7 +59,8 @@ export async function startServer(port: number, env: Record<string, string>, nod
 
 /** SIGTERM, then the exit code once the process has closed. */
 export async function stopServer(running: RunningServer): Promise<number | null> {
-  if (running.process.exitCode !== null) return running.process.exitCode;
+  // A process killed by a signal has no exit code, but it has ended all the same.
+  if (running.process.exitCode !== null || running.process.signalCode !== null) return running.process.exitCode;
   const exited = once(running.process, 'exit') as Promise<[number | null]>;
   running.process.kill('SIGTERM');
   const [code] = await exited;
