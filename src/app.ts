@@ -68,6 +68,10 @@ import { InvitationService } from './workspaces/invitations.js';
 import { registerWorkspaceRoutes } from './workspaces/routes.js';
 import { WorkspaceService } from './workspaces/service.js';
 import { HTTP_ERRORS } from './http/errors.js';
+import { defaultAddressPolicy, systemResolver } from './outbound/network-guard.js';
+import { registerWebhookRoutes } from './webhooks/routes.js';
+import { WebhookSender, type WebhookSenderOptions } from './webhooks/sender.js';
+import { WebhookService } from './webhooks/service.js';
 
 export interface AppOptions {
   config: Config;
@@ -88,6 +92,8 @@ export interface AppOptions {
   httpLimits?: Partial<HttpLimits>;
   /** How often an outage of the database is summarised in the log and probed (tests shorten them). */
   databaseOutage?: Pick<DatabaseOutageOptions, 'summaryIntervalMs' | 'probeIntervalMs'>;
+  /** The webhook sender's pacing (tests shorten it). */
+  webhooks?: Partial<WebhookSenderOptions>;
 }
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
@@ -206,11 +212,21 @@ export async function buildApp(options: AppOptions): Promise<App> {
   const reads = new SiteReads(sites, cache);
   registerSiteRoutes(app, { guard, sites, reads });
   registerSettingsSchemaRoutes(app, { guard });
-  registerPartnerRoutes(app, { guard, sites, limiter, config, database, clock });
+  registerPartnerRoutes(app, { guard, sites, limiter, config, database, clock, mailer });
   registerWorkspaceRoutes(app, { guard, workspaces: new WorkspaceService({ db, dialect: database.dialect, clock, cache }), recentAuthentication });
   const invitations = new InvitationService({ db, dialect: database.dialect, clock, cache, limiter, mailer, publicUrl: config.publicUrl });
   registerInvitationRoutes(app, { guard, invitations, recentAuthentication, securityEvents, publicOrigin: config.publicOrigin, signupOpen: config.signup === 'open' });
   registerAuditRoutes(app, { guard, auditLog: new AuditLog({ db }) });
+  const outboundPolicy = defaultAddressPolicy(config.outboundAllowPrivateNetworks);
+  const webhooks = new WebhookService({ db, dialect: database.dialect, clock, secrets, policy: outboundPolicy, resolver: systemResolver });
+  // Every app server sends the outbox; each attempt is claimed by one of them (src/webhooks/sender.ts).
+  const webhookSender = new WebhookSender(
+    { db, dialect: database.dialect, clock, secrets, policy: outboundPolicy, resolver: systemResolver, mailer, log: app.log, publicUrl: config.publicUrl, onError: backgroundFailure('sending webhooks failed') },
+    options.webhooks,
+  );
+  registerWebhookRoutes(app, { guard, webhooks, sender: webhookSender, recentAuthentication });
+  app.addHook('onReady', async () => webhookSender.start());
+  app.addHook('onClose', () => webhookSender.close());
 
   // Hourly clean-up of ended sessions, tokens, rate-limit windows and old audit events; every server may run it.
   const pruning = setInterval(() => {

@@ -10,6 +10,7 @@ import { SITE_ERRORS } from './sites/errors.js';
 import { SETTINGS_SCHEMA_ERRORS } from './sites/settings-schema-errors.js';
 import { TOTP_ERRORS } from './totp/errors.js';
 import { USER_ERRORS } from './users/errors.js';
+import { WEBHOOK_ERRORS } from './webhooks/errors.js';
 import { WORKSPACE_ERRORS } from './workspaces/errors.js';
 
 /** The features' own lists of codes, each defined beside its feature; a new feature's list is added here. */
@@ -27,6 +28,7 @@ export const ERROR_CODE_LISTS = [
   PARTNER_ERRORS,
   WORKSPACE_ERRORS,
   SETTINGS_SCHEMA_ERRORS,
+  WEBHOOK_ERRORS,
 ] as const;
 
 /** Distributes over the union of lists: `keyof` of a union would keep only the keys all share. */

@@ -64,6 +64,8 @@ export interface TestAppOptions {
   httpLimits?: Partial<HttpLimits>;
   /** Outage logging intervals shorter than the service's. */
   databaseOutage?: AppOptions['databaseOutage'];
+  /** The webhook sender's pacing; by default it looks for due deliveries every 20 ms. */
+  webhooks?: AppOptions['webhooks'];
 }
 
 /** Cheap argon2id parameters: the tests exercise the flow, not the hash's cost. */
@@ -146,6 +148,7 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
     mailerOptions: { retryDelaysMs: options.mailRetryDelaysMs ?? [20, 20] },
     ...(options.httpLimits === undefined ? {} : { httpLimits: options.httpLimits }),
     ...(options.databaseOutage === undefined ? {} : { databaseOutage: options.databaseOutage }),
+    webhooks: { pollIntervalMs: 20, ...options.webhooks },
   });
   options.beforeReady?.(app);
   await app.ready();

@@ -16,6 +16,9 @@ export const AUDIT_ACTIONS = [
   'site.restored',
   'partner.status_changed',
   'webhook.created',
+  'webhook.updated',
+  'webhook.secret_rotated',
+  'webhook.disabled',
   'webhook.deleted',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];

@@ -84,3 +84,6 @@ export function originJson(row: OriginColumns): {
   if (row.via_token_id !== null) via.access_token = { id: row.via_token_id, name: row.via_token_name ?? '' };
   return { actor: row.actor_id === null ? null : { id: row.actor_id, email: row.actor_email ?? '', name: row.actor_name ?? '' }, via };
 }
+
+/** A change Siteward makes on its own: a scheduled check's result, a webhook turned off after failing. */
+export const SYSTEM: ChangeOrigin = { actor: null, via: { type: 'system' }, ip: null, userAgent: null };

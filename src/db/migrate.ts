@@ -16,6 +16,7 @@ import * as auditLog from './migrations/015-audit-log.js';
 import * as auditLogByWorkspace from './migrations/016-audit-log-by-workspace.js';
 import * as siteTrash from './migrations/017-site-trash.js';
 import * as securityEvents from './migrations/018-security-events.js';
+import * as webhooks from './migrations/019-webhooks.js';
 import type { DatabaseHandle } from './connect.js';
 import type { Database } from './schema.js';
 
@@ -38,6 +39,7 @@ const migrations: Record<string, Migration> = {
   '016-audit-log-by-workspace': auditLogByWorkspace,
   '017-site-trash': siteTrash,
   '018-security-events': securityEvents,
+  '019-webhooks': webhooks,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

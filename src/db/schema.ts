@@ -1,3 +1,5 @@
+import type { Generated } from 'kysely';
+
 /**
  * Table types for Kysely. Timestamps are ISO 8601 UTC text (they sort as text and read the same on
  * SQLite and PostgreSQL); counters and epoch values are numbers.
@@ -20,6 +22,9 @@ export interface Database {
   audit_events: AuditEventsTable;
   security_events: SecurityEventsTable;
   site_versions: SiteVersionsTable;
+  webhooks: WebhooksTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+  webhook_attempts: WebhookAttemptsTable;
 }
 
 export interface UsersTable {
@@ -320,4 +325,58 @@ export interface SecurityEventsTable {
   user_agent: string;
   /** JSON of facts that name no secret: a token's or passkey's name. */
   details: string;
+}
+
+export interface WebhooksTable {
+  id: string;
+  workspace_id: string;
+  url: string;
+  description: string;
+  /** JSON array of the event types it receives. */
+  events: string;
+  /** 1 or 0. */
+  enabled: number;
+  /** The signing secret (whsec_…), AES-256-GCM encrypted with the webhook id bound as associated data. */
+  secret: string;
+  /** The secret before the last rotation, encrypted the same way; it signs too until it expires. */
+  previous_secret: string | null;
+  previous_secret_expires_at: string | null;
+  /** Since when every attempt has failed; null after a success. */
+  failing_since: string | null;
+  /** Why Siteward turned it off ("failing"); null otherwise. */
+  disabled_reason: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface WebhookDeliveriesTable {
+  /** The database's own sequence: the order of the changes, one site's as they committed. */
+  seq: Generated<number>;
+  /** Sent as webhook-id, the same on every attempt. */
+  id: string;
+  webhook_id: string;
+  event_type: string;
+  /** Deliveries with the same key go out one at a time, in seq order. */
+  order_key: string;
+  /** The JSON body, exactly as every attempt sends it. */
+  payload: string;
+  status: 'pending' | 'succeeded' | 'failed';
+  attempt_count: number;
+  /** When a pending delivery is next due; null once it ended. */
+  next_attempt_at: string | null;
+  /** The sender holding the delivery while it sends, and until when. */
+  lease_owner: string | null;
+  lease_until: string | null;
+  created_at: string;
+}
+
+export interface WebhookAttemptsTable {
+  id: string;
+  delivery_id: string;
+  at: string;
+  /** The receiver's HTTP status; null when no answer came. */
+  response_status: number | null;
+  duration_ms: number;
+  /** What went wrong, in our words; null for a 2xx. */
+  error: string | null;
 }

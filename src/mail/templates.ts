@@ -117,3 +117,50 @@ export function invitationMessage(to: string, invitation: { link: string; worksp
   // A workspace name may hold a line break; the subject is one header line.
   return { to, subject: `Invitation to join ${workspaceName.replace(/\s+/g, ' ')} on Siteward`, text, html };
 }
+
+/** One line of a header: names and URLs chosen by users may hold line breaks. */
+function headerText(text: string): string {
+  return text.replace(/\s+/g, ' ').trim();
+}
+
+/** To a workspace's owners and admins when Siteward has turned off one of its webhooks. */
+export function webhookDisabledMessage(to: string, webhook: { url: string; workspaceName: string; failingSince: string; link: string }): MailMessage {
+  const { url, workspaceName, failingSince, link } = webhook;
+  const text = [
+    'Hello,',
+    '',
+    `Siteward turned off a webhook of the workspace "${workspaceName}": every delivery to ${url} has failed since ${failingSince}.`,
+    '',
+    'Events that happened meanwhile are kept. Once the receiver works again, turn the webhook back on and they are sent, with every event from then on:',
+    '',
+    link,
+  ].join('\n');
+  const html = `<!doctype html>
+<html lang="en"><body style="font-family: system-ui, sans-serif; color: #1f2937; line-height: 1.5">
+<p>Hello,</p>
+<p>Siteward turned off a webhook of the workspace <strong>${escapeHtml(workspaceName)}</strong>: every delivery to <span style="word-break: break-all">${escapeHtml(url)}</span> has failed since ${escapeHtml(failingSince)}.</p>
+<p>Events that happened meanwhile are kept. Once the receiver works again, turn the webhook back on and they are sent, with every event from then on.</p>
+<p><a href="${escapeHtml(link)}" style="display: inline-block; background: #4f46e5; color: #ffffff; padding: 10px 18px; border-radius: 6px; text-decoration: none">Open the webhooks</a></p>
+</body></html>`;
+  return { to, subject: `Webhook turned off in ${headerText(workspaceName)}: ${headerText(url)}`, text, html };
+}
+
+/** To a workspace's owners and admins when a site's partner connection breaks, or works again. */
+export function partnerStatusMessage(to: string, change: { siteName: string; workspaceName: string; status: 'ok' | 'error'; error: string | null; link: string }): MailMessage {
+  const { siteName, workspaceName, status, error, link } = change;
+  const what =
+    status === 'error'
+      ? `The partner connection of the site "${siteName}" (workspace "${workspaceName}") stopped working: ${error ?? 'the check failed'}.`
+      : `The partner connection of the site "${siteName}" (workspace "${workspaceName}") works again.`;
+  const next = status === 'error' ? 'You get one more e-mail when it works again, not one per failed check.' : 'You get an e-mail again only if it stops working.';
+  const text = ['Hello,', '', what, '', next, '', link].join('\n');
+  const html = `<!doctype html>
+<html lang="en"><body style="font-family: system-ui, sans-serif; color: #1f2937; line-height: 1.5">
+<p>Hello,</p>
+<p>${escapeHtml(what)}</p>
+<p>${escapeHtml(next)}</p>
+<p><a href="${escapeHtml(link)}" style="display: inline-block; background: #4f46e5; color: #ffffff; padding: 10px 18px; border-radius: 6px; text-decoration: none">Open the site</a></p>
+</body></html>`;
+  const subject = status === 'error' ? `Partner connection failing: ${headerText(siteName)}` : `Partner connection working again: ${headerText(siteName)}`;
+  return { to, subject, text, html };
+}

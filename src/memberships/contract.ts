@@ -20,6 +20,7 @@ export const WORKSPACE_ACTIONS = [
   'member.manage',
   'invitation.manage',
   'audit.read',
+  'webhook.manage',
   'owner.grant',
 ] as const;
 export type WorkspaceAction = (typeof WORKSPACE_ACTIONS)[number];
@@ -32,7 +33,7 @@ const OWNERS: readonly WorkspaceRole[] = ['owner'];
 /**
  * The permission table: which roles may take each action. A viewer reads sites and members; an
  * editor also creates and updates sites and runs partner checks; an admin also deletes sites,
- * manages members below owner and invitations, and reads the audit log; an owner also renames or
+ * manages members below owner, invitations and webhooks, and reads the audit log; an owner also renames or
  * deletes the workspace and makes (or unmakes) owners.
  */
 export const PERMISSIONS: Readonly<Record<WorkspaceAction, readonly WorkspaceRole[]>> = {
@@ -49,5 +50,6 @@ export const PERMISSIONS: Readonly<Record<WorkspaceAction, readonly WorkspaceRol
   'member.manage': ADMINS,
   'invitation.manage': ADMINS,
   'audit.read': ADMINS,
+  'webhook.manage': ADMINS,
   'owner.grant': OWNERS,
 };

@@ -229,3 +229,16 @@ export async function listAllWorkspaces(db: Kysely<Database>): Promise<OperatorW
     .execute();
   return rows.map((row) => ({ ...row, member_count: Number(row.member_count ?? 0) }));
 }
+
+/** The addresses of a workspace's owners and admins: who is told when its webhooks or partner connections fail. */
+export async function findAdminEmails(db: Kysely<Database>, workspaceId: string): Promise<string[]> {
+  const rows = await db
+    .selectFrom('workspace_members')
+    .innerJoin('users', 'users.id', 'workspace_members.user_id')
+    .select('users.email')
+    .where('workspace_members.workspace_id', '=', workspaceId)
+    .where('workspace_members.role', 'in', ['owner', 'admin'])
+    .orderBy('users.email')
+    .execute();
+  return rows.map((row) => row.email);
+}

@@ -11,6 +11,8 @@ import { siteEtag, siteToJson, type SiteService } from '../sites/service.js';
 import { PartnerChecker } from './check.js';
 import { PartnerRecheckScheduler } from './scheduler.js';
 import { CHECK_HISTORY_LENGTH, PartnerCheckList, PartnerTestBody, PartnerTestResult } from './schema.js';
+import type { Mailer } from '../mail/mailer.js';
+import { PartnerAlerts } from './alerts.js';
 import { PartnerCheckService } from './service.js';
 
 export interface PartnerRoutesDeps {
@@ -20,6 +22,7 @@ export interface PartnerRoutesDeps {
   config: Config;
   database: DatabaseHandle;
   clock: Clock;
+  mailer: Mailer;
 }
 
 const security: Array<Record<string, string[]>> = [{ BearerAuth: [] }, { AccessToken: [] }];
@@ -30,7 +33,8 @@ const security: Array<Record<string, string[]>> = [{ BearerAuth: [] }, { AccessT
  */
 export function registerPartnerRoutes(app: App, deps: PartnerRoutesDeps): void {
   const checker = new PartnerChecker({ allowPrivateNetworks: deps.config.outboundAllowPrivateNetworks, timeoutMs: deps.config.partnerCheckTimeoutMs });
-  const checks = new PartnerCheckService({ db: deps.database.db, sites: deps.sites, limiter: deps.limiter, checker, clock: deps.clock, log: app.log });
+  const alerts = new PartnerAlerts({ db: deps.database.db, mailer: deps.mailer, publicUrl: deps.config.publicUrl });
+  const checks = new PartnerCheckService({ db: deps.database.db, sites: deps.sites, limiter: deps.limiter, checker, clock: deps.clock, log: app.log, alerts });
 
   app.post(
     '/api/v1/sites/:id/partner/check',

@@ -10,6 +10,7 @@ import type { PartnerSettingsUpdate } from '../sites/schema.js';
 import { readPartnerSettings, type SiteService, type StoredPartnerSettings } from '../sites/service.js';
 import type { PartnerChecker, PartnerCheckOutcome, PartnerTarget } from './check.js';
 import { CHECK_CATEGORY } from './check-error.js';
+import type { PartnerAlerts } from './alerts.js';
 import { PARTNER_ERRORS } from './errors.js';
 import { partnerCheckToJson } from './presenter.js';
 import { insertPartnerCheck, listPartnerChecks } from './queries.js';
@@ -37,6 +38,8 @@ export interface PartnerCheckServiceDeps {
   checker: PartnerChecker;
   clock: Clock;
   log: FastifyBaseLogger;
+  /** Mails admins when a site's partner status moves between ok and error; none in tests of the check alone. */
+  alerts?: PartnerAlerts;
 }
 
 /** Runs partner connection checks: of a site as saved (recorded), or of a draft (not recorded). */
@@ -61,12 +64,14 @@ export class PartnerCheckService {
    */
   async checkAndRecord(row: SiteRow, log: FastifyBaseLogger = this.deps.log): Promise<SiteRow> {
     const check = await this.#run(row.id, () => this.#checkSaved(row), log, 'partner check');
-    return this.deps.sites.recordPartnerCheck(
+    const { site, statusChange } = await this.deps.sites.recordPartnerCheck(
       row.workspace_id,
       row.id,
       { last_status: check.status, last_error: check.status === 'ok' ? null : check.message, last_checked_at: check.at },
       (trx) => insertPartnerCheck(trx, row.id, check, CHECK_HISTORY_LENGTH),
     );
+    if (statusChange !== null) await this.deps.alerts?.statusChanged(site, statusChange);
+    return site;
   }
 
   /** The site's recorded checks, newest first; a site of another workspace is 404 like the site itself. */

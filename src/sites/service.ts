@@ -44,8 +44,10 @@ import {
   type TrashEntryJson,
 } from './schema.js';
 import { SITE_ERRORS } from './errors.js';
-import type { ChangeOrigin } from '../audit/origin.js';
+import { type ChangeOrigin, SYSTEM } from '../audit/origin.js';
 import { recordAuditEvent } from '../audit/queries.js';
+import { eventActor, publishWebhookEvent } from '../webhooks/outbox.js';
+import type { WebhookEventType } from '../webhooks/contract.js';
 import { changedPaths, siteChanges } from './diff.js';
 import { decodeTrashCursor, encodeTrashCursor, trashEntry } from './trash.js';
 import { findSiteVersion, insertSiteVersion, listSiteVersions, type SiteVersionJson, siteVersionToJson } from './versions.js';
@@ -94,6 +96,19 @@ export const DEFAULT_PARTNER_SETTINGS: StoredPartnerSettings = {
 
 /** Fields a client may change (the contract's list); the check results and the token flag belong to the server. */
 const CLIENT_PARTNER_FIELDS: ReadonlyArray<keyof StoredPartnerSettings & keyof PartnerSettingsUpdate> = PARTNER_EDITABLE_FIELDS;
+
+/** A partner connection that stopped working, or works again: what its workspace's admins are told. */
+export interface PartnerStatusChange {
+  before: 'ok' | 'error';
+  after: 'ok' | 'error';
+}
+
+/** Only a move between ok and error is a change worth telling; the first check of a site is not. */
+function partnerStatusChange(before: string, after: string): PartnerStatusChange | null {
+  if (before === 'ok' && after === 'error') return { before, after };
+  if (before === 'error' && after === 'ok') return { before, after };
+  return null;
+}
 
 /** The result of a partner connection check; only the check writes these fields. */
 export type PartnerCheckResult = Pick<PartnerSettings, 'last_status' | 'last_error' | 'last_checked_at'>;
@@ -288,8 +303,10 @@ export class SiteService {
         // The membership stays locked until the site is in: a removal or demotion waits for it.
         assertCan(await lockRole(trx, this.deps.dialect, targetId, userId), 'site.create', workspaceNotFound);
         await insertSite(trx, row);
-        await insertSiteVersion(trx, origin, { site: siteToJson(row), version: row.version, changes: siteChanges({ ...empty, name: '' }, row) });
+        const changes = siteChanges({ ...empty, name: '' }, row);
+        await insertSiteVersion(trx, origin, { site: siteToJson(row), version: row.version, changes });
         await recordAuditEvent(trx, this.deps.clock, origin, { workspaceId: targetId, action: 'site.created', target: siteTarget(row), details: { version: row.version } });
+        await this.#publish(trx, origin, 'site.created', row, { changed: changedPaths(changes).paths });
       });
     } finally {
       // Reported whether or not the statement claims success: a commit whose answer was lost
@@ -335,17 +352,14 @@ export class SiteService {
     const changes = siteChanges(row, updated);
     await insertSiteVersion(trx, origin, { site: siteToJson(updated), version: updated.version, changes, ...(restoredFrom === undefined ? {} : { restoredFrom }) });
     const { paths, token } = changedPaths(changes);
-    await recordAuditEvent(trx, this.deps.clock, origin, {
-      workspaceId: row.workspace_id,
-      action: restoredFrom === undefined ? 'site.updated' : 'site.restored',
-      target: siteTarget(updated),
-      details: {
-        version: updated.version,
-        changed: paths,
-        ...(token === undefined ? {} : { access_token: token }),
-        ...(restoredFrom === undefined ? {} : { restored_from: restoredFrom }),
-      },
-    });
+    const facts = {
+      changed: paths,
+      ...(token === undefined ? {} : { access_token: token }),
+      ...(restoredFrom === undefined ? {} : { restored_from: restoredFrom }),
+    };
+    const action = restoredFrom === undefined ? 'site.updated' : 'site.restored';
+    await recordAuditEvent(trx, this.deps.clock, origin, { workspaceId: row.workspace_id, action, target: siteTarget(updated), details: { version: updated.version, ...facts } });
+    await this.#publish(trx, origin, action, updated, facts);
     return updated;
   }
 
@@ -405,6 +419,7 @@ export class SiteService {
         workspaceId = row.workspace_id;
         await trashSite(trx, row, this.deps.clock.now().toISOString(), origin.actor === null ? null : JSON.stringify(origin.actor));
         await recordAuditEvent(trx, this.deps.clock, origin, { workspaceId: row.workspace_id, action: 'site.deleted', target: siteTarget(row) });
+        await this.#publish(trx, origin, 'site.deleted', row, {});
       });
     } finally {
       this.deps.cache.invalidate(siteChangeTags(workspaceId, id));
@@ -437,11 +452,25 @@ export class SiteService {
           target: siteTarget(found.site),
           details: { version: found.site.version, from: 'trash' },
         });
+        await this.#publish(trx, origin, 'site.restored', found.site, { from: 'trash' });
         return { ...found.site, deleted_at: null, deleted_by: null };
       });
     } finally {
       this.deps.cache.invalidate(siteChangeTags(workspaceId, id));
     }
+  }
+
+  /**
+   * Queues the change for the workspace's webhooks, in its transaction. The site is shown as the
+   * API shows it (no token); the site's id orders its events.
+   */
+  #publish(trx: Transaction<Database>, origin: ChangeOrigin, type: WebhookEventType, site: SiteRow, facts: Record<string, unknown>): Promise<void> {
+    return publishWebhookEvent(trx, this.deps.clock, {
+      workspaceId: site.workspace_id,
+      type,
+      orderKey: site.id,
+      data: () => ({ site: siteToJson(site), version: site.version, ...facts, ...eventActor(origin) }),
+    });
   }
 
   /** The site, locked, with the caller's role read under the same lock; it must allow `action`. */
@@ -492,7 +521,12 @@ export class SiteService {
    * changes. The version (ETag) moves because the representation changed; updated_at does not,
    * since it records changes to the configuration.
    */
-  async recordPartnerCheck(workspaceId: string, id: string, result: PartnerCheckResult, alsoRecord?: (trx: Transaction<Database>) => Promise<void>): Promise<SiteRow> {
+  async recordPartnerCheck(
+    workspaceId: string,
+    id: string,
+    result: PartnerCheckResult,
+    alsoRecord?: (trx: Transaction<Database>) => Promise<void>,
+  ): Promise<{ site: SiteRow; statusChange: PartnerStatusChange | null }> {
     try {
       return await this.#recordPartnerCheckLocked(workspaceId, id, result, alsoRecord);
     } finally {
@@ -500,21 +534,43 @@ export class SiteService {
     }
   }
 
-  /** `alsoRecord` writes in the same transaction, under the row lock (the check's details). */
-  #recordPartnerCheckLocked(workspaceId: string, id: string, result: PartnerCheckResult, alsoRecord?: (trx: Transaction<Database>) => Promise<void>): Promise<SiteRow> {
+  /**
+   * `alsoRecord` writes in the same transaction, under the row lock (the check's details). A
+   * change between ok and error is recorded once, by the check that saw it: an audit event and a
+   * partner.status_changed webhook event, by Siteward.
+   */
+  #recordPartnerCheckLocked(
+    workspaceId: string,
+    id: string,
+    result: PartnerCheckResult,
+    alsoRecord?: (trx: Transaction<Database>) => Promise<void>,
+  ): Promise<{ site: SiteRow; statusChange: PartnerStatusChange | null }> {
     return this.deps.db.transaction().execute(async (trx) => {
       const row = await lockSiteInWorkspace(trx, this.deps.dialect, workspaceId, id);
       if (row === undefined) throw siteNotFound();
       await alsoRecord?.(trx);
+      const stored = readPartnerSettings(row);
       const settings: StoredPartnerSettings = {
-        ...readPartnerSettings(row),
+        ...stored,
         last_status: result.last_status,
         last_error: result.last_error,
         last_checked_at: result.last_checked_at,
       };
       const changes = { partner_settings: JSON.stringify(settings), version: row.version + 1 };
       await updateSite(trx, workspaceId, id, changes);
-      return { ...row, ...changes };
+      const site = { ...row, ...changes };
+      const statusChange = partnerStatusChange(stored.last_status, result.last_status);
+      if (statusChange !== null) {
+        const facts = { status: statusChange, error: result.last_error, checked_at: result.last_checked_at };
+        await recordAuditEvent(trx, this.deps.clock, SYSTEM, { workspaceId, action: 'partner.status_changed', target: siteTarget(site), details: facts });
+        await publishWebhookEvent(trx, this.deps.clock, {
+          workspaceId,
+          type: 'partner.status_changed',
+          orderKey: id,
+          data: () => ({ site: { id, workspace_id: workspaceId, name: site.name }, ...facts, ...eventActor(SYSTEM) }),
+        });
+      }
+      return { site, statusChange };
     });
   }
 

@@ -12,6 +12,7 @@ import { randomToken, sha256 } from '../lib/crypto.js';
 import { newId } from '../lib/ids.js';
 import type { PersonOrigin } from '../audit/origin.js';
 import { recordAuditEvent } from '../audit/queries.js';
+import { publishMemberEvent } from '../webhooks/outbox.js';
 import type { Mailer } from '../mail/mailer.js';
 import { invitationMessage } from '../mail/templates.js';
 import { membershipsTag } from '../memberships/changes.js';
@@ -192,6 +193,7 @@ export class InvitationService {
             target: { type: 'member', id: userId, name: user.email },
             details: { role: invitedRole(invitation), invitation_id: invitation.id },
           });
+          await publishMemberEvent(trx, clock, origin, { type: 'member.joined', workspace, member: user, role: invitedRole(invitation) });
         }
         const newlyVerified = user.email_verified_at === null && (await markEmailVerified(trx, userId, now));
         const role = current ?? invitedRole(invitation);

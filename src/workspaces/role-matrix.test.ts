@@ -15,7 +15,8 @@ import { WorkspaceService } from './service.js';
 
 let t: TestApp;
 beforeEach(async () => {
-  t = await buildTestApp();
+  // Webhooks point at a closed port on loopback: allowed, and never answered.
+  t = await buildTestApp({ env: { OUTBOUND_ALLOW_PRIVATE_NETWORKS: 'true' } });
 });
 afterEach(async () => {
   await t.close();
@@ -35,6 +36,8 @@ interface Team {
   trashed: string;
   /** A pending invitation of the workspace: the subject of revocations. */
   invitation: string;
+  /** A webhook of the workspace. */
+  webhook: string;
 }
 
 interface Route {
@@ -100,6 +103,28 @@ const ROUTES: Route[] = [
   { action: 'site.delete', method: 'DELETE', status: 204, kind: 'site', url: (team) => `/api/v1/sites/${team.site}` },
   { action: 'site.read', method: 'GET', status: 200, kind: 'workspace', url: (team) => `/api/v1/trash?workspace_id=${team.workspace}` },
   { action: 'site.delete', method: 'POST', status: 200, kind: 'site', url: (team) => `/api/v1/trash/${team.trashed}/restore` },
+  { action: 'webhook.manage', method: 'GET', status: 200, kind: 'workspace', url: (team) => `/api/v1/workspaces/${team.workspace}/webhooks` },
+  {
+    action: 'webhook.manage',
+    method: 'POST',
+    status: 201,
+    kind: 'workspace',
+    url: (team) => `/api/v1/workspaces/${team.workspace}/webhooks`,
+    payload: () => ({ url: 'http://127.0.0.1:9/other', events: ['site.created'] }),
+  },
+  { action: 'webhook.manage', method: 'GET', status: 200, kind: 'workspace', url: (team) => `/api/v1/workspaces/${team.workspace}/webhooks/${team.webhook}` },
+  {
+    action: 'webhook.manage',
+    method: 'PATCH',
+    status: 200,
+    kind: 'workspace',
+    url: (team) => `/api/v1/workspaces/${team.workspace}/webhooks/${team.webhook}`,
+    payload: () => ({ description: 'Changed' }),
+  },
+  { action: 'webhook.manage', method: 'POST', status: 200, kind: 'workspace', url: (team) => `/api/v1/workspaces/${team.workspace}/webhooks/${team.webhook}/rotate-secret` },
+  { action: 'webhook.manage', method: 'POST', status: 202, kind: 'workspace', url: (team) => `/api/v1/workspaces/${team.workspace}/webhooks/${team.webhook}/test` },
+  { action: 'webhook.manage', method: 'GET', status: 200, kind: 'workspace', url: (team) => `/api/v1/workspaces/${team.workspace}/webhooks/${team.webhook}/deliveries` },
+  { action: 'webhook.manage', method: 'DELETE', status: 204, kind: 'workspace', url: (team) => `/api/v1/workspaces/${team.workspace}/webhooks/${team.webhook}` },
   { action: 'partner.read', method: 'GET', status: 200, kind: 'site', url: (team) => `/api/v1/sites/${team.site}/partner/checks` },
   { action: 'partner.check', method: 'POST', status: 200, kind: 'site', url: (team) => `/api/v1/sites/${team.site}/partner/check` },
   { action: 'partner.check', method: 'POST', status: 200, kind: 'site', url: (team) => `/api/v1/sites/${team.site}/partner/test`, payload: () => ({ partner_settings: {} }) },
@@ -133,7 +158,22 @@ async function newTeam(people: { actors: Record<Actor, SignedUpUser>; subject: S
     payload: { email: 'pending@example.com', role: 'viewer' },
   });
   assert.equal(invited.statusCode, 201, invited.body);
-  return { workspace, actors, subject, site: site.id, trashed: trashed.id, invitation: invited.json<{ invitation: { id: string } }>().invitation.id };
+  const webhook = await t.app.inject({
+    method: 'POST',
+    url: `/api/v1/workspaces/${workspace}/webhooks`,
+    headers: { authorization: actors.owner.bearer },
+    payload: { url: 'http://127.0.0.1:9/', events: ['site.updated'] },
+  });
+  assert.equal(webhook.statusCode, 201, webhook.body);
+  return {
+    workspace,
+    actors,
+    subject,
+    site: site.id,
+    trashed: trashed.id,
+    invitation: invited.json<{ invitation: { id: string } }>().invitation.id,
+    webhook: webhook.json<{ webhook: { id: string } }>().webhook.id,
+  };
 }
 
 function expectAnswer(route: Route, actor: Actor, response: LightMyRequestResponse): void {
@@ -174,6 +214,8 @@ for (const route of ROUTES) {
         assert.equal(workspace?.name, 'Matrix');
         const invitations = await t.database.db.selectFrom('invitations').select('email').where('workspace_id', '=', team.workspace).where('revoked_at', 'is', null).execute();
         assert.deepEqual(invitations, [{ email: 'pending@example.com' }]);
+        const webhooks = await t.database.db.selectFrom('webhooks').select(['url', 'description']).where('workspace_id', '=', team.workspace).execute();
+        assert.deepEqual(webhooks, [{ url: 'http://127.0.0.1:9/', description: '' }]);
       }
     }
   });

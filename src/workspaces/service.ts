@@ -6,6 +6,7 @@ import { AppError } from '../errors.js';
 import type { Clock } from '../lib/clock.js';
 import { newId } from '../lib/ids.js';
 import { recordAuditEvent } from '../audit/queries.js';
+import { publishMemberEvent } from '../webhooks/outbox.js';
 import { COMMAND_LINE, type ChangeOrigin, type PersonOrigin } from '../audit/origin.js';
 import { findUserById } from '../users/queries.js';
 import { membershipsTag, workspaceSitesTag } from '../memberships/changes.js';
@@ -159,7 +160,10 @@ export class WorkspaceService {
         const member = await findUserById(trx, memberId);
         if (member === undefined) throw memberNotFound();
         const added = await insertMember(trx, { workspace_id: workspaceId, user_id: memberId, role, joined_at: this.deps.clock.now().toISOString() });
-        if (added) await recordAuditEvent(trx, this.deps.clock, origin, { workspaceId, action: 'member.joined', target: { type: 'member', id: memberId, name: member.email }, details: { role } });
+        if (added) {
+          await recordAuditEvent(trx, this.deps.clock, origin, { workspaceId, action: 'member.joined', target: { type: 'member', id: memberId, name: member.email }, details: { role } });
+          await publishMemberEvent(trx, this.deps.clock, origin, { type: 'member.joined', workspace, member, role });
+        }
         return added;
       });
     } finally {
@@ -187,6 +191,9 @@ export class WorkspaceService {
         target: { type: 'member', id: memberId, name: member?.email ?? '' },
         details: { role: current },
       });
+      if (member !== undefined) {
+        await publishMemberEvent(trx, this.deps.clock, origin, { type: 'member.removed', workspace, member, role: current, left: memberId === userId });
+      }
     });
   }
 

@@ -32,6 +32,21 @@ describe('the audit log in words', () => {
     expect(auditSentence(event({ action: 'site.restored', target: site, details: { version: 5, restored_from: 2 } }))).toBe('restored version 2 of the site Help desk');
   });
 
+  test('Siteward noticing a partner connection break and a failing webhook', () => {
+    const site = { type: 'site' as const, id: 's', name: 'Help desk' };
+    const system = { actor: null, via: { type: 'system' as const } };
+    const broke = event({ ...system, action: 'partner.status_changed', target: site, details: { status: { before: 'ok', after: 'error' } } });
+    expect([actorName(broke), auditSentence(broke)]).toEqual(['Siteward', 'saw the partner connection of Help desk stop working']);
+    expect(auditSentence(event({ ...system, action: 'partner.status_changed', target: site, details: { status: { before: 'error', after: 'ok' } } }))).toBe(
+      'saw the partner connection of Help desk work again',
+    );
+    const hook = { type: 'webhook' as const, id: 'h', name: 'https://hooks.example/in' };
+    expect(auditSentence(event({ ...system, action: 'webhook.disabled', target: hook, details: { reason: 'failing' } }))).toBe(
+      'turned off the webhook to https://hooks.example/in after 3 days of failed deliveries',
+    );
+    expect(auditSentence(event({ action: 'webhook.secret_rotated', target: hook }))).toBe('rotated the signing secret of the webhook to https://hooks.example/in');
+  });
+
   test('a member joining by invitation, and one added by an administrator', () => {
     const joined = event({ action: 'member.joined', actor: { id: 'grace', email: 'grace@example.com', name: '' }, details: { role: 'editor', invitation_id: 'i' } });
     expect([actorName(joined), auditSentence(joined)]).toEqual(['grace@example.com', 'joined as editor, by invitation']);

@@ -20,6 +20,9 @@ export const AUDIT_ACTION_LABELS: Record<AuditAction, string> = {
   'site.restored': 'Site restored',
   'partner.status_changed': 'Partner connection changed',
   'webhook.created': 'Webhook created',
+  'webhook.updated': 'Webhook changed',
+  'webhook.secret_rotated': 'Webhook secret rotated',
+  'webhook.disabled': 'Webhook turned off',
   'webhook.deleted': 'Webhook deleted',
 };
 
@@ -79,10 +82,20 @@ export function auditSentence(event: AuditEvent): string {
     case 'site.restored':
       if (details.from === 'trash') return `brought the site ${target} back from the trash`;
       return typeof details.restored_from === 'number' ? `restored version ${details.restored_from} of the site ${target}` : `restored the site ${target}`;
-    case 'partner.status_changed':
+    case 'partner.status_changed': {
+      const status = change(details.status);
+      if (status?.after === 'error') return `saw the partner connection of ${target} stop working`;
+      if (status?.after === 'ok') return `saw the partner connection of ${target} work again`;
       return `saw the partner connection of ${target} change`;
+    }
     case 'webhook.created':
       return `created a webhook to ${target}`;
+    case 'webhook.updated':
+      return `changed the webhook to ${target}`;
+    case 'webhook.secret_rotated':
+      return `rotated the signing secret of the webhook to ${target}`;
+    case 'webhook.disabled':
+      return `turned off the webhook to ${target} after 3 days of failed deliveries`;
     case 'webhook.deleted':
       return `deleted the webhook to ${target}`;
     default:

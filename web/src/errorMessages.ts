@@ -86,10 +86,15 @@ export const ERROR_MESSAGES: Record<ErrorCode, string> = {
   invitation_not_found: 'That invitation is no longer pending: it was accepted, withdrawn or has expired.',
   invitation_invalid: 'This invitation no longer works: it was used, withdrawn or has expired. Ask for a new one.',
   invitation_email_mismatch: 'This invitation is for another e-mail address. Sign in with the invited address to accept it.',
+  webhook_not_found: 'This webhook no longer exists: someone deleted it.',
+  delivery_not_found: 'This delivery is no longer in the log.',
+  webhook_url_refused: 'Siteward does not send to this address.',
+  webhook_disabled: 'The webhook is turned off. Turn it on first.',
+  too_many_webhooks: 'A workspace can have 20 webhooks; delete one first.',
 };
 
 /**
  * Codes whose server detail names what exactly is wrong (which field, which rule, which check):
  * there the detail says more than any fixed sentence could.
  */
-export const CODES_WITH_SPECIFIC_DETAIL: ReadonlySet<ErrorCode> = new Set<ErrorCode>(['validation_failed', 'field_too_large', 'passkey_verification_failed', 'bad_request']);
+export const CODES_WITH_SPECIFIC_DETAIL: ReadonlySet<ErrorCode> = new Set<ErrorCode>(['validation_failed', 'field_too_large', 'passkey_verification_failed', 'bad_request', 'webhook_url_refused']);

@@ -1,0 +1,322 @@
+import { randomUUID } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
+import type { FastifyBaseLogger } from 'fastify';
+import { type Kysely, sql } from 'kysely';
+import pLimit from 'p-limit';
+import { recordAuditEvent } from '../audit/queries.js';
+import { SYSTEM } from '../audit/origin.js';
+import type { DialectName } from '../db/connect.js';
+import type { Database } from '../db/schema.js';
+import type { Clock } from '../lib/clock.js';
+import type { SecretBox } from '../lib/crypto.js';
+import { newId } from '../lib/ids.js';
+import { findAdminEmails } from '../memberships/queries.js';
+import type { Mailer } from '../mail/mailer.js';
+import { webhookDisabledMessage } from '../mail/templates.js';
+import { OutboundError } from '../outbound/errors.js';
+import { createGuardedFetch } from '../outbound/guarded-fetch.js';
+import type { AddressPolicy, Resolver } from '../outbound/network-guard.js';
+import { WEBHOOK_DISABLE_AFTER_DAYS, WEBHOOK_TIMEOUT_SECONDS } from './contract.js';
+import { webhookSecretContext } from './service.js';
+import { signatureHeader } from './signing.js';
+
+export const WEBHOOK_USER_AGENT = 'Siteward-webhooks/1.0';
+const DAY_MS = 24 * 60 * 60 * 1000;
+/** A receiver's answer is not read: past this it is cut off (the status line is what counts). */
+const MAX_RESPONSE_BYTES = 64 * 1024;
+
+export interface WebhookSenderOptions {
+  /** How often every app server looks for due deliveries. */
+  pollIntervalMs: number;
+  /** An attempt without an answer by then has failed. */
+  timeoutMs: number;
+  /** How long a claimed delivery is held: past it (the sender died mid-send) another sender takes it. */
+  leaseMs: number;
+  /** Attempts one server makes at once. */
+  concurrency: number;
+  /** The waits before each retry; after the last, a failing delivery has failed for good. */
+  retryDelaysMs: readonly number[];
+}
+
+/**
+ * Retries as Standard Webhooks suggests: the first within seconds, the last about a day after the
+ * event (27.6 hours in all, before jitter).
+ */
+export const DEFAULT_RETRY_DELAYS_MS: readonly number[] = [5_000, 5 * 60_000, 30 * 60_000, 2 * 3_600_000, 5 * 3_600_000, 10 * 3_600_000, 10 * 3_600_000];
+
+export const DEFAULT_SENDER_OPTIONS: WebhookSenderOptions = {
+  pollIntervalMs: 1_000,
+  timeoutMs: WEBHOOK_TIMEOUT_SECONDS * 1000,
+  leaseMs: WEBHOOK_TIMEOUT_SECONDS * 1000 + 20_000,
+  concurrency: 8,
+  retryDelaysMs: DEFAULT_RETRY_DELAYS_MS,
+};
+
+export interface WebhookSenderDeps {
+  db: Kysely<Database>;
+  dialect: DialectName;
+  clock: Clock;
+  secrets: SecretBox;
+  policy: AddressPolicy;
+  resolver: Resolver;
+  mailer: Mailer;
+  log: FastifyBaseLogger;
+  publicUrl: string;
+  /** Told when a background step fails (the database may be away). */
+  onError: (error: unknown) => void;
+}
+
+interface Claimed {
+  id: string;
+  webhook_id: string;
+  attempt_count: number;
+  payload: string;
+  url: string;
+  secret: string;
+  previous_secret: string | null;
+  previous_secret_expires_at: string | null;
+}
+
+interface Attempt {
+  at: Date;
+  responseStatus: number | null;
+  durationMs: number;
+  error: string | null;
+}
+
+/**
+ * Sends the outbox. Every app server runs one; each attempt is made by exactly one of them: a
+ * sender claims due deliveries with a lease in a short transaction (PostgreSQL: FOR UPDATE SKIP
+ * LOCKED, so servers never wait for each other; SQLite: the write transaction is the claim), sends
+ * without holding any lock, then records the attempt if it still holds the lease. A sender that
+ * dies mid-send leaves a lease that runs out, and the delivery is sent again with the same
+ * webhook-id. Deliveries with the same order key (a site) go one at a time, in the order of their
+ * changes; a failing one holds back the later ones of its site until it ends.
+ */
+export class WebhookSender {
+  readonly #owner = randomUUID();
+  readonly #options: WebhookSenderOptions;
+  #timer: NodeJS.Timeout | undefined;
+  #running: Promise<void> | undefined;
+  #closed = false;
+
+  constructor(
+    private readonly deps: WebhookSenderDeps,
+    options: Partial<WebhookSenderOptions> = {},
+  ) {
+    this.#options = { ...DEFAULT_SENDER_OPTIONS, ...options };
+  }
+
+  start(): void {
+    this.#timer = setInterval(() => this.poke(), this.#options.pollIntervalMs);
+    this.#timer.unref();
+  }
+
+  /** Looks for due deliveries now, unless a look is under way. */
+  poke(): void {
+    if (this.#closed || this.#running !== undefined) return;
+    this.#running = this.drain()
+      .then(() => undefined, this.deps.onError)
+      .finally(() => {
+        this.#running = undefined;
+      });
+  }
+
+  /** Sends due deliveries until none is left; resolves with how many attempts were made. */
+  async drain(): Promise<number> {
+    let sent = 0;
+    const limit = pLimit(this.#options.concurrency);
+    while (!this.#closed) {
+      const claimed = await this.#claim(this.#options.concurrency * 2);
+      if (claimed.length === 0) break;
+      await Promise.all(claimed.map((delivery) => limit(() => this.#deliver(delivery))));
+      sent += claimed.length;
+    }
+    return sent;
+  }
+
+  /** Stops looking and waits for the attempts under way. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    clearInterval(this.#timer);
+    await this.#running;
+  }
+
+  async #claim(limit: number): Promise<Claimed[]> {
+    const now = this.deps.clock.now();
+    const nowText = now.toISOString();
+    return this.deps.db.transaction().execute(async (trx) => {
+      // Literal 'pending': the partial indexes on it are used only when the planner sees the value.
+      const pending = sql.lit<'pending'>('pending');
+      let query = trx
+        .selectFrom('webhook_deliveries as d')
+        .innerJoin('webhooks as w', 'w.id', 'd.webhook_id')
+        .select(['d.id', 'd.webhook_id', 'd.attempt_count', 'd.payload', 'w.url', 'w.secret', 'w.previous_secret', 'w.previous_secret_expires_at'])
+        .where('d.status', '=', pending)
+        .where('d.next_attempt_at', '<=', nowText)
+        .where((eb) => eb.or([eb('d.lease_until', 'is', null), eb('d.lease_until', '<', nowText)]))
+        .where('w.enabled', '=', 1)
+        .where((eb) =>
+          eb.not(
+            eb.exists(
+              eb
+                .selectFrom('webhook_deliveries as earlier')
+                .select('earlier.seq')
+                .whereRef('earlier.webhook_id', '=', 'd.webhook_id')
+                .whereRef('earlier.order_key', '=', 'd.order_key')
+                .where('earlier.status', '=', pending)
+                .whereRef('earlier.seq', '<', 'd.seq'),
+            ),
+          ),
+        )
+        .orderBy('d.seq')
+        .limit(limit);
+      if (this.deps.dialect === 'postgres') query = query.forUpdate('d').skipLocked();
+      const rows = await query.execute();
+      if (rows.length === 0) return [];
+      await trx
+        .updateTable('webhook_deliveries')
+        .set({ lease_owner: this.#owner, lease_until: new Date(now.getTime() + this.#options.leaseMs).toISOString() })
+        .where(
+          'id',
+          'in',
+          rows.map((row) => row.id),
+        )
+        .execute();
+      return rows;
+    });
+  }
+
+  async #deliver(delivery: Claimed): Promise<void> {
+    const at = this.deps.clock.now();
+    const started = performance.now();
+    let responseStatus: number | null = null;
+    let error: string | null = null;
+    try {
+      const timestamp = Math.floor(at.getTime() / 1000);
+      const fetch = createGuardedFetch({
+        policy: this.deps.policy,
+        resolver: this.deps.resolver,
+        maxResponseBytes: MAX_RESPONSE_BYTES,
+        maxRedirects: 0,
+        signal: AbortSignal.timeout(this.#options.timeoutMs),
+        credentialOrigin: null,
+        userAgent: WEBHOOK_USER_AGENT,
+      });
+      const response = await fetch(delivery.url, {
+        method: 'POST',
+        // Never followed: a redirect could lead a signed event anywhere, private addresses included.
+        redirect: 'manual',
+        headers: {
+          'content-type': 'application/json',
+          'webhook-id': delivery.id,
+          'webhook-timestamp': String(timestamp),
+          'webhook-signature': signatureHeader(this.#signingSecrets(delivery, at), delivery.id, timestamp, delivery.payload),
+        },
+        body: delivery.payload,
+      });
+      responseStatus = response.status;
+      await response.body?.cancel();
+      if (responseStatus >= 300 && responseStatus < 400) error = `the receiver answered with a redirect (HTTP ${responseStatus}); webhooks do not follow redirects`;
+      else if (responseStatus < 200 || responseStatus >= 300) error = `the receiver answered HTTP ${responseStatus}`;
+    } catch (caught) {
+      const described = describeFailure(caught, this.#options.timeoutMs);
+      if (described === undefined) this.deps.log.warn({ err: caught, webhookId: delivery.webhook_id, deliveryId: delivery.id }, 'a webhook attempt failed unexpectedly');
+      error = described ?? 'the request failed';
+    }
+    await this.#record(delivery, { at, responseStatus, durationMs: Math.round(performance.now() - started), error });
+  }
+
+  /** The current secret, and the one before a rotation while it still signs. */
+  #signingSecrets(delivery: Claimed, at: Date): string[] {
+    const secrets = [this.deps.secrets.decrypt(delivery.secret, webhookSecretContext(delivery.webhook_id))];
+    if (delivery.previous_secret !== null && delivery.previous_secret_expires_at !== null && Date.parse(delivery.previous_secret_expires_at) > at.getTime()) {
+      secrets.push(this.deps.secrets.decrypt(delivery.previous_secret, webhookSecretContext(delivery.webhook_id)));
+    }
+    return secrets;
+  }
+
+  /**
+   * Stores the attempt and what follows from it: the delivery ends, or is due again after the next
+   * wait (with jitter, so receivers coming back are not met by every retry at once). A webhook
+   * whose attempts have all failed for 3 days is turned off and its admins are told.
+   */
+  async #record(delivery: Claimed, attempt: Attempt): Promise<void> {
+    const { db, clock } = this.deps;
+    const atText = attempt.at.toISOString();
+    const disabled = await db.transaction().execute(async (trx) => {
+      await trx
+        .insertInto('webhook_attempts')
+        .values({ id: newId(attempt.at), delivery_id: delivery.id, at: atText, response_status: attempt.responseStatus, duration_ms: attempt.durationMs, error: attempt.error })
+        .execute();
+      const attempts = delivery.attempt_count + 1;
+      const delay = this.#options.retryDelaysMs[attempts - 1];
+      const next =
+        attempt.error === null
+          ? { status: 'succeeded' as const, next_attempt_at: null }
+          : delay === undefined
+            ? { status: 'failed' as const, next_attempt_at: null }
+            : { status: 'pending' as const, next_attempt_at: new Date(clock.now().getTime() + withJitter(delay)).toISOString() };
+      const updated = await trx
+        .updateTable('webhook_deliveries')
+        .set({ ...next, attempt_count: attempts, lease_owner: null, lease_until: null })
+        .where('id', '=', delivery.id)
+        .where('lease_owner', '=', this.#owner)
+        .executeTakeFirst();
+      // The lease ran out and another sender took the delivery: its outcome is the one that counts.
+      if (Number(updated.numUpdatedRows) === 0) return undefined;
+      if (attempt.error === null) {
+        await trx.updateTable('webhooks').set({ failing_since: null }).where('id', '=', delivery.webhook_id).where('failing_since', 'is not', null).execute();
+        return undefined;
+      }
+      const webhook = await trx.selectFrom('webhooks').selectAll().where('id', '=', delivery.webhook_id).executeTakeFirst();
+      if (webhook === undefined || webhook.enabled !== 1) return undefined;
+      const failingSince = webhook.failing_since ?? atText;
+      if (webhook.failing_since === null) await trx.updateTable('webhooks').set({ failing_since: failingSince }).where('id', '=', webhook.id).execute();
+      if (Date.parse(failingSince) > attempt.at.getTime() - WEBHOOK_DISABLE_AFTER_DAYS * DAY_MS) return undefined;
+      await trx.updateTable('webhooks').set({ enabled: 0, disabled_reason: 'failing', updated_at: clock.now().toISOString() }).where('id', '=', webhook.id).execute();
+      await recordAuditEvent(trx, clock, SYSTEM, {
+        workspaceId: webhook.workspace_id,
+        action: 'webhook.disabled',
+        target: { type: 'webhook', id: webhook.id, name: displayUrl(webhook.url) },
+        details: { reason: 'failing', failing_since: failingSince },
+      });
+      const workspace = await trx.selectFrom('workspaces').select('name').where('id', '=', webhook.workspace_id).executeTakeFirst();
+      return { webhook, failingSince, workspaceName: workspace?.name ?? '', admins: await findAdminEmails(trx, webhook.workspace_id) };
+    });
+    if (disabled === undefined) return;
+    this.deps.log.info({ webhookId: disabled.webhook.id }, 'webhook turned off after failing for %d days', WEBHOOK_DISABLE_AFTER_DAYS);
+    const link = new URL(`/settings/workspaces/${disabled.webhook.workspace_id}/webhooks`, this.deps.publicUrl).href;
+    for (const to of disabled.admins) {
+      this.deps.mailer.send(webhookDisabledMessage(to, { url: displayUrl(disabled.webhook.url), workspaceName: disabled.workspaceName, failingSince: disabled.failingSince, link }));
+    }
+  }
+}
+
+/** ±20%: retries of many deliveries spread out instead of arriving together. */
+function withJitter(delayMs: number): number {
+  return Math.round(delayMs * (0.8 + Math.random() * 0.4));
+}
+
+/** A failed attempt in our words, or undefined for a failure we did not expect (logged). */
+function describeFailure(error: unknown, timeoutMs: number): string | undefined {
+  if (error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError')) return `no answer within ${timeoutMs / 1000} s`;
+  if (error instanceof OutboundError) return error.message;
+  const code = (error as NodeJS.ErrnoException | null)?.code;
+  if (code === 'ECONNREFUSED') return 'the connection was refused';
+  if (code === 'ECONNRESET' || code === 'EPIPE') return 'the connection was closed before an answer came';
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return 'the host name does not resolve';
+  if (typeof code === 'string' && (code.startsWith('ERR_TLS') || code.includes('CERT'))) return `TLS failed (${code})`;
+  if (typeof code === 'string' && /^E[A-Z]+$/.test(code)) return `the connection failed (${code})`;
+  return undefined;
+}
+
+/** A URL as mail and the audit log name it: without its query, which some receivers use for a token. */
+export function displayUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    return `${parsed.origin}${parsed.pathname}`;
+  } catch {
+    return url;
+  }
+}
