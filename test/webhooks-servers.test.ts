@@ -7,6 +7,7 @@ import { after, test } from 'node:test';
 import { Webhook } from 'standardwebhooks';
 import { createPostgresDatabase, STRONG_PASSWORD } from './helpers.js';
 import { freePort, type RunningServer, startServer, stopServer } from './processes.js';
+import { startSmtpServer, verificationLinkIn, verificationMailTo } from './smtp.js';
 import { type ReceivedWebhook, startReceiver, type TestReceiver } from './webhook-receiver.js';
 
 /**
@@ -20,6 +21,10 @@ after(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
+// Where the servers mail the address confirmations.
+const smtp = await startSmtpServer();
+cleanups.push(() => smtp.close());
+
 /** The environment of servers sharing one new database, and a data directory of their own. */
 async function sharedEnvironment(): Promise<Record<string, string>> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'siteward-webhooks-'));
@@ -27,6 +32,7 @@ async function sharedEnvironment(): Promise<Record<string, string>> {
   const env: Record<string, string> = {
     DATA_DIR: dataDir,
     PUBLIC_URL: 'http://localhost:3000',
+    SMTP_URL: smtp.url,
     JWT_SECRET: randomBytes(32).toString('base64url'),
     ENCRYPTION_KEY: randomBytes(32).toString('base64'),
     // The receivers listen on loopback.
@@ -63,10 +69,18 @@ async function call<T>(server: RunningServer, method: string, url: string, autho
   return { status: response.status, json: (text === '' ? null : JSON.parse(text)) as T };
 }
 
-/** Signs up, and returns the JWT header and the personal workspace. */
+/** Signs up and confirms the address through the mailed link; returns the JWT header and the personal workspace. */
 async function owner(server: RunningServer): Promise<{ authorization: string; workspace: string }> {
-  const signedUp = await call<{ token: string }>(server, 'POST', '/auth/signup', undefined, { email: `owner-${randomBytes(4).toString('hex')}@example.com`, password: STRONG_PASSWORD });
+  const email = `owner-${randomBytes(4).toString('hex')}@example.com`;
+  const signedUp = await call<{ token: string }>(server, 'POST', '/auth/signup', undefined, { email, password: STRONG_PASSWORD });
   assert.equal(signedUp.status, 201);
+  const link = new URL(verificationLinkIn(await verificationMailTo(smtp, email)));
+  const confirmed = await fetch(`${server.base}/verify-email`, {
+    method: 'POST',
+    headers: { origin: link.origin, 'content-type': 'application/json' },
+    body: JSON.stringify({ token: link.searchParams.get('token') }),
+  });
+  assert.equal(confirmed.status, 200);
   const authorization = `Bearer ${signedUp.json.token}`;
   const workspaces = await call<{ workspaces: Array<{ id: string; personal: boolean }> }>(server, 'GET', '/api/v1/workspaces', authorization);
   return { authorization, workspace: workspaces.json.workspaces.find((workspace) => workspace.personal)?.id ?? '' };

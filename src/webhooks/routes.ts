@@ -4,6 +4,7 @@ import type { Guard } from '../auth/guard.js';
 import type { RecentAuthentication } from '../auth/recent-authentication.js';
 import { changeOriginOf } from '../audit/origin.js';
 import { currentPrincipal, currentUser } from '../auth/principal.js';
+import { assertEmailVerified } from '../email-verification/service.js';
 import { ProblemSchema } from '../http/schema.js';
 import type { App } from '../http/types.js';
 import {
@@ -31,6 +32,7 @@ const errors = { 400: ProblemSchema, 401: ProblemSchema, 403: ProblemSchema, 404
  * A workspace's webhooks, for its owners and admins, signed in (an access token cannot reach
  * them, as it cannot reach workspaces). Pointing a workspace's events at a new URL, and seeing a
  * secret, also need a recent sign-in: a borrowed session cannot quietly copy every change away.
+ * Creating one or pointing it elsewhere needs a confirmed address too, as inviting does.
  */
 export function registerWebhookRoutes(app: App, deps: { guard: Guard; webhooks: WebhookService; sender: WebhookSender; recentAuthentication: RecentAuthentication }): void {
   const onRequest = deps.guard.require('signed_in');
@@ -48,7 +50,7 @@ export function registerWebhookRoutes(app: App, deps: { guard: Guard; webhooks: 
     {
       onRequest,
       schema: {
-        summary: 'Create a webhook (admin, recent sign-in); the answer shows its signing secret, once',
+        summary: 'Create a webhook (admin, recent sign-in, confirmed e-mail address); the answer shows its signing secret, once',
         tags,
         security,
         params: WorkspaceWebhooksParams,
@@ -58,6 +60,7 @@ export function registerWebhookRoutes(app: App, deps: { guard: Guard; webhooks: 
     },
     async (request, reply) => {
       deps.recentAuthentication.assert(currentPrincipal(request));
+      assertEmailVerified(currentUser(request));
       const webhook = await webhooks.create(changeOriginOf(request), request.params.id, request.body);
       return reply.code(201).header('location', `/api/v1/workspaces/${request.params.id}/webhooks/${webhook.id}`).send({ webhook });
     },
@@ -74,7 +77,7 @@ export function registerWebhookRoutes(app: App, deps: { guard: Guard; webhooks: 
     {
       onRequest,
       schema: {
-        summary: 'Change the URL (recent sign-in), events or description, or turn it off or on again (admin)',
+        summary: 'Change the URL (recent sign-in, confirmed e-mail address), events or description, or turn it off or on again (admin)',
         tags,
         security,
         params: WebhookParams,
@@ -83,7 +86,10 @@ export function registerWebhookRoutes(app: App, deps: { guard: Guard; webhooks: 
       },
     },
     async (request) => {
-      if (request.body.url !== undefined) deps.recentAuthentication.assert(currentPrincipal(request));
+      if (request.body.url !== undefined) {
+        deps.recentAuthentication.assert(currentPrincipal(request));
+        assertEmailVerified(currentUser(request));
+      }
       const webhook = await webhooks.update(changeOriginOf(request), request.params.id, request.params.webhook_id, request.body);
       // Turned on again: what waited is due now.
       if (request.body.enabled === true) sender.poke();

@@ -289,7 +289,7 @@ export class WebhookService {
     try {
       await resolveAllowedAddresses(url.hostname, this.deps.policy, withTimeout(this.deps.resolver, URL_CHECK_TIMEOUT_MS));
     } catch (error) {
-      if (error instanceof AddressRefusedError) throw refuse(`the host is refused: ${error.reason}`);
+      if (error instanceof AddressRefusedError) throw refuse(`must not lead to a ${error.reason}`);
       if (!(error instanceof OutboundError)) throw error;
     }
     return url.href;

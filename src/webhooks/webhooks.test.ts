@@ -14,6 +14,7 @@ import { pruneStaleRows } from '../maintenance/prune.js';
 import { defaultAddressPolicy } from '../outbound/network-guard.js';
 import { RateLimiter } from '../rate-limit/rate-limit.js';
 import { AUTH_ERRORS } from '../auth/errors.js';
+import { EMAIL_VERIFICATION_ERRORS } from '../email-verification/errors.js';
 import { WORKSPACE_ERRORS } from '../workspaces/errors.js';
 import { WorkspaceService } from '../workspaces/service.js';
 import { WEBHOOK_EVENT_TYPES, WEBHOOKS_PER_WORKSPACE } from './contract.js';
@@ -46,6 +47,13 @@ async function receiver(answer?: Parameters<typeof startReceiver>[0]): Promise<T
   const started = await startReceiver(answer);
   closers.push(() => started.close());
   return started;
+}
+
+/** Signs up with the address confirmed, as making webhooks needs (set directly: the mail is tested elsewhere). */
+async function person(app: TestApp): Promise<SignedUpUser> {
+  const user = await signUp(app.app);
+  await app.database.db.updateTable('users').set({ email_verified_at: app.clock.now().toISOString() }).where('id', '=', user.id).execute();
+  return user;
 }
 
 async function personalWorkspace(app: TestApp, user: SignedUpUser): Promise<string> {
@@ -97,7 +105,7 @@ async function put(app: TestApp, user: SignedUpUser, siteId: string, payload: Re
 test('a site change reaches the receiver signed, with the site (no token), version, changed paths and actor; the log shows the attempt', async () => {
   const t = await app();
   const hooks = await receiver();
-  const owner = await signUp(t.app);
+  const owner = await person(t);
   const workspace = await personalWorkspace(t, owner);
   const created = await createWebhook(t, owner, workspace, { url: hooks.url, events: ['site.updated', 'site.created'], description: '  Deploys  ' });
   assert.match(created.secret, /^whsec_[A-Za-z0-9+/]{43}=$/);
@@ -182,7 +190,7 @@ test('a site change reaches the receiver signed, with the site (no token), versi
 test('a receiver answering 500 then 200 gets the same webhook-id twice and the delivery ends succeeded', async () => {
   const t = await app();
   const hooks = await receiver((_request, index) => (index === 0 ? 500 : 200));
-  const owner = await signUp(t.app);
+  const owner = await person(t);
   const workspace = await personalWorkspace(t, owner);
   const webhook = await createWebhook(t, owner, workspace, { url: hooks.url, events: ['site.created'] });
   await createSite(t.app, owner.bearer);
@@ -216,7 +224,7 @@ test('a receiver answering 500 then 200 gets the same webhook-id twice and the d
 test('a receiver that never answers is timed out, and a later site change waits behind it', async () => {
   const t = await app();
   const hooks = await receiver(() => 'hang');
-  const owner = await signUp(t.app);
+  const owner = await person(t);
   const workspace = await personalWorkspace(t, owner);
   const webhook = await createWebhook(t, owner, workspace, { url: hooks.url, events: ['site.created', 'site.updated'] });
   const site = await createSite(t.app, owner.bearer);
@@ -238,7 +246,7 @@ test('a receiver that is always down ends with the webhook turned off after 3 da
   const down = await receiver();
   const url = down.url;
   await down.close();
-  const owner = await signUp(t.app);
+  const owner = await person(t);
   const workspace = await personalWorkspace(t, owner);
   const webhook = await createWebhook(t, owner, workspace, { url: `${url}?token=receiver-query-secret`, events: ['site.created', 'site.updated'] });
   const site = await createSite(t.app, owner.bearer);
@@ -302,7 +310,7 @@ test('a receiver that is always down ends with the webhook turned off after 3 da
 test('after a rotation both secrets sign for 24 hours, then only the new one', async () => {
   const t = await app();
   const hooks = await receiver();
-  const owner = await signUp(t.app);
+  const owner = await person(t);
   const workspace = await personalWorkspace(t, owner);
   const webhook = await createWebhook(t, owner, workspace, { url: hooks.url, events: ['site.created'] });
   const rotated = await t.app.inject({ method: 'POST', url: `/api/v1/workspaces/${workspace}/webhooks/${webhook.id}/rotate-secret`, headers: { authorization: owner.bearer } });
@@ -331,7 +339,7 @@ test('after a rotation both secrets sign for 24 hours, then only the new one', a
 test('a test event and a redelivery go out with their webhook-ids; subscriptions are respected', async () => {
   const t = await app();
   const hooks = await receiver();
-  const owner = await signUp(t.app);
+  const owner = await person(t);
   const workspace = await personalWorkspace(t, owner);
   const webhook = await createWebhook(t, owner, workspace, { url: hooks.url, events: ['site.deleted'] });
   const site = await createSite(t.app, owner.bearer);
@@ -372,7 +380,7 @@ test('a test event and a redelivery go out with their webhook-ids; subscriptions
 test('the delivery log pages newest first by cursor', async () => {
   const t = await app();
   const hooks = await receiver();
-  const owner = await signUp(t.app);
+  const owner = await person(t);
   const workspace = await personalWorkspace(t, owner);
   const webhook = await createWebhook(t, owner, workspace, { url: hooks.url, events: ['site.created'] });
   for (let index = 0; index < 5; index++) await createSite(t.app, owner.bearer, { name: `Site ${index}` });
@@ -401,7 +409,7 @@ test('the delivery log pages newest first by cursor', async () => {
 test('a change that is refused or rolls back queues nothing', async () => {
   const t = await app();
   const hooks = await receiver();
-  const owner = await signUp(t.app);
+  const owner = await person(t);
   const workspace = await personalWorkspace(t, owner);
   const webhook = await createWebhook(t, owner, workspace, { url: hooks.url, events: [...WEBHOOK_EVENT_TYPES] });
   const site = await createSite(t.app, owner.bearer);
@@ -410,7 +418,7 @@ test('a change that is refused or rolls back queues nothing', async () => {
   assert.equal(stale.statusCode, 412);
   const invalid = await put(t, owner, site.id, { name: '   ' });
   assert.equal(invalid.statusCode, 400);
-  const stranger = await signUp(t.app);
+  const stranger = await person(t);
   assert.equal((await put(t, stranger, site.id, { name: 'Theirs' })).statusCode, 404);
   const rows = await t.database.db.selectFrom('webhook_deliveries').select(['event_type']).where('webhook_id', '=', webhook.id).execute();
   assert.deepEqual(
@@ -422,8 +430,8 @@ test('a change that is refused or rolls back queues nothing', async () => {
 test('member events reach the webhook with who joined or left', async () => {
   const t = await app();
   const hooks = await receiver();
-  const owner = await signUp(t.app);
-  const member = await signUp(t.app);
+  const owner = await person(t);
+  const member = await person(t);
   const created = await t.app.inject({ method: 'POST', url: '/api/v1/workspaces', headers: { authorization: owner.bearer }, payload: { name: 'Team' } });
   const workspace = created.json<{ workspace: { id: string } }>().workspace.id;
   const webhook = await createWebhook(t, owner, workspace, { url: hooks.url, events: ['member.joined', 'member.removed'] });
@@ -446,7 +454,7 @@ test('a partner connection that breaks and comes back sends one event and one e-
   closers.push(() => smtp.close());
   const t = await app({ env: { SMTP_URL: smtp.url } });
   const hooks = await receiver();
-  const owner = await signUp(t.app);
+  const owner = await person(t);
   const workspace = await personalWorkspace(t, owner);
   const webhook = await createWebhook(t, owner, workspace, { url: hooks.url, events: ['partner.status_changed'] });
   const mcp = await startStatelessMcpServer();
@@ -489,7 +497,7 @@ test('a partner connection that breaks and comes back sends one event and one e-
 
 test('webhook URLs on private, loopback and metadata addresses are refused unless private networks are allowed', async () => {
   const t = await app({ env: { OUTBOUND_ALLOW_PRIVATE_NETWORKS: 'false' } });
-  const owner = await signUp(t.app);
+  const owner = await person(t);
   const workspace = await personalWorkspace(t, owner);
   for (const url of ['http://127.0.0.1:9/hooks', 'http://localhost:9/hooks', 'http://[::1]:9/', 'http://10.1.2.3/', 'http://192.168.0.10/', 'http://169.254.169.254/latest/meta-data', 'http://0.0.0.0/']) {
     const response = await t.app.inject({ method: 'POST', url: `/api/v1/workspaces/${workspace}/webhooks`, headers: { authorization: owner.bearer }, payload: { url, events: ['site.created'] } });
@@ -505,7 +513,7 @@ test('a redirect is never followed, and a host that resolves to loopback when se
   const t = await app();
   const target = await receiver();
   const redirecting = await receiver(() => ({ status: 307, location: target.url }));
-  const owner = await signUp(t.app);
+  const owner = await person(t);
   const workspace = await personalWorkspace(t, owner);
   const webhook = await createWebhook(t, owner, workspace, { url: redirecting.url, events: ['site.created'] });
   await createSite(t.app, owner.bearer);
@@ -541,8 +549,8 @@ test('a redirect is never followed, and a host that resolves to loopback when se
 
 test('admins only, signed in: editors and viewers 403, strangers and other workspaces 404, access tokens refused', async () => {
   const t = await app();
-  const owner = await signUp(t.app);
-  const people = { admin: await signUp(t.app), editor: await signUp(t.app), viewer: await signUp(t.app) };
+  const owner = await person(t);
+  const people = { admin: await person(t), editor: await person(t), viewer: await person(t) };
   const created = await t.app.inject({ method: 'POST', url: '/api/v1/workspaces', headers: { authorization: owner.bearer }, payload: { name: 'Team' } });
   const workspace = created.json<{ workspace: { id: string } }>().workspace.id;
   const workspaces = new WorkspaceService({ db: t.database.db, dialect: t.database.dialect, clock: t.clock, cache: t.cache });
@@ -559,7 +567,7 @@ test('admins only, signed in: editors and viewers 403, strangers and other works
     ['GET', `${base}/${webhook.id}/deliveries`, undefined],
     ['DELETE', `${base}/${webhook.id}`, undefined],
   ];
-  const stranger = await signUp(t.app);
+  const stranger = await person(t);
   const token = await createAccessToken(t.app, owner);
   for (const [method, url, payload] of routes) {
     const ask = (authorization: string) => t.app.inject({ method: method as 'GET', url, headers: { authorization }, ...(payload === undefined ? {} : { payload }) });
@@ -604,7 +612,7 @@ test('admins only, signed in: editors and viewers 403, strangers and other works
 
 test('bad input is refused with the field named, and a workspace has at most 20 webhooks', async () => {
   const t = await app();
-  const owner = await signUp(t.app);
+  const owner = await person(t);
   const workspace = await personalWorkspace(t, owner);
   const base = `/api/v1/workspaces/${workspace}/webhooks`;
   const cases: Array<[Record<string, unknown>, string, string]> = [
@@ -644,10 +652,36 @@ test('bad input is refused with the field named, and a workspace has at most 20 
   assert.ok(refused.every((response) => response.statusCode === 409 && response.json<{ code: string }>().code === WEBHOOK_ERRORS.TOO_MANY_WEBHOOKS));
 });
 
+test('an account whose address is not confirmed cannot create a webhook or point one elsewhere', async () => {
+  const t = await app();
+  const owner = await person(t);
+  const workspace = await personalWorkspace(t, owner);
+  const webhook = await createWebhook(t, owner, workspace, { url: 'http://127.0.0.1:9/hooks', events: ['site.created'] });
+  // An admin of the same workspace who never confirmed the address.
+  const unconfirmed = await signUp(t.app);
+  const workspaces = new WorkspaceService({ db: t.database.db, dialect: t.database.dialect, clock: t.clock, cache: t.cache });
+  assert.equal(await workspaces.addMember(workspace, unconfirmed.id, 'admin'), true);
+  const base = `/api/v1/workspaces/${workspace}/webhooks`;
+  const refusals = [
+    await t.app.inject({ method: 'POST', url: base, headers: { authorization: unconfirmed.bearer }, payload: { url: 'http://127.0.0.1:9/mine', events: ['site.created'] } }),
+    await t.app.inject({ method: 'PATCH', url: `${base}/${webhook.id}`, headers: { authorization: unconfirmed.bearer }, payload: { url: 'http://127.0.0.1:9/mine' } }),
+  ];
+  for (const response of refusals) {
+    assert.equal(response.statusCode, 403, response.body);
+    assert.equal(response.json<{ code: string }>().code, EMAIL_VERIFICATION_ERRORS.EMAIL_NOT_VERIFIED);
+  }
+  const [stored] = await t.database.db.selectFrom('webhooks').select(['url']).execute();
+  assert.equal(stored?.url, 'http://127.0.0.1:9/hooks');
+  assert.equal((await t.database.db.selectFrom('webhooks').select('id').execute()).length, 1);
+  // What only manages the webhook stays open to any admin.
+  const paused = await t.app.inject({ method: 'PATCH', url: `${base}/${webhook.id}`, headers: { authorization: unconfirmed.bearer }, payload: { enabled: false } });
+  assert.equal(paused.statusCode, 200, paused.body);
+});
+
 test('deleting a webhook deletes its log and stops its deliveries; retention keeps pending ones and drops old ended ones', async () => {
   const t = await app();
   const hooks = await receiver();
-  const owner = await signUp(t.app);
+  const owner = await person(t);
   const workspace = await personalWorkspace(t, owner);
   const kept = await createWebhook(t, owner, workspace, { url: hooks.url, events: ['site.created'] });
   const gone = await createWebhook(t, owner, workspace, { url: hooks.url, events: ['site.created'] });
