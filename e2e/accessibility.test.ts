@@ -43,6 +43,8 @@ test('axe-core finds no serious or critical violation on any screen, light and d
     const magicLink = await mailedMagicLink(t.app, smtp, user.email);
     const site = await createSite(t.app, user.bearer, { name: 'Help centre', color: '#0ea5e9', ai_settings: '{"model":"small"}', partner_settings: { enabled: true } });
     await createSite(t.app, user.bearer, { name: 'Sales assistant', color: '#e11d48' });
+    const workspaces = await t.app.inject({ method: 'GET', url: '/api/v1/workspaces', headers: { authorization: user.bearer } });
+    const workspace = workspaces.json<{ workspaces: Array<{ id: string; personal: boolean }> }>().workspaces.find((each) => each.personal)?.id ?? '';
     const retired = await createSite(t.app, user.bearer, { name: 'Retired assistant' });
     assert.equal((await t.app.inject({ method: 'DELETE', url: `/api/v1/sites/${retired.id}`, headers: { authorization: user.bearer } })).statusCode, 204);
 
@@ -62,6 +64,7 @@ test('axe-core finds no serious or critical violation on any screen, light and d
       { name: 'settings-access-tokens', open: at(origin, '/settings/access-tokens', 'Access tokens') },
       { name: 'settings-security', open: at(origin, '/settings/security', 'Security') },
       { name: 'trash', open: at(origin, '/trash', 'Trash') },
+      { name: 'workspace-webhooks', open: at(origin, `/settings/workspaces/${workspace}/webhooks`, 'Webhooks') },
       {
         name: 'not-found',
         open: async (target) => {

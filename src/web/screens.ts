@@ -18,4 +18,5 @@ export const SCREENS = [
   '/settings/workspaces',
   '/settings/workspaces/:id',
   '/settings/workspaces/:id/audit-log',
+  '/settings/workspaces/:id/webhooks',
 ] as const;

@@ -20,6 +20,7 @@ const ProfilePage = lazy(() => import('./pages/Profile').then((module) => ({ def
 const AccessTokensPage = lazy(() => import('./pages/AccessTokens').then((module) => ({ default: module.AccessTokensPage })));
 const WorkspacesPage = lazy(() => import('./pages/Workspaces').then((module) => ({ default: module.WorkspacesPage })));
 const WorkspaceAuditLogPage = lazy(() => import('./pages/WorkspaceAuditLog').then((module) => ({ default: module.WorkspaceAuditLogPage })));
+const WorkspaceWebhooksPage = lazy(() => import('./pages/WorkspaceWebhooks').then((module) => ({ default: module.WorkspaceWebhooksPage })));
 const WorkspaceDetailPage = lazy(() => import('./pages/WorkspaceDetail').then((module) => ({ default: module.WorkspaceDetailPage })));
 const SecurityPage = lazy(() => import('./pages/Security').then((module) => ({ default: module.SecurityPage })));
 const TrashPage = lazy(() => import('./pages/Trash').then((module) => ({ default: module.TrashPage })));
@@ -56,6 +57,7 @@ const router = createBrowserRouter([
               { path: 'workspaces', element: <WorkspacesPage /> },
               { path: 'workspaces/:id', element: <WorkspaceDetailRoute /> },
               { path: 'workspaces/:id/audit-log', element: <WorkspaceAuditLogRoute /> },
+              { path: 'workspaces/:id/webhooks', element: <WorkspaceWebhooksRoute /> },
             ],
           },
         ],
@@ -93,6 +95,11 @@ function WorkspaceDetailRoute() {
 function WorkspaceAuditLogRoute() {
   const { id = '' } = useParams();
   return <WorkspaceAuditLogPage workspaceId={id} key={id} />;
+}
+
+function WorkspaceWebhooksRoute() {
+  const { id = '' } = useParams();
+  return <WorkspaceWebhooksPage workspaceId={id} key={id} />;
 }
 
 /**

@@ -90,6 +90,12 @@ function WorkspaceScreen({ workspace }: { workspace: Workspace }) {
                 <Link to={`${workspacePath(workspace.id)}/audit-log`}>Audit log</Link>
               </>
             )}
+            {can(workspace.role, 'webhook.manage') && (
+              <>
+                {' · '}
+                <Link to={`${workspacePath(workspace.id)}/webhooks`}>Webhooks</Link>
+              </>
+            )}
           </p>
         </div>
       </div>

@@ -1,0 +1,108 @@
+import { useState } from 'react';
+import { useForm } from 'react-hook-form';
+import { WEBHOOK_DESCRIPTION_MAX_LENGTH, WEBHOOK_URL_MAX_LENGTH, type WebhookEventType } from '@server/webhooks/contract';
+import { ApiError, errorMessage } from '../api';
+import { asSentence } from '../format';
+import { WEBHOOK_EVENTS } from '../webhookText';
+import { Alert } from './Alert';
+import { Button } from './Button';
+import { Field } from './Field';
+
+export interface WebhookFormValues {
+  url: string;
+  description: string;
+  events: WebhookEventType[];
+}
+
+interface WebhookFormProps {
+  initial: WebhookFormValues;
+  submitLabel: string;
+  /** Sends the values; a refusal is thrown and shown next to the field it names. */
+  onSubmit: (values: WebhookFormValues) => Promise<void>;
+  onCancel?: () => void;
+  /** Tells fields of two forms on one screen apart. */
+  idPrefix: string;
+}
+
+/** The URL, a description and the events of a webhook: for adding one, and for changing one. */
+export function WebhookForm({ initial, submitLabel, onSubmit, onCancel, idPrefix }: WebhookFormProps) {
+  const { register, handleSubmit, reset, formState } = useForm<WebhookFormValues>({ defaultValues: initial });
+  const [error, setError] = useState<unknown>();
+  const eventsErrorId = `${idPrefix}-events-error`;
+
+  async function submit(values: WebhookFormValues) {
+    setError(undefined);
+    try {
+      await onSubmit({ url: values.url.trim(), description: values.description.trim(), events: WEBHOOK_EVENTS.map(({ type }) => type).filter((type) => values.events.includes(type)) });
+      reset(initial);
+    } catch (caught) {
+      setError(caught);
+    }
+  }
+
+  const urlError = formState.errors.url?.message ?? serverProblem(error, 'url');
+  const descriptionError = serverProblem(error, 'description');
+  const eventsError = formState.errors.events?.message ?? serverProblem(error, 'events');
+  const showAlert = error !== undefined && urlError === undefined && descriptionError === undefined && eventsError === undefined;
+  return (
+    <form onSubmit={handleSubmit(submit)} noValidate className="webhook-form">
+      {showAlert && <Alert kind="error">{errorMessage(error)}</Alert>}
+      <Field
+        id={`${idPrefix}-url`}
+        label="Endpoint URL"
+        type="url"
+        inputMode="url"
+        autoComplete="off"
+        spellCheck={false}
+        placeholder="https://example.com/siteward-events"
+        maxLength={WEBHOOK_URL_MAX_LENGTH}
+        required
+        error={urlError}
+        hint="Siteward POSTs each event here as JSON, signed with the webhook’s secret. Use https; redirects are not followed."
+        {...register('url', { validate: (value) => /^https?:\/\/\S+$/i.test(value.trim()) || 'Enter the full address, starting with https://.' })}
+      />
+      <Field
+        id={`${idPrefix}-description`}
+        label="Description (optional)"
+        autoComplete="off"
+        maxLength={WEBHOOK_DESCRIPTION_MAX_LENGTH}
+        placeholder="e.g. Redeploy the widget"
+        error={descriptionError}
+        {...register('description')}
+      />
+      <fieldset className="token-scopes" aria-describedby={eventsError !== undefined ? eventsErrorId : undefined}>
+        <legend>Events</legend>
+        {WEBHOOK_EVENTS.map(({ type, label, description }) => (
+          <label key={type} className="checkbox-option">
+            <input type="checkbox" value={type} {...register('events', { validate: (chosen) => (Array.isArray(chosen) && chosen.length > 0) || 'Choose at least one event.' })} />
+            <span>
+              <span className="checkbox-label">
+                {label} <code>{type}</code>
+              </span>
+              <span className="hint">{description}</span>
+            </span>
+          </label>
+        ))}
+        {eventsError !== undefined && (
+          <p className="field-error" id={eventsErrorId}>
+            {eventsError}
+          </p>
+        )}
+      </fieldset>
+      <div className="row">
+        <Button type="submit" variant="primary" busy={formState.isSubmitting}>
+          {submitLabel}
+        </Button>
+        {onCancel !== undefined && <Button onClick={onCancel}>Cancel</Button>}
+      </div>
+    </form>
+  );
+}
+
+const FIELD_LABELS = { url: 'The URL', description: 'The description', events: 'Events' } as const;
+
+/** The server's reason for refusing a field (a refused address, too long…), as a sentence naming it. */
+function serverProblem(error: unknown, field: keyof typeof FIELD_LABELS): string | undefined {
+  const message = error instanceof ApiError ? error.fieldMessage(field) : undefined;
+  return message === undefined ? undefined : asSentence(`${FIELD_LABELS[field]} ${message}`);
+}
