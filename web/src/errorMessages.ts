@@ -1,6 +1,7 @@
 // What the dashboard tells a person for each code the API can send. Keyed by the server's own
 // union of codes, so a code added on the server does not compile here until it has a sentence.
 import type { ErrorCode } from '@server/error-codes';
+import { WEBHOOKS_PER_WORKSPACE } from '@server/webhooks/contract';
 
 export const ERROR_MESSAGES: Record<ErrorCode, string> = {
   // The request itself
@@ -90,7 +91,7 @@ export const ERROR_MESSAGES: Record<ErrorCode, string> = {
   delivery_not_found: 'This delivery is no longer in the log.',
   webhook_url_refused: 'Siteward does not send to this address.',
   webhook_disabled: 'The webhook is turned off. Turn it on first.',
-  too_many_webhooks: 'A workspace can have 20 webhooks; delete one first.',
+  too_many_webhooks: `A workspace can have ${WEBHOOKS_PER_WORKSPACE} webhooks; delete one first.`,
 };
 
 /**
