@@ -17,7 +17,7 @@ import { OutboundError } from '../outbound/errors.js';
 import { createGuardedFetch } from '../outbound/guarded-fetch.js';
 import type { AddressPolicy, Resolver } from '../outbound/network-guard.js';
 import { WEBHOOK_DISABLE_AFTER_DAYS, WEBHOOK_TIMEOUT_SECONDS } from './contract.js';
-import { webhookSecretContext } from './service.js';
+import { displayUrl, webhookSecretContext, webhookTarget } from './service.js';
 import { signatureHeader } from './signing.js';
 
 export const WEBHOOK_USER_AGENT = 'Siteward-webhooks/1.0';
@@ -278,7 +278,7 @@ export class WebhookSender {
       await recordAuditEvent(trx, clock, SYSTEM, {
         workspaceId: webhook.workspace_id,
         action: 'webhook.disabled',
-        target: { type: 'webhook', id: webhook.id, name: displayUrl(webhook.url) },
+        target: webhookTarget(webhook),
         details: { reason: 'failing', failing_since: failingSince },
       });
       const workspace = await trx.selectFrom('workspaces').select('name').where('id', '=', webhook.workspace_id).executeTakeFirst();
@@ -309,14 +309,4 @@ function describeFailure(error: unknown, timeoutMs: number): string | undefined 
   if (typeof code === 'string' && (code.startsWith('ERR_TLS') || code.includes('CERT'))) return `TLS failed (${code})`;
   if (typeof code === 'string' && /^E[A-Z]+$/.test(code)) return `the connection failed (${code})`;
   return undefined;
-}
-
-/** A URL as mail and the audit log name it: without its query, which some receivers use for a token. */
-export function displayUrl(url: string): string {
-  try {
-    const parsed = new URL(url);
-    return `${parsed.origin}${parsed.pathname}`;
-  } catch {
-    return url;
-  }
 }

@@ -312,8 +312,19 @@ function invalidCursor(): AppError {
   });
 }
 
-function webhookTarget(row: WebhookRow): { type: 'webhook'; id: string; name: string } {
-  return { type: 'webhook', id: row.id, name: row.url };
+/** The webhook as the audit log names it: by its URL without the query. */
+export function webhookTarget(row: Pick<WebhookRow, 'id' | 'url'>): { type: 'webhook'; id: string; name: string } {
+  return { type: 'webhook', id: row.id, name: displayUrl(row.url) };
+}
+
+/** A URL as mail and the audit log name it: without its query, which some receivers use for a token. */
+export function displayUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    return `${parsed.origin}${parsed.pathname}`;
+  } catch {
+    return url;
+  }
 }
 
 export function deliveryToJson(row: Omit<DeliveryRow, 'seq'>, attempts: ReadonlyArray<{ delivery_id: string; at: string; response_status: number | null; duration_ms: number; error: string | null }>): DeliveryJson {

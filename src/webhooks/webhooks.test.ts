@@ -656,7 +656,11 @@ test('an account whose address is not confirmed cannot create a webhook or point
   const t = await app();
   const owner = await person(t);
   const workspace = await personalWorkspace(t, owner);
-  const webhook = await createWebhook(t, owner, workspace, { url: 'http://127.0.0.1:9/hooks', events: ['site.created'] });
+  const webhook = await createWebhook(t, owner, workspace, { url: 'http://127.0.0.1:9/hooks?key=receiver-key', events: ['site.created'] });
+  // The audit log names it without the query, which some receivers use for a key of theirs.
+  const audit = await t.app.inject({ method: 'GET', url: `/api/v1/workspaces/${workspace}/audit-log?action=webhook.created`, headers: { authorization: owner.bearer } });
+  assert.equal(audit.json<{ events: Array<{ target: { name: string } }> }>().events[0]?.target.name, 'http://127.0.0.1:9/hooks');
+  assert.ok(!audit.body.includes('receiver-key'));
   // An admin of the same workspace who never confirmed the address.
   const unconfirmed = await signUp(t.app);
   const workspaces = new WorkspaceService({ db: t.database.db, dialect: t.database.dialect, clock: t.clock, cache: t.cache });
@@ -671,7 +675,7 @@ test('an account whose address is not confirmed cannot create a webhook or point
     assert.equal(response.json<{ code: string }>().code, EMAIL_VERIFICATION_ERRORS.EMAIL_NOT_VERIFIED);
   }
   const [stored] = await t.database.db.selectFrom('webhooks').select(['url']).execute();
-  assert.equal(stored?.url, 'http://127.0.0.1:9/hooks');
+  assert.equal(stored?.url, 'http://127.0.0.1:9/hooks?key=receiver-key');
   assert.equal((await t.database.db.selectFrom('webhooks').select('id').execute()).length, 1);
   // What only manages the webhook stays open to any admin.
   const paused = await t.app.inject({ method: 'PATCH', url: `${base}/${webhook.id}`, headers: { authorization: unconfirmed.bearer }, payload: { enabled: false } });
