@@ -245,10 +245,6 @@ export class WebhookSender {
     const { db, clock } = this.deps;
     const atText = attempt.at.toISOString();
     const disabled = await db.transaction().execute(async (trx) => {
-      await trx
-        .insertInto('webhook_attempts')
-        .values({ id: newId(attempt.at), delivery_id: delivery.id, at: atText, response_status: attempt.responseStatus, duration_ms: attempt.durationMs, error: attempt.error })
-        .execute();
       const attempts = delivery.attempt_count + 1;
       const delay = this.#options.retryDelaysMs[attempts - 1];
       const next =
@@ -263,8 +259,13 @@ export class WebhookSender {
         .where('id', '=', delivery.id)
         .where('lease_owner', '=', this.#owner)
         .executeTakeFirst();
-      // The lease ran out and another sender took the delivery: its outcome is the one that counts.
+      // The lease ran out and another sender took the delivery (its outcome is the one that counts),
+      // or the webhook was deleted meanwhile: nothing to record.
       if (Number(updated.numUpdatedRows) === 0) return undefined;
+      await trx
+        .insertInto('webhook_attempts')
+        .values({ id: newId(attempt.at), delivery_id: delivery.id, at: atText, response_status: attempt.responseStatus, duration_ms: attempt.durationMs, error: attempt.error })
+        .execute();
       if (attempt.error === null) {
         await trx.updateTable('webhooks').set({ failing_since: null }).where('id', '=', delivery.webhook_id).where('failing_since', 'is not', null).execute();
         return undefined;

@@ -682,7 +682,7 @@ test('an account whose address is not confirmed cannot create a webhook or point
   assert.equal(paused.statusCode, 200, paused.body);
 });
 
-test('deleting a webhook deletes its log and stops its deliveries; retention keeps pending ones and drops old ended ones', async () => {
+test('deleting a webhook deletes its log and stops its deliveries, one in flight too; retention keeps pending ones and drops old ended ones', async () => {
   const t = await app();
   const hooks = await receiver();
   const owner = await person(t);
@@ -700,6 +700,18 @@ test('deleting a webhook deletes its log and stops its deliveries; retention kee
     left.map((row) => row.webhook_id),
     [kept.id],
   );
+
+  // Deleted while an attempt is in flight: the attempt's end finds nothing to record, and no error.
+  const slow = await receiver(() => 'hang');
+  const inFlight = await createWebhook(t, owner, workspace, { url: slow.url, events: ['site.created'] });
+  await createSite(t.app, owner.bearer, { name: 'In flight' });
+  await slow.waitFor(1);
+  const deleted = await t.app.inject({ method: 'DELETE', url: `/api/v1/workspaces/${workspace}/webhooks/${inFlight.id}`, headers: { authorization: owner.bearer } });
+  assert.equal(deleted.statusCode, 204);
+  // The attempt times out (500 ms here) and ends.
+  await new Promise((resolve) => setTimeout(resolve, 1_000));
+  assert.equal((await t.database.db.selectFrom('webhook_deliveries').select('id').where('webhook_id', '=', inFlight.id).execute()).length, 0);
+  assert.ok(!t.logs().includes('sending webhooks failed'), t.logs());
 
   // A pending delivery (its receiver down) survives retention; the ended one goes after 30 days.
   await t.database.db.updateTable('webhooks').set({ url: 'http://127.0.0.1:9/' }).where('id', '=', kept.id).execute();
