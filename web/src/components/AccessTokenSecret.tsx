@@ -1,7 +1,7 @@
 import { useEffect, useRef } from 'react';
 import { Alert } from './Alert';
 import { Button } from './Button';
-import { CopyButton } from './CopyButton';
+import { CopyableValue } from './CopyableValue';
 import type { CreatedAccessToken } from './AccessTokenCreateForm';
 
 /**
@@ -19,19 +19,9 @@ export function AccessTokenSecret({ token, onDone }: { token: CreatedAccessToken
         Your new token “{token.name}”
       </h2>
       <Alert kind="warning">Copy it now and keep it somewhere safe. It will not be shown again: if you lose it, revoke it and create a new one.</Alert>
-      <div className="secret-row">
-        <code className="secret" aria-label="New access token">
-          {token.token}
-        </code>
-        <CopyButton text={token.token} label="Copy token" />
-      </div>
+      <CopyableValue value={token.token} label="New access token" copyLabel="Copy token" />
       <p className="label">Try it</p>
-      <div className="secret-row">
-        <code className="secret secret-command" aria-label="Example request">
-          {example}
-        </code>
-        <CopyButton text={example} label="Copy command" />
-      </div>
+      <CopyableValue value={example} label="Example request" copyLabel="Copy command" command />
       <div className="row row-end">
         <Button variant="primary" onClick={onDone}>
           Done

@@ -8,11 +8,10 @@ import { Alert } from '../components/Alert';
 import { Button } from '../components/Button';
 import { LoadFailed } from '../components/LoadFailed';
 import { Loading } from '../components/Loading';
+import { WorkspaceAdminGate } from '../components/WorkspaceAdminGate';
 import { formatDateTime, formatRelative } from '../format';
 import { Link } from '../router';
-import { useTitle } from '../useTitle';
-import { can } from '../workspaceAccess';
-import { type Member, useWorkspaces, type Workspace, workspaceMembersKey, workspacePath, workspaceUrl } from '../workspaces';
+import { type Member, type Workspace, workspaceMembersKey, workspacePath, workspaceUrl } from '../workspaces';
 
 const PAGE_SIZE = 50;
 
@@ -33,23 +32,11 @@ function logQuery(filter: Filter, page?: { cursor: string | null }): string {
 
 /** Settings > Workspaces > one workspace > Audit log: who changed what, newest first (admins). */
 export function WorkspaceAuditLogPage({ workspaceId }: { workspaceId: string }) {
-  const workspaces = useWorkspaces();
-  const workspace = workspaces.data?.find((each) => each.id === workspaceId);
-  useTitle(workspace === undefined ? 'Audit log' : `Audit log · ${workspace.name}`);
-  if (workspaces.isError) return <LoadFailed title="The workspace could not be loaded" message={errorMessage(workspaces.error)} onRetry={() => void workspaces.refetch()} />;
-  if (workspaces.data === undefined) return <Loading label="Loading the workspace…" />;
-  if (workspace === undefined || !can(workspace.role, 'audit.read')) {
-    return (
-      <section className="empty">
-        <h1>No audit log to show</h1>
-        <p>{workspace === undefined ? 'You are not a member of a workspace at this address.' : 'Only admins and owners of this workspace read its audit log.'}</p>
-        <Link to={workspace === undefined ? '/settings/workspaces' : workspacePath(workspace.id)} className="button button-primary">
-          {workspace === undefined ? 'Back to your workspaces' : `Back to ${workspace.name}`}
-        </Link>
-      </section>
-    );
-  }
-  return <AuditLogScreen workspace={workspace} />;
+  return (
+    <WorkspaceAdminGate workspaceId={workspaceId} title="Audit log" action="audit.read" refusal="Only admins and owners of this workspace read its audit log.">
+      {(workspace) => <AuditLogScreen workspace={workspace} />}
+    </WorkspaceAdminGate>
+  );
 }
 
 function AuditLogScreen({ workspace }: { workspace: Workspace }) {

@@ -6,16 +6,15 @@ import { api, errorMessage } from '../api';
 import { Alert } from '../components/Alert';
 import { Button } from '../components/Button';
 import { ConfirmDialog } from '../components/ConfirmDialog';
-import { CopyButton } from '../components/CopyButton';
+import { CopyableValue } from '../components/CopyableValue';
 import { LoadFailed } from '../components/LoadFailed';
 import { Loading } from '../components/Loading';
+import { WorkspaceAdminGate } from '../components/WorkspaceAdminGate';
 import { WebhookForm, type WebhookFormValues } from '../components/WebhookForm';
 import { formatDateTime, formatRelative } from '../format';
 import { Link, useLeaveGuard } from '../router';
-import { useTitle } from '../useTitle';
 import { attemptText, type BadgeKind, deliveryState, eventLabel, type Webhook, type WebhookDelivery, type WebhookWithSecret, webhookState } from '../webhookText';
-import { can } from '../workspaceAccess';
-import { useWorkspaces, type Workspace, workspacePath, workspaceUrl } from '../workspaces';
+import { type Workspace, workspacePath, workspaceUrl } from '../workspaces';
 
 const DELIVERY_PAGE_SIZE = 20;
 /** While a delivery is on its way, its log is read again this often, so the answer shows up. */
@@ -35,23 +34,11 @@ function webhookUrl(workspaceId: string, webhookId: string): string {
 
 /** Settings > Workspaces > one workspace > Webhooks: where its events are sent, and how that went (admins). */
 export function WorkspaceWebhooksPage({ workspaceId }: { workspaceId: string }) {
-  const workspaces = useWorkspaces();
-  const workspace = workspaces.data?.find((each) => each.id === workspaceId);
-  useTitle(workspace === undefined ? 'Webhooks' : `Webhooks · ${workspace.name}`);
-  if (workspaces.isError) return <LoadFailed title="The workspace could not be loaded" message={errorMessage(workspaces.error)} onRetry={() => void workspaces.refetch()} />;
-  if (workspaces.data === undefined) return <Loading label="Loading the workspace…" />;
-  if (workspace === undefined || !can(workspace.role, 'webhook.manage')) {
-    return (
-      <section className="empty">
-        <h1>No webhooks to show</h1>
-        <p>{workspace === undefined ? 'You are not a member of a workspace at this address.' : 'Only admins and owners of this workspace manage its webhooks.'}</p>
-        <Link to={workspace === undefined ? '/settings/workspaces' : workspacePath(workspace.id)} className="button button-primary">
-          {workspace === undefined ? 'Back to your workspaces' : `Back to ${workspace.name}`}
-        </Link>
-      </section>
-    );
-  }
-  return <WebhooksScreen workspace={workspace} />;
+  return (
+    <WorkspaceAdminGate workspaceId={workspaceId} title="Webhooks" action="webhook.manage" refusal="Only admins and owners of this workspace manage its webhooks.">
+      {(workspace) => <WebhooksScreen workspace={workspace} />}
+    </WorkspaceAdminGate>
+  );
 }
 
 /** A secret the server just showed, with what it belongs to. */
@@ -185,12 +172,7 @@ function WebhookSecret({ shown, onDone }: { shown: ShownSecret; onDone: () => vo
         {shown.rotated && ` The previous secret also signs every event for the next ${WEBHOOK_SECRET_OVERLAP_HOURS} hours, so the receiver can switch without missing one.`}
       </Alert>
       <p className="muted small">For {shown.webhook.url}</p>
-      <div className="secret-row">
-        <code className="secret" aria-label="Signing secret">
-          {shown.webhook.secret}
-        </code>
-        <CopyButton text={shown.webhook.secret} label="Copy secret" />
-      </div>
+      <CopyableValue value={shown.webhook.secret} label="Signing secret" copyLabel="Copy secret" />
       <p className="hint">
         Check each request with any Standard Webhooks library: it verifies the <code>webhook-signature</code> header against the <code>webhook-id</code>, <code>webhook-timestamp</code> and body.
       </p>
