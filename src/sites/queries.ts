@@ -87,7 +87,20 @@ const laterWorkspacePage = new PreparedQuery((db, p: { userId: string; scope: st
 );
 const siteForUpdateIn = (dialect: DialectName) =>
   new PreparedQuery((db, p: { userId: string; scope: string | null; id: string }) => {
-    const query = memberSites(db, p.userId, p.scope).selectAll('sites').select('member.role as member_role').where('sites.id', '=', p.id);
+    const query = memberSites(db, p.userId, p.scope)
+      .selectAll('sites')
+      .select('member.role as member_role')
+      // Whether the change will have events to queue, read in this round trip: a change in a
+      // workspace without webhooks then makes no other (docs/performance.md).
+      .select((eb) =>
+        eb
+          .selectFrom('webhooks')
+          .select((inner) => inner.fn.countAll<number | string>().as('count'))
+          .whereRef('webhooks.workspace_id', '=', 'sites.workspace_id')
+          .where('webhooks.enabled', '=', 1)
+          .as('webhook_count'),
+      )
+      .where('sites.id', '=', p.id);
     // The site's row alone: a role change committed while the write runs orders after it, and one
     // user's writes to different sites do not wait for each other on their membership row.
     return dialect === 'postgres' ? query.forUpdate('sites') : query;
@@ -123,9 +136,18 @@ export async function findSite(db: Kysely<Database>, caller: SiteCaller, id: str
   return splitRole(await siteById.executeTakeFirst(db, { userId: caller.userId, scope: caller.workspaceId, id }));
 }
 
+/** A site locked for a change, with how many enabled webhooks its workspace has. */
+export interface LockedSiteRow extends MemberSiteRow {
+  webhooks: number;
+}
+
 /** The row and the caller's membership, locked until the transaction ends, so a read-merge-write cannot interleave. */
-export async function findSiteForUpdate(trx: Transaction<Database>, dialect: DialectName, caller: SiteCaller, id: string): Promise<MemberSiteRow | undefined> {
-  return splitRole(await siteForUpdate[dialect].executeTakeFirst(trx, { userId: caller.userId, scope: caller.workspaceId, id }));
+export async function findSiteForUpdate(trx: Transaction<Database>, dialect: DialectName, caller: SiteCaller, id: string): Promise<LockedSiteRow | undefined> {
+  const row = await siteForUpdate[dialect].executeTakeFirst(trx, { userId: caller.userId, scope: caller.workspaceId, id });
+  if (row === undefined) return undefined;
+  const { webhook_count, ...rest } = row;
+  const found = splitRole(rest);
+  return found === undefined ? undefined : { ...found, webhooks: Number(webhook_count ?? 0) };
 }
 
 /**

@@ -97,6 +97,12 @@ export const DEFAULT_PARTNER_SETTINGS: StoredPartnerSettings = {
 /** Fields a client may change (the contract's list); the check results and the token flag belong to the server. */
 const CLIENT_PARTNER_FIELDS: ReadonlyArray<keyof StoredPartnerSettings & keyof PartnerSettingsUpdate> = PARTNER_EDITABLE_FIELDS;
 
+/** A site locked for a change, and whether its workspace has webhooks to tell (counted in the same read). */
+interface LockedSite {
+  row: SiteRow;
+  webhooks: number;
+}
+
 /** A partner connection that stopped working, or works again: what its workspace's admins are told. */
 export interface PartnerStatusChange {
   before: 'ok' | 'error';
@@ -333,12 +339,12 @@ export class SiteService {
   /** `touched` learns the site's workspace once it is read, for the cache to be told. */
   #updateLocked(caller: SiteCaller, origin: ChangeOrigin, id: string, input: SiteUpdate, ifMatch: string | undefined, touched: { workspaceId?: string }): Promise<SiteRow> {
     return this.deps.db.transaction().execute(async (trx) => {
-      const row = await this.#lockFor(trx, caller, id, 'site.update');
-      touched.workspaceId = row.workspace_id;
-      if (!ifMatchSatisfied(ifMatch, siteEtag(row))) {
+      const locked = await this.#lockFor(trx, caller, id, 'site.update');
+      touched.workspaceId = locked.row.workspace_id;
+      if (!ifMatchSatisfied(ifMatch, siteEtag(locked.row))) {
         throw new AppError(412, SITE_ERRORS.PRECONDITION_FAILED, 'The site has changed since you read it (If-Match does not match); reload it and apply your change again.');
       }
-      return this.#save(trx, origin, row, input);
+      return this.#save(trx, origin, locked, input);
     });
   }
 
@@ -346,7 +352,7 @@ export class SiteService {
    * Saves an update of a locked row as the next version, in the caller's transaction: the row, its
    * version in the history and its audit event commit together or not at all.
    */
-  async #save(trx: Transaction<Database>, origin: ChangeOrigin, row: SiteRow, input: SiteUpdate, restoredFrom?: number): Promise<SiteRow> {
+  async #save(trx: Transaction<Database>, origin: ChangeOrigin, { row, webhooks }: LockedSite, input: SiteUpdate, restoredFrom?: number): Promise<SiteRow> {
     const updated: SiteRow = { ...row, ...this.#changes(row, input), version: row.version + 1, updated_at: this.deps.clock.now().toISOString() };
     await saveSite(trx, updated);
     const changes = siteChanges(row, updated);
@@ -359,7 +365,7 @@ export class SiteService {
     };
     const action = restoredFrom === undefined ? 'site.updated' : 'site.restored';
     await recordAuditEvent(trx, this.deps.clock, origin, { workspaceId: row.workspace_id, action, target: siteTarget(updated), details: { version: updated.version, ...facts } });
-    await this.#publish(trx, origin, action, updated, facts);
+    if (webhooks > 0) await this.#publish(trx, origin, action, updated, facts);
     return updated;
   }
 
@@ -390,14 +396,15 @@ export class SiteService {
     let workspaceId: string | undefined;
     try {
       return await this.deps.db.transaction().execute(async (trx) => {
-        const row = await this.#lockFor(trx, caller, id, 'site.update');
+        const locked = await this.#lockFor(trx, caller, id, 'site.update');
+        const { row } = locked;
         workspaceId = row.workspace_id;
         if (!ifMatchSatisfied(ifMatch, siteEtag(row))) {
           throw new AppError(412, SITE_ERRORS.PRECONDITION_FAILED, 'The site has changed since you read it (If-Match does not match); reload it and restore again.');
         }
         const found = await findSiteVersion(trx, id, version);
         if (found === undefined) throw versionNotFound(version);
-        const site = await this.#save(trx, origin, row, restoreInput(siteVersionToJson(found, true).site), version);
+        const site = await this.#save(trx, origin, locked, restoreInput(siteVersionToJson(found, true).site), version);
         // The token stays unless the restored URLs point at other origins, which it is not bound to.
         const token = row.partner_access_token !== null && site.partner_access_token === null ? 'cleared' : 'kept';
         return { site, token };
@@ -415,11 +422,11 @@ export class SiteService {
     let workspaceId: string | undefined;
     try {
       await this.deps.db.transaction().execute(async (trx) => {
-        const row = await this.#lockFor(trx, caller, id, 'site.delete');
+        const { row, webhooks } = await this.#lockFor(trx, caller, id, 'site.delete');
         workspaceId = row.workspace_id;
         await trashSite(trx, row, this.deps.clock.now().toISOString(), origin.actor === null ? null : JSON.stringify(origin.actor));
         await recordAuditEvent(trx, this.deps.clock, origin, { workspaceId: row.workspace_id, action: 'site.deleted', target: siteTarget(row) });
-        await this.#publish(trx, origin, 'site.deleted', row, {});
+        if (webhooks > 0) await this.#publish(trx, origin, 'site.deleted', row, {});
       });
     } finally {
       this.deps.cache.invalidate(siteChangeTags(workspaceId, id));
@@ -474,11 +481,11 @@ export class SiteService {
   }
 
   /** The site, locked, with the caller's role read under the same lock; it must allow `action`. */
-  async #lockFor(trx: Transaction<Database>, caller: SiteCaller, id: string, action: WorkspaceAction): Promise<SiteRow> {
+  async #lockFor(trx: Transaction<Database>, caller: SiteCaller, id: string, action: WorkspaceAction): Promise<LockedSite> {
     const found = await findSiteForUpdate(trx, this.deps.dialect, caller, id);
     assertCan(found?.role, action, siteNotFound);
     if (found === undefined) throw siteNotFound();
-    return found.site;
+    return { row: found.site, webhooks: found.webhooks };
   }
 
   /** The columns an input changes; fields left out keep their value. */
