@@ -75,6 +75,8 @@ test('an admin adds a webhook, copies its secret once, and follows, tests, redel
     const list = page.getByRole('region', { name: 'Endpoints' });
     await list.getByText('Redeploy the widget').waitFor();
     await list.getByText('Active').waitFor();
+    // Each button names the webhook it acts on, for screen readers.
+    assert.equal(await list.getByRole('button', { name: `Delete (webhook to ${hooks.url})`, exact: true }).count(), 1);
     await secretPanel.getByRole('button', { name: 'Done' }).click();
     await secretPanel.waitFor({ state: 'detached' });
     assert.equal(await page.getByText(secret).count(), 0, 'the secret is gone from the screen');

@@ -208,6 +208,8 @@ function WebhookRow({ workspace, webhook, onChanged, onRotated, onDeleted }: Web
   const [notice, setNotice] = useState<string>();
   const state = webhookState(webhook);
   const deliveriesId = `webhook-${webhook.id}-deliveries`;
+  // With several webhooks on the screen, each button says which one it acts on to screen readers.
+  const which = <span className="visually-hidden"> (webhook to {webhook.url})</span>;
 
   const toggle = useMutation({
     mutationFn: async () => (await api.patch<{ webhook: Webhook }>(url, { enabled: !webhook.enabled })).data.webhook,
@@ -287,13 +289,15 @@ function WebhookRow({ workspace, webhook, onChanged, onRotated, onDeleted }: Web
         <div className="row webhook-actions">
           <Button onClick={() => setShowDeliveries(!showDeliveries)} aria-expanded={showDeliveries} aria-controls={deliveriesId}>
             {showDeliveries ? 'Hide deliveries' : 'Deliveries'}
+            {which}
           </Button>
           <Button onClick={() => test.mutate()} busy={test.isPending} disabled={!webhook.enabled}>
-            Send test event
+            Send test event{which}
           </Button>
-          <Button onClick={() => setEditing(true)}>Edit</Button>
+          <Button onClick={() => setEditing(true)}>Edit{which}</Button>
           <Button onClick={() => toggle.mutate()} busy={toggle.isPending}>
             {webhook.enabled ? 'Turn off' : 'Turn on'}
+            {which}
           </Button>
           <Button
             onClick={() => {
@@ -301,7 +305,7 @@ function WebhookRow({ workspace, webhook, onChanged, onRotated, onDeleted }: Web
               setConfirming('rotate');
             }}
           >
-            Rotate secret
+            Rotate secret{which}
           </Button>
           <Button
             variant="danger"
@@ -310,7 +314,7 @@ function WebhookRow({ workspace, webhook, onChanged, onRotated, onDeleted }: Web
               setConfirming('delete');
             }}
           >
-            Delete
+            Delete{which}
           </Button>
         </div>
       )}
@@ -438,6 +442,10 @@ function DeliveryRow({ delivery, busy, onRedeliver }: { delivery: WebhookDeliver
       {delivery.status !== 'pending' && (
         <Button onClick={onRedeliver} busy={busy}>
           Redeliver
+          <span className="visually-hidden">
+            {' '}
+            {eventLabel(delivery.event_type)}, {formatDateTime(delivery.created_at)}
+          </span>
         </Button>
       )}
     </li>
