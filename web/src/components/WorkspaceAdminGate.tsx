@@ -43,3 +43,18 @@ export function WorkspaceAdminGate({ workspaceId, title, action, refusal, childr
   }
   return children(workspace);
 }
+
+/** The heading of such a screen: the way back to the workspace, the title and what the screen is for. */
+export function WorkspaceScreenHeader({ workspace, title, children }: { workspace: Workspace; title: string; children: ReactNode }) {
+  return (
+    <div className="page-header">
+      <div className="workspace-heading">
+        <Link to={workspacePath(workspace.id)} className="back-link">
+          ← {workspace.name}
+        </Link>
+        <h1>{title}</h1>
+        <p>{children}</p>
+      </div>
+    </div>
+  );
+}

@@ -8,10 +8,9 @@ import { Alert } from '../components/Alert';
 import { Button } from '../components/Button';
 import { LoadFailed } from '../components/LoadFailed';
 import { Loading } from '../components/Loading';
-import { WorkspaceAdminGate } from '../components/WorkspaceAdminGate';
+import { WorkspaceAdminGate, WorkspaceScreenHeader } from '../components/WorkspaceAdminGate';
 import { formatDateTime, formatRelative } from '../format';
-import { Link } from '../router';
-import { type Member, type Workspace, workspaceMembersKey, workspacePath, workspaceUrl } from '../workspaces';
+import { type Member, type Workspace, workspaceMembersKey, workspaceUrl } from '../workspaces';
 
 const PAGE_SIZE = 50;
 
@@ -66,15 +65,9 @@ function AuditLogScreen({ workspace }: { workspace: Workspace }) {
 
   return (
     <>
-      <div className="page-header">
-        <div className="workspace-heading">
-          <Link to={workspacePath(workspace.id)} className="back-link">
-            ← {workspace.name}
-          </Link>
-          <h1>Audit log</h1>
-          <p>Every change to {workspace.name}, its members and invitations: who made it, how and when. Nobody can edit or delete an entry.</p>
-        </div>
-      </div>
+      <WorkspaceScreenHeader workspace={workspace} title="Audit log">
+        Every change to {workspace.name}, its members and invitations: who made it, how and when. Nobody can edit or delete an entry.
+      </WorkspaceScreenHeader>
       <section className="card" aria-labelledby="audit-log-title">
         <h2 id="audit-log-title" className="visually-hidden">
           Changes, newest first

@@ -1,5 +1,5 @@
 import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useEffect, useRef, useState } from 'react';
+import { useState } from 'react';
 import { WEBHOOK_SECRET_OVERLAP_HOURS, WEBHOOKS_PER_WORKSPACE } from '@server/webhooks/contract';
 import type { DeliveryPageJson } from '@server/webhooks/schema';
 import { api, errorMessage } from '../api';
@@ -7,14 +7,15 @@ import { Alert } from '../components/Alert';
 import { Button } from '../components/Button';
 import { ConfirmDialog } from '../components/ConfirmDialog';
 import { CopyableValue } from '../components/CopyableValue';
+import { OneTimeSecretPanel } from '../components/OneTimeSecretPanel';
 import { LoadFailed } from '../components/LoadFailed';
 import { Loading } from '../components/Loading';
-import { WorkspaceAdminGate } from '../components/WorkspaceAdminGate';
+import { WorkspaceAdminGate, WorkspaceScreenHeader } from '../components/WorkspaceAdminGate';
 import { WebhookForm, type WebhookFormValues } from '../components/WebhookForm';
 import { formatDateTime, formatRelative } from '../format';
-import { Link, useLeaveGuard } from '../router';
+import { useLeaveGuard } from '../router';
 import { attemptText, type BadgeKind, deliveryState, eventLabel, type Webhook, type WebhookDelivery, type WebhookWithSecret, webhookState } from '../webhookText';
-import { type Workspace, workspacePath, workspaceUrl } from '../workspaces';
+import { type Workspace, workspaceUrl } from '../workspaces';
 
 const DELIVERY_PAGE_SIZE = 20;
 /** While a delivery is on its way, its log is read again this often, so the answer shows up. */
@@ -76,17 +77,9 @@ function WebhooksScreen({ workspace }: { workspace: Workspace }) {
   const count = list.data?.length ?? 0;
   return (
     <>
-      <div className="page-header">
-        <div className="workspace-heading">
-          <Link to={workspacePath(workspace.id)} className="back-link">
-            ← {workspace.name}
-          </Link>
-          <h1>Webhooks</h1>
-          <p>
-            Siteward tells other services when something in {workspace.name} changes: each event is POSTed to your endpoint, signed as a Standard Webhook, retried for about a day until it is answered with 2xx, and logged here.
-          </p>
-        </div>
-      </div>
+      <WorkspaceScreenHeader workspace={workspace} title="Webhooks">
+        Siteward tells other services when something in {workspace.name} changes: each event is POSTed to your endpoint, signed as a Standard Webhook, retried for about a day until it is answered with 2xx, and logged here.
+      </WorkspaceScreenHeader>
 
       {secret !== undefined && (
         <WebhookSecret
@@ -160,13 +153,8 @@ function WebhooksScreen({ workspace }: { workspace: Workspace }) {
 
 /** The signing secret, shown this once: the server keeps it encrypted and never answers with it again. */
 function WebhookSecret({ shown, onDone }: { shown: ShownSecret; onDone: () => void }) {
-  const heading = useRef<HTMLHeadingElement>(null);
-  useEffect(() => heading.current?.focus(), []);
   return (
-    <section className="card token-secret" aria-labelledby="webhook-secret-title">
-      <h2 id="webhook-secret-title" ref={heading} tabIndex={-1}>
-        {shown.rotated ? 'The new signing secret' : 'The signing secret of your new webhook'}
-      </h2>
+    <OneTimeSecretPanel titleId="webhook-secret-title" title={shown.rotated ? 'The new signing secret' : 'The signing secret of your new webhook'} onDone={onDone}>
       <Alert kind="warning">
         Copy it into the receiver now: it will not be shown again.
         {shown.rotated && ` The previous secret also signs every event for the next ${WEBHOOK_SECRET_OVERLAP_HOURS} hours, so the receiver can switch without missing one.`}
@@ -176,12 +164,7 @@ function WebhookSecret({ shown, onDone }: { shown: ShownSecret; onDone: () => vo
       <p className="hint">
         Check each request with any Standard Webhooks library: it verifies the <code>webhook-signature</code> header against the <code>webhook-id</code>, <code>webhook-timestamp</code> and body.
       </p>
-      <div className="row row-end">
-        <Button variant="primary" onClick={onDone}>
-          Done
-        </Button>
-      </div>
-    </section>
+    </OneTimeSecretPanel>
   );
 }
 
