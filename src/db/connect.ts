@@ -14,6 +14,7 @@ import {
   sql,
 } from 'kysely';
 import { LRUCache } from 'lru-cache';
+import pLimit from 'p-limit';
 import { type ChangeFeed, SqliteChangeFeed } from '../cache/change-feed.js';
 import { type ChangeFeedLog, PostgresChangeFeed } from '../cache/postgres-change-feed.js';
 import type { DatabaseConfig } from '../config.js';
@@ -171,8 +172,37 @@ export class StatementCachingSqlite implements SqliteDatabase {
  * deferred transaction in another process holding a read lock at that moment would make the
  * upgrade fail at once with SQLITE_BUSY (the busy timeout cannot help a would-be deadlock). Begun
  * IMMEDIATE, a second writer waits its turn instead: two processes may share one database file.
+ *
+ * Callers also take turns for the single connection in a queue, first come first served. Kysely's
+ * own wait wakes every waiter each time the connection is released, and all but one go back to
+ * waiting, so each hand-over cost more the more requests were queued (docs/decisions.md, "Stack
+ * details"). Queued here, only the next caller wakes, and Kysely's wait is never contended.
  */
 class ImmediateSqliteDriver extends SqliteDriver {
+  readonly #turns = pLimit(1);
+  /** Ends the current holder's turn; set while someone holds the connection. */
+  #endTurn: (() => void) | undefined;
+
+  override async acquireConnection(): Promise<DatabaseConnection> {
+    let endTurn!: () => void;
+    const turn = new Promise<void>((resolve) => (endTurn = resolve));
+    await new Promise<void>((started) => {
+      void this.#turns(() => {
+        started();
+        return turn;
+      });
+    });
+    this.#endTurn = endTurn;
+    return super.acquireConnection();
+  }
+
+  override async releaseConnection(): Promise<void> {
+    const endTurn = this.#endTurn;
+    this.#endTurn = undefined;
+    await super.releaseConnection();
+    endTurn?.();
+  }
+
   override async beginTransaction(connection: DatabaseConnection): Promise<void> {
     await connection.executeQuery(CompiledQuery.raw('begin immediate'));
   }
