@@ -1,4 +1,4 @@
-import type { Kysely, Transaction } from 'kysely';
+import type { Kysely, QueryCreator, Transaction } from 'kysely';
 import type { AuditEventsTable, Database } from '../db/schema.js';
 import { PreparedQuery } from '../db/prepared-query.js';
 import type { Clock } from '../lib/clock.js';
@@ -17,9 +17,9 @@ export interface AuditEntry {
   details?: Record<string, unknown>;
 }
 
-// Written on every site change, so built and compiled once.
-const insertEvent = new PreparedQuery((db, p: AuditEventRow) =>
-  db.insertInto('audit_events').values({
+/** The insert of one event: alone, or as a part of a site change's one statement (sites/queries.ts). */
+export function insertEventQuery(db: QueryCreator<Database>, p: AuditEventRow) {
+  return db.insertInto('audit_events').values({
     id: p.id,
     workspace_id: p.workspace_id,
     at: p.at,
@@ -29,16 +29,16 @@ const insertEvent = new PreparedQuery((db, p: AuditEventRow) =>
     target_id: p.target_id,
     target_name: p.target_name,
     details: p.details,
-  }),
-);
+  });
+}
 
-/**
- * Appends an event, in the caller's transaction: a change that rolls back leaves no event, and no
- * change commits without its event. There is no function to change or delete one (only retention).
- */
-export async function recordAuditEvent(trx: Transaction<Database> | Kysely<Database>, clock: Clock, origin: ChangeOrigin, entry: AuditEntry): Promise<void> {
+// Written on every site change, so built and compiled once.
+const insertEvent = new PreparedQuery(insertEventQuery);
+
+/** An event as stored, made now. */
+export function auditEventRow(clock: Clock, origin: ChangeOrigin, entry: AuditEntry): AuditEventRow {
   const now = clock.now();
-  await insertEvent.execute(trx, {
+  return {
     id: newId(now),
     workspace_id: entry.workspaceId,
     at: now.toISOString(),
@@ -48,7 +48,20 @@ export async function recordAuditEvent(trx: Transaction<Database> | Kysely<Datab
     target_id: entry.target.id,
     target_name: entry.target.name,
     details: JSON.stringify(entry.details ?? {}),
-  });
+  };
+}
+
+/**
+ * Appends an event, in the caller's transaction: a change that rolls back leaves no event, and no
+ * change commits without its event. There is no function to change or delete one (only retention).
+ */
+export async function recordAuditEvent(trx: Transaction<Database> | Kysely<Database>, clock: Clock, origin: ChangeOrigin, entry: AuditEntry): Promise<void> {
+  await recordEvent(trx, auditEventRow(clock, origin, entry));
+}
+
+/** Appends an event made with auditEventRow, as recordAuditEvent does. */
+export async function recordEvent(trx: Transaction<Database> | Kysely<Database>, row: AuditEventRow): Promise<void> {
+  await insertEvent.execute(trx, row);
 }
 
 export interface AuditFilter {

@@ -1,4 +1,4 @@
-import { type Expression, type Kysely, type Selectable, type SqlBool, sql, type Transaction, type Updateable } from 'kysely';
+import { type Expression, type Kysely, type QueryCreator, type Selectable, type SqlBool, sql, type Transaction, type Updateable } from 'kysely';
 import { type DialectName, forUpdate, limitParameter } from '../db/connect.js';
 import { PreparedQuery } from '../db/prepared-query.js';
 import type { Database, SitesTable } from '../db/schema.js';
@@ -106,10 +106,12 @@ const siteForUpdateIn = (dialect: DialectName) =>
     return dialect === 'postgres' ? query.forUpdate('sites') : query;
   });
 const siteForUpdate: Record<DialectName, ReturnType<typeof siteForUpdateIn>> = { sqlite: siteForUpdateIn('sqlite'), postgres: siteForUpdateIn('postgres') };
-// Every column a PUT may change, always all of them: one statement shape, so it is prepared once.
-// Both databases rewrite the whole row on any update, so writing unchanged columns costs nothing more.
-const siteSave = new PreparedQuery((db, site: SiteRow) =>
-  db
+/**
+ * Every column a PUT may change, always all of them: one statement shape, so it is prepared once.
+ * Both databases rewrite the whole row on any update, so writing unchanged columns costs nothing more.
+ */
+export function siteSaveQuery(db: QueryCreator<Database>, site: SiteRow) {
+  return db
     .updateTable('sites')
     .set({
       name: site.name,
@@ -128,8 +130,8 @@ const siteSave = new PreparedQuery((db, site: SiteRow) =>
       updated_at: site.updated_at,
     })
     .where('workspace_id', '=', site.workspace_id)
-    .where('id', '=', site.id),
-);
+    .where('id', '=', site.id);
+}
 
 /** The site with the caller's role in its workspace; undefined when they are not a member. */
 export async function findSite(db: Kysely<Database>, caller: SiteCaller, id: string): Promise<MemberSiteRow | undefined> {
@@ -238,15 +240,6 @@ export async function countSites(db: Kysely<Database>, caller: SiteCaller, works
   const row = await query.executeTakeFirstOrThrow();
   // PostgreSQL's count is a bigint, read as a number (db/connect.ts); SQLite's is a number already.
   return Number(row.count);
-}
-
-/**
- * Writes a site read with findSiteForUpdate and merged, in the same transaction: every column a
- * client may change is written, so a change made by another writer in between would be lost, were
- * the row not locked since it was read.
- */
-export function saveSite(trx: Transaction<Database>, site: SiteRow): Promise<unknown> {
-  return siteSave.execute(trx, site);
 }
 
 export function updateSite(trx: Transaction<Database>, workspaceId: string, id: string, changes: Updateable<SitesTable>): Promise<unknown> {

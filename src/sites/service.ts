@@ -22,7 +22,6 @@ import {
   listTrashedSites,
   lockSiteInWorkspace,
   type MemberSiteRow,
-  saveSite,
   type SiteCaller,
   type SiteRow,
   trashSite,
@@ -45,12 +44,13 @@ import {
 } from './schema.js';
 import { SITE_ERRORS } from './errors.js';
 import { type ChangeOrigin, SYSTEM } from '../audit/origin.js';
-import { recordAuditEvent } from '../audit/queries.js';
+import { auditEventRow, recordAuditEvent } from '../audit/queries.js';
 import { eventActor, publishWebhookEvent } from '../webhooks/outbox.js';
 import type { WebhookEventType } from '../webhooks/contract.js';
 import { changedPaths, siteChanges } from './diff.js';
 import { decodeTrashCursor, encodeTrashCursor, trashEntry } from './trash.js';
-import { findSiteVersion, insertSiteVersion, listSiteVersions, type SiteVersionJson, siteVersionToJson } from './versions.js';
+import { saveSiteChange } from './save.js';
+import { findSiteVersion, insertSiteVersion, listSiteVersions, type SiteVersionJson, siteVersionRow, siteVersionToJson } from './versions.js';
 
 function versionNotFound(version: number): AppError {
   return new AppError(404, SITE_ERRORS.VERSION_NOT_FOUND, `This site has no version ${version}.`);
@@ -310,7 +310,7 @@ export class SiteService {
         assertCan(await lockRole(trx, this.deps.dialect, targetId, userId), 'site.create', workspaceNotFound);
         await insertSite(trx, row);
         const changes = siteChanges({ ...empty, name: '' }, row);
-        await insertSiteVersion(trx, origin, { site: siteToJson(row), version: row.version, changes });
+        await insertSiteVersion(trx, siteVersionRow(origin, { site: siteToJson(row), version: row.version, changes }));
         await recordAuditEvent(trx, this.deps.clock, origin, { workspaceId: targetId, action: 'site.created', target: siteTarget(row), details: { version: row.version } });
         await this.#publish(trx, origin, 'site.created', row, { changed: changedPaths(changes).paths });
       });
@@ -354,9 +354,8 @@ export class SiteService {
    */
   async #save(trx: Transaction<Database>, origin: ChangeOrigin, { row, webhooks }: LockedSite, input: SiteUpdate, restoredFrom?: number): Promise<SiteRow> {
     const updated: SiteRow = { ...row, ...this.#changes(row, input), version: row.version + 1, updated_at: this.deps.clock.now().toISOString() };
-    await saveSite(trx, updated);
     const changes = siteChanges(row, updated);
-    await insertSiteVersion(trx, origin, { site: siteToJson(updated), version: updated.version, changes, ...(restoredFrom === undefined ? {} : { restoredFrom }) });
+    const version = siteVersionRow(origin, { site: siteToJson(updated), version: updated.version, changes, ...(restoredFrom === undefined ? {} : { restoredFrom }) });
     const { paths, token } = changedPaths(changes);
     const facts = {
       changed: paths,
@@ -364,7 +363,8 @@ export class SiteService {
       ...(restoredFrom === undefined ? {} : { restored_from: restoredFrom }),
     };
     const action = restoredFrom === undefined ? 'site.updated' : 'site.restored';
-    await recordAuditEvent(trx, this.deps.clock, origin, { workspaceId: row.workspace_id, action, target: siteTarget(updated), details: { version: updated.version, ...facts } });
+    const event = auditEventRow(this.deps.clock, origin, { workspaceId: row.workspace_id, action, target: siteTarget(updated), details: { version: updated.version, ...facts } });
+    await saveSiteChange(trx, this.deps.dialect, { site: updated, version, event });
     if (webhooks > 0) await this.#publish(trx, origin, action, updated, facts);
     return updated;
   }

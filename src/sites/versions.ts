@@ -1,4 +1,4 @@
-import type { Kysely, Transaction } from 'kysely';
+import type { Kysely, QueryCreator, Transaction } from 'kysely';
 import { type ChangeOrigin, originColumns, originJson, originValues } from '../audit/origin.js';
 import { PreparedQuery } from '../db/prepared-query.js';
 import type { Database, SiteVersionsTable } from '../db/schema.js';
@@ -8,32 +8,36 @@ import type { SiteJson, SiteVersionJson } from './schema.js';
 export type SiteVersionRow = SiteVersionsTable;
 export type { SiteVersionJson };
 
-// Written on every site change, so built and compiled once.
-const insertVersion = new PreparedQuery((db, p: SiteVersionRow) =>
-  db.insertInto('site_versions').values({
+/** The insert of one version row: alone, or as a part of a site change's one statement (queries.ts). */
+export function insertVersionQuery(db: QueryCreator<Database>, p: SiteVersionRow) {
+  return db.insertInto('site_versions').values({
     site_id: p.site_id,
     version: p.version,
     created_at: p.created_at,
     ...originValues(p),
     changes: p.changes,
     site: p.site,
-  }),
-);
+  });
+}
 
-/** Appends a version in the change's transaction. Nothing updates or deletes one (they go with their site). */
-export async function insertSiteVersion(
-  trx: Transaction<Database>,
-  origin: ChangeOrigin,
-  entry: { site: SiteJson; version: number; changes: readonly SiteChange[]; restoredFrom?: number },
-): Promise<void> {
-  await insertVersion.execute(trx, {
+// Written on every site change, so built and compiled once.
+const insertVersion = new PreparedQuery(insertVersionQuery);
+
+/** A site's version as stored: who made it and how, the site as the API shows it, what changed. */
+export function siteVersionRow(origin: ChangeOrigin, entry: { site: SiteJson; version: number; changes: readonly SiteChange[]; restoredFrom?: number }): SiteVersionRow {
+  return {
     site_id: entry.site.id,
     version: entry.version,
     created_at: entry.site.updated_at,
     ...originColumns(origin),
     changes: JSON.stringify({ changes: entry.changes, restored_from: entry.restoredFrom ?? null }),
     site: JSON.stringify(entry.site),
-  });
+  };
+}
+
+/** Appends a version in the change's transaction. Nothing updates or deletes one (they go with their site). */
+export async function insertSiteVersion(trx: Transaction<Database>, row: SiteVersionRow): Promise<void> {
+  await insertVersion.execute(trx, row);
 }
 
 /** A site's versions, newest first, older than `before` when given. */
