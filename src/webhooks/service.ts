@@ -208,28 +208,42 @@ export class WebhookService {
   /** The delivery log, newest first, each delivery with every attempt. */
   async deliveries(userId: string, workspaceId: string, webhookId: string, limit: number, cursor: string | undefined): Promise<DeliveryPageJson> {
     const webhook = await this.#find(userId, workspaceId, webhookId);
-    let beforeSeq: number | undefined;
-    if (cursor !== undefined) {
-      const from = await findDelivery(this.deps.db, webhook.id, cursor);
-      if (from === undefined) throw invalidCursor();
-      beforeSeq = from.seq;
-    }
-    // One row more than asked says whether another page follows.
-    const rows = await listDeliveries(this.deps.db, webhook.id, beforeSeq, limit + 1);
-    const page = rows.slice(0, limit);
-    const attempts = await listAttempts(
-      this.deps.db,
-      page.map((row) => row.id),
-    );
-    return { deliveries: page.map((row) => deliveryToJson(row, attempts)), next_cursor: rows.length > limit ? (page.at(-1)?.id ?? null) : null };
+    return this.#snapshot(async (trx) => {
+      let beforeSeq: number | undefined;
+      if (cursor !== undefined) {
+        const from = await findDelivery(trx, webhook.id, cursor);
+        if (from === undefined) throw invalidCursor();
+        beforeSeq = from.seq;
+      }
+      // One row more than asked says whether another page follows.
+      const rows = await listDeliveries(trx, webhook.id, beforeSeq, limit + 1);
+      const page = rows.slice(0, limit);
+      const attempts = await listAttempts(
+        trx,
+        page.map((row) => row.id),
+      );
+      return { deliveries: page.map((row) => deliveryToJson(row, attempts)), next_cursor: rows.length > limit ? (page.at(-1)?.id ?? null) : null };
+    });
   }
 
   /** One delivery with the body it sends. */
   async delivery(userId: string, workspaceId: string, webhookId: string, deliveryId: string): Promise<DeliveryWithPayloadJson> {
     const webhook = await this.#find(userId, workspaceId, webhookId);
-    const row = await findDelivery(this.deps.db, webhook.id, deliveryId);
-    if (row === undefined) throw deliveryNotFound();
-    return { ...deliveryToJson(row, await listAttempts(this.deps.db, [row.id])), payload: JSON.parse(row.payload) as unknown };
+    return this.#snapshot(async (trx) => {
+      const row = await findDelivery(trx, webhook.id, deliveryId);
+      if (row === undefined) throw deliveryNotFound();
+      return { ...deliveryToJson(row, await listAttempts(trx, [row.id])), payload: JSON.parse(row.payload) as unknown };
+    });
+  }
+
+  /**
+   * Reads a delivery and its attempts as of one moment. The sender writes an attempt and the
+   * delivery's next state in one transaction; read in two statements outside one, a delivery could
+   * show its new attempt with its old state (due now, say) on PostgreSQL, whose statements each
+   * see the latest commit unless the transaction is repeatable read.
+   */
+  #snapshot<T>(read: (trx: Transaction<Database>) => Promise<T>): Promise<T> {
+    return this.deps.db.transaction().setIsolationLevel('repeatable read').execute(read);
   }
 
   /**
