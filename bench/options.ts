@@ -29,7 +29,7 @@ export interface BenchOptions {
   skipSqlite: boolean;
   /** App processes on the one PostgreSQL database, the load spread over them. */
   postgresApps: number;
-  /** The PUT ceiling also writes a history row per PUT (for when the app keeps site history). */
+  /** The PUT ceiling also writes a history row per PUT, as the app does (off only to compare). */
   putCeilingHistory: boolean;
   jsonFile: string | undefined;
   /** Start the app under `node --cpu-prof`, writing .cpuprofile files here. */
@@ -53,7 +53,7 @@ export const USAGE = `Usage: npm run bench -- [options]
   --log-level L       the app's LOG_LEVEL (default info, the production default)
   --no-sqlite         with DATABASE_URL set, run on PostgreSQL only
   --postgres-apps N   app processes on the PostgreSQL database, load spread over them (default 2)
-  --put-ceiling-history  the PUT ceiling also inserts a history row in its transaction
+  --put-ceiling-without-history  the PUT ceiling writes no history row (the app always does; to compare)
   --json FILE         also write every run's raw figures as JSON
   --profile DIR       run the app under node --cpu-prof; profiles land in DIR
   --node-args "FLAGS" Node flags for the app instead of npm start's (default "${APP_NODE_FLAGS.join(' ')}"; "" for none)
@@ -72,7 +72,7 @@ export function parseOptions(argv: readonly string[], env: Record<string, string
   const values = new Map<string, string>();
   const flags = new Set<string>();
   const valued = new Set(['duration', 'warmup', 'mixed-duration', 'connections', 'rounds', 'users', 'sites-per-user', 'tokens', 'scenarios', 'log-level', 'json', 'profile', 'node-args', 'postgres-apps']);
-  const booleans = new Set(['quick', 'no-sqlite', 'put-ceiling-history', 'help']);
+  const booleans = new Set(['quick', 'no-sqlite', 'put-ceiling-without-history', 'help']);
   for (let i = 0; i < argv.length; i++) {
     const argument = argv[i] ?? '';
     const match = /^--([a-z-]+)(?:=(.*))?$/.exec(argument);
@@ -114,7 +114,7 @@ export function parseOptions(argv: readonly string[], env: Record<string, string
     databaseUrl,
     skipSqlite,
     postgresApps: integer(values, 'postgres-apps', 2, 1),
-    putCeilingHistory: flags.has('put-ceiling-history'),
+    putCeilingHistory: !flags.has('put-ceiling-without-history'),
     jsonFile: values.get('json'),
     profileDir: values.get('profile'),
     nodeArgs: (values.get('node-args') ?? APP_NODE_FLAGS.join(' ')).split(/\s+/).filter((flag) => flag !== ''),

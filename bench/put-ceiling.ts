@@ -1,7 +1,8 @@
 // The PUT ceiling: a bare node:http server that takes the put-site scenario's own requests, parses
 // the body with JSON.parse and runs one prepared UPDATE … RETURNING in a transaction (and, with
-// BENCH_SITE_HISTORY=1, one history row), then answers the updated row as JSON. No framework,
-// no authentication, no validation, no merge: what any PUT on this database must cost at least.
+// BENCH_SITE_HISTORY=1, the site's history row in the app's own history table), then answers the
+// updated row as JSON. No framework, no authentication, no validation, no merge: what any PUT on
+// this database must cost at least.
 // Run as its own process by bench/run.ts:
 //   BENCH_SQLITE_FILE=copy.db PORT=… node dist/bench/put-ceiling.js        (SQLite)
 //   BENCH_POSTGRES_URL=postgres://… BENCH_POOL_SIZE=… PORT=… node dist/bench/put-ceiling.js
@@ -17,7 +18,14 @@ const COLUMNS = ['name', 'color', 'ai_settings', 'email_settings', 'widget', 'po
 /** The connection-level settings the app's own SQLite connection runs with (read from it, not restated). */
 const SQLITE_PRAGMAS = ['journal_mode', 'synchronous', 'foreign_keys', 'busy_timeout', 'cache_size'] as const;
 
-const HISTORY_TABLE = 'bench_site_history';
+/**
+ * The history row goes where the app keeps its own, with that table's key and foreign key: a PUT
+ * that keeps history must write at least this (a table without the key could not list a site's
+ * versions). The migrated schema is the app's; nothing is created here.
+ */
+const HISTORY_TABLE = 'site_versions';
+/** What the row records of the change: nothing (the ceiling computes no diff), in the app's shape. */
+const NO_CHANGES = JSON.stringify({ changes: [], restored_from: null });
 
 type Row = Record<string, unknown>;
 
@@ -32,7 +40,7 @@ function updateStatement(placeholder: (index: number) => string, returning: stri
 }
 
 function historyStatement(placeholder: (index: number) => string): string {
-  return `insert into "${HISTORY_TABLE}" ("site_id", "version", "snapshot", "created_at") values (${placeholder(1)}, ${placeholder(2)}, ${placeholder(3)}, ${placeholder(4)})`;
+  return `insert into "${HISTORY_TABLE}" ("site_id", "version", "site", "created_at", "via_type", "changes") values (${placeholder(1)}, ${placeholder(2)}, ${placeholder(3)}, ${placeholder(4)}, 'system', '${NO_CHANGES}')`;
 }
 
 /** Opens the app's way first to learn its connection settings, then a bare connection with the same. */
@@ -51,9 +59,6 @@ async function sqliteUpdater(file: string, history: boolean): Promise<UpdateSite
   }
   const database = new SQLite(file);
   for (const setting of settings) database.pragma(setting);
-  if (history) {
-    database.exec(`create table if not exists "${HISTORY_TABLE}" ("id" integer primary key, "site_id" text not null, "version" integer not null, "snapshot" text not null, "created_at" text not null)`);
-  }
   const update = database.prepare<unknown[], Row>(updateStatement(() => '?', '*'));
   const insertHistory = history ? database.prepare(historyStatement(() => '?')) : undefined;
   // IMMEDIATE, as the app begins its write transactions.
@@ -67,9 +72,6 @@ async function sqliteUpdater(file: string, history: boolean): Promise<UpdateSite
 
 async function postgresUpdater(url: string, poolSize: number, history: boolean): Promise<UpdateSite> {
   const pool = new pg.Pool({ connectionString: url, max: poolSize });
-  if (history) {
-    await pool.query(`create table if not exists "${HISTORY_TABLE}" ("id" bigserial primary key, "site_id" text not null, "version" integer not null, "snapshot" text not null, "created_at" text not null)`);
-  }
   // Named statements: each pool connection prepares them once, then only binds and executes.
   const update = { name: 'ceiling-site-update', text: updateStatement((index) => `$${index}`, '*') };
   const insertHistory = { name: 'ceiling-site-history', text: historyStatement((index) => `$${index}`) };
