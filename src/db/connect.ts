@@ -192,8 +192,14 @@ class ImmediateSqliteDriver extends SqliteDriver {
         return turn;
       });
     });
-    this.#endTurn = endTurn;
-    return super.acquireConnection();
+    try {
+      const connection = await super.acquireConnection();
+      this.#endTurn = endTurn;
+      return connection;
+    } catch (error) {
+      endTurn();
+      throw error;
+    }
   }
 
   override async releaseConnection(): Promise<void> {
