@@ -16,7 +16,8 @@ function randomSixteen(): Buffer {
     randomFillSync(randomPool);
     randomOffset = 0;
   }
-  const bytes = Buffer.from(randomPool.subarray(randomOffset, randomOffset + 16));
+  // A view, not a copy: each slice is handed out once and used before the block is refilled.
+  const bytes = randomPool.subarray(randomOffset, randomOffset + 16);
   randomOffset += 16;
   return bytes;
 }
