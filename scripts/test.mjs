@@ -14,8 +14,8 @@ function findTests(dir, suffix = '.test.js') {
 }
 
 const filters = process.argv.slice(2);
-// *.postgres.test.js files drive a PostgreSQL server of their own (they restart it): they run in
-// the PostgreSQL run only, where the server's binaries are known to be installed.
+// *.postgres.test.js files test what only PostgreSQL does, some on a server of their own (they
+// restart it): they run in the PostgreSQL run only, where the server's binaries are installed.
 const withPostgres = (process.env.TEST_DATABASE_URL ?? '') !== '';
 // The browser tests (dist/e2e/) drive Debian's Chromium. They run where it is installed, and always
 // with SITEWARD_BROWSER_TESTS=1 (CI), where a missing browser is a failure; elsewhere the run says

@@ -18,6 +18,7 @@ import pLimit from 'p-limit';
 import { type ChangeFeed, SqliteChangeFeed } from '../cache/change-feed.js';
 import { type ChangeFeedLog, PostgresChangeFeed } from '../cache/postgres-change-feed.js';
 import type { DatabaseConfig } from '../config.js';
+import { namedStatementClient } from './named-statements.js';
 import type { Database } from './schema.js';
 
 export type DialectName = 'sqlite' | 'postgres';
@@ -64,7 +65,7 @@ export function openDatabase(config: DatabaseConfig): DatabaseHandle {
     const { default: pg } = await import('pg');
     // BIGINT columns hold epoch milliseconds, well inside a double's exact range: read them as numbers.
     pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
-    const pool = new pg.Pool({ connectionString: config.url, max: config.poolSize });
+    const pool = new pg.Pool({ connectionString: config.url, max: config.poolSize, Client: namedStatementClient(pg.Client) });
     // A client losing its connection (a database restart) must not crash the process: the pool
     // reports idle ones, and a client in use reports it both to its query, which fails, and as an
     // 'error' event, which with no listener would be thrown.

@@ -1,4 +1,5 @@
 import type { Compilable, CompiledQuery, Kysely } from 'kysely';
+import { nameStatement } from './named-statements.js';
 import type { Database } from './schema.js';
 
 /**
@@ -28,7 +29,8 @@ interface Compiled<Row> {
  * a bound parameter, and that none reached the SQL text.
  *
  * Values are bound as parameters on every call, as Kysely itself binds them: nothing of one call's
- * values reaches the SQL text or another call.
+ * values reaches the SQL text or another call. On PostgreSQL the query runs as a named statement,
+ * parsed and planned once per connection.
  */
 export class PreparedQuery<Params extends object, Row> {
   // Keyed by the dialect adapter, which a Kysely instance shares with its transactions (its SQL
@@ -82,6 +84,9 @@ export class PreparedQuery<Params extends object, Row> {
     if (unbound || mangled || query.sql.includes(PLACEHOLDER)) {
       throw new Error(`a prepared query must pass each parameter to Kysely as a value: ${query.sql}`);
     }
+    // PostgreSQL then parses and plans it once per connection (named-statements.ts); SQLite's
+    // connection keeps its statements prepared by text already.
+    nameStatement(query.sql);
     const compiled = { query, parameterAt };
     this.#compiled.set(key, compiled);
     return compiled;
