@@ -36,6 +36,7 @@ function isStalePlan(error: unknown): boolean {
 export function namedStatementClient(Client: typeof pg.Client): typeof pg.Client {
   return class NamedStatementClient extends Client {
     // pg's overloads are many; only (text, values) with no callback changes, the call Kysely makes.
+    // Typed `never`, which each overload's result type accepts, so the override stands for all.
     override query(...args: unknown[]): never {
       const [text, values, callback] = args;
       const name = typeof text === 'string' && (values === undefined || Array.isArray(values)) && callback === undefined ? names.get(text) : undefined;
