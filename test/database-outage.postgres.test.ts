@@ -66,7 +66,7 @@ test('a PostgreSQL outage is logged once, not once per refused request, and its 
     assert.ok(cacheOff.length <= 1, `${cacheOff.length} cache-off lines`);
     // Everything else is the ordinary request line, one per request; no other line carries an error.
     const others = during.filter((line) => line !== outageLines[0] && !cacheOff.includes(line) && line.msg !== 'request');
-    assert.deepEqual(others.map((line) => line.msg), []);
+    assert.deepEqual(others.map((line) => line.msg), [], JSON.stringify(others));
     assert.equal(during.filter((line) => line.err !== undefined && !cacheOff.includes(line)).length, 1);
 
     const afterOutage = t.logs().length;

@@ -108,6 +108,8 @@ test('connection failures count as the database being away, query errors do not'
   assert.equal(isDatabaseUnavailable(refusal()), true);
   assert.equal(isDatabaseUnavailable(Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01' })), true);
   assert.equal(isDatabaseUnavailable(new Error('Connection terminated unexpectedly')), true);
+  assert.equal(isDatabaseUnavailable(new Error('Client has encountered a connection error and is not queryable')), true);
+  assert.equal(isDatabaseUnavailable(new Error('Client was closed and is not queryable')), false, 'closed by the app itself, not lost');
   assert.equal(isDatabaseUnavailable(Object.assign(new Error('duplicate key value'), { code: '23505' })), false);
   assert.equal(isDatabaseUnavailable('ECONNREFUSED'), false);
 });

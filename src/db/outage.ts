@@ -4,10 +4,17 @@ import type { Clock } from '../lib/clock.js';
 /** Connection-level PostgreSQL failures (a restart, a network cut), as opposed to query errors. */
 const DATABASE_DOWN_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', '57P01', '57P02', '57P03', '08000', '08001', '08003', '08004', '08006']);
 
+/**
+ * node-postgres's own errors for a lost connection carry no code. The second is what a query on a
+ * client whose connection failed meets: the rollback of a transaction cut short, say, which Kysely
+ * then throws in place of the cut.
+ */
+const CONNECTION_LOST = /^(Connection terminated|Client has encountered a connection error and is not queryable)/;
+
 export function isDatabaseUnavailable(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
   const code = (error as { code?: unknown }).code;
-  return (typeof code === 'string' && DATABASE_DOWN_CODES.has(code)) || /^Connection terminated/.test(error.message);
+  return (typeof code === 'string' && DATABASE_DOWN_CODES.has(code)) || CONNECTION_LOST.test(error.message);
 }
 
 export interface DatabaseOutageOptions {
