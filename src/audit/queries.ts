@@ -17,7 +17,7 @@ export interface AuditEntry {
   details?: Record<string, unknown>;
 }
 
-/** The insert of one event: alone, or as a part of a site change's one statement (sites/queries.ts). */
+/** The insert of one event: alone, or as a part of a site change's one statement (sites/save.ts). */
 export function insertEventQuery(db: QueryCreator<Database>, p: AuditEventRow) {
   return db.insertInto('audit_events').values({
     id: p.id,
