@@ -4,6 +4,8 @@ import { after, afterEach, before, beforeEach, describe, test } from 'node:test'
 import { buildTestApp, createUserAsOperator, enableTotp, ManualClock, sessionCookie, signUp, signUpConfirmed, STRONG_PASSWORD, type TestApp } from '../../test/helpers.js';
 import { finishSignIn, pageCode, signInThroughProvider, startSignIn, type TestOidcProvider, startOidcProvider } from '../../test/oidc-provider.js';
 import { startSmtpServer, type TestSmtpServer } from '../../test/smtp.js';
+import { pruneStaleRows } from '../maintenance/prune.js';
+import { RateLimiter } from '../rate-limit/rate-limit.js';
 
 const ORIGIN = 'http://localhost:3000';
 const CLIENT_SECRET = `secret-${randomBytes(12).toString('hex')}`;
@@ -415,7 +417,7 @@ describe('single sign-on with SIGNUP=closed', () => {
   });
 });
 
-describe('ID token expiry', () => {
+describe('time', () => {
   test('an ID token that has expired by the time it is checked is refused (the clock moved, not slept)', async () => {
     const shortLived = await startOidcProvider({ clients: [SITEWARD], accounts: { ada: { email: 'ada@example.com', email_verified: true } }, idTokenTtlSeconds: 60 });
     const clock = new ManualClock(Date.now());
@@ -434,6 +436,22 @@ describe('ID token expiry', () => {
     } finally {
       await t.close();
       await shortLived.close();
+    }
+  });
+
+  test('authorization requests nobody finished are pruned once they have expired', async () => {
+    t = await buildTestApp({ env: appEnvironment() });
+    try {
+      await startSignIn(t.app, 'oidc');
+      const limiter = new RateLimiter(t.database.db, t.clock);
+      const count = async () => (await t.database.db.selectFrom('oidc_authorization_requests').selectAll().execute()).length;
+      await pruneStaleRows(t.database.db, limiter, t.clock, { auditDays: 365, trashDays: 30 });
+      assert.equal(await count(), 1, 'a live request stays');
+      t.clock.advance(10 * 60 * 1000 + 1);
+      await pruneStaleRows(t.database.db, limiter, t.clock, { auditDays: 365, trashDays: 30 });
+      assert.equal(await count(), 0);
+    } finally {
+      await t.close();
     }
   });
 
