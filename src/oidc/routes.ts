@@ -64,8 +64,12 @@ const FAILURE_STATUS: Record<SingleSignOnFailure, number> = {
   rate_limited: 429,
 };
 
-/** The failures of the sign-in service that end on a page rather than as an API problem. */
-const PAGE_FAILURES: ReadonlySet<string> = new Set([OIDC_ERRORS.OIDC_EMAIL_NOT_VERIFIED, OIDC_ERRORS.OIDC_IDENTITY_CONFLICT, 'signup_closed']);
+/** The refusals of the sign-in service that end on a page rather than as an API problem. */
+const PAGE_FAILURES: readonly SingleSignOnFailure[] = [OIDC_ERRORS.OIDC_EMAIL_NOT_VERIFIED, OIDC_ERRORS.OIDC_IDENTITY_CONFLICT, 'signup_closed'];
+
+function isPageFailure(code: string): code is SingleSignOnFailure {
+  return (PAGE_FAILURES as readonly string[]).includes(code);
+}
 
 /**
  * Single sign-on with OpenID Connect. GET …/start sends the browser to the provider (authorization
@@ -206,9 +210,9 @@ export function registerOidcRoutes(app: App, deps: OidcRouteDeps): void {
       try {
         outcome = await deps.singleSignOn.signIn(provider.id, identity);
       } catch (error) {
-        if (!(error instanceof AppError) || !PAGE_FAILURES.has(error.code)) throw error;
+        if (!(error instanceof AppError) || !isPageFailure(error.code)) throw error;
         request.log.info({ oidc_provider: provider.id, reason: error.code }, 'single sign-on refused');
-        return failurePage(reply, error.code as SingleSignOnFailure, provider, started.next);
+        return failurePage(reply, error.code, provider, started.next);
       }
       return finishSignIn(request, reply, provider, identity, outcome, started.next);
     },

@@ -97,6 +97,19 @@ describe('single sign-on', () => {
     for (const value of [searchParams.get('state'), searchParams.get('nonce'), '/sites', started.browser.split('=')[1]]) assert.ok(!stored.includes(value ?? '?'), `${value} is not stored as is`);
   });
 
+  test('with an https PUBLIC_URL the binding cookie is Secure and __Host- prefixed', async () => {
+    const secure = await buildTestApp({ env: appEnvironment({ PUBLIC_URL: 'https://siteward.example.com' }) });
+    try {
+      const response = await secure.app.inject({ method: 'GET', url: '/auth/oidc/oidc/start' });
+      assert.equal(response.statusCode, 302);
+      assert.equal(new URL(String(response.headers.location)).searchParams.get('redirect_uri'), 'https://siteward.example.com/auth/oidc/oidc/callback');
+      const cookie = String(response.headers['set-cookie']);
+      assert.match(cookie, /^__Host-siteward_oidc=[A-Za-z0-9_-]{43}; Max-Age=600; Path=\/; HttpOnly; Secure; SameSite=Lax$/);
+    } finally {
+      await secure.close();
+    }
+  });
+
   test('a new person signs in: a verified account without a password is made, signed in and recently authenticated', async () => {
     const { login, email } = person({ name: 'Grace Hopper' });
     const response = await signInThroughProvider(t.app, idp, login, { next: '/sites?sort=name' });
