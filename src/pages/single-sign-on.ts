@@ -32,7 +32,7 @@ export interface SingleSignOnPageContext {
 export function singleSignOnFailurePage(failure: SingleSignOnFailure, context: SingleSignOnPageContext): string {
   const provider = escapeHtml(context.providerName ?? 'The sign-in provider');
   const { title, text } = describe(failure, provider, context.retryAfterSeconds ?? 60);
-  const retry = context.retryHref === undefined ? '' : `<p><a href="${escapeHtml(context.retryHref)}">${failure === 'oidc_cancelled' ? 'Try again' : 'Start again'}</a></p>\n`;
+  const retry = context.retryHref === undefined ? '' : `<p><a class="button-link" href="${escapeHtml(context.retryHref)}">${failure === 'oidc_cancelled' ? 'Try again' : 'Start again'}</a></p>\n`;
   return page(
     title,
     `<h1>${escapeHtml(title)}</h1>
