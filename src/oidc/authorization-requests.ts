@@ -1,11 +1,10 @@
 import type { Kysely } from 'kysely';
-import * as client from 'openid-client';
 import type { Database } from '../db/schema.js';
 import type { Clock } from '../lib/clock.js';
 import { type SecretBox, sha256 } from '../lib/crypto.js';
 import { newId } from '../lib/ids.js';
 import { consumeAuthorizationRequest, insertAuthorizationRequest } from './queries.js';
-import type { AuthorizationChecks } from './relying-party.js';
+import type { AuthorizationChecks } from './contract.js';
 
 /** Long enough to sign in at a provider (a password, its own second factor); short enough to be useless later. */
 export const AUTHORIZATION_REQUEST_LIFETIME_MS = 10 * 60 * 1000;
@@ -40,9 +39,9 @@ export class AuthorizationRequests {
     private readonly secrets: SecretBox,
   ) {}
 
-  /** A new request for the browser; the checks and the PKCE challenge go into the provider's URL. */
-  async begin(request: { provider: string; browserValue: string; next: string; linkUserId: string | null }): Promise<{ checks: AuthorizationChecks; codeChallenge: string }> {
-    const checks: AuthorizationChecks = { state: client.randomState(), nonce: client.randomNonce(), codeVerifier: client.randomPKCECodeVerifier() };
+  /** Keeps a new request of the browser, with the checks that go into the provider's URL. */
+  async begin(request: { provider: string; browserValue: string; next: string; linkUserId: string | null; checks: AuthorizationChecks }): Promise<void> {
+    const { checks } = request;
     const now = this.clock.now();
     const id = newId(now);
     const sealed: SealedFields = { nonce: checks.nonce, code_verifier: checks.codeVerifier, next: request.next };
@@ -56,7 +55,6 @@ export class AuthorizationRequests {
       created_at: now.toISOString(),
       expires_at: new Date(now.getTime() + AUTHORIZATION_REQUEST_LIFETIME_MS).toISOString(),
     });
-    return { checks, codeChallenge: await client.calculatePKCECodeChallenge(checks.codeVerifier) };
   }
 
   /**

@@ -7,7 +7,7 @@ import type { SecretBox } from '../lib/crypto.js';
 import type { SecurityEvents } from '../security/events.js';
 import type { OidcProviders } from './providers.js';
 import { findPendingLink, insertPendingLink } from './queries.js';
-import type { VerifiedIdentity } from './relying-party.js';
+import type { VerifiedIdentity } from './contract.js';
 import type { SingleSignOn } from './sign-in.js';
 
 interface SealedLink {

@@ -1,7 +1,8 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { OidcProviderConfig } from '../config.js';
 import type { Clock } from '../lib/clock.js';
-import { discoverProvider, OidcExchangeError, type RelyingParty } from './relying-party.js';
+import { OidcExchangeError } from './contract.js';
+import type { RelyingParty } from './relying-party.js';
 
 export interface OidcDiscoveryOptions {
   /** Wait before the first retry of a provider that did not answer; it doubles at each failure… */
@@ -108,32 +109,36 @@ export class OidcProviders {
 
   #discover(entry: ProviderEntry): Promise<RelyingParty> {
     if (entry.attempt !== undefined) return entry.attempt;
-    const { config } = entry;
-    const attempt = discoverProvider(config, `${this.deps.publicUrl}/auth/oidc/${config.id}/callback`, this.#options.requestTimeoutSeconds).then(
-      (relyingParty) => {
-        entry.attempt = undefined;
-        entry.discovered = relyingParty;
-        entry.failures = 0;
-        clearTimeout(entry.retry);
-        this.deps.log.info({ oidc_provider: config.id, issuer: config.issuer }, 'OpenID Connect provider discovered');
-        for (const resolve of entry.waiting.splice(0)) resolve();
-        return relyingParty;
-      },
-      (error: unknown) => {
-        entry.attempt = undefined;
-        entry.failures += 1;
-        entry.lastFailureAt = this.deps.clock.now().getTime();
-        const reason = error instanceof OidcExchangeError ? error.reason : 'unknown';
-        const retryInMs = this.#scheduleRetry(entry);
-        this.deps.log.warn(
-          { oidc_provider: config.id, issuer: config.issuer, reason, failures: entry.failures, retry_in_s: retryInMs === undefined ? null : Math.ceil(retryInMs / 1000) },
-          'OpenID Connect provider did not answer discovery; sign-in with it waits until it does',
-        );
-        throw error instanceof OidcExchangeError ? error : new OidcExchangeError('unreachable', reason);
-      },
-    );
+    const attempt = this.#attemptDiscovery(entry);
     entry.attempt = attempt;
     return attempt;
+  }
+
+  async #attemptDiscovery(entry: ProviderEntry): Promise<RelyingParty> {
+    const { config } = entry;
+    try {
+      // Loaded here, so a server without single sign-on never holds openid-client.
+      const { discoverProvider } = await import('./relying-party.js');
+      const relyingParty = await discoverProvider(config, `${this.deps.publicUrl}/auth/oidc/${config.id}/callback`, this.#options.requestTimeoutSeconds);
+      entry.discovered = relyingParty;
+      entry.failures = 0;
+      clearTimeout(entry.retry);
+      this.deps.log.info({ oidc_provider: config.id, issuer: config.issuer }, 'OpenID Connect provider discovered');
+      for (const resolve of entry.waiting.splice(0)) resolve();
+      return relyingParty;
+    } catch (error) {
+      entry.failures += 1;
+      entry.lastFailureAt = this.deps.clock.now().getTime();
+      const reason = error instanceof OidcExchangeError ? error.reason : 'unknown';
+      const retryInMs = this.#scheduleRetry(entry);
+      this.deps.log.warn(
+        { oidc_provider: config.id, issuer: config.issuer, reason, failures: entry.failures, retry_in_s: retryInMs === undefined ? null : Math.ceil(retryInMs / 1000) },
+        'OpenID Connect provider did not answer discovery; sign-in with it waits until it does',
+      );
+      throw error instanceof OidcExchangeError ? error : new OidcExchangeError('unreachable', reason);
+    } finally {
+      entry.attempt = undefined;
+    }
   }
 
   /** The next background try, unless one is already set or the app is closing; its delay in ms. */

@@ -1,43 +1,7 @@
 import * as client from 'openid-client';
 import type { OidcProviderConfig } from '../config.js';
 import { EMAIL_MAX_LENGTH, NAME_MAX_LENGTH } from '../users/schema.js';
-
-/**
- * What can go wrong in a sign-in at a provider, as a person needs to hear it: the provider did not
- * answer (`unreachable`), the person said no there (`cancelled`), the provider refused (`refused`:
- * a code already used or made for another client), or its answer failed our checks (`invalid`).
- */
-export type OidcFailure = 'unreachable' | 'cancelled' | 'refused' | 'invalid';
-
-/** A failed exchange with a provider. `reason` is a short code for the log; never shown to anyone. */
-export class OidcExchangeError extends Error {
-  override name = 'OidcExchangeError';
-
-  constructor(
-    readonly failure: OidcFailure,
-    readonly reason: string,
-  ) {
-    super(`${failure}: ${reason}`);
-  }
-}
-
-/** The person the provider vouched for, after every check of its answer. */
-export interface VerifiedIdentity {
-  /** The provider's stable id for the person ("sub"); unique per issuer. */
-  subject: string;
-  /** Normalised; null when the provider gave none or one that is not an address. */
-  email: string | null;
-  /** Only the provider's own `email_verified: true` counts. */
-  emailVerified: boolean;
-  name: string;
-}
-
-/** The values bound to one authorization request, checked against the provider's answer. */
-export interface AuthorizationChecks {
-  state: string;
-  nonce: string;
-  codeVerifier: string;
-}
+import { type AuthorizationChecks, OidcExchangeError, type VerifiedIdentity } from './contract.js';
 
 const SCOPE = 'openid email profile';
 // OpenID Connect Core limits "sub" to 255 ASCII characters.
@@ -58,6 +22,12 @@ export class RelyingParty {
     private readonly redirectUri: string,
     private readonly requestTimeoutSeconds: number,
   ) {}
+
+  /** Fresh values for one authorization request: state, nonce and PKCE verifier, and the verifier's S256 challenge. */
+  async newChecks(): Promise<{ checks: AuthorizationChecks; codeChallenge: string }> {
+    const checks: AuthorizationChecks = { state: client.randomState(), nonce: client.randomNonce(), codeVerifier: client.randomPKCECodeVerifier() };
+    return { checks, codeChallenge: await client.calculatePKCECodeChallenge(checks.codeVerifier) };
+  }
 
   /** The provider's page the browser is sent to. Makes no request. */
   authorizationUrl(checks: AuthorizationChecks, codeChallenge: string, now: Date): URL {

@@ -20,7 +20,7 @@ import type { IdentityService } from './identities.js';
 import { DEFAULT_NEXT, safeNextPath } from './next-path.js';
 import type { PendingIdentityLinks } from './pending-links.js';
 import type { OidcProviders, ProviderSummary } from './providers.js';
-import { type OidcFailure, OidcExchangeError, type VerifiedIdentity } from './relying-party.js';
+import { type OidcFailure, OidcExchangeError, type VerifiedIdentity } from './contract.js';
 import { IdentityList, IdentityParams } from './schema.js';
 import { type SingleSignOn, type SingleSignOnOutcome } from './sign-in.js';
 
@@ -164,8 +164,9 @@ export function registerOidcRoutes(app: App, deps: OidcRouteDeps): void {
       if (error instanceof OidcExchangeError) return undefined;
       throw error;
     }
-    const started = await requests.begin({ provider: provider.id, browserValue: bindBrowser(request, reply), next, linkUserId });
-    return relyingParty.authorizationUrl(started.checks, started.codeChallenge, deps.clock.now()).href;
+    const { checks, codeChallenge } = await relyingParty.newChecks();
+    await requests.begin({ provider: provider.id, browserValue: bindBrowser(request, reply), next, linkUserId, checks });
+    return relyingParty.authorizationUrl(checks, codeChallenge, deps.clock.now()).href;
   }
 
   app.get(

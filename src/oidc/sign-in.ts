@@ -10,7 +10,7 @@ import { hasPassword, isEmailVerified, type UserService } from '../users/service
 import { hasPendingInvitationFor } from '../workspaces/invitation-queries.js';
 import { OIDC_ERRORS } from './errors.js';
 import { findIdentityBySubject, findIdentityOf, type IdentityRow, insertIdentity, touchIdentity } from './queries.js';
-import type { VerifiedIdentity } from './relying-party.js';
+import type { VerifiedIdentity } from './contract.js';
 
 /** How a sign-in through a provider ends. */
 export type SingleSignOnOutcome =
