@@ -163,6 +163,8 @@ test('a signed-in person links a provider account with another address; it then 
   assert.equal(started.statusCode, 200, started.body);
   const browser = [started.headers['set-cookie'] ?? []].flat().find((line) => line.startsWith('siteward_oidc='))?.split(';')[0];
   assert.ok(browser !== undefined);
+  // The provider is asked to have the person sign in there, whoever it remembers in this browser.
+  assert.equal(new URL(started.json().authorization_url).searchParams.get('prompt'), 'login');
   const callback = await staff.authorize(started.json().authorization_url, login);
   const before = smtp.messages.length;
   const linked = await finishSignIn(t.app, callback, browser, [cookie]);

@@ -29,8 +29,12 @@ export class RelyingParty {
     return { checks, codeChallenge: await client.calculatePKCECodeChallenge(checks.codeVerifier) };
   }
 
-  /** The provider's page the browser is sent to. Makes no request. */
-  authorizationUrl(checks: AuthorizationChecks, codeChallenge: string, now: Date): URL {
+  /**
+   * The provider's page the browser is sent to. Makes no request. `promptLogin` asks the provider to
+   * have the person sign in there even if it remembers them: linking must link the account the
+   * person means, not whoever last used this browser at the provider.
+   */
+  authorizationUrl(checks: AuthorizationChecks, codeChallenge: string, now: Date, options: { promptLogin?: boolean } = {}): URL {
     return client.buildAuthorizationUrl(this.#configuration(now), {
       redirect_uri: this.redirectUri,
       response_type: 'code',
@@ -39,6 +43,7 @@ export class RelyingParty {
       nonce: checks.nonce,
       code_challenge: codeChallenge,
       code_challenge_method: 'S256',
+      ...(options.promptLogin === true ? { prompt: 'login' } : {}),
     });
   }
 

@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
+import { AUTH_ERRORS } from '../auth/errors.js';
 import { TOKEN_SHAPE } from '../auth/magic-link.js';
 import type { Guard, Principal } from '../auth/guard.js';
 import { currentPrincipal, currentUser } from '../auth/principal.js';
@@ -52,20 +53,20 @@ const EXCHANGE_FAILURES: Record<OidcFailure, SingleSignOnFailure> = {
 };
 
 const FAILURE_STATUS: Record<SingleSignOnFailure, number> = {
-  oidc_provider_not_found: 404,
-  oidc_provider_unreachable: 503,
-  oidc_state_invalid: 400,
-  oidc_cancelled: 400,
-  oidc_refused: 400,
-  oidc_response_invalid: 502,
-  oidc_email_not_verified: 403,
-  oidc_identity_conflict: 409,
-  signup_closed: 403,
-  rate_limited: 429,
+  [OIDC_ERRORS.OIDC_PROVIDER_NOT_FOUND]: 404,
+  [OIDC_ERRORS.OIDC_PROVIDER_UNREACHABLE]: 503,
+  [OIDC_ERRORS.OIDC_STATE_INVALID]: 400,
+  [OIDC_ERRORS.OIDC_CANCELLED]: 400,
+  [OIDC_ERRORS.OIDC_REFUSED]: 400,
+  [OIDC_ERRORS.OIDC_RESPONSE_INVALID]: 502,
+  [OIDC_ERRORS.OIDC_EMAIL_NOT_VERIFIED]: 403,
+  [OIDC_ERRORS.OIDC_IDENTITY_CONFLICT]: 409,
+  [AUTH_ERRORS.SIGNUP_CLOSED]: 403,
+  [AUTH_ERRORS.RATE_LIMITED]: 429,
 };
 
 /** The refusals of the sign-in service that end on a page rather than as an API problem. */
-const PAGE_FAILURES: readonly SingleSignOnFailure[] = [OIDC_ERRORS.OIDC_EMAIL_NOT_VERIFIED, OIDC_ERRORS.OIDC_IDENTITY_CONFLICT, 'signup_closed'];
+const PAGE_FAILURES: readonly SingleSignOnFailure[] = [OIDC_ERRORS.OIDC_EMAIL_NOT_VERIFIED, OIDC_ERRORS.OIDC_IDENTITY_CONFLICT, AUTH_ERRORS.SIGNUP_CLOSED];
 
 function isPageFailure(code: string): code is SingleSignOnFailure {
   return (PAGE_FAILURES as readonly string[]).includes(code);
@@ -111,7 +112,7 @@ export function registerOidcRoutes(app: App, deps: OidcRouteDeps): void {
     const { retryAfterSeconds } = options;
     const nextQuery = next === DEFAULT_NEXT ? '' : `?next=${encodeURIComponent(next)}`;
     const retryHref =
-      provider === undefined || failure === OIDC_ERRORS.OIDC_PROVIDER_NOT_FOUND || failure === 'signup_closed' || failure === 'rate_limited'
+      provider === undefined || failure === OIDC_ERRORS.OIDC_PROVIDER_NOT_FOUND || failure === AUTH_ERRORS.SIGNUP_CLOSED || failure === AUTH_ERRORS.RATE_LIMITED
         ? undefined
         : (options.retryHref ?? `/auth/oidc/${encodeURIComponent(provider.id)}/start${nextQuery}`);
     if (retryAfterSeconds !== undefined) reply.header('retry-after', String(retryAfterSeconds));
@@ -137,7 +138,7 @@ export function registerOidcRoutes(app: App, deps: OidcRouteDeps): void {
       const provider = providers.find(request.params.provider);
       if (provider === undefined) return failurePage(reply, OIDC_ERRORS.OIDC_PROVIDER_NOT_FOUND, undefined, next);
       const refusal = await reserveStart(request);
-      if (refusal !== undefined) return failurePage(reply, 'rate_limited', provider, next, { retryAfterSeconds: refusal });
+      if (refusal !== undefined) return failurePage(reply, AUTH_ERRORS.RATE_LIMITED, provider, next, { retryAfterSeconds: refusal });
       const location = await authorizationLocation(request, reply, provider, next, null);
       if (location === undefined) return failurePage(reply, OIDC_ERRORS.OIDC_PROVIDER_UNREACHABLE, provider, next);
       return redirect(reply, location, 302);
@@ -166,7 +167,7 @@ export function registerOidcRoutes(app: App, deps: OidcRouteDeps): void {
     }
     const { checks, codeChallenge } = await relyingParty.newChecks();
     await requests.begin({ provider: provider.id, browserValue: bindBrowser(request, reply), next, linkUserId, checks });
-    return relyingParty.authorizationUrl(checks, codeChallenge, deps.clock.now()).href;
+    return relyingParty.authorizationUrl(checks, codeChallenge, deps.clock.now(), { promptLogin: linkUserId !== null }).href;
   }
 
   app.get(

@@ -90,6 +90,7 @@ describe('single sign-on', () => {
     assert.ok((searchParams.get('state') ?? '').length >= 32);
     assert.ok((searchParams.get('nonce') ?? '').length >= 32);
     assert.deepEqual((searchParams.get('scope') ?? '').split(' ').sort(), ['email', 'openid', 'profile']);
+    assert.equal(searchParams.get('prompt'), null, 'a sign-in lets the provider remember the person');
     const rows = await t.database.db.selectFrom('oidc_authorization_requests').selectAll().execute();
     assert.equal(rows.length, 1);
     // Nothing of the round trip is readable in the database: the state as a hash, the rest sealed.
