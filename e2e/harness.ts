@@ -43,9 +43,10 @@ async function launch(userDataDir: string, viewport: { width: number; height: nu
  * (SQLite, or PostgreSQL in the PostgreSQL run), mail delivered over SMTP to an in-process server,
  * and a headless Chromium pointed at it.
  */
-export async function openDashboard(options: { env?: Record<string, string>; viewport?: { width: number; height: number } } = {}): Promise<Dashboard> {
+export async function openDashboard(options: { env?: Record<string, string>; viewport?: { width: number; height: number }; port?: number } = {}): Promise<Dashboard> {
   assert.ok(existsSync(CHROMIUM), `${CHROMIUM} is missing: install Debian's chromium (apt-get install chromium)`);
-  const port = await freePort();
+  // A port chosen beforehand, when something set up first must know PUBLIC_URL (a provider's redirect URI).
+  const port = options.port ?? (await freePort());
   const origin = `http://localhost:${port}`;
   const smtp = await startSmtpServer();
   // Real time: the browser's cookies and the server's sessions and challenges must agree on it.

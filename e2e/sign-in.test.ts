@@ -305,7 +305,7 @@ test('with sign-up closed, the sign-in screen offers no account creation and /si
     await page.getByText('Ask the administrator of this server for an account.').waitFor();
     assert.equal(await page.getByRole('link', { name: 'Create an account' }).count(), 0);
     const config = await t.app.inject({ method: 'GET', url: '/auth/config' });
-    assert.deepEqual(config.json(), { signup: 'closed' });
+    assert.deepEqual(config.json(), { signup: 'closed', oidc: [] });
   } finally {
     await dashboard.close();
   }

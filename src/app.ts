@@ -68,6 +68,12 @@ import { InvitationService } from './workspaces/invitations.js';
 import { registerWorkspaceRoutes } from './workspaces/routes.js';
 import { WorkspaceService } from './workspaces/service.js';
 import { HTTP_ERRORS } from './http/errors.js';
+import { AuthorizationRequests } from './oidc/authorization-requests.js';
+import { IdentityService } from './oidc/identities.js';
+import { PendingIdentityLinks } from './oidc/pending-links.js';
+import { type OidcDiscoveryOptions, OidcProviders } from './oidc/providers.js';
+import { registerOidcRoutes } from './oidc/routes.js';
+import { SingleSignOn } from './oidc/sign-in.js';
 import { defaultAddressPolicy, systemResolver } from './outbound/network-guard.js';
 import { registerWebhookRoutes } from './webhooks/routes.js';
 import { WebhookSender, type WebhookSenderOptions } from './webhooks/sender.js';
@@ -94,6 +100,8 @@ export interface AppOptions {
   databaseOutage?: Pick<DatabaseOutageOptions, 'summaryIntervalMs' | 'probeIntervalMs'>;
   /** The webhook sender's pacing (tests shorten it). */
   webhooks?: Partial<WebhookSenderOptions>;
+  /** How single sign-on providers are discovered and retried (tests shorten the waits). */
+  oidc?: Partial<OidcDiscoveryOptions>;
 }
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
@@ -195,11 +203,32 @@ export async function buildApp(options: AppOptions): Promise<App> {
   const sites = new SiteService({ db, dialect: database.dialect, clock, secrets, cache, trashRetentionDays: config.trashRetentionDays });
 
   const emailVerification = new EmailVerificationService(db, limiter, mailer, clock, config.publicUrl);
-  registerAuthRoutes(app, { auth, emailVerification, signup: config.signup });
+  // Single sign-on: providers are discovered in the background from start-up; one that does not
+  // answer is retried and holds nothing else back.
+  const oidcProviders = new OidcProviders(config.oidcProviders, { log: app.log, clock, publicUrl: config.publicUrl }, options.oidc);
+  app.addHook('onReady', async () => oidcProviders.start());
+  app.addHook('onClose', async () => oidcProviders.close());
+  const singleSignOn = new SingleSignOn({ db, clock, users, signupOpen: config.signup === 'open' });
+  const pendingIdentityLinks = new PendingIdentityLinks({ db, clock, secrets, sessions, singleSignOn, securityEvents, providers: oidcProviders });
+  registerAuthRoutes(app, { auth, emailVerification, signup: config.signup, oidcProviders });
   registerWebSignInRoutes(app, { auth, guard, sessions, magicLinks, emailVerification, totp, securityEvents, publicOrigin: config.publicOrigin });
   const claims = new AccountClaimService(db, sessions, totp, clock);
   const emailChanges = new EmailChangeService(db, limiter, mailer, clock, config.publicUrl);
-  registerEmailVerificationRoutes(app, { guard, sessions, emailVerification, emailChanges, claims, securityEvents, publicOrigin: config.publicOrigin });
+  registerEmailVerificationRoutes(app, { guard, sessions, emailVerification, emailChanges, claims, pendingClaimSignIns: pendingIdentityLinks, securityEvents, publicOrigin: config.publicOrigin });
+  registerOidcRoutes(app, {
+    guard,
+    sessions,
+    providers: oidcProviders,
+    requests: new AuthorizationRequests(db, clock, secrets),
+    singleSignOn,
+    identities: new IdentityService({ db, dialect: database.dialect }),
+    pendingLinks: pendingIdentityLinks,
+    securityEvents,
+    limiter,
+    clock,
+    publicUrl: config.publicUrl,
+    publicOrigin: config.publicOrigin,
+  });
   registerProfileRoutes(app, { guard, profile: new ProfileService(db, clock), emailChanges });
   const passwordChanges = new PasswordChangeService(db, hasher, limiter, sessions, clock);
   const reauthentication = new ReauthenticationService({ db, hasher, limiter, totp, passkeys, sessions, jwt, clock, recentAuthentication });
@@ -215,7 +244,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   registerPartnerRoutes(app, { guard, sites, limiter, config, database, clock, mailer });
   registerWorkspaceRoutes(app, { guard, workspaces: new WorkspaceService({ db, dialect: database.dialect, clock, cache }), recentAuthentication });
   const invitations = new InvitationService({ db, dialect: database.dialect, clock, cache, limiter, mailer, publicUrl: config.publicUrl });
-  registerInvitationRoutes(app, { guard, invitations, recentAuthentication, securityEvents, publicOrigin: config.publicOrigin, signupOpen: config.signup === 'open' });
+  registerInvitationRoutes(app, { guard, invitations, recentAuthentication, securityEvents, publicOrigin: config.publicOrigin, signupOpen: config.signup === 'open', singleSignOnProviders: () => oidcProviders.list() });
   registerAuditRoutes(app, { guard, auditLog: new AuditLog({ db }) });
   const outboundPolicy = defaultAddressPolicy(config.outboundAllowPrivateNetworks);
   const webhooks = new WebhookService({ db, dialect: database.dialect, clock, secrets, policy: outboundPolicy, resolver: systemResolver });

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, test } from 'node:test';
@@ -99,5 +99,80 @@ test('OUTBOUND_ALLOW_PRIVATE_NETWORKS allows private addresses, and its former n
     assert.equal(loadConfig({ DATA_DIR: dataDir, OUTBOUND_ALLOW_PRIVATE_NETWORKS: 'false' }).outboundAllowPrivateNetworks, false);
   } finally {
     rmSync(dataDir, { recursive: true, force: true });
+  }
+});
+
+test('no OpenID Connect provider unless configured', () => {
+  assert.deepEqual(loadConfig({ DATA_DIR: dataDir }).oidcProviders, []);
+});
+
+test('one OpenID Connect provider from OIDC_ISSUER, OIDC_CLIENT_ID, OIDC_CLIENT_SECRET and OIDC_NAME, with the id "oidc"', () => {
+  const env = { DATA_DIR: dataDir, OIDC_ISSUER: 'https://sso.example.com/realms/staff', OIDC_CLIENT_ID: 'siteward', OIDC_CLIENT_SECRET: 's3cret-value' };
+  assert.deepEqual(loadConfig(env).oidcProviders, [
+    { id: 'oidc', name: 'Single sign-on', issuer: 'https://sso.example.com/realms/staff', clientId: 'siteward', clientSecret: 's3cret-value' },
+  ]);
+  assert.equal(loadConfig({ ...env, OIDC_NAME: 'Staff login' }).oidcProviders[0]?.name, 'Staff login');
+  // A provider on this machine may speak plain http.
+  for (const issuer of ['http://127.0.0.1:8080/realms/dev', 'http://localhost:8080', 'http://[::1]:9000']) {
+    assert.equal(loadConfig({ ...env, OIDC_ISSUER: issuer }).oidcProviders[0]?.issuer, issuer);
+  }
+});
+
+test('several OpenID Connect providers from OIDC_PROVIDERS_FILE', () => {
+  const file = path.join(dataDir, 'providers.json');
+  writeFileSync(
+    file,
+    JSON.stringify([
+      { id: 'keycloak', name: 'Staff', issuer: 'https://sso.example.com/realms/staff', client_id: 'siteward', client_secret: 'one' },
+      { id: 'gitlab', name: 'GitLab', issuer: 'https://gitlab.example.com', client_id: 'abc', client_secret: 'two' },
+    ]),
+  );
+  const providers = loadConfig({ DATA_DIR: dataDir, OIDC_PROVIDERS_FILE: file }).oidcProviders;
+  assert.deepEqual(
+    providers.map((provider) => [provider.id, provider.name, provider.issuer, provider.clientId, provider.clientSecret]),
+    [
+      ['keycloak', 'Staff', 'https://sso.example.com/realms/staff', 'siteward', 'one'],
+      ['gitlab', 'GitLab', 'https://gitlab.example.com', 'abc', 'two'],
+    ],
+  );
+});
+
+test('a bad OpenID Connect configuration stops start-up with one line naming the variable, never the client secret', () => {
+  const secret = 'never-print-this-secret';
+  const single = { OIDC_ISSUER: 'https://sso.example.com', OIDC_CLIENT_ID: 'siteward', OIDC_CLIENT_SECRET: secret };
+  const file = (content: string) => {
+    const name = path.join(dataDir, `providers-${Math.random().toString(36).slice(2)}.json`);
+    writeFileSync(name, content);
+    return name;
+  };
+  const entry = { id: 'sso', name: 'SSO', issuer: 'https://sso.example.com', client_id: 'siteward', client_secret: secret };
+  const cases: Array<[Record<string, string>, string]> = [
+    [{ ...single, OIDC_ISSUER: 'http://sso.example.com' }, 'OIDC_ISSUER'],
+    [{ ...single, OIDC_ISSUER: 'http://10.0.0.5/realms/x' }, 'OIDC_ISSUER'],
+    [{ ...single, OIDC_ISSUER: 'sso.example.com' }, 'OIDC_ISSUER'],
+    [{ ...single, OIDC_ISSUER: 'https://sso.example.com/.well-known/openid-configuration' }, 'OIDC_ISSUER'],
+    [{ ...single, OIDC_ISSUER: 'https://sso.example.com/?tenant=1' }, 'OIDC_ISSUER'],
+    [{ OIDC_ISSUER: 'https://sso.example.com', OIDC_CLIENT_SECRET: secret }, 'OIDC_CLIENT_ID'],
+    [{ OIDC_ISSUER: 'https://sso.example.com', OIDC_CLIENT_ID: 'siteward' }, 'OIDC_CLIENT_SECRET'],
+    [{ OIDC_CLIENT_ID: 'siteward', OIDC_CLIENT_SECRET: secret }, 'OIDC_ISSUER'],
+    [{ ...single, OIDC_NAME: 'x'.repeat(61) }, 'OIDC_NAME'],
+    [{ OIDC_NAME: 'Staff' }, 'OIDC_NAME'],
+    [{ ...single, OIDC_PROVIDERS_FILE: file(JSON.stringify([entry])) }, 'OIDC_PROVIDERS_FILE'],
+    [{ OIDC_PROVIDERS_FILE: path.join(dataDir, 'missing.json') }, 'OIDC_PROVIDERS_FILE'],
+    [{ OIDC_PROVIDERS_FILE: file(`[{"client_secret": "${secret}",`) }, 'OIDC_PROVIDERS_FILE'],
+    [{ OIDC_PROVIDERS_FILE: file(JSON.stringify(entry)) }, 'OIDC_PROVIDERS_FILE'],
+    [{ OIDC_PROVIDERS_FILE: file(JSON.stringify([entry, entry])) }, 'OIDC_PROVIDERS_FILE'],
+    [{ OIDC_PROVIDERS_FILE: file(JSON.stringify([{ ...entry, id: 'Not An Id' }])) }, 'OIDC_PROVIDERS_FILE'],
+    [{ OIDC_PROVIDERS_FILE: file(JSON.stringify([{ ...entry, issuer: 'http://sso.example.com' }])) }, 'OIDC_PROVIDERS_FILE'],
+    [{ OIDC_PROVIDERS_FILE: file(JSON.stringify([{ ...entry, client_secret: '' }])) }, 'OIDC_PROVIDERS_FILE'],
+    [{ OIDC_PROVIDERS_FILE: file(JSON.stringify([{ ...entry, scope: 'openid' }])) }, 'OIDC_PROVIDERS_FILE'],
+    [{ OIDC_PROVIDERS_FILE: file(JSON.stringify(['sso'])) }, 'OIDC_PROVIDERS_FILE'],
+  ];
+  for (const [env, variable] of cases) {
+    assert.throws(
+      () => loadConfig({ DATA_DIR: dataDir, ...env }),
+      (error: unknown) => error instanceof ConfigError && error.message.startsWith(variable) && !error.message.includes('\n') && !error.message.includes(secret),
+      `${variable}: ${JSON.stringify(env)}`,
+    );
   }
 });

@@ -44,6 +44,21 @@ export interface Config {
   trashRetentionDays: number;
   /** Passed to Fastify's trustProxy: false, true, or a comma-separated list of proxy addresses/CIDRs. */
   trustProxy: boolean | string;
+  /** OpenID Connect providers people may sign in with (OIDC_* or OIDC_PROVIDERS_FILE); empty when none. */
+  oidcProviders: OidcProviderConfig[];
+}
+
+/** One OpenID Connect provider, as the operator configured it. */
+export interface OidcProviderConfig {
+  /** In the callback's path (/auth/oidc/{id}/callback) and in each linked identity. */
+  id: string;
+  /** What the sign-in button says. */
+  name: string;
+  /** The issuer identifier, exactly as configured; discovery reads {issuer}/.well-known/openid-configuration. */
+  issuer: string;
+  clientId: string;
+  /** Never logged, never shown: only sent to the provider's token endpoint. */
+  clientSecret: string;
 }
 
 /** A configuration mistake; its message is the one line start-up prints before exiting. */
@@ -113,6 +128,7 @@ export function loadConfig(env: Environment = process.env): Config {
     reauthWindowSeconds: parseWholeNumber('REAUTH_WINDOW_SECONDS', env.REAUTH_WINDOW_SECONDS, 600, 60, 24 * 60 * 60),
     auditRetentionDays: parseWholeNumber('AUDIT_RETENTION_DAYS', env.AUDIT_RETENTION_DAYS, 365, 1, 36500),
     trashRetentionDays: parseWholeNumber('TRASH_RETENTION_DAYS', env.TRASH_RETENTION_DAYS, 30, 1, 36500),
+    oidcProviders: parseOidcProviders(env),
   };
 }
 
@@ -210,6 +226,105 @@ function parseTrustProxy(value: string | undefined): boolean | string {
   if (text === undefined || text === 'false') return false;
   if (text === 'true') return true;
   return text;
+}
+
+const OIDC_PROVIDER_ID = /^[a-z0-9](?:[a-z0-9-]{0,30}[a-z0-9])?$/;
+const OIDC_NAME_MAX_LENGTH = 60;
+const OIDC_SINGLE_VARIABLES = ['OIDC_ISSUER', 'OIDC_CLIENT_ID', 'OIDC_CLIENT_SECRET'] as const;
+
+/**
+ * The OpenID Connect providers: one from OIDC_ISSUER, OIDC_CLIENT_ID, OIDC_CLIENT_SECRET and
+ * OIDC_NAME (id "oidc"), or several from the JSON array in OIDC_PROVIDERS_FILE. Messages name the
+ * variable (and the file's entry) but never a client secret.
+ */
+function parseOidcProviders(env: Environment): OidcProviderConfig[] {
+  const file = nonEmpty(env.OIDC_PROVIDERS_FILE);
+  const single = OIDC_SINGLE_VARIABLES.filter((name) => nonEmpty(env[name]) !== undefined);
+  if (file !== undefined && (single.length > 0 || nonEmpty(env.OIDC_NAME) !== undefined)) {
+    throw new ConfigError('OIDC_PROVIDERS_FILE and OIDC_ISSUER/OIDC_CLIENT_ID/OIDC_CLIENT_SECRET/OIDC_NAME are both set; use one or the other (put every provider in the file)');
+  }
+  if (file !== undefined) return readOidcProvidersFile(file);
+  if (single.length === 0) {
+    if (nonEmpty(env.OIDC_NAME) !== undefined) throw new ConfigError('OIDC_NAME is set without OIDC_ISSUER, OIDC_CLIENT_ID and OIDC_CLIENT_SECRET');
+    return [];
+  }
+  const missing = OIDC_SINGLE_VARIABLES.find((name) => nonEmpty(env[name]) === undefined);
+  if (missing !== undefined) throw new ConfigError(`${missing} must be set too: OIDC_ISSUER, OIDC_CLIENT_ID and OIDC_CLIENT_SECRET go together`);
+  const name = nonEmpty(env.OIDC_NAME) ?? 'Single sign-on';
+  if ([...name].length > OIDC_NAME_MAX_LENGTH) throw new ConfigError(`OIDC_NAME must be at most ${OIDC_NAME_MAX_LENGTH} characters`);
+  return [
+    {
+      id: 'oidc',
+      name,
+      issuer: parseIssuer('OIDC_ISSUER', nonEmpty(env.OIDC_ISSUER) ?? ''),
+      clientId: nonEmpty(env.OIDC_CLIENT_ID) ?? '',
+      clientSecret: nonEmpty(env.OIDC_CLIENT_SECRET) ?? '',
+    },
+  ];
+}
+
+function readOidcProvidersFile(file: string): OidcProviderConfig[] {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (error) {
+    const reason = error instanceof SyntaxError ? 'it is not valid JSON' : `it cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`;
+    throw new ConfigError(`OIDC_PROVIDERS_FILE "${file}": ${reason}`);
+  }
+  if (!Array.isArray(parsed)) throw new ConfigError(`OIDC_PROVIDERS_FILE "${file}" must hold a JSON array of {id, name, issuer, client_id, client_secret}`);
+  const providers = parsed.map((entry: unknown, index) => parseOidcProviderEntry(entry, `OIDC_PROVIDERS_FILE entry ${index + 1}`));
+  const ids = new Set<string>();
+  for (const provider of providers) {
+    if (ids.has(provider.id)) throw new ConfigError(`OIDC_PROVIDERS_FILE names the provider id "${provider.id}" twice`);
+    ids.add(provider.id);
+  }
+  return providers;
+}
+
+const OIDC_ENTRY_FIELDS = ['id', 'name', 'issuer', 'client_id', 'client_secret'];
+
+function parseOidcProviderEntry(entry: unknown, where: string): OidcProviderConfig {
+  if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) throw new ConfigError(`${where} must be an object {id, name, issuer, client_id, client_secret}`);
+  const fields = entry as Record<string, unknown>;
+  const unknownField = Object.keys(fields).find((key) => !OIDC_ENTRY_FIELDS.includes(key));
+  if (unknownField !== undefined) throw new ConfigError(`${where} has an unknown field "${unknownField}" (expected id, name, issuer, client_id, client_secret)`);
+  const text = (field: string): string => {
+    const value = fields[field];
+    if (typeof value !== 'string' || value.trim() === '') throw new ConfigError(`${where}: ${field} must be a non-empty string`);
+    return value.trim();
+  };
+  const id = text('id');
+  if (!OIDC_PROVIDER_ID.test(id)) throw new ConfigError(`${where}: id must be 1-32 lower-case letters, digits or inner hyphens, not "${id}"`);
+  const name = text('name');
+  if ([...name].length > OIDC_NAME_MAX_LENGTH) throw new ConfigError(`${where}: name must be at most ${OIDC_NAME_MAX_LENGTH} characters`);
+  return { id, name, issuer: parseIssuer(`${where}: issuer`, text('issuer')), clientId: text('client_id'), clientSecret: text('client_secret') };
+}
+
+/**
+ * An issuer identifier: https, or http on a loopback address only (a provider on this machine, as
+ * in tests), since plain http elsewhere would let anyone on the path read codes and forge answers.
+ */
+function parseIssuer(name: string, text: string): string {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new ConfigError(`${name} must be an absolute https URL, not "${text}"`);
+  }
+  if (url.protocol === 'http:' && !isLoopbackHost(url.hostname)) {
+    throw new ConfigError(`${name} must use https (http only on a loopback address such as 127.0.0.1), not "${text}"`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ConfigError(`${name} must be an https URL, not "${text}"`);
+  if (url.search !== '' || url.hash !== '' || url.username !== '' || url.password !== '') {
+    throw new ConfigError(`${name} must not carry credentials, a query or a fragment`);
+  }
+  // A discovery document's own URL would skip the check that its issuer is the one configured.
+  if (url.pathname.includes('/.well-known/')) throw new ConfigError(`${name} must be the issuer (as in the ID token's "iss"), not the URL of its discovery document`);
+  return text;
+}
+
+function isLoopbackHost(hostname: string): boolean {
+  return hostname === 'localhost' || hostname === '[::1]' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname);
 }
 
 function ensureDirectory(dir: string): void {

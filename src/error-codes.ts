@@ -3,6 +3,7 @@ import { ACCOUNT_ERRORS } from './account/errors.js';
 import { AUTH_ERRORS } from './auth/errors.js';
 import { EMAIL_VERIFICATION_ERRORS } from './email-verification/errors.js';
 import { HTTP_ERRORS } from './http/errors.js';
+import { OIDC_ERRORS } from './oidc/errors.js';
 import { PARTNER_ERRORS } from './partner/errors.js';
 import { PASSKEY_ERRORS } from './passkeys/errors.js';
 import { PROFILE_ERRORS } from './profile/errors.js';
@@ -29,6 +30,7 @@ export const ERROR_CODE_LISTS = [
   WORKSPACE_ERRORS,
   SETTINGS_SCHEMA_ERRORS,
   WEBHOOK_ERRORS,
+  OIDC_ERRORS,
 ] as const;
 
 /** Distributes over the union of lists: `keyof` of a union would keep only the keys all share. */

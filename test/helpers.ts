@@ -66,6 +66,8 @@ export interface TestAppOptions {
   databaseOutage?: AppOptions['databaseOutage'];
   /** The webhook sender's pacing; by default it looks for due deliveries every 20 ms. */
   webhooks?: AppOptions['webhooks'];
+  /** Single sign-on discovery's pacing and timeouts. */
+  oidc?: AppOptions['oidc'];
 }
 
 /** Cheap argon2id parameters: the tests exercise the flow, not the hash's cost. */
@@ -149,6 +151,7 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
     ...(options.httpLimits === undefined ? {} : { httpLimits: options.httpLimits }),
     ...(options.databaseOutage === undefined ? {} : { databaseOutage: options.databaseOutage }),
     webhooks: { pollIntervalMs: 20, ...options.webhooks },
+    ...(options.oidc === undefined ? {} : { oidc: options.oidc }),
   });
   options.beforeReady?.(app);
   await app.ready();

@@ -18,6 +18,7 @@ const LOADED_ON_FIRST_USE = [
   ['nodemailer', '/node_modules/nodemailer/'],
   ['the QR code encoder', '/node_modules/qrcode/'],
   ['the PostgreSQL driver', '/node_modules/pg/'],
+  ['openid-client', '/node_modules/openid-client/'],
 ] as const;
 
 function importedUrls(log: string): string[] {

@@ -25,6 +25,9 @@ export interface Database {
   webhooks: WebhooksTable;
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_attempts: WebhookAttemptsTable;
+  user_identities: UserIdentitiesTable;
+  oidc_authorization_requests: OidcAuthorizationRequestsTable;
+  oidc_pending_links: OidcPendingLinksTable;
 }
 
 export interface UsersTable {
@@ -379,4 +382,49 @@ export interface WebhookAttemptsTable {
   duration_ms: number;
   /** What went wrong, in our words; null for a 2xx. */
   error: string | null;
+}
+
+/** An identity at an OpenID Connect provider that signs in to an account. */
+export interface UserIdentitiesTable {
+  id: string;
+  user_id: string;
+  /** The provider's configured id (OIDC_PROVIDERS_FILE's "id", or "oidc"). */
+  provider: string;
+  /** The provider's "sub" for the person; unique with the provider. */
+  subject: string;
+  /** The address the provider last gave; null when it gave none. */
+  email: string | null;
+  linked_at: string;
+  last_used_at: string | null;
+}
+
+/**
+ * A sign-in (or link) started at a provider and not yet finished: one row per click, used once by
+ * the callback, which must come from the browser that started it.
+ */
+export interface OidcAuthorizationRequestsTable {
+  id: string;
+  provider: string;
+  /** SHA-256 of the state parameter. */
+  state_hash: string;
+  /** SHA-256 of the random value in the browser's binding cookie. */
+  browser_hash: string;
+  /** Whose account the identity is to be linked to; null for a sign-in. */
+  link_user_id: string | null;
+  /** JSON {nonce, code_verifier, next}, AES-256-GCM encrypted with the row id as associated data. */
+  sealed: string;
+  created_at: string;
+  expires_at: string;
+}
+
+/**
+ * An identity whose sign-in met an unverified account that already had credentials: it is linked
+ * only once the claim step is answered, and goes with the pending session if it never is.
+ */
+export interface OidcPendingLinksTable {
+  session_id: string;
+  user_id: string;
+  /** JSON {provider, subject, email, next}, AES-256-GCM encrypted with the session id as associated data. */
+  sealed: string;
+  created_at: string;
 }

@@ -4,12 +4,35 @@ import type { SessionService } from '../auth/sessions.js';
 import type { Database } from '../db/schema.js';
 import type { Clock } from '../lib/clock.js';
 import { sha256 } from '../lib/crypto.js';
+import type { AuthenticationMethod, RequestOrigin } from '../security/event-types.js';
 import type { TotpService } from '../totp/service.js';
 import { findUserById, type UserRow } from '../users/queries.js';
 import { markEmailVerified, resetAccountCredentials } from './queries.js';
 
 export const CLAIM_DECISIONS = ['keep', 'reset'] as const;
 export type ClaimDecision = (typeof CLAIM_DECISIONS)[number];
+
+/**
+ * A sign-in that proved the mailbox another way than a magic link (a provider's verified address:
+ * src/oidc/pending-links.ts) and waits with the claim-pending session for the same choice. Only
+ * once the choice is made is it finished: what it would add to the account is added after the
+ * reset, never before it, so a squatter's credentials cannot ride along or outlive it.
+ */
+export interface PendingClaimSignIn {
+  /** How the mailbox was proved, for the security events. */
+  method: AuthenticationMethod;
+  /** Where the sign-in was headed. */
+  next: string;
+  /** Whether the account's second factor is asked for after the choice (not when a provider owns it). */
+  secondFactor: boolean;
+  /** Adds what waited to the account, whose address is verified now. */
+  finish(user: UserRow, origin: RequestOrigin): Promise<void>;
+}
+
+export interface PendingClaimSignIns {
+  /** What waits with the claim-pending session behind the cookie, if it came some other way than a magic link. */
+  find(cookieValue: string): Promise<PendingClaimSignIn | undefined>;
+}
 
 /** Thrown inside the reset's transaction when another answer came first: it rolls the reset back. */
 class ClaimAlreadyAnswered extends Error {}

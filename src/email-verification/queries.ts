@@ -26,20 +26,21 @@ export function redeemVerificationToken(db: Kysely<Database>, tokenHash: string,
   });
 }
 
-/** Whether the account holds a sign-in credential besides its password: passkeys, TOTP or access tokens. */
+/** Whether the account holds a sign-in credential besides its password: passkeys, TOTP, access tokens or linked identities. */
 export async function hasOtherCredentials(db: Kysely<Database>, userId: string): Promise<boolean> {
-  const [passkey, totp, accessToken] = await Promise.all([
+  const [passkey, totp, accessToken, identity] = await Promise.all([
     db.selectFrom('passkeys').select('id').where('user_id', '=', userId).limit(1).executeTakeFirst(),
     db.selectFrom('user_totp').select('user_id').where('user_id', '=', userId).where('enabled_at', 'is not', null).executeTakeFirst(),
     db.selectFrom('access_tokens').select('id').where('user_id', '=', userId).limit(1).executeTakeFirst(),
+    db.selectFrom('user_identities').select('id').where('user_id', '=', userId).limit(1).executeTakeFirst(),
   ]);
-  return passkey !== undefined || totp !== undefined || accessToken !== undefined;
+  return passkey !== undefined || totp !== undefined || accessToken !== undefined || identity !== undefined;
 }
 
 /**
  * The reset of a claimed account, inside the transaction that also ends its sessions, JWTs and
  * sign-in links (revokeOtherCredentials): the password no longer signs in, and every credential
- * anyone set up before the mailbox holder came is gone.
+ * anyone set up before the mailbox holder came is gone, identities at sign-in providers included.
  */
 export async function resetAccountCredentials(trx: Kysely<Database>, userId: string, now: string): Promise<void> {
   await trx.updateTable('users').set({ password_hash: NO_PASSWORD, email_verified_at: now, updated_at: now }).where('id', '=', userId).execute();
@@ -48,5 +49,6 @@ export async function resetAccountCredentials(trx: Kysely<Database>, userId: str
   await trx.deleteFrom('webauthn_challenges').where('user_id', '=', userId).execute();
   await trx.deleteFrom('user_totp').where('user_id', '=', userId).execute();
   await trx.deleteFrom('recovery_codes').where('user_id', '=', userId).execute();
+  await trx.deleteFrom('user_identities').where('user_id', '=', userId).execute();
   await trx.deleteFrom('one_time_tokens').where('user_id', '=', userId).where('used_at', 'is', null).execute();
 }

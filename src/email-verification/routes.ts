@@ -23,7 +23,7 @@ import type { EmailChangeService } from '../profile/email-change.js';
 import { requestOrigin, type SecurityEvents } from '../security/events.js';
 import { UserSchema } from '../users/schema.js';
 import { emailTaken, userToJson } from '../users/service.js';
-import { type AccountClaimService, CLAIM_DECISIONS, type ClaimDecision } from './claim.js';
+import { type AccountClaimService, CLAIM_DECISIONS, type ClaimDecision, type PendingClaimSignIns } from './claim.js';
 import { type EmailVerificationService, verificationTokenInvalid } from './service.js';
 
 export interface EmailVerificationDeps {
@@ -33,6 +33,8 @@ export interface EmailVerificationDeps {
   /** Address-change links share the confirmation page and its URL. */
   emailChanges: EmailChangeService;
   claims: AccountClaimService;
+  /** Sign-ins through a provider that wait for the claim too (src/oidc/). */
+  pendingClaimSignIns: PendingClaimSignIns;
   securityEvents: SecurityEvents;
   publicOrigin: string;
 }
@@ -166,24 +168,32 @@ export function registerEmailVerificationRoutes(app: App, deps: EmailVerificatio
         assertSameOrigin(request.headers, deps.publicOrigin);
         const decision = (request.body as { decision: ClaimDecision }).decision;
         const cookie = request.cookies[sessions.cookieName] ?? '';
+        // Read before the answer ends the pending session it waits with.
+        const other = cookie === '' ? undefined : await deps.pendingClaimSignIns.find(cookie);
         const outcome = cookie === '' ? undefined : await claims.decide(cookie, decision);
         if (outcome === undefined) {
           if (isForm(request)) return redirect(reply, '/');
           throw claimNotPending();
         }
         const origin = requestOrigin(request);
+        const method = other?.method ?? 'magic_link';
+        const secondFactorPending = outcome.secondFactorPending && (other?.secondFactor ?? true);
         guard.forgetUser(outcome.user.id);
-        if (outcome.newlyVerified) await securityEvents.record({ type: 'email.verified', user: outcome.user, origin, method: 'magic_link', details: { claim: decision } });
-        if (decision === 'reset') await securityEvents.record({ type: 'account.taken_over', user: outcome.user, origin, method: 'magic_link' });
-        await startWebSession(sessions, request, reply, outcome.user.id, { secondFactorPending: outcome.secondFactorPending });
-        if (!outcome.secondFactorPending) {
-          await securityEvents.record({ type: 'sign_in.succeeded', user: outcome.user, origin, method: 'magic_link', credential: 'session', details: { claim: decision } });
+        if (outcome.newlyVerified) await securityEvents.record({ type: 'email.verified', user: outcome.user, origin, method, details: { claim: decision } });
+        if (decision === 'reset') await securityEvents.record({ type: 'account.taken_over', user: outcome.user, origin, method });
+        await other?.finish(outcome.user, origin);
+        await startWebSession(sessions, request, reply, outcome.user.id, { secondFactorPending });
+        if (!secondFactorPending) {
+          await securityEvents.record({ type: 'sign_in.succeeded', user: outcome.user, origin, method, credential: 'session', details: { claim: decision } });
         }
         if (isForm(request)) {
-          // After a reset the account has no password: the dashboard's password form sets one.
-          return redirect(reply, outcome.secondFactorPending ? '/auth/2fa' : decision === 'reset' ? '/settings/security#password' : '/');
+          // After a reset the account has no password: the dashboard's password form sets one,
+          // unless a provider's sign-in waited, which is then the way in.
+          if (secondFactorPending) return redirect(reply, '/auth/2fa');
+          if (other !== undefined) return redirect(reply, other.next);
+          return redirect(reply, decision === 'reset' ? '/settings/security#password' : '/');
         }
-        return reply.header('cache-control', 'no-store').send({ user: userToJson(outcome.user), second_factor_required: outcome.secondFactorPending });
+        return reply.header('cache-control', 'no-store').send({ user: userToJson(outcome.user), second_factor_required: secondFactorPending });
       },
     );
   });

@@ -31,19 +31,27 @@ ${invitationLine(invitation)}
 
 /**
  * Signed out: the way to an account with the invited address, and back here afterwards. The
- * dashboard returns to `next` after signing in or up.
+ * dashboard returns to `next` after signing in or up; so does a sign-in through a provider.
  */
-export function invitationSignInPage(token: string, invitation: InvitationSummary, signupOpen: boolean): string {
+export function invitationSignInPage(token: string, invitation: InvitationSummary, signupOpen: boolean, providers: ReadonlyArray<{ id: string; name: string }> = []): string {
   const next = encodeURIComponent(`/invitations/accept?token=${token}`);
   const signUp = signupOpen
     ? `<p>New to Siteward? <a href="/sign-up?next=${escapeHtml(next)}">Create an account with ${escapeHtml(invitation.email)}</a>; accepting confirms the address.</p>`
     : '';
+  // Links, not forms: starting a sign-in at a provider changes nothing here until it comes back.
+  const singleSignOn =
+    providers.length === 0
+      ? ''
+      : `<ul class="providers">
+${providers.map((provider) => `  <li><a class="button-link" href="/auth/oidc/${escapeHtml(encodeURIComponent(provider.id))}/start?next=${escapeHtml(next)}">Continue with ${escapeHtml(provider.name)}</a></li>`).join('\n')}
+</ul>
+`;
   return page(
     'Join a workspace',
     `<h1>Join a workspace</h1>
 ${invitationLine(invitation)}
 <p>The invitation is for <strong>${escapeHtml(invitation.email)}</strong>. Sign in with that address to accept it.</p>
-<p><a href="/sign-in?next=${escapeHtml(next)}">Sign in</a></p>
+${singleSignOn}<p><a href="/sign-in?next=${escapeHtml(next)}">Sign in</a></p>
 ${signUp}`,
   );
 }

@@ -26,6 +26,9 @@ const STYLE = `
   button { width: 100%; min-height: 2.5rem; padding: 0.6rem; border: 1px solid var(--accent-solid); border-radius: 8px; background: var(--accent-solid); color: var(--on-accent); font: inherit; font-weight: 600; cursor: pointer; }
   button:hover { background: var(--accent-solid-hover); }
   button.secondary { background: transparent; color: var(--accent); border-color: var(--accent-border); margin-top: 0.5rem; }
+  ul.providers { list-style: none; padding: 0; margin: 0 0 1rem; display: grid; gap: 0.5rem; }
+  a.button-link { display: block; box-sizing: border-box; min-height: 2.5rem; padding: 0.55rem; border: 1px solid var(--border-strong); border-radius: 8px; color: var(--text); text-align: center; font-weight: 600; text-decoration: none; }
+  a.button-link:hover { border-color: var(--accent); }
   button:focus-visible, input:focus-visible, a:focus-visible { outline: 3px solid var(--focus); outline-offset: 2px; }
   .muted { color: var(--muted); font-size: 0.875rem; }
   .error { color: var(--danger); font-weight: 600; }

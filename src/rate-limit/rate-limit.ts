@@ -31,6 +31,8 @@ export const RATE_LIMITS = {
   passkeyFailuresPerIp: { limit: 50, windowMs: FIFTEEN_MINUTES },
   /** Passkey sign-in challenges: each is a database row, and a sign-in page may ask at every load. */
   passkeyOptionsPerIp: { limit: 300, windowMs: FIFTEEN_MINUTES },
+  /** Sign-ins started at a provider: each is a database row until it expires. */
+  oidcStartsPerIp: { limit: 300, windowMs: FIFTEEN_MINUTES },
   /** Invitations one person sends, across workspaces: each is a mail to an address of their choosing. */
   invitationsPerUser: { limit: 20, windowMs: 60 * 60 * 1000 },
 } satisfies Record<string, RateLimitRule>;

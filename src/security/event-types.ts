@@ -17,6 +17,8 @@ export const SECURITY_EVENT_TYPES = [
   'passkey.removed',
   'access_token.created',
   'access_token.revoked',
+  'identity.linked',
+  'identity.unlinked',
   'sessions.revoked',
   'reauthenticated',
   'account.taken_over',
@@ -24,8 +26,8 @@ export const SECURITY_EVENT_TYPES = [
 ] as const;
 export type SecurityEventType = (typeof SECURITY_EVENT_TYPES)[number];
 
-/** How a person proved who they are, for sign-ins and re-authentication. */
-export type AuthenticationMethod = 'password' | 'magic_link' | 'passkey' | 'totp' | 'recovery_code';
+/** How a person proved who they are, for sign-ins and re-authentication; `oidc`: at a single sign-on provider. */
+export type AuthenticationMethod = 'password' | 'magic_link' | 'passkey' | 'totp' | 'recovery_code' | 'oidc';
 
 /** The credential a request came with, as the log names it. */
 export type CredentialKind = 'session' | 'jwt' | 'access_token' | 'cli' | 'none';

@@ -23,6 +23,11 @@ export interface SecurityEvent {
   reason?: string;
   /** Facts that name no secret: a token's or passkey's name, how many sessions ended. */
   details?: Record<string, string | number | boolean>;
+  /**
+   * False when the owner is not to be mailed about an event MAILED lists: the account was made by
+   * this very sign-in, so there is no one else to warn.
+   */
+  notify?: boolean;
 }
 
 /**
@@ -41,6 +46,9 @@ const MAILED: ReadonlySet<SecurityEventType> = new Set<SecurityEventType>([
   'passkey.removed',
   'access_token.created',
   'access_token.revoked',
+  // A new identity signs in as the account; one unlinked no longer does.
+  'identity.linked',
+  'identity.unlinked',
   'sessions.revoked',
   'account.taken_over',
   // The last word to the address: if it was not its owner, the administrator can still restore a backup.
@@ -89,7 +97,7 @@ export class SecurityEvents {
       },
       `security: ${event.type}`,
     );
-    if (event.user !== null && MAILED.has(event.type)) {
+    if (event.user !== null && MAILED.has(event.type) && event.notify !== false) {
       this.mailer.send(securityNoticeMessage(event.user.email, event.type, { at: this.clock.now(), origin: event.origin, details: event.details ?? {} }));
     }
   }

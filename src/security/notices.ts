@@ -13,6 +13,14 @@ const NOTICES: Partial<Record<SecurityEventType, { subject: string; sentence: st
   'passkey.removed': { subject: 'A passkey was removed from your Siteward account', sentence: 'a passkey was removed from your Siteward account; it no longer signs in.' },
   'access_token.created': { subject: 'A Siteward access token was created', sentence: 'a personal access token was created for your Siteward account.' },
   'access_token.revoked': { subject: 'A Siteward access token was revoked', sentence: 'a personal access token of your Siteward account was revoked; it no longer works.' },
+  'identity.linked': {
+    subject: 'A sign-in provider was linked to your Siteward account',
+    sentence: 'an account at a single sign-on provider was linked to your Siteward account; it now signs in to it.',
+  },
+  'identity.unlinked': {
+    subject: 'A sign-in provider was unlinked from your Siteward account',
+    sentence: 'an account at a single sign-on provider was unlinked from your Siteward account; it no longer signs in to it.',
+  },
   'sessions.revoked': { subject: 'You were signed out everywhere', sentence: 'every device signed in to your Siteward account was signed out.' },
   'account.taken_over': {
     subject: 'Your Siteward account was reset',

@@ -10,7 +10,7 @@ export const SecurityEventSchema = Type.Object({
   id: Type.String(),
   at: Type.String({ format: 'date-time' }),
   type: Type.Enum(SECURITY_EVENT_TYPES),
-  method: Type.Union([Type.String(), Type.Null()], { description: 'How the person proved who they are: password, magic_link, passkey, totp, recovery_code' }),
+  method: Type.Union([Type.String(), Type.Null()], { description: 'How the person proved who they are: password, magic_link, passkey, totp, recovery_code, oidc (at a single sign-on provider; details.provider names it)' }),
   credential: Type.Union([Type.String(), Type.Null()], { description: 'The credential the request came with: session, jwt, access_token' }),
   reason: Type.Union([Type.String(), Type.Null()], { description: 'Why a sign-in failed or was refused, in a word' }),
   ip: Type.String(),

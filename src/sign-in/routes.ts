@@ -6,14 +6,18 @@ import { authErrorResponses, LoginBody, SignupBody, TokenResponse } from './sche
 import type { AuthService, SignedIn } from './service.js';
 import { AppError } from '../errors.js';
 import { ProblemSchema } from '../http/schema.js';
-import { Type } from 'typebox';
 import { AUTH_ERRORS } from '../auth/errors.js';
+import type { OidcProviders } from '../oidc/providers.js';
+import { AuthConfigSchema } from '../oidc/schema.js';
 
 function tokenResponse({ user, jwt }: SignedIn) {
   return { token: jwt.token, token_type: 'Bearer' as const, expires_at: jwt.expiresAt.toISOString(), user: userToJson(user) };
 }
 
-export function registerAuthRoutes(app: App, deps: { auth: AuthService; emailVerification: EmailVerificationService; signup: 'open' | 'closed' }): void {
+export function registerAuthRoutes(
+  app: App,
+  deps: { auth: AuthService; emailVerification: EmailVerificationService; signup: 'open' | 'closed'; oidcProviders: OidcProviders },
+): void {
   app.post(
     '/auth/login',
     {
@@ -34,10 +38,10 @@ export function registerAuthRoutes(app: App, deps: { auth: AuthService; emailVer
       schema: {
         summary: 'Which sign-in features this server offers (no authentication needed)',
         tags: ['auth'],
-        response: { 200: Type.Object({ signup: Type.Enum(['open', 'closed']) }) },
+        response: { 200: AuthConfigSchema },
       },
     },
-    async () => ({ signup: deps.signup }),
+    async () => ({ signup: deps.signup, oidc: deps.oidcProviders.list() }),
   );
 
   app.post(

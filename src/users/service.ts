@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import type { Database } from '../db/schema.js';
 import { AppError, type FieldError } from '../errors.js';
 import { validationError } from '../http/validation-error.js';
@@ -91,6 +91,36 @@ export class UserService {
       await insertPersonalWorkspace(trx, user.id, now);
     });
     return user;
+  }
+
+  /**
+   * Creates a user without a password whose address a provider the operator trusts has verified
+   * (single sign-on). `alongside` runs in the same transaction as the user and their personal
+   * workspace (the identity that signs in), so neither lands without the other. Resolves undefined
+   * when the address was taken meanwhile.
+   */
+  async createWithoutPassword(input: { email: string; name: string }, alongside: (trx: Transaction<Database>, user: UserRow) => Promise<void>): Promise<UserRow | undefined> {
+    const email = normalizeEmail(input.email);
+    const name = input.name.trim();
+    const errors = [...checkEmail(email), ...checkName(name)];
+    if (errors.length > 0) throw validationError(errors);
+    const now = this.clock.now();
+    const user: UserRow = {
+      id: newId(now),
+      email,
+      name,
+      password_hash: NO_PASSWORD,
+      jwt_generation: 0,
+      email_verified_at: now.toISOString(),
+      created_at: now.toISOString(),
+      updated_at: now.toISOString(),
+    };
+    return this.db.transaction().execute(async (trx) => {
+      if (!(await insertUser(trx, user))) return undefined;
+      await insertPersonalWorkspace(trx, user.id, now);
+      await alongside(trx, user);
+      return user;
+    });
   }
 
   findByEmail(email: string): Promise<UserRow | undefined> {

@@ -87,3 +87,17 @@ export async function consumeInvitation(trx: Transaction<Database>, invitationId
     .executeTakeFirst();
   return Number(result.numUpdatedRows) === 1;
 }
+
+/** Whether an invitation waits for the address (normalised) anywhere: with SIGNUP=closed, it still lets its holder make an account. */
+export async function hasPendingInvitationFor(db: Kysely<Database>, email: string, now: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('invitations')
+    .select('id')
+    .where('email', '=', email)
+    .where('accepted_at', 'is', null)
+    .where('revoked_at', 'is', null)
+    .where('expires_at', '>', now)
+    .limit(1)
+    .executeTakeFirst();
+  return row !== undefined;
+}

@@ -32,6 +32,8 @@ export interface InvitationRouteDeps {
   publicOrigin: string;
   /** Whether the accept page may offer to create an account (SIGNUP). */
   signupOpen: boolean;
+  /** The single sign-on providers the accept page offers to a signed-out invitee. */
+  singleSignOnProviders: () => ReadonlyArray<{ id: string; name: string }>;
 }
 
 const security: Array<Record<string, string[]>> = [{ BearerAuth: [] }];
@@ -148,7 +150,7 @@ export function registerInvitationRoutes(app: App, deps: InvitationRouteDeps): v
         const invitation = await invitations.inspect(token);
         if (invitation === undefined) return sendPage(reply, 410, invitationInvalidPage());
         const principal = await signedInOrNot(request);
-        if (principal === undefined) return sendPage(reply, 200, invitationSignInPage(token, invitation, deps.signupOpen));
+        if (principal === undefined) return sendPage(reply, 200, invitationSignInPage(token, invitation, deps.signupOpen, deps.singleSignOnProviders()));
         if (normalizeEmail(principal.user.email) !== invitation.email) return sendPage(reply, 200, invitationMismatchPage(invitation, principal.user.email));
         return sendPage(reply, 200, invitationConfirmPage(token, invitation));
       },

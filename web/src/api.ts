@@ -185,6 +185,7 @@ export type { AccessTokenJson as AccessToken } from '@server/access-tokens/schem
 export type { SessionJson as WebSession } from '@server/account/schema';
 export type { PasskeyJson as Passkey } from '@server/passkeys/schema';
 export type { PendingEmailChangeJson as PendingEmailChange } from '@server/profile/schema';
+export type { AuthConfigJson as AuthConfig, IdentityJson as Identity, ProviderSummaryJson as SingleSignOnProvider } from '@server/oidc/schema';
 export type { PartnerSettings, SiteJson as Site } from '@server/sites/schema';
 export type { UserJson as User } from '@server/users/schema';
 export type { WorkspaceJson as Workspace } from '@server/workspaces/schema';

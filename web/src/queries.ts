@@ -9,6 +9,8 @@ export const QUERY_KEYS = {
   passkeys: ['me', 'passkeys'],
   totp: ['me', 'totp'],
   securityEvents: ['me', 'security-events'],
+  identities: ['me', 'identities'],
+  authConfig: ['auth-config'],
   workspaces: ['workspaces'],
 } as const satisfies Record<string, QueryKey>;
 

@@ -39,3 +39,15 @@ describe('recent activity in words', () => {
     expect(securitySentence(event({ type: 'reauthenticated', method: 'passkey' }))).toBe('Confirmed it was you with a passkey');
   });
 });
+
+describe('single sign-on in words', () => {
+  test('a sign-in through a provider names it, as its button does', () => {
+    expect(securitySentence(event({ method: 'oidc', details: { provider: 'staff', name: 'Staff login' } }))).toBe('Signed in with Staff login');
+    expect(securitySentence(event({ method: 'oidc', details: {} }))).toBe('Signed in with single sign-on');
+  });
+
+  test('linking and unlinking name the provider', () => {
+    expect(securitySentence(event({ type: 'identity.linked', method: 'oidc', details: { provider: 'staff', name: 'Staff login' } }))).toBe('Sign-in provider “Staff login” linked');
+    expect(securitySentence(event({ type: 'identity.unlinked', method: null, details: { provider: 'gitlab', name: 'GitLab' } }))).toBe('Sign-in provider “GitLab” unlinked');
+  });
+});

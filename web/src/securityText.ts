@@ -9,6 +9,7 @@ const METHODS: Record<string, string> = {
   passkey: 'a passkey',
   totp: 'your password and an authenticator code',
   recovery_code: 'your password and a recovery code',
+  oidc: 'single sign-on',
 };
 
 const FAILURES: Record<string, string> = {
@@ -25,7 +26,10 @@ function named(event: SecurityEvent): string {
 }
 
 function method(event: SecurityEvent): string {
-  return event.method === null ? '' : ` with ${METHODS[event.method] ?? event.method}`;
+  if (event.method === null) return '';
+  // A sign-in through a provider names the provider, as its button does.
+  if (event.method === 'oidc' && typeof event.details.name === 'string' && event.details.name !== '') return ` with ${event.details.name}`;
+  return ` with ${METHODS[event.method] ?? event.method}`;
 }
 
 /** "Signed in with a passkey", "Sign-in failed: wrong authenticator code", "Access token “ci” created". */
@@ -56,6 +60,10 @@ export function securitySentence(event: SecurityEvent): string {
       return `Access token${named(event)} created`;
     case 'access_token.revoked':
       return `Access token${named(event)} revoked`;
+    case 'identity.linked':
+      return `Sign-in provider${named(event)} linked`;
+    case 'identity.unlinked':
+      return `Sign-in provider${named(event)} unlinked`;
     case 'sessions.revoked':
       return 'Signed out everywhere';
     case 'reauthenticated':

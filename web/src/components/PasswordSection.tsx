@@ -64,7 +64,7 @@ export function PasswordSection({ onChanged }: { onChanged: () => void }) {
           <p>
             {hasPassword
               ? 'Changing it signs you out on every other device and revokes API tokens (JWTs) issued before.'
-              : 'Your account has no password since it was reset. Choose one to sign in with e-mail and password.'}
+              : 'Your account has no password (it was made through a sign-in provider, or reset). Choose one to sign in with e-mail and password too.'}
           </p>
         </div>
       </div>

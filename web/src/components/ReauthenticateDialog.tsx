@@ -6,6 +6,7 @@ import { Alert } from './Alert';
 import { Button } from './Button';
 import { CodeField } from './CodeField';
 import { Field } from './Field';
+import { SingleSignOnReauthentication } from './SingleSignOnReauthentication';
 import { ACCOUNT_ERRORS } from '@server/account/errors';
 import { TOTP_ERRORS } from '@server/totp/errors';
 
@@ -129,6 +130,7 @@ export function ReauthenticateDialog({ onConfirmed, onCancel }: ReauthenticateDi
             Confirm
           </Button>
         </div>
+        <SingleSignOnReauthentication />
       </form>
     </dialog>
   );

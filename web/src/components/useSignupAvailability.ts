@@ -1,23 +1,9 @@
-import { useEffect, useState } from 'react';
-import { api } from '../api';
+import { useAuthConfig } from '../singleSignOn';
 
 /**
  * Whether this server lets people create accounts (GET /auth/config). undefined until known; a
  * failed request counts as unknown, so the screens neither promise nor hide sign-up wrongly.
  */
 export function useSignupAvailability(): 'open' | 'closed' | undefined {
-  const [signup, setSignup] = useState<'open' | 'closed'>();
-  useEffect(() => {
-    let current = true;
-    api
-      .get<{ signup: 'open' | 'closed' }>('/auth/config')
-      .then(({ data }) => {
-        if (current) setSignup(data.signup);
-      })
-      .catch(() => undefined);
-    return () => {
-      current = false;
-    };
-  }, []);
-  return signup;
+  return useAuthConfig()?.signup;
 }

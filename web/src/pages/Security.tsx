@@ -3,11 +3,12 @@ import { PasskeysSection } from '../components/PasskeysSection';
 import { PasswordSection } from '../components/PasswordSection';
 import { RecentActivitySection } from '../components/RecentActivitySection';
 import { SessionsSection } from '../components/SessionsSection';
+import { SignInMethodsSection } from '../components/SignInMethodsSection';
 import { TwoFactorSection } from '../components/TwoFactorSection';
 import { QUERY_KEYS } from '../queries';
 import { useTitle } from '../useTitle';
 
-/** Settings > Security: how you sign in (password, 2FA, passkeys) and where you are signed in. */
+/** Settings > Security: how you sign in (password, 2FA, passkeys, single sign-on) and where you are signed in. */
 export function SecurityPage() {
   useTitle('Security');
   const queryClient = useQueryClient();
@@ -22,12 +23,13 @@ export function SecurityPage() {
       <header className="page-header">
         <div>
           <h1>Security</h1>
-          <p>Your password, two-factor authentication, passkeys, signed-in devices and recent activity.</p>
+          <p>Your password, two-factor authentication, passkeys, sign-in providers, signed-in devices and recent activity.</p>
         </div>
       </header>
       <PasswordSection onChanged={sessionsChanged} />
       <TwoFactorSection onChanged={sessionsChanged} />
       <PasskeysSection />
+      <SignInMethodsSection onChanged={sessionsChanged} />
       <SessionsSection />
       <RecentActivitySection />
     </>

@@ -7,6 +7,7 @@ import { PasskeySignInButton } from '../components/PasskeySignInButton';
 import { MagicLinkRequestForm, MagicLinkSent, MailIcon } from '../components/SignInMagicLink';
 import { SignInPasswordForm } from '../components/SignInPasswordForm';
 import { SignInSecondFactor } from '../components/SignInSecondFactor';
+import { SingleSignOnButtons } from '../components/SingleSignOnButtons';
 import { useSignupAvailability } from '../components/useSignupAvailability';
 import { Link, queryOf, useLocation } from '../router';
 import { useSession } from '../session';
@@ -29,7 +30,7 @@ const TITLES: Record<Step['kind'], string> = {
   'magic-link-sent': 'Check your inbox',
 };
 
-/** /sign-in: password (then the TOTP step when on), a passkey, or a link by e-mail. */
+/** /sign-in: password (then the TOTP step when on), a single sign-on provider, a passkey, or a link by e-mail. */
 export function SignInPage() {
   const location = useLocation();
   const { refresh } = useSession();
@@ -124,6 +125,7 @@ export function SignInPage() {
           </p>
           <div className="divider">or</div>
           <div className="auth-alternatives">
+            <SingleSignOnButtons next={nextParameter} />
             <PasskeySignInButton onSignedIn={finishSignIn} />
             <Button className="button-block" onClick={() => setStep({ kind: 'magic-link' })}>
               <MailIcon />

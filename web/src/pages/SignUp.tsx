@@ -5,6 +5,7 @@ import { Alert } from '../components/Alert';
 import { AuthScreen } from '../components/AuthScreen';
 import { Button } from '../components/Button';
 import { Field } from '../components/Field';
+import { SingleSignOnButtons } from '../components/SingleSignOnButtons';
 import { emailRules } from '../components/formRules';
 import { useSignupAvailability } from '../components/useSignupAvailability';
 import { Link, queryOf, useLocation } from '../router';
@@ -92,6 +93,7 @@ export function SignUpPage() {
           {errorMessage(error)}
         </Alert>
       )}
+      <SingleSignOnButtons next={nextParameter} separator />
       <form onSubmit={handleSubmit(submit)} noValidate>
         <Field label="Name (optional)" autoComplete="name" error={fieldErrors.name} {...register('name')} />
         <Field
