@@ -6,6 +6,7 @@ import { Loading } from './components/Loading';
 import { ThemeSwitch } from './components/ThemeSwitch';
 import { VerifyEmailBanner } from './components/VerifyEmailBanner';
 import { NotFoundPage } from './pages/NotFound';
+import { AppError, ScreenError } from './pages/ScreenError';
 import { SignInPage } from './pages/SignIn';
 import { SignUpPage } from './pages/SignUp';
 import { SitesPage } from './pages/Sites';
@@ -30,6 +31,8 @@ const TrashPage = lazy(() => import('./pages/Trash').then((module) => ({ default
 const router = createBrowserRouter([
   {
     element: <Root />,
+    // A failure of the frame itself (the session, the top bar): a screen of its own that reloads.
+    errorElement: <AppError />,
     children: [
       {
         element: <SignedOutOnly />,
@@ -41,23 +44,30 @@ const router = createBrowserRouter([
       {
         element: <SignedInOnly />,
         children: [
-          { index: true, element: <SitesPage /> },
-          { path: '/sites', element: <SitesPage /> },
-          { path: '/sites/:id', element: <SiteEditorRoute /> },
-          { path: '/sites/:id/:section', element: <SiteEditorRoute /> },
-          { path: '/trash', element: <TrashPage /> },
           {
-            path: '/settings',
-            element: <SettingsLayout />,
+            // A screen that fails while drawing is replaced by an error screen inside the frame:
+            // the top bar stays, and moving to another screen leaves the error behind.
+            errorElement: <ScreenError />,
             children: [
-              { index: true, element: <ProfilePage /> },
-              { path: 'profile', element: <ProfilePage /> },
-              { path: 'access-tokens', element: <AccessTokensPage /> },
-              { path: 'security', element: <SecurityPage /> },
-              { path: 'workspaces', element: <WorkspacesPage /> },
-              { path: 'workspaces/:id', element: <WorkspaceDetailRoute /> },
-              { path: 'workspaces/:id/audit-log', element: <WorkspaceAuditLogRoute /> },
-              { path: 'workspaces/:id/webhooks', element: <WorkspaceWebhooksRoute /> },
+              { index: true, element: <SitesPage /> },
+              { path: '/sites', element: <SitesPage /> },
+              { path: '/sites/:id', element: <SiteEditorRoute /> },
+              { path: '/sites/:id/:section', element: <SiteEditorRoute /> },
+              { path: '/trash', element: <TrashPage /> },
+              {
+                path: '/settings',
+                element: <SettingsLayout />,
+                children: [
+                  { index: true, element: <ProfilePage /> },
+                  { path: 'profile', element: <ProfilePage /> },
+                  { path: 'access-tokens', element: <AccessTokensPage /> },
+                  { path: 'security', element: <SecurityPage /> },
+                  { path: 'workspaces', element: <WorkspacesPage /> },
+                  { path: 'workspaces/:id', element: <WorkspaceDetailRoute /> },
+                  { path: 'workspaces/:id/audit-log', element: <WorkspaceAuditLogRoute /> },
+                  { path: 'workspaces/:id/webhooks', element: <WorkspaceWebhooksRoute /> },
+                ],
+              },
             ],
           },
         ],

@@ -35,10 +35,6 @@ export function siteListQueryFrom(parameters: URLSearchParams): SiteListQuery {
   return { workspaceId: workspace === '' ? null : workspace, q: (parameters.get('q') ?? '').trim(), sort: isSiteSort(sort) ? sort : DEFAULT_SITE_SORT, cursor: parameters.get('cursor'), limit: SITE_LIST_PAGE_SIZE };
 }
 
-export function siteListQueryKey(query: SiteListQuery) {
-  return ['sites', 'list', query] as const;
-}
-
 export async function fetchSiteSummaries(query: SiteListQuery, signal?: AbortSignal, options: { signInPrompt?: boolean } = {}): Promise<SiteSummaryPage> {
   const parameters = new URLSearchParams({ fields: 'summary', sort: query.sort, limit: String(query.limit) });
   if (query.workspaceId !== null) parameters.set('workspace_id', query.workspaceId);

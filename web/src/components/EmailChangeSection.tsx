@@ -1,7 +1,8 @@
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useForm } from 'react-hook-form';
 import { USER_ERRORS } from '@server/users/errors';
 import { api, ApiError, errorMessage, type PendingEmailChange } from '../api';
+import { emailChangeQuery, usePendingEmailChange } from '../queries';
 import { asSentence, formatDateTime } from '../format';
 import { useSession } from '../session';
 import { Alert } from './Alert';
@@ -17,8 +18,6 @@ function emailFieldError(error: unknown): string | undefined {
   return message === undefined ? undefined : asSentence(message);
 }
 
-const PENDING_KEY = ['me', 'email-change'] as const;
-
 /**
  * Settings > Profile > E-mail address. The change needs a recent sign-in (the confirmation dialog
  * opens by itself when it has lapsed) and completes only when the link mailed to the new address
@@ -27,15 +26,12 @@ const PENDING_KEY = ['me', 'email-change'] as const;
 export function EmailChangeSection() {
   const { user } = useSession();
   const queryClient = useQueryClient();
-  const pending = useQuery({
-    queryKey: PENDING_KEY,
-    queryFn: async () => (await api.get<{ pending_email_change: PendingEmailChange | null }>('/api/v1/me/email')).data.pending_email_change,
-  });
+  const pending = usePendingEmailChange();
   const { register, handleSubmit, reset, formState } = useForm<{ email: string }>({ defaultValues: { email: '' } });
   const change = useMutation({
     mutationFn: async (email: string) => (await api.post<{ pending_email_change: PendingEmailChange }>('/api/v1/me/email', { email: email.trim() })).data.pending_email_change,
     onSuccess: (created) => {
-      queryClient.setQueryData(PENDING_KEY, created);
+      queryClient.setQueryData(emailChangeQuery().queryKey, created);
       reset({ email: '' });
     },
   });
@@ -43,7 +39,7 @@ export function EmailChangeSection() {
     mutationFn: () => api.delete('/api/v1/me/email'),
     onSuccess: async () => {
       change.reset();
-      await queryClient.invalidateQueries({ queryKey: PENDING_KEY });
+      await queryClient.invalidateQueries({ queryKey: emailChangeQuery().queryKey });
     },
   });
   const fieldError = formState.errors.email?.message ?? emailFieldError(change.error);

@@ -1,6 +1,7 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useId, useRef } from 'react';
 import { Controller, useForm } from 'react-hook-form';
+import { queryKeys } from '../queryKeys';
 import { api, ApiError, errorMessage, type Site } from '../api';
 import { NAME_MAX_LENGTH } from '@server/sites/contract';
 import { COLOR_PATTERN } from '../color';
@@ -44,7 +45,7 @@ export function NewSiteDialog({ open, workspaces, selectedWorkspaceId, onClose, 
       return (await api.post<{ site: Site }>('/api/v1/sites', body)).data.site;
     },
     onSuccess: (site) => {
-      void queryClient.invalidateQueries({ queryKey: ['sites'] });
+      void queryClient.invalidateQueries({ queryKey: queryKeys.sites.lists() });
       onCreated(site);
     },
   });

@@ -8,7 +8,7 @@ import { ConfirmDialog } from './ConfirmDialog';
 import { Field } from './Field';
 import { LoadFailed } from './LoadFailed';
 import { Loading } from './Loading';
-import { QUERY_KEYS, useServerData } from '../queries';
+import { usePasskeys } from '../queries';
 import { operatingSystemOf } from './describeUserAgent';
 
 function defaultPasskeyName(): string {
@@ -46,7 +46,12 @@ function SyncBadge({ passkey }: { passkey: Passkey }) {
 }
 
 export function PasskeysSection() {
-  const { data: passkeys, error: loadError, reload: load } = useServerData(QUERY_KEYS.passkeys, '/api/v1/me/passkeys', (body: { passkeys: Passkey[] }) => body.passkeys);
+  const passkeyList = usePasskeys();
+  const passkeys = passkeyList.data;
+  const loadError = passkeyList.isError ? errorMessage(passkeyList.error) : undefined;
+  const load = async () => {
+    await passkeyList.refetch();
+  };
   const [notice, setNotice] = useState<{ kind: 'success' | 'info'; text: string }>();
   const [removing, setRemoving] = useState<Passkey>();
   const [removeBusy, setRemoveBusy] = useState(false);

@@ -1,8 +1,8 @@
-import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useForm } from 'react-hook-form';
 import { api, ApiError, errorMessage } from '../api';
 import { asSentence } from '../format';
+import { useAccount } from '../queries';
 import { useSession } from '../session';
 import { Alert } from './Alert';
 import { Button } from './Button';
@@ -23,11 +23,8 @@ interface Values {
  */
 export function PasswordSection({ onChanged }: { onChanged: () => void }) {
   const { user, refresh } = useSession();
-  const recentUntil = useQuery({
-    queryKey: ['me', 'recent-authentication'],
-    queryFn: async () => (await api.get<{ recent_authentication_until: string | null }>('/api/v1/me')).data.recent_authentication_until,
-  });
-  const recent = typeof recentUntil.data === 'string';
+  const account = useAccount();
+  const recent = typeof account.data?.recent_authentication_until === 'string';
   // After an account reset there is no password to give; a recent sign-in needs none either.
   const hasPassword = user?.has_password !== false;
   const needsCurrent = hasPassword && !recent;

@@ -9,17 +9,22 @@ import { ConfirmDialog } from './ConfirmDialog';
 import { describeUserAgent } from './describeUserAgent';
 import { LoadFailed } from './LoadFailed';
 import { Loading } from './Loading';
-import { QUERY_KEYS, useServerData } from '../queries';
+import { useSessions } from '../queries';
 
 /** This device first, then the most recently active. */
-function thisDeviceFirst(body: { sessions: WebSession[] }): WebSession[] {
-  return [...body.sessions].sort((a, b) => Number(b.current) - Number(a.current) || b.last_seen_at.localeCompare(a.last_seen_at));
+function thisDeviceFirst(sessions: WebSession[]): WebSession[] {
+  return [...sessions].sort((a, b) => Number(b.current) - Number(a.current) || b.last_seen_at.localeCompare(a.last_seen_at));
 }
 
-/** Other sections that end sessions (a new password, 2FA turned off) refresh QUERY_KEYS.sessions. */
+/** Other sections that end sessions (a new password, 2FA turned off) refresh the sessions query. */
 export function SessionsSection() {
   const { forget } = useSession();
-  const { data: sessions, error: loadError, reload: load } = useServerData(QUERY_KEYS.sessions, '/api/v1/me/sessions', thisDeviceFirst);
+  const sessionList = useSessions();
+  const sessions = sessionList.data === undefined ? undefined : thisDeviceFirst(sessionList.data);
+  const loadError = sessionList.isError ? errorMessage(sessionList.error) : undefined;
+  const load = async () => {
+    await sessionList.refetch();
+  };
   const [notice, setNotice] = useState<string>();
   const [revoking, setRevoking] = useState<WebSession>();
   const [everywhere, setEverywhere] = useState(false);

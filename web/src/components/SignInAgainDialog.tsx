@@ -2,7 +2,7 @@ import { useQueryClient } from '@tanstack/react-query';
 import { useEffect, useId, useRef, useState } from 'react';
 import { useForm } from 'react-hook-form';
 import { api, ApiError, errorMessage, type User } from '../api';
-import { fetchSessionUser, SESSION_QUERY_KEY } from '../session';
+import { type Account, accountQuery, fetchAccount } from '../queries';
 import { Alert } from './Alert';
 import { Button } from './Button';
 import { Field } from './Field';
@@ -41,7 +41,10 @@ export function SignInAgainDialog({ email, onSignedIn, onCancel }: SignInAgainDi
   }, []);
 
   function signedIn(user: User) {
-    queryClient.setQueryData(SESSION_QUERY_KEY, user);
+    // The new sign-in is recent: the account is read again for until when.
+    const account: Account = { user, recent_authentication_until: null };
+    queryClient.setQueryData(accountQuery().queryKey, account);
+    void queryClient.invalidateQueries({ queryKey: accountQuery().queryKey });
     onSignedIn();
   }
 
@@ -79,7 +82,7 @@ export function SignInAgainDialog({ email, onSignedIn, onCancel }: SignInAgainDi
     setChecking(true);
     setAlert(undefined);
     try {
-      const user = await fetchSessionUser();
+      const user = (await fetchAccount())?.user ?? null;
       if (user === null) setAlert('You are not signed in yet. Finish signing in in the other tab, or enter your password here.');
       else if (user.email !== email) setAlert(`That tab signed in as ${user.email}. Sign in as ${email} to keep your changes.`);
       else signedIn(user);

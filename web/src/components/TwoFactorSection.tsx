@@ -8,10 +8,10 @@ import { CopyButton } from './CopyButton';
 import { Field } from './Field';
 import { LoadFailed } from './LoadFailed';
 import { Loading } from './Loading';
-import { QUERY_KEYS, useServerData } from '../queries';
+import { useTotpStatus } from '../queries';
 import { RecoveryCodes } from './RecoveryCodes';
 import { TOTP_ERRORS } from '@server/totp/errors';
-import type { TotpSetupJson, TotpStatusJson } from '@server/totp/schema';
+import type { TotpSetupJson } from '@server/totp/schema';
 
 type View = { kind: 'status' } | { kind: 'setup'; setup: TotpSetupJson } | { kind: 'codes'; codes: string[] };
 
@@ -39,7 +39,12 @@ function groupInFours(secret: string): string {
 const LOW_RECOVERY_CODES = 3;
 
 export function TwoFactorSection({ onChanged }: { onChanged: () => void }) {
-  const { data: status, error: loadError, reload: load } = useServerData(QUERY_KEYS.totp, '/api/v1/me/totp', (body: TotpStatusJson) => body);
+  const totp = useTotpStatus();
+  const status = totp.data;
+  const loadError = totp.isError ? errorMessage(totp.error) : undefined;
+  const load = async () => {
+    await totp.refetch();
+  };
   const [view, setView] = useState<View>({ kind: 'status' });
   const [notice, setNotice] = useState<string>();
   const [actionError, setActionError] = useState<string>();

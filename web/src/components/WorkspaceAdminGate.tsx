@@ -4,7 +4,8 @@ import { errorMessage } from '../api';
 import { Link } from '../router';
 import { useTitle } from '../useTitle';
 import { can } from '../workspaceAccess';
-import { useWorkspaces, type Workspace, workspacePath } from '../workspaces';
+import { type Workspace, workspacePath } from '../workspaces';
+import { useWorkspaces } from '../queries';
 import { LoadFailed } from './LoadFailed';
 import { Loading } from './Loading';
 

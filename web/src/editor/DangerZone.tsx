@@ -1,5 +1,6 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
+import { queryKeys } from '../queryKeys';
 import { api, errorMessage } from '../api';
 import { Alert } from '../components/Alert';
 import { Button } from '../components/Button';
@@ -18,8 +19,9 @@ export function DangerZone({ siteId, name, onDeleted }: DangerZoneProps) {
   const deletion = useMutation({
     mutationFn: () => api.delete(`/api/v1/sites/${encodeURIComponent(siteId)}`),
     onSuccess: () => {
-      queryClient.removeQueries({ queryKey: ['site', siteId] });
-      void queryClient.invalidateQueries({ queryKey: ['sites'] });
+      queryClient.removeQueries({ queryKey: queryKeys.sites.detail(siteId) });
+      void queryClient.invalidateQueries({ queryKey: queryKeys.sites.lists() });
+      void queryClient.invalidateQueries({ queryKey: queryKeys.trash.all() });
       setConfirming(false);
       onDeleted();
     },

@@ -1,7 +1,9 @@
-import { useInfiniteQuery, useMutation, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import type { Site } from '../api';
 import { api, ApiError, errorMessage } from '../api';
+import { useSiteVersions } from '../queries';
+import { queryKeys } from '../queryKeys';
 import { actorName, viaText } from '../auditText';
 import { Alert } from '../components/Alert';
 import { Button } from '../components/Button';
@@ -10,12 +12,6 @@ import { LoadFailed } from '../components/LoadFailed';
 import { Loading } from '../components/Loading';
 import { formatDateTime, formatRelative } from '../format';
 import { type ChangeLine, changeLines, type SiteVersion, versionSummary } from '../historyText';
-
-const PAGE_SIZE = 20;
-
-export function siteVersionsKey(siteId: string) {
-  return ['site', siteId, 'versions'] as const;
-}
 
 interface HistorySectionProps {
   siteId: string;
@@ -33,16 +29,7 @@ export function HistorySection({ siteId, etag, canRestore, dirty, onRestored }: 
   const [restoring, setRestoring] = useState<SiteVersion>();
   const [restored, setRestored] = useState<{ version: number; tokenCleared: boolean }>();
   const [stale, setStale] = useState(false);
-  const history = useInfiniteQuery({
-    queryKey: siteVersionsKey(siteId),
-    queryFn: async ({ pageParam, signal }) => {
-      const query = new URLSearchParams({ limit: String(PAGE_SIZE) });
-      if (pageParam !== null) query.set('cursor', pageParam);
-      return (await api.get<{ versions: SiteVersion[]; next_cursor: string | null }>(`/api/v1/sites/${encodeURIComponent(siteId)}/versions?${query.toString()}`, { signal })).data;
-    },
-    initialPageParam: null as string | null,
-    getNextPageParam: (page) => page.next_cursor,
-  });
+  const history = useSiteVersions(siteId);
   const restore = useMutation({
     mutationFn: (version: SiteVersion) =>
       api.post<{ site: Site; restored_from: number; partner_access_token: 'kept' | 'cleared' }>(`/api/v1/sites/${encodeURIComponent(siteId)}/versions/${version.version}/restore`, undefined, {
@@ -53,8 +40,8 @@ export function HistorySection({ siteId, etag, canRestore, dirty, onRestored }: 
       setStale(false);
       setRestored({ version: version.version, tokenCleared: answer.data.partner_access_token === 'cleared' });
       onRestored(answer.data.site, answer.headers.get('etag'));
-      void queryClient.invalidateQueries({ queryKey: siteVersionsKey(siteId) });
-      void queryClient.invalidateQueries({ queryKey: ['sites'] });
+      void queryClient.invalidateQueries({ queryKey: queryKeys.sites.versions(siteId) });
+      void queryClient.invalidateQueries({ queryKey: queryKeys.sites.lists() });
     },
     onError: (error) => {
       setRestoring(undefined);

@@ -5,7 +5,8 @@ import { PartnerSettingsForm } from '../components/PartnerSettingsForm';
 import type { SiteDraft, TokenChange } from '../siteDraft';
 import { partnerTestBody } from './partnerCheckText';
 import { PartnerTestPanel } from './PartnerTestPanel';
-import { RecentChecks, usePartnerChecks } from './RecentChecks';
+import { usePartnerChecks } from '../queries';
+import { RecentChecks } from './RecentChecks';
 
 interface IntegrationSectionProps {
   siteId: string;

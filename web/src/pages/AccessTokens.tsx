@@ -1,6 +1,6 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
-import { type AccessToken, api, errorMessage, type Workspace } from '../api';
+import { type AccessToken, api, errorMessage } from '../api';
 import { AccessTokenCreateForm, type CreatedAccessToken } from '../components/AccessTokenCreateForm';
 import { AccessTokenList } from '../components/AccessTokenList';
 import { AccessTokenSecret } from '../components/AccessTokenSecret';
@@ -9,16 +9,18 @@ import { ConfirmDialog } from '../components/ConfirmDialog';
 import { LoadFailed } from '../components/LoadFailed';
 import { Loading } from '../components/Loading';
 import { useLeaveGuard } from '../router';
-import { QUERY_KEYS, useServerData } from '../queries';
+import { accessTokensQuery, useAccessTokens, useWorkspaces } from '../queries';
 import { useTitle } from '../useTitle';
 
 /** Settings > Access Tokens: personal access tokens for integrations (Authorization: Token …). */
 export function AccessTokensPage() {
   useTitle('Access tokens');
   const queryClient = useQueryClient();
-  const { data: tokens, error: loadError, reload: load } = useServerData(QUERY_KEYS.accessTokens, '/api/v1/access-tokens', (body: { access_tokens: AccessToken[] }) => body.access_tokens);
-  const { data: workspaces } = useServerData(QUERY_KEYS.workspaces, '/api/v1/workspaces', (body: { workspaces: Workspace[] }) => body.workspaces);
-  const workspaceNames = new Map((workspaces ?? []).map((workspace) => [workspace.id, workspace.name]));
+  const tokenList = useAccessTokens();
+  const tokens = tokenList.data;
+  const loadError = tokenList.isError ? errorMessage(tokenList.error) : undefined;
+  const workspaces = useWorkspaces();
+  const workspaceNames = new Map((workspaces.data ?? []).map((workspace) => [workspace.id, workspace.name]));
   const [created, setCreated] = useState<CreatedAccessToken>();
   const [revoking, setRevoking] = useState<AccessToken>();
   const [notice, setNotice] = useState<string>();
@@ -34,7 +36,7 @@ export function AccessTokensPage() {
 
   /** The list as the server now holds it, without asking again. */
   function updateTokens(change: (current: AccessToken[]) => AccessToken[]) {
-    queryClient.setQueryData<{ access_tokens: AccessToken[] }>(QUERY_KEYS.accessTokens, (body) => (body === undefined ? body : { access_tokens: change(body.access_tokens) }));
+    queryClient.setQueryData(accessTokensQuery().queryKey, (current) => (current === undefined ? current : change(current)));
   }
 
   // Leaving while the secret is on screen loses it for good: ask first.
@@ -77,7 +79,7 @@ export function AccessTokensPage() {
             <p>Tokens do not expire. Give each integration its own, with only the scopes it needs, and revoke it when it is no longer used.</p>
           </div>
         </div>
-        <AccessTokenCreateForm workspaces={workspaces} onCreated={tokenCreated} />
+        <AccessTokenCreateForm workspaces={workspaces.data} onCreated={tokenCreated} />
       </section>
 
       <section className="card" aria-labelledby="token-list-title">
@@ -90,7 +92,7 @@ export function AccessTokensPage() {
           </div>
         </div>
         {notice !== undefined && <Alert kind="success">{notice}</Alert>}
-        <TokenListBody tokens={tokens} workspaceNames={workspaceNames} loadError={loadError} onRetry={load} onRevoke={askToRevoke} />
+        <TokenListBody tokens={tokens} workspaceNames={workspaceNames} loadError={loadError} onRetry={() => void tokenList.refetch()} onRevoke={askToRevoke} />
       </section>
 
       <ConfirmDialog
@@ -120,14 +122,14 @@ interface TokenListBodyProps {
   tokens: AccessToken[] | undefined;
   workspaceNames: ReadonlyMap<string, string>;
   loadError: string | undefined;
-  onRetry: () => Promise<void>;
+  onRetry: () => void;
   onRevoke: (token: AccessToken) => void;
 }
 
 function TokenListBody({ tokens, workspaceNames, loadError, onRetry, onRevoke }: TokenListBodyProps) {
   if (loadError !== undefined) {
     return (
-      <LoadFailed title="The tokens could not be loaded" message={loadError} onRetry={() => void onRetry()} />
+      <LoadFailed title="The tokens could not be loaded" message={loadError} onRetry={onRetry} />
     );
   }
   if (tokens === undefined) return <Loading label="Loading tokens…" />;

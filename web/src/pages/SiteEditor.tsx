@@ -1,4 +1,4 @@
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, type MouseEvent, useEffect, useMemo, useRef, useState } from 'react';
 import { api, ApiError, errorMessage, type FieldError, type Site } from '../api';
 import { Alert } from '../components/Alert';
@@ -8,10 +8,9 @@ import { ConfirmDialog } from '../components/ConfirmDialog';
 import { Field } from '../components/Field';
 import { Loading } from '../components/Loading';
 import { DangerZone } from '../editor/DangerZone';
-import { HistorySection, siteVersionsKey } from '../editor/HistorySection';
+import { HistorySection } from '../editor/HistorySection';
 import { IntegrationSection } from '../editor/IntegrationSection';
-import { checkAnnouncement, type PartnerCheckResult } from '../editor/partnerCheckText';
-import { partnerChecksKey } from '../editor/RecentChecks';
+import { checkAnnouncement } from '../editor/partnerCheckText';
 import { EDITOR_SECTIONS, type EditorSection, findSection, type SectionId, sectionOfPath, sectionPath } from '../editor/sections';
 import { SettingsGroupCard } from '../editor/SettingsGroupCard';
 import { WidgetPreview } from '../editor/WidgetPreview';
@@ -25,30 +24,13 @@ import type { PartnerDraft } from '@server/sites/schema';
 import { WORKSPACE_ERRORS } from '@server/workspaces/errors';
 import { useTitle } from '../useTitle';
 import { roleWithArticle, siteAccess, type SiteAccess } from '../workspaceAccess';
-import { useWorkspaces, type Workspace } from '../workspaces';
-
-interface LoadedSite {
-  site: Site;
-  /** The version the form was loaded from; sent as If-Match so no one's save is overwritten unseen. */
-  etag: string | null;
-}
-
-function siteUrl(siteId: string): string {
-  return `/api/v1/sites/${encodeURIComponent(siteId)}`;
-}
-
-export function siteQueryKey(siteId: string) {
-  return ['site', siteId] as const;
-}
-
-async function fetchSite(siteId: string): Promise<LoadedSite> {
-  const response = await api.get<{ site: Site }>(siteUrl(siteId));
-  return { site: response.data.site, etag: response.headers.get('etag') };
-}
+import { type Workspace } from '../workspaces';
+import { fetchSite, type LoadedSite, partnerChecksQuery, siteQuery, siteUrl, useSite, useWorkspaces } from '../queries';
+import { queryKeys } from '../queryKeys';
 
 /** The site editor at /sites/:id (General) and /sites/:id/:section. */
 export function SiteEditorPage({ siteId, section }: { siteId: string; section?: string | undefined }) {
-  const query = useQuery({ queryKey: siteQueryKey(siteId), queryFn: () => fetchSite(siteId), staleTime: Number.POSITIVE_INFINITY });
+  const query = useSite(siteId);
   const workspaces = useWorkspaces();
   const [deleted, setDeleted] = useState<string>();
   const notFound = query.error instanceof ApiError && query.error.status === 404;
@@ -161,7 +143,7 @@ function SiteEditorForm({ siteId, loaded, workspace, access, section, unknownSec
   const partnerUnsaved = changes.partner_settings !== undefined;
   const sectionId: SectionId = section?.id ?? 'general';
 
-  const setLoaded = (next: LoadedSite) => queryClient.setQueryData(siteQueryKey(siteId), next);
+  const setLoaded = (next: LoadedSite) => queryClient.setQueryData(siteQuery(siteId).queryKey, next);
 
   const saving = useMutation({
     mutationFn: async (sent: { changes: typeof changes; etag: string | null }) =>
@@ -227,8 +209,8 @@ function SiteEditorForm({ siteId, loaded, workspace, access, section, unknownSec
       const response = await saving.mutateAsync({ changes, etag });
       const fresh = response.data.site;
       setLoaded({ site: fresh, etag: response.headers.get('etag') });
-      void queryClient.invalidateQueries({ queryKey: ['sites'] });
-      void queryClient.invalidateQueries({ queryKey: siteVersionsKey(siteId) });
+      void queryClient.invalidateQueries({ queryKey: queryKeys.sites.lists() });
+      void queryClient.invalidateQueries({ queryKey: queryKeys.sites.versions(siteId) });
       setDraft(rebaseDraft(sent, draftRef.current, draftOf(fresh)));
       setShowClientErrors(false);
       setJustSaved(true);
@@ -288,7 +270,7 @@ function SiteEditorForm({ siteId, loaded, workspace, access, section, unknownSec
       // configuration is still the one this form was loaded from; if someone else saved in
       // between, keeping the old tag makes the next save report the conflict instead of
       // overwriting their change.
-      const current = queryClient.getQueryData<LoadedSite>(siteQueryKey(siteId)) ?? loaded;
+      const current = queryClient.getQueryData(siteQuery(siteId).queryKey) ?? loaded;
       setLoaded({
         site: { ...current.site, partner_settings: { ...current.site.partner_settings, last_status, last_error, last_checked_at } },
         etag: sameConfiguration(current.site, fresh) ? response.headers.get('etag') : current.etag,
@@ -298,8 +280,8 @@ function SiteEditorForm({ siteId, loaded, workspace, access, section, unknownSec
       return;
     }
     // The check was recorded: Recent checks (and the details of the last check) load it.
-    await queryClient.invalidateQueries({ queryKey: partnerChecksKey(siteId) });
-    const newest = queryClient.getQueryData<PartnerCheckResult[]>(partnerChecksKey(siteId))?.[0];
+    await queryClient.invalidateQueries({ queryKey: partnerChecksQuery(siteId).queryKey });
+    const newest = queryClient.getQueryData(partnerChecksQuery(siteId).queryKey)?.[0];
     setCheckDone(newest === undefined ? 'Check finished.' : `Check finished. ${checkAnnouncement(newest)}`);
   }
 

@@ -6,10 +6,11 @@ import { Button } from '../components/Button';
 import { NewSiteDialog } from '../components/NewSiteDialog';
 import { formatDateTime, formatRelative } from '../format';
 import { Link, navigate, pathOf, queryOf, useLocation, useLocationState } from '../router';
-import { DEFAULT_SITE_SORT, fetchSiteSummaries, isSiteSort, SITE_LIST_PAGE_SIZE, siteListQueryFrom, siteListQueryKey, type SiteSort, type SiteSummary } from '../siteList';
+import { DEFAULT_SITE_SORT, isSiteSort, SITE_LIST_PAGE_SIZE, siteListQueryFrom, type SiteSort, type SiteSummary } from '../siteList';
 import { useTitle } from '../useTitle';
 import { can, ROLE_LABELS, roleWithArticle } from '../workspaceAccess';
-import { useWorkspaces, type Workspace } from '../workspaces';
+import { type Workspace } from '../workspaces';
+import { siteListQuery, useWorkspaces } from '../queries';
 import { type SettingsField, SITE_SEARCH_MAX_LENGTH } from '@server/sites/contract';
 
 /** Typing pauses this long before the search goes out: one request per word, not per key. */
@@ -85,8 +86,7 @@ export function SitesPage() {
   const showSwitcher = workspaceList.length > 1 || workspaceId !== null;
 
   const list = useQuery({
-    queryKey: siteListQueryKey(query),
-    queryFn: ({ signal }) => fetchSiteSummaries(query, signal),
+    ...siteListQuery(query),
     // The rows stay while the next page or search loads, instead of flashing a skeleton.
     placeholderData: keepPreviousData,
   });

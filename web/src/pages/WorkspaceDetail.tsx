@@ -1,4 +1,4 @@
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useId, useState } from 'react';
 import { useForm } from 'react-hook-form';
 import { WORKSPACE_NAME_MAX_LENGTH } from '@server/workspaces/contract';
@@ -15,7 +15,9 @@ import { useSession } from '../session';
 import { useTitle } from '../useTitle';
 import { InvitationsSection } from './WorkspaceInvitations';
 import { can, canRemoveMember, ROLE_LABELS, rolesOffered, type WorkspaceRole } from '../workspaceAccess';
-import { type Member, useWorkspaces, type Workspace, workspaceMembersKey, workspacePath, WORKSPACES_QUERY_KEY, type WorkspacesNotice, workspaceUrl } from '../workspaces';
+import { type Member, type Workspace, workspacePath, type WorkspacesNotice } from '../workspaces';
+import { membersQuery, useMembers, useWorkspaces, workspaceUrl, workspacesQuery } from '../queries';
+import { queryKeys } from '../queryKeys';
 
 /** Settings > Workspaces > one workspace: its name, its members and their roles, leaving and deleting it. */
 export function WorkspaceDetailPage({ workspaceId }: { workspaceId: string }) {
@@ -53,7 +55,7 @@ function WorkspaceScreen({ workspace }: { workspace: Workspace }) {
 
   // The workspace's sites and the person's role in it are gone or changed everywhere on screen.
   async function refreshEverywhere() {
-    await Promise.all([queryClient.invalidateQueries({ queryKey: WORKSPACES_QUERY_KEY }), queryClient.invalidateQueries({ queryKey: ['sites'] }), queryClient.invalidateQueries({ queryKey: ['site'] })]);
+    await Promise.all([queryClient.invalidateQueries({ queryKey: queryKeys.workspaces.all() }), queryClient.invalidateQueries({ queryKey: queryKeys.sites.all() })]);
   }
 
   const leave = useMutation({
@@ -191,8 +193,8 @@ function RenameSection({ workspace }: { workspace: Workspace }) {
     mutationFn: async (name: string) => (await api.patch<{ workspace: Workspace }>(workspaceUrl(workspace.id), { name })).data.workspace,
     onSuccess: async (saved) => {
       reset({ name: saved.name });
-      queryClient.setQueryData<Workspace[]>(WORKSPACES_QUERY_KEY, (current) => current?.map((each) => (each.id === saved.id ? saved : each)));
-      await queryClient.invalidateQueries({ queryKey: ['sites'] });
+      queryClient.setQueryData(workspacesQuery().queryKey, (current) => current?.map((each) => (each.id === saved.id ? saved : each)));
+      await queryClient.invalidateQueries({ queryKey: queryKeys.sites.all() });
     },
   });
   const serverFieldError = rename.error instanceof ApiError ? rename.error.fieldMessage('name') : undefined;
@@ -226,8 +228,8 @@ function RenameSection({ workspace }: { workspace: Workspace }) {
 
 function MembersSection({ workspace, currentUserId }: { workspace: Workspace; currentUserId: string | undefined }) {
   const queryClient = useQueryClient();
-  const key = workspaceMembersKey(workspace.id);
-  const members = useQuery({ queryKey: key, queryFn: async ({ signal }) => (await api.get<{ members: Member[] }>(`${workspaceUrl(workspace.id)}/members`, { signal })).data.members });
+  const key = membersQuery(workspace.id).queryKey;
+  const members = useMembers(workspace.id);
   const [removing, setRemoving] = useState<Member>();
   const [outcome, setOutcome] = useState<{ kind: 'success' | 'error'; text: string }>();
 
@@ -235,7 +237,7 @@ function MembersSection({ workspace, currentUserId }: { workspace: Workspace; cu
   const changeRole = useMutation({
     mutationFn: async ({ member, role }: { member: Member; role: WorkspaceRole }) => (await api.patch<{ member: Member }>(memberUrl(member), { role })).data.member,
     onSuccess: (saved) => {
-      queryClient.setQueryData<Member[]>(key, (current) => current?.map((each) => (each.user.id === saved.user.id ? saved : each)));
+      queryClient.setQueryData(key, (current) => current?.map((each) => (each.user.id === saved.user.id ? saved : each)));
       setOutcome({ kind: 'success', text: `${displayName(saved)} is now ${ROLE_LABELS[saved.role].toLowerCase()}.` });
     },
     onError: (error, { member }) => setOutcome({ kind: 'error', text: `${displayName(member)} keeps their role. ${errorMessage(error)}` }),
@@ -243,7 +245,7 @@ function MembersSection({ workspace, currentUserId }: { workspace: Workspace; cu
   const remove = useMutation({
     mutationFn: (member: Member) => api.delete(memberUrl(member)),
     onSuccess: (_answer, member) => {
-      queryClient.setQueryData<Member[]>(key, (current) => current?.filter((each) => each.user.id !== member.user.id));
+      queryClient.setQueryData(key, (current) => current?.filter((each) => each.user.id !== member.user.id));
       setRemoving(undefined);
       setOutcome({ kind: 'success', text: `${displayName(member)} was removed from ${workspace.name}.` });
     },

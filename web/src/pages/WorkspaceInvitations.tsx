@@ -1,4 +1,4 @@
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useId, useState } from 'react';
 import { useForm } from 'react-hook-form';
 import { WORKSPACE_ROLES } from '@server/memberships/contract';
@@ -12,7 +12,8 @@ import { LoadFailed } from '../components/LoadFailed';
 import { Loading } from '../components/Loading';
 import { asSentence, formatDateTime, formatRelative } from '../format';
 import { can, ROLE_LABELS, roleWithArticle, type WorkspaceRole } from '../workspaceAccess';
-import { type Invitation, workspaceInvitationsKey, type Workspace, workspaceUrl } from '../workspaces';
+import { type Invitation, type Workspace } from '../workspaces';
+import { invitationsQuery, useInvitations, workspaceUrl } from '../queries';
 
 interface InviteForm {
   email: string;
@@ -30,16 +31,16 @@ function invitableRoles(callerRole: WorkspaceRole): WorkspaceRole[] {
  */
 export function InvitationsSection({ workspace }: { workspace: Workspace }) {
   const queryClient = useQueryClient();
-  const key = workspaceInvitationsKey(workspace.id);
+  const key = invitationsQuery(workspace.id).queryKey;
   const invitationsUrl = `${workspaceUrl(workspace.id)}/invitations`;
-  const invitations = useQuery({ queryKey: key, queryFn: async ({ signal }) => (await api.get<{ invitations: Invitation[] }>(invitationsUrl, { signal })).data.invitations });
+  const invitations = useInvitations(workspace.id);
   const [outcome, setOutcome] = useState<{ kind: 'success' | 'error'; text: string }>();
   const roleId = useId();
   const roles = invitableRoles(workspace.role);
   const { register, handleSubmit, reset, formState } = useForm<InviteForm>({ defaultValues: { email: '', role: 'editor' } });
 
   // Inviting an address that has a pending invitation replaces it: the list shows one row per address.
-  const replaceInList = (saved: Invitation) => queryClient.setQueryData<Invitation[]>(key, (current) => [saved, ...(current ?? []).filter((each) => each.email !== saved.email)]);
+  const replaceInList = (saved: Invitation) => queryClient.setQueryData(key, (current) => [saved, ...(current ?? []).filter((each) => each.email !== saved.email)]);
 
   const invite = useMutation({
     mutationFn: async (body: InviteForm) => (await api.post<{ invitation: Invitation }>(invitationsUrl, body)).data.invitation,
@@ -60,7 +61,7 @@ export function InvitationsSection({ workspace }: { workspace: Workspace }) {
   const withdraw = useMutation({
     mutationFn: (invitation: Invitation) => api.delete(`${invitationsUrl}/${encodeURIComponent(invitation.id)}`),
     onSuccess: (_answer, invitation) => {
-      queryClient.setQueryData<Invitation[]>(key, (current) => current?.filter((each) => each.id !== invitation.id));
+      queryClient.setQueryData(key, (current) => current?.filter((each) => each.id !== invitation.id));
       setOutcome({ kind: 'success', text: `The invitation to ${invitation.email} was withdrawn; its link no longer works.` });
     },
     onError: (error, invitation) => {

@@ -1,7 +1,6 @@
-import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useInfiniteQuery, useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { WEBHOOK_SECRET_OVERLAP_HOURS, WEBHOOKS_PER_WORKSPACE } from '@server/webhooks/contract';
-import type { DeliveryPageJson } from '@server/webhooks/schema';
 import { api, errorMessage } from '../api';
 import { Alert } from '../components/Alert';
 import { Button } from '../components/Button';
@@ -15,19 +14,12 @@ import { WebhookForm, type WebhookFormValues } from '../components/WebhookForm';
 import { formatDateTime, formatRelative } from '../format';
 import { useLeaveGuard } from '../router';
 import { attemptText, type BadgeKind, deliveryState, eventLabel, type Webhook, type WebhookDelivery, type WebhookWithSecret, webhookState } from '../webhookText';
-import { type Workspace, workspaceUrl } from '../workspaces';
+import { type Workspace } from '../workspaces';
+import { deliveriesQuery, useWebhooks, webhooksQuery, workspaceUrl } from '../queries';
+import { queryKeys } from '../queryKeys';
 
-const DELIVERY_PAGE_SIZE = 20;
 /** While a delivery is on its way, its log is read again this often, so the answer shows up. */
 const PENDING_REFRESH_MS = 2_000;
-
-function webhooksKey(workspaceId: string) {
-  return ['workspaces', workspaceId, 'webhooks'] as const;
-}
-
-function deliveriesKey(workspaceId: string, webhookId: string) {
-  return ['workspaces', workspaceId, 'webhooks', webhookId, 'deliveries'] as const;
-}
 
 function webhookUrl(workspaceId: string, webhookId: string): string {
   return `${workspaceUrl(workspaceId)}/webhooks/${encodeURIComponent(webhookId)}`;
@@ -50,8 +42,8 @@ interface ShownSecret {
 
 function WebhooksScreen({ workspace }: { workspace: Workspace }) {
   const queryClient = useQueryClient();
-  const key = webhooksKey(workspace.id);
-  const list = useQuery({ queryKey: key, queryFn: async ({ signal }) => (await api.get<{ webhooks: Webhook[] }>(`${workspaceUrl(workspace.id)}/webhooks`, { signal })).data.webhooks });
+  const key = webhooksQuery(workspace.id).queryKey;
+  const list = useWebhooks(workspace.id);
   const [secret, setSecret] = useState<ShownSecret>();
   const [notice, setNotice] = useState<string>();
   // Leaving while a secret is on screen loses it for good: ask first.
@@ -59,7 +51,7 @@ function WebhooksScreen({ workspace }: { workspace: Workspace }) {
 
   /** The list as the server now holds it, without asking again. */
   function updateList(change: (current: Webhook[]) => Webhook[]) {
-    queryClient.setQueryData<Webhook[]>(key, (current) => (current === undefined ? current : change(current)));
+    queryClient.setQueryData(key, (current) => (current === undefined ? current : change(current)));
   }
 
   function showSecret(webhook: WebhookWithSecret, rotated: boolean) {
@@ -206,7 +198,7 @@ function WebhookRow({ workspace, webhook, onChanged, onRotated, onDeleted }: Web
     onSuccess: () => {
       setNotice('A test event is on its way. Its delivery is in the log below.');
       setShowDeliveries(true);
-      void queryClient.invalidateQueries({ queryKey: deliveriesKey(workspace.id, webhook.id) });
+      void queryClient.invalidateQueries({ queryKey: queryKeys.workspaces.deliveries(workspace.id, webhook.id) });
     },
   });
   const rotate = useMutation({
@@ -343,17 +335,10 @@ function WebhookRow({ workspace, webhook, onChanged, onRotated, onDeleted }: Web
 /** The webhook's deliveries, newest first, with every attempt; read again while one is on its way. */
 function DeliveryLog({ workspace, webhook }: { workspace: Workspace; webhook: Webhook }) {
   const queryClient = useQueryClient();
-  const key = deliveriesKey(workspace.id, webhook.id);
+  const key = queryKeys.workspaces.deliveries(workspace.id, webhook.id);
   const url = `${webhookUrl(workspace.id, webhook.id)}/deliveries`;
   const log = useInfiniteQuery({
-    queryKey: key,
-    queryFn: async ({ pageParam, signal }) => {
-      const query = new URLSearchParams({ limit: String(DELIVERY_PAGE_SIZE) });
-      if (pageParam !== null) query.set('cursor', pageParam);
-      return (await api.get<DeliveryPageJson>(`${url}?${query}`, { signal })).data;
-    },
-    initialPageParam: null as string | null,
-    getNextPageParam: (page) => page.next_cursor,
+    ...deliveriesQuery(workspace.id, webhook.id),
     refetchInterval: (query) => (query.state.data?.pages.some((page) => page.deliveries.some((delivery) => delivery.status === 'pending')) === true ? PENDING_REFRESH_MS : false),
   });
   const redeliver = useMutation({

@@ -11,7 +11,8 @@ import { asSentence } from '../format';
 import { Link, useLocationState } from '../router';
 import { useTitle } from '../useTitle';
 import { ROLE_LABELS } from '../workspaceAccess';
-import { useWorkspaces, type Workspace, workspacePath, WORKSPACES_QUERY_KEY } from '../workspaces';
+import { type Workspace, workspacePath } from '../workspaces';
+import { useWorkspaces, workspacesQuery } from '../queries';
 
 /** What the person did on a workspace's screen that took them back here ("You left …"). */
 function noticeOf(state: unknown): string | undefined {
@@ -82,8 +83,8 @@ function CreateWorkspaceSection() {
   const create = useMutation({
     mutationFn: async (name: string) => (await api.post<{ workspace: Workspace }>('/api/v1/workspaces', { name })).data.workspace,
     onSuccess: (workspace) => {
-      queryClient.setQueryData<Workspace[]>(WORKSPACES_QUERY_KEY, (current) => (current === undefined ? current : [...current, workspace]));
-      void queryClient.invalidateQueries({ queryKey: WORKSPACES_QUERY_KEY });
+      queryClient.setQueryData(workspacesQuery().queryKey, (current) => (current === undefined ? current : [...current, workspace]));
+      void queryClient.invalidateQueries({ queryKey: workspacesQuery().queryKey });
       reset({ name: '' });
     },
   });
