@@ -1,6 +1,6 @@
 import { lazy, Suspense, useEffect, useRef, useState } from 'react';
 import { createBrowserRouter, Outlet, RouterProvider, useLocation as useRouterLocation, useParams } from 'react-router';
-import { errorMessage } from './api';
+import { errorMessage } from './api/errors';
 import { AuthScreen } from './components/AuthScreen';
 import { Loading } from './components/Loading';
 import { ThemeSwitch } from './components/ThemeSwitch';

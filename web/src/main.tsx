@@ -18,7 +18,7 @@ const queryClient = new QueryClient({ defaultOptions: { queries: { retry: false,
 // one after the other. Signed out, the list's 401 is dropped: the sign-in screen shows instead.
 void queryClient.prefetchQuery({ ...accountQuery(), staleTime: Number.POSITIVE_INFINITY });
 if (window.location.pathname === '/' || window.location.pathname === '/sites') {
-  const list = siteListQuery(siteListQueryFrom(new URLSearchParams(window.location.search)), { signInPrompt: false });
+  const list = siteListQuery(siteListQueryFrom(new URLSearchParams(window.location.search)), { quiet: true });
   queryClient.fetchQuery(list).catch(() => {
     queryClient.removeQueries({ queryKey: list.queryKey, exact: true });
   });

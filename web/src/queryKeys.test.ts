@@ -1,11 +1,11 @@
 import { QueryClient } from '@tanstack/react-query';
 import { describe, expect, test } from 'vitest';
 import { accessTokensQuery, workspacesQuery } from './queries';
-import { queryKeys } from './queryKeys';
+import { type AuditLogFilter, queryKeys } from './queryKeys';
 import { DEFAULT_SITE_SORT, type SiteListQuery } from './siteList';
 
 const listQuery: SiteListQuery = { workspaceId: null, q: '', sort: DEFAULT_SITE_SORT, cursor: null, limit: 25 };
-const filter = { action: '', actorId: '' };
+const filter: AuditLogFilter = { action: '', actorId: '' };
 
 /** Every key the factory makes, by its name, for two different arguments each. */
 function everyKey(id: string): Array<[string, readonly unknown[]]> {

@@ -3,11 +3,12 @@
 // (through its hook in queries.ts), so they can never cache different shapes under one key. Keys
 // of a resource share its root, so a change can refresh all of it (invalidateQueries({queryKey:
 // queryKeys.sites.lists()})) without touching another resource.
+import type { AuditAction } from '@server/audit/contract';
 import type { SiteListQuery } from './siteList';
 
-/** The audit log's filter, as its screen holds it. */
+/** The audit log's filter, as its screen holds it ('' for any). */
 export interface AuditLogFilter {
-  action: string;
+  action: AuditAction | '';
   actorId: string;
 }
 

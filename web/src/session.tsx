@@ -2,7 +2,8 @@
 // through the query cache like every other server state.
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { createContext, type ReactNode, useCallback, useContext, useMemo } from 'react';
-import { api, type User } from './api';
+import { signOut as endWebSession } from './api/signIn';
+import type { User } from './api/types';
 import { accountQuery } from './queries';
 import { queryKeys } from './queryKeys';
 
@@ -34,7 +35,7 @@ export function SessionProvider({ children }: { children: ReactNode }) {
   }, [queryClient]);
 
   const signOut = useCallback(async () => {
-    await api.post('/auth/logout');
+    await endWebSession();
     forget();
   }, [forget]);
 

@@ -1,7 +1,7 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useForm } from 'react-hook-form';
 import { USER_ERRORS } from '@server/users/errors';
-import { api, ApiError, errorMessage, type PendingEmailChange } from '../api';
+import { ApiError, errorMessage } from '../api/errors';
 import { emailChangeQuery, usePendingEmailChange } from '../queries';
 import { asSentence, formatDateTime } from '../format';
 import { useSession } from '../session';
@@ -9,6 +9,7 @@ import { Alert } from './Alert';
 import { Button } from './Button';
 import { Field } from './Field';
 import { emailRules } from './formRules';
+import { requestEmailChange, withdrawEmailChange } from '../api/account';
 
 /** What the server said about the address, worded for the field; undefined for other failures. */
 function emailFieldError(error: unknown): string | undefined {
@@ -29,14 +30,14 @@ export function EmailChangeSection() {
   const pending = usePendingEmailChange();
   const { register, handleSubmit, reset, formState } = useForm<{ email: string }>({ defaultValues: { email: '' } });
   const change = useMutation({
-    mutationFn: async (email: string) => (await api.post<{ pending_email_change: PendingEmailChange }>('/api/v1/me/email', { email: email.trim() })).data.pending_email_change,
+    mutationFn: (email: string) => requestEmailChange(email.trim()),
     onSuccess: (created) => {
       queryClient.setQueryData(emailChangeQuery().queryKey, created);
       reset({ email: '' });
     },
   });
   const withdraw = useMutation({
-    mutationFn: () => api.delete('/api/v1/me/email'),
+    mutationFn: withdrawEmailChange,
     onSuccess: async () => {
       change.reset();
       await queryClient.invalidateQueries({ queryKey: emailChangeQuery().queryKey });

@@ -2,7 +2,8 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useId, useRef } from 'react';
 import { Controller, useForm } from 'react-hook-form';
 import { queryKeys } from '../queryKeys';
-import { api, ApiError, errorMessage, type Site } from '../api';
+import { ApiError, errorMessage } from '../api/errors';
+import type { Site } from '../api/types';
 import { NAME_MAX_LENGTH } from '@server/sites/contract';
 import { COLOR_PATTERN } from '../color';
 import { Alert } from './Alert';
@@ -11,6 +12,7 @@ import { ColorField } from './ColorField';
 import { Field } from './Field';
 import { can, defaultWorkspaceForNewSite } from '../workspaceAccess';
 import type { Workspace } from '../workspaces';
+import { createSite } from '../api/sites';
 
 const DEFAULT_COLOR = '#4f46e5';
 
@@ -42,7 +44,7 @@ export function NewSiteDialog({ open, workspaces, selectedWorkspaceId, onClose, 
   const create = useMutation({
     mutationFn: async (values: Values) => {
       const body = { name: values.name.trim(), color: values.color, ...(values.workspaceId === '' ? {} : { workspace_id: values.workspaceId }) };
-      return (await api.post<{ site: Site }>('/api/v1/sites', body)).data.site;
+      return createSite(body);
     },
     onSuccess: (site) => {
       void queryClient.invalidateQueries({ queryKey: queryKeys.sites.lists() });

@@ -1,6 +1,7 @@
-import { type PublicKeyCredentialCreationOptionsJSON, startRegistration, WebAuthnError } from '@simplewebauthn/browser';
+import { startRegistration, WebAuthnError } from '@simplewebauthn/browser';
 import { type FormEvent, type KeyboardEvent, useState } from 'react';
-import { api, ApiError, errorMessage, type Passkey } from '../api';
+import { ApiError, errorMessage } from '../api/errors';
+import type { Passkey } from '../api/types';
 import { formatDateTime, formatRelative } from '../format';
 import { Alert } from './Alert';
 import { Button } from './Button';
@@ -10,6 +11,7 @@ import { LoadFailed } from './LoadFailed';
 import { Loading } from './Loading';
 import { usePasskeys } from '../queries';
 import { operatingSystemOf } from './describeUserAgent';
+import { addPasskey, passkeyRegistrationOptions, removePasskey, renamePasskey } from '../api/account';
 
 function defaultPasskeyName(): string {
   const system = operatingSystemOf(navigator.userAgent);
@@ -62,7 +64,7 @@ export function PasskeysSection() {
     setRemoveBusy(true);
     setRemoveError(undefined);
     try {
-      await api.delete(`/api/v1/me/passkeys/${encodeURIComponent(removing.id)}`);
+      await removePasskey(removing.id);
       setNotice({ kind: 'success', text: `Removed “${removing.name}”. It no longer signs you in.` });
       setRemoving(undefined);
       await load();
@@ -148,7 +150,7 @@ function PasskeyItem({ passkey, onRenamed, onRemove }: { passkey: Passkey; onRen
     setBusy(true);
     setError(undefined);
     try {
-      await api.patch(`/api/v1/me/passkeys/${encodeURIComponent(passkey.id)}`, { name: name.trim() });
+      await renamePasskey(passkey.id, name.trim());
       await onRenamed();
       setEditing(false);
     } catch (caught) {
@@ -221,10 +223,10 @@ function AddPasskeyForm({ onAdded, onCancelled, onStart }: { onAdded: (passkey: 
     setAlert(undefined);
     onStart();
     try {
-      const { data } = await api.post<{ options: PublicKeyCredentialCreationOptionsJSON }>('/api/v1/me/passkeys/options');
-      const response = await startRegistration({ optionsJSON: data.options });
-      const created = await api.post<{ passkey: Passkey }>('/api/v1/me/passkeys', { name: name.trim(), response });
-      await onAdded(created.data.passkey);
+      const options = await passkeyRegistrationOptions();
+      const response = await startRegistration({ optionsJSON: options });
+      const created = await addPasskey(name.trim(), response);
+      await onAdded(created);
       setName(defaultPasskeyName());
     } catch (error) {
       if (isCancelled(error)) onCancelled();

@@ -1,6 +1,6 @@
 import { useState } from 'react';
 import { useForm } from 'react-hook-form';
-import { api, ApiError, errorMessage } from '../api';
+import { ApiError, errorMessage } from '../api/errors';
 import { asSentence } from '../format';
 import { useAccount } from '../queries';
 import { useSession } from '../session';
@@ -8,6 +8,7 @@ import { Alert } from './Alert';
 import { Button } from './Button';
 import { Field } from './Field';
 import { USER_ERRORS } from '@server/users/errors';
+import { changePassword } from '../api/account';
 
 interface Values {
   current: string;
@@ -36,7 +37,7 @@ export function PasswordSection({ onChanged }: { onChanged: () => void }) {
     setDone(false);
     setAlert(undefined);
     try {
-      await api.post('/api/v1/me/password', current === '' ? { new_password: next } : { current_password: current, new_password: next });
+      await changePassword( current === '' ? { new_password: next } : { current_password: current, new_password: next });
       if (!hasPassword) await refresh();
       reset();
       setDone(true);

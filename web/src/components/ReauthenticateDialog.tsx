@@ -1,6 +1,6 @@
-import { type PublicKeyCredentialRequestOptionsJSON, startAuthentication } from '@simplewebauthn/browser';
+import { startAuthentication } from '@simplewebauthn/browser';
 import { type FormEvent, useEffect, useId, useRef, useState } from 'react';
-import { api, ApiError, errorMessage } from '../api';
+import { ApiError, errorMessage } from '../api/errors';
 import { useSession } from '../session';
 import { Alert } from './Alert';
 import { Button } from './Button';
@@ -8,6 +8,7 @@ import { CodeField } from './CodeField';
 import { Field } from './Field';
 import { ACCOUNT_ERRORS } from '@server/account/errors';
 import { TOTP_ERRORS } from '@server/totp/errors';
+import { reauthenticateWithPasskey, reauthenticateWithPassword, reauthenticationPasskeyOptions } from '../api/account';
 
 interface ReauthenticateDialogProps {
   /** The server took the proof: the refused request may be sent again. */
@@ -53,7 +54,7 @@ export function ReauthenticateDialog({ onConfirmed, onCancel }: ReauthenticateDi
     setBusy('password');
     setErrors({});
     try {
-      await api.post('/api/v1/me/reauthenticate', needsCode ? { password, otp: code } : { password });
+      await reauthenticateWithPassword(password, needsCode ? code : undefined);
       onConfirmed();
     } catch (error) {
       if (error instanceof ApiError && error.code === ACCOUNT_ERRORS.PASSWORD_INVALID) {
@@ -77,9 +78,9 @@ export function ReauthenticateDialog({ onConfirmed, onCancel }: ReauthenticateDi
     setBusy('passkey');
     setErrors({});
     try {
-      const { data } = await api.post<{ options: PublicKeyCredentialRequestOptionsJSON; challenge_id: string }>('/api/v1/me/reauthenticate/passkey-options');
+      const data = await reauthenticationPasskeyOptions();
       const response = await startAuthentication({ optionsJSON: data.options });
-      await api.post('/api/v1/me/reauthenticate', { passkey: { challenge_id: data.challenge_id, response } });
+      await reauthenticateWithPasskey(data.challenge_id, response);
       onConfirmed();
     } catch (error) {
       if (wasCancelled(error)) setErrors({ alert: 'The passkey prompt was closed. Try again, or use your password.' });

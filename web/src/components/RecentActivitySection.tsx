@@ -1,4 +1,4 @@
-import { errorMessage } from '../api';
+import { errorMessage } from '../api/errors';
 import { formatDateTime, formatRelative } from '../format';
 import { useSecurityEvents } from '../queries';
 import { isWarning, type SecurityEvent, securitySentence } from '../securityText';

@@ -1,5 +1,6 @@
 import { useState } from 'react';
-import { api, errorMessage, type WebSession } from '../api';
+import { errorMessage } from '../api/errors';
+import type { WebSession } from '../api/types';
 import { formatDateTime, formatRelative } from '../format';
 import { navigate } from '../router';
 import { useSession } from '../session';
@@ -10,6 +11,7 @@ import { describeUserAgent } from './describeUserAgent';
 import { LoadFailed } from './LoadFailed';
 import { Loading } from './Loading';
 import { useSessions } from '../queries';
+import { revokeEverySession, revokeSession } from '../api/account';
 
 /** This device first, then the most recently active. */
 function thisDeviceFirst(sessions: WebSession[]): WebSession[] {
@@ -42,7 +44,7 @@ export function SessionsSection() {
     setBusy(true);
     setDialogError(undefined);
     try {
-      await api.delete(`/api/v1/me/sessions/${encodeURIComponent(revoking.id)}`);
+      await revokeSession(revoking.id);
       await load();
       setNotice(`Signed out ${describeUserAgent(revoking.user_agent)}.`);
       closeDialogs();
@@ -57,7 +59,7 @@ export function SessionsSection() {
     setBusy(true);
     setDialogError(undefined);
     try {
-      await api.delete('/api/v1/me/sessions');
+      await revokeEverySession();
       // The server ended this session too: forget the user and go to sign-in without asking.
       forget();
       navigate('/sign-in', { force: true });

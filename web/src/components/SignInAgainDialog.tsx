@@ -1,13 +1,15 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { useEffect, useId, useRef, useState } from 'react';
 import { useForm } from 'react-hook-form';
-import { api, ApiError, errorMessage, type User } from '../api';
+import { ApiError, errorMessage } from '../api/errors';
+import type { User } from '../api/types';
 import { type Account, accountQuery, fetchAccount } from '../queries';
 import { Alert } from './Alert';
 import { Button } from './Button';
 import { Field } from './Field';
 import { AUTH_ERRORS } from '@server/auth/errors';
 import { TOTP_ERRORS } from '@server/totp/errors';
+import { finishSecondFactor, signInWithPassword } from '../api/signIn';
 
 interface SignInAgainDialogProps {
   /** Who was signed in: the dialog signs this account in again, never another one. */
@@ -52,11 +54,10 @@ export function SignInAgainDialog({ email, onSignedIn, onCancel }: SignInAgainDi
     setAlert(undefined);
     try {
       if (needsCode) {
-        const { data } = await api.post<{ user: User }>('/auth/2fa', { code: values.code.trim() });
-        signedIn(data.user);
+        signedIn(await finishSecondFactor(values.code.trim()));
         return;
       }
-      const { data } = await api.post<{ user: User; second_factor_required: boolean }>('/auth/session', { email, password: values.password });
+      const data = await signInWithPassword({ email, password: values.password });
       if (data.second_factor_required) {
         setNeedsCode(true);
         return;

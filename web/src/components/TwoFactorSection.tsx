@@ -1,5 +1,5 @@
 import { type FormEvent, useState } from 'react';
-import { api, ApiError, errorMessage } from '../api';
+import { ApiError, errorMessage } from '../api/errors';
 import { Alert } from './Alert';
 import { Button } from './Button';
 import { CodeField } from './CodeField';
@@ -12,6 +12,7 @@ import { useTotpStatus } from '../queries';
 import { RecoveryCodes } from './RecoveryCodes';
 import { TOTP_ERRORS } from '@server/totp/errors';
 import type { TotpSetupJson } from '@server/totp/schema';
+import { disableTotp, enableTotp, regenerateRecoveryCodes, startTotpSetup } from '../api/account';
 
 type View = { kind: 'status' } | { kind: 'setup'; setup: TotpSetupJson } | { kind: 'codes'; codes: string[] };
 
@@ -55,7 +56,7 @@ export function TwoFactorSection({ onChanged }: { onChanged: () => void }) {
     setActionError(undefined);
     setNotice(undefined);
     try {
-      const { data } = await api.post<TotpSetupJson>('/api/v1/me/totp/setup');
+      const data = await startTotpSetup();
       setView({ kind: 'setup', setup: data });
     } catch (error) {
       setActionError(errorMessage(error));
@@ -135,8 +136,8 @@ function TotpSetupPanel({ setup, onCancel, onEnabled }: { setup: TotpSetupJson; 
     setFieldError(undefined);
     setAlert(undefined);
     try {
-      const { data } = await api.post<{ recovery_codes: string[] }>('/api/v1/me/totp/enable', { code });
-      onEnabled(data.recovery_codes);
+      const recoveryCodes = await enableTotp(code);
+      onEnabled(recoveryCodes);
     } catch (error) {
       const message = codeError(error);
       setFieldError(message.field);
@@ -210,13 +211,13 @@ function EnabledTotp({ remaining, onRegenerated, onDisabled }: { remaining: numb
     setAlert(undefined);
     try {
       if (action === 'disable') {
-        await api.delete('/api/v1/me/totp', { code });
+        await disableTotp(code);
         setAction(undefined);
         onDisabled();
       } else {
-        const { data } = await api.post<{ recovery_codes: string[] }>('/api/v1/me/totp/recovery-codes', { code });
+        const recoveryCodes = await regenerateRecoveryCodes(code);
         setAction(undefined);
-        onRegenerated(data.recovery_codes);
+        onRegenerated(recoveryCodes);
       }
     } catch (error) {
       const message = codeError(error);

@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { useForm } from 'react-hook-form';
 import { WEBHOOK_DESCRIPTION_MAX_LENGTH, WEBHOOK_URL_MAX_LENGTH, type WebhookEventType } from '@server/webhooks/contract';
-import { ApiError, errorMessage } from '../api';
+import { ApiError, errorMessage } from '../api/errors';
 import { asSentence } from '../format';
 import { WEBHOOK_EVENTS } from '../webhookText';
 import { Alert } from './Alert';

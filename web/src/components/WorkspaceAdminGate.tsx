@@ -1,6 +1,6 @@
 import type { ReactNode } from 'react';
 import type { WorkspaceAction } from '@server/memberships/contract';
-import { errorMessage } from '../api';
+import { errorMessage } from '../api/errors';
 import { Link } from '../router';
 import { useTitle } from '../useTitle';
 import { can } from '../workspaceAccess';

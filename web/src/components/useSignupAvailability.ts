@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'react';
-import { api } from '../api';
+import { fetchAuthConfig } from '../api/signIn';
 
 /**
  * Whether this server lets people create accounts (GET /auth/config). undefined until known; a
@@ -9,9 +9,8 @@ export function useSignupAvailability(): 'open' | 'closed' | undefined {
   const [signup, setSignup] = useState<'open' | 'closed'>();
   useEffect(() => {
     let current = true;
-    api
-      .get<{ signup: 'open' | 'closed' }>('/auth/config')
-      .then(({ data }) => {
+    fetchAuthConfig()
+      .then((data) => {
         if (current) setSignup(data.signup);
       })
       .catch(() => undefined);

@@ -1,10 +1,11 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { queryKeys } from '../queryKeys';
-import { api, errorMessage } from '../api';
+import { errorMessage } from '../api/errors';
 import { Alert } from '../components/Alert';
 import { Button } from '../components/Button';
 import { ConfirmDialog } from '../components/ConfirmDialog';
+import { deleteSite } from '../api/sites';
 
 interface DangerZoneProps {
   siteId: string;
@@ -17,7 +18,7 @@ export function DangerZone({ siteId, name, onDeleted }: DangerZoneProps) {
   const queryClient = useQueryClient();
   const [confirming, setConfirming] = useState(false);
   const deletion = useMutation({
-    mutationFn: () => api.delete(`/api/v1/sites/${encodeURIComponent(siteId)}`),
+    mutationFn: () => deleteSite(siteId),
     onSuccess: () => {
       queryClient.removeQueries({ queryKey: queryKeys.sites.detail(siteId) });
       void queryClient.invalidateQueries({ queryKey: queryKeys.sites.lists() });

@@ -1,7 +1,7 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
-import type { Site } from '../api';
-import { api, ApiError, errorMessage } from '../api';
+import type { Site } from '../api/types';
+import { ApiError, errorMessage } from '../api/errors';
 import { useSiteVersions } from '../queries';
 import { queryKeys } from '../queryKeys';
 import { actorName, viaText } from '../auditText';
@@ -12,6 +12,7 @@ import { LoadFailed } from '../components/LoadFailed';
 import { Loading } from '../components/Loading';
 import { formatDateTime, formatRelative } from '../format';
 import { type ChangeLine, changeLines, type SiteVersion, versionSummary } from '../historyText';
+import { restoreSiteVersion } from '../api/sites';
 
 interface HistorySectionProps {
   siteId: string;
@@ -31,15 +32,12 @@ export function HistorySection({ siteId, etag, canRestore, dirty, onRestored }: 
   const [stale, setStale] = useState(false);
   const history = useSiteVersions(siteId);
   const restore = useMutation({
-    mutationFn: (version: SiteVersion) =>
-      api.post<{ site: Site; restored_from: number; partner_access_token: 'kept' | 'cleared' }>(`/api/v1/sites/${encodeURIComponent(siteId)}/versions/${version.version}/restore`, undefined, {
-        headers: etag === null ? {} : { 'if-match': etag },
-      }),
+    mutationFn: (version: SiteVersion) => restoreSiteVersion(siteId, version.version, etag),
     onSuccess: (answer, version) => {
       setRestoring(undefined);
       setStale(false);
-      setRestored({ version: version.version, tokenCleared: answer.data.partner_access_token === 'cleared' });
-      onRestored(answer.data.site, answer.headers.get('etag'));
+      setRestored({ version: version.version, tokenCleared: answer.partner_access_token === 'cleared' });
+      onRestored(answer.site, answer.etag);
       void queryClient.invalidateQueries({ queryKey: queryKeys.sites.versions(siteId) });
       void queryClient.invalidateQueries({ queryKey: queryKeys.sites.lists() });
     },

@@ -1,5 +1,6 @@
 import type { PartnerDraft } from '@server/sites/schema';
-import type { FieldError, Site } from '../api';
+import type { FieldError } from '../api/errors';
+import type { Site } from '../api/types';
 import { PartnerCheck } from './PartnerCheck';
 import { PartnerSettingsForm } from '../components/PartnerSettingsForm';
 import type { SiteDraft, TokenChange } from '../siteDraft';

@@ -1,8 +1,7 @@
 import { useMutation } from '@tanstack/react-query';
 import { PARTNER_ERRORS } from '@server/partner/errors';
-import type { PartnerTestResultJson } from '@server/partner/schema';
 import type { PartnerSettingsUpdate } from '@server/sites/schema';
-import { api, ApiError, errorMessage, type FieldError, formatWait } from '../api';
+import { ApiError, errorMessage, type FieldError, formatWait } from '../api/errors';
 import { Alert } from '../components/Alert';
 import { Button } from '../components/Button';
 import { CheckStatusBadge } from '../components/PartnerStatusBadge';
@@ -10,6 +9,7 @@ import { asSentence } from '../format';
 import { fieldLabel } from '../siteDraft';
 import { PartnerCheckDetails } from './PartnerCheckDetails';
 import { checkAnnouncement } from './partnerCheckText';
+import { testPartnerSettings } from '../api/sites';
 
 interface PartnerTestPanelProps {
   siteId: string;
@@ -26,8 +26,7 @@ interface PartnerTestPanelProps {
  */
 export function PartnerTestPanel({ siteId, settings, onFieldErrors }: PartnerTestPanelProps) {
   const testing = useMutation({
-    mutationFn: async (sent: PartnerSettingsUpdate) =>
-      (await api.post<PartnerTestResultJson>(`/api/v1/sites/${encodeURIComponent(siteId)}/partner/test`, { partner_settings: sent })).data.check,
+    mutationFn: (sent: PartnerSettingsUpdate) => testPartnerSettings(siteId, { partner_settings: sent }),
   });
 
   function runTest() {

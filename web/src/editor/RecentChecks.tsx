@@ -1,5 +1,5 @@
 import { CHECK_HISTORY_LENGTH } from '@server/partner/contract';
-import { errorMessage } from '../api';
+import { errorMessage } from '../api/errors';
 import { usePartnerChecks } from '../queries';
 import { LoadFailed } from '../components/LoadFailed';
 import { CheckStatusBadge } from '../components/PartnerStatusBadge';

@@ -1,6 +1,7 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
-import { type AccessToken, api, errorMessage } from '../api';
+import { errorMessage } from '../api/errors';
+import type { AccessToken } from '../api/types';
 import { AccessTokenCreateForm, type CreatedAccessToken } from '../components/AccessTokenCreateForm';
 import { AccessTokenList } from '../components/AccessTokenList';
 import { AccessTokenSecret } from '../components/AccessTokenSecret';
@@ -11,6 +12,7 @@ import { Loading } from '../components/Loading';
 import { useLeaveGuard } from '../router';
 import { accessTokensQuery, useAccessTokens, useWorkspaces } from '../queries';
 import { useTitle } from '../useTitle';
+import { revokeAccessToken } from '../api/accessTokens';
 
 /** Settings > Access Tokens: personal access tokens for integrations (Authorization: Token …). */
 export function AccessTokensPage() {
@@ -25,7 +27,7 @@ export function AccessTokensPage() {
   const [revoking, setRevoking] = useState<AccessToken>();
   const [notice, setNotice] = useState<string>();
   const revoke = useMutation({
-    mutationFn: (token: AccessToken) => api.delete(`/api/v1/access-tokens/${encodeURIComponent(token.id)}`),
+    mutationFn: (token: AccessToken) => revokeAccessToken(token.id),
     onSuccess: (_answer, token) => {
       updateTokens((current) => current.filter((each) => each.id !== token.id));
       if (created?.id === token.id) setCreated(undefined);

@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'react';
-import { errorMessage, type User } from '../api';
+import { errorMessage } from '../api/errors';
+import type { User } from '../api/types';
 import { Alert } from '../components/Alert';
 import { AuthScreen } from '../components/AuthScreen';
 import { Button } from '../components/Button';

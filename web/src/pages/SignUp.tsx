@@ -1,6 +1,6 @@
 import { useState } from 'react';
 import { useForm } from 'react-hook-form';
-import { api, ApiError, errorMessage, type User } from '../api';
+import { ApiError, errorMessage } from '../api/errors';
 import { Alert } from '../components/Alert';
 import { AuthScreen } from '../components/AuthScreen';
 import { Button } from '../components/Button';
@@ -13,6 +13,7 @@ import { useSession } from '../session';
 import { useTitle } from '../useTitle';
 import { AUTH_ERRORS } from '@server/auth/errors';
 import { USER_ERRORS } from '@server/users/errors';
+import { signInWithPassword, signUp } from '../api/signIn';
 
 /** The server names fields by path and words its message to follow the field's name. */
 function problemAt(error: unknown, field: string, label: string): string | undefined {
@@ -46,13 +47,13 @@ export function SignUpPage() {
   async function submit({ name, email, password }: { name: string; email: string; password: string }) {
     setError(undefined);
     try {
-      await api.post('/auth/signup', { email: email.trim(), password, ...(name.trim() === '' ? {} : { name: name.trim() }) });
+      await signUp({ email: email.trim(), password, ...(name.trim() === '' ? {} : { name: name.trim() }) });
     } catch (caught) {
       setError(caught);
       return;
     }
     try {
-      await api.post<{ user: User; second_factor_required: boolean }>('/auth/session', { email: email.trim(), password });
+      await signInWithPassword({ email: email.trim(), password });
       await refresh();
       goAfterSignIn(nextParameter);
     } catch (caught) {

@@ -1,6 +1,6 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, type MouseEvent, useEffect, useMemo, useRef, useState } from 'react';
-import { api, ApiError, errorMessage, type FieldError, type Site } from '../api';
+import { ApiError, errorMessage, type FieldError } from '../api/errors';
 import { Alert } from '../components/Alert';
 import { Button } from '../components/Button';
 import { ColorField } from '../components/ColorField';
@@ -25,7 +25,8 @@ import { WORKSPACE_ERRORS } from '@server/workspaces/errors';
 import { useTitle } from '../useTitle';
 import { roleWithArticle, siteAccess, type SiteAccess } from '../workspaceAccess';
 import { type Workspace } from '../workspaces';
-import { fetchSite, type LoadedSite, partnerChecksQuery, siteQuery, siteUrl, useSite, useWorkspaces } from '../queries';
+import { checkPartnerConnection, fetchSite, type LoadedSite, updateSite } from '../api/sites';
+import { partnerChecksQuery, siteQuery, useSite, useWorkspaces } from '../queries';
 import { queryKeys } from '../queryKeys';
 
 /** The site editor at /sites/:id (General) and /sites/:id/:section. */
@@ -145,11 +146,8 @@ function SiteEditorForm({ siteId, loaded, workspace, access, section, unknownSec
 
   const setLoaded = (next: LoadedSite) => queryClient.setQueryData(siteQuery(siteId).queryKey, next);
 
-  const saving = useMutation({
-    mutationFn: async (sent: { changes: typeof changes; etag: string | null }) =>
-      api.put<{ site: Site }>(siteUrl(siteId), sent.changes, { headers: sent.etag === null ? {} : { 'if-match': sent.etag } }),
-  });
-  const checking = useMutation({ mutationFn: async () => api.post<{ site: Site }>(`${siteUrl(siteId)}/partner/check`) });
+  const saving = useMutation({ mutationFn: (sent: { changes: typeof changes; etag: string | null }) => updateSite(siteId, sent.changes, sent.etag) });
+  const checking = useMutation({ mutationFn: () => checkPartnerConnection(siteId) });
   const reloading = useMutation({ mutationFn: () => fetchSite(siteId) });
 
   // No focused field may sit under the sticky save bar, however tall it grows (a conflict message
@@ -206,9 +204,9 @@ function SiteEditorForm({ siteId, loaded, workspace, access, section, unknownSec
     setSaveError(undefined);
     setServerErrors([]);
     try {
-      const response = await saving.mutateAsync({ changes, etag });
-      const fresh = response.data.site;
-      setLoaded({ site: fresh, etag: response.headers.get('etag') });
+      const stored = await saving.mutateAsync({ changes, etag });
+      const fresh = stored.site;
+      setLoaded(stored);
       void queryClient.invalidateQueries({ queryKey: queryKeys.sites.lists() });
       void queryClient.invalidateQueries({ queryKey: queryKeys.sites.versions(siteId) });
       setDraft(rebaseDraft(sent, draftRef.current, draftOf(fresh)));
@@ -263,8 +261,8 @@ function SiteEditorForm({ siteId, loaded, workspace, access, section, unknownSec
     setCheckError(undefined);
     setCheckDone('');
     try {
-      const response = await checking.mutateAsync();
-      const fresh = response.data.site;
+      const checked = await checking.mutateAsync();
+      const fresh = checked.site;
       const { last_status, last_error, last_checked_at } = fresh.partner_settings;
       // Recording the result moves the site's ETag. Adopt the new tag only when the stored
       // configuration is still the one this form was loaded from; if someone else saved in
@@ -273,7 +271,7 @@ function SiteEditorForm({ siteId, loaded, workspace, access, section, unknownSec
       const current = queryClient.getQueryData(siteQuery(siteId).queryKey) ?? loaded;
       setLoaded({
         site: { ...current.site, partner_settings: { ...current.site.partner_settings, last_status, last_error, last_checked_at } },
-        etag: sameConfiguration(current.site, fresh) ? response.headers.get('etag') : current.etag,
+        etag: sameConfiguration(current.site, fresh) ? checked.etag : current.etag,
       });
     } catch (error) {
       setCheckError(errorMessage(error));

@@ -1,7 +1,7 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import type { TrashEntryJson } from '@server/sites/schema';
-import { api, errorMessage } from '../api';
+import { errorMessage } from '../api/errors';
 import { Alert } from '../components/Alert';
 import { Button } from '../components/Button';
 import { ConfirmDialog } from '../components/ConfirmDialog';
@@ -14,6 +14,7 @@ import { can } from '../workspaceAccess';
 import { type Workspace } from '../workspaces';
 import { useTrash, useWorkspaces } from '../queries';
 import { queryKeys } from '../queryKeys';
+import { restoreFromTrash } from '../api/sites';
 
 /** Deleted sites of the caller's workspaces, restorable until they are purged. */
 export function TrashPage() {
@@ -24,7 +25,7 @@ export function TrashPage() {
   const [restored, setRestored] = useState<{ id: string; name: string } | undefined>();
   const trash = useTrash();
   const restore = useMutation({
-    mutationFn: (entry: TrashEntryJson) => api.post(`/api/v1/trash/${encodeURIComponent(entry.site.id)}/restore`),
+    mutationFn: (entry: TrashEntryJson) => restoreFromTrash(entry.site.id),
     onSuccess: (_answer, entry) => {
       setRestoring(undefined);
       setRestored({ id: entry.site.id, name: entry.site.name });

@@ -1,7 +1,6 @@
 import { useInfiniteQuery, useMutation } from '@tanstack/react-query';
 import { useId, useState } from 'react';
-import type { AuditAction } from '@server/audit/contract';
-import { api, errorMessage } from '../api';
+import { errorMessage } from '../api/errors';
 import { actorName, AUDIT_ACTION_OPTIONS, auditSentence, type AuditEvent, viaText } from '../auditText';
 import { Alert } from '../components/Alert';
 import { Button } from '../components/Button';
@@ -11,11 +10,10 @@ import { WorkspaceAdminGate, WorkspaceScreenHeader } from '../components/Workspa
 import { formatDateTime, formatRelative } from '../format';
 import type { Workspace } from '../workspaces';
 import type { AuditLogFilter } from '../queryKeys';
-import { auditLogFilterQuery, auditLogQuery, useMembers, workspaceUrl } from '../queries';
+import { exportAuditLog } from '../api/workspaces';
+import { auditLogFilterQuery, auditLogQuery, useMembers } from '../queries';
 
-interface Filter extends AuditLogFilter {
-  action: AuditAction | '';
-}
+type Filter = AuditLogFilter;
 
 /** Settings > Workspaces > one workspace > Audit log: who changed what, newest first (admins). */
 export function WorkspaceAuditLogPage({ workspaceId }: { workspaceId: string }) {
@@ -30,11 +28,10 @@ function AuditLogScreen({ workspace }: { workspace: Workspace }) {
   const [filter, setFilter] = useState<Filter>({ action: '', actorId: '' });
   const actionId = useId();
   const actorId = useId();
-  const url = `${workspaceUrl(workspace.id)}/audit-log`;
   const members = useMembers(workspace.id);
   const log = useInfiniteQuery(auditLogQuery(workspace.id, filter));
   const download = useMutation({
-    mutationFn: async () => (await api.get<string>(`${url}?${new URLSearchParams(auditLogFilterQuery(filter)).toString()}`, { headers: { accept: 'application/x-ndjson' }, text: true })).data,
+    mutationFn: () => exportAuditLog(workspace.id, auditLogFilterQuery(filter)),
     onSuccess: (text) => {
       const link = document.createElement('a');
       link.href = URL.createObjectURL(new Blob([text], { type: 'application/x-ndjson' }));

@@ -2,7 +2,7 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useId, useState } from 'react';
 import { useForm } from 'react-hook-form';
 import { WORKSPACE_NAME_MAX_LENGTH } from '@server/workspaces/contract';
-import { api, ApiError, errorMessage } from '../api';
+import { ApiError, errorMessage } from '../api/errors';
 import { Alert } from '../components/Alert';
 import { Button } from '../components/Button';
 import { ConfirmDialog } from '../components/ConfirmDialog';
@@ -16,7 +16,8 @@ import { useTitle } from '../useTitle';
 import { InvitationsSection } from './WorkspaceInvitations';
 import { can, canRemoveMember, ROLE_LABELS, rolesOffered, type WorkspaceRole } from '../workspaceAccess';
 import { type Member, type Workspace, workspacePath, type WorkspacesNotice } from '../workspaces';
-import { membersQuery, useMembers, useWorkspaces, workspaceUrl, workspacesQuery } from '../queries';
+import { changeMemberRole, deleteWorkspace, removeMember, renameWorkspace } from '../api/workspaces';
+import { membersQuery, useMembers, useWorkspaces, workspacesQuery } from '../queries';
 import { queryKeys } from '../queryKeys';
 
 /** Settings > Workspaces > one workspace: its name, its members and their roles, leaving and deleting it. */
@@ -59,7 +60,7 @@ function WorkspaceScreen({ workspace }: { workspace: Workspace }) {
   }
 
   const leave = useMutation({
-    mutationFn: () => api.delete(`${workspaceUrl(workspace.id)}/members/${encodeURIComponent(user?.id ?? '')}`),
+    mutationFn: () => removeMember(workspace.id, user?.id ?? ''),
     onSuccess: async () => {
       setLeaving(false);
       leaveScreen(`You left ${workspace.name}.`);
@@ -67,7 +68,7 @@ function WorkspaceScreen({ workspace }: { workspace: Workspace }) {
     },
   });
   const deletion = useMutation({
-    mutationFn: () => api.delete(workspaceUrl(workspace.id)),
+    mutationFn: () => deleteWorkspace(workspace.id),
     onSuccess: async () => {
       setDeleting(false);
       leaveScreen(`${workspace.name} and its sites were deleted.`);
@@ -190,7 +191,7 @@ function RenameSection({ workspace }: { workspace: Workspace }) {
   const queryClient = useQueryClient();
   const { register, handleSubmit, reset, formState } = useForm<{ name: string }>({ defaultValues: { name: workspace.name } });
   const rename = useMutation({
-    mutationFn: async (name: string) => (await api.patch<{ workspace: Workspace }>(workspaceUrl(workspace.id), { name })).data.workspace,
+    mutationFn: (name: string) => renameWorkspace(workspace.id, name),
     onSuccess: async (saved) => {
       reset({ name: saved.name });
       queryClient.setQueryData(workspacesQuery().queryKey, (current) => current?.map((each) => (each.id === saved.id ? saved : each)));
@@ -233,9 +234,8 @@ function MembersSection({ workspace, currentUserId }: { workspace: Workspace; cu
   const [removing, setRemoving] = useState<Member>();
   const [outcome, setOutcome] = useState<{ kind: 'success' | 'error'; text: string }>();
 
-  const memberUrl = (member: Member) => `${workspaceUrl(workspace.id)}/members/${encodeURIComponent(member.user.id)}`;
   const changeRole = useMutation({
-    mutationFn: async ({ member, role }: { member: Member; role: WorkspaceRole }) => (await api.patch<{ member: Member }>(memberUrl(member), { role })).data.member,
+    mutationFn: ({ member, role }: { member: Member; role: WorkspaceRole }) => changeMemberRole(workspace.id, member.user.id, role),
     onSuccess: (saved) => {
       queryClient.setQueryData(key, (current) => current?.map((each) => (each.user.id === saved.user.id ? saved : each)));
       setOutcome({ kind: 'success', text: `${displayName(saved)} is now ${ROLE_LABELS[saved.role].toLowerCase()}.` });
@@ -243,7 +243,7 @@ function MembersSection({ workspace, currentUserId }: { workspace: Workspace; cu
     onError: (error, { member }) => setOutcome({ kind: 'error', text: `${displayName(member)} keeps their role. ${errorMessage(error)}` }),
   });
   const remove = useMutation({
-    mutationFn: (member: Member) => api.delete(memberUrl(member)),
+    mutationFn: (member: Member) => removeMember(workspace.id, member.user.id),
     onSuccess: (_answer, member) => {
       queryClient.setQueryData(key, (current) => current?.filter((each) => each.user.id !== member.user.id));
       setRemoving(undefined);

@@ -1,7 +1,7 @@
 import { useInfiniteQuery, useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { WEBHOOK_SECRET_OVERLAP_HOURS, WEBHOOKS_PER_WORKSPACE } from '@server/webhooks/contract';
-import { api, errorMessage } from '../api';
+import { errorMessage } from '../api/errors';
 import { Alert } from '../components/Alert';
 import { Button } from '../components/Button';
 import { ConfirmDialog } from '../components/ConfirmDialog';
@@ -15,15 +15,12 @@ import { formatDateTime, formatRelative } from '../format';
 import { useLeaveGuard } from '../router';
 import { attemptText, type BadgeKind, deliveryState, eventLabel, type Webhook, type WebhookDelivery, type WebhookWithSecret, webhookState } from '../webhookText';
 import { type Workspace } from '../workspaces';
-import { deliveriesQuery, useWebhooks, webhooksQuery, workspaceUrl } from '../queries';
+import { createWebhook, deleteWebhook, redeliverDelivery, rotateWebhookSecret, sendTestEvent, updateWebhook } from '../api/webhooks';
+import { deliveriesQuery, useWebhooks, webhooksQuery } from '../queries';
 import { queryKeys } from '../queryKeys';
 
 /** While a delivery is on its way, its log is read again this often, so the answer shows up. */
 const PENDING_REFRESH_MS = 2_000;
-
-function webhookUrl(workspaceId: string, webhookId: string): string {
-  return `${workspaceUrl(workspaceId)}/webhooks/${encodeURIComponent(webhookId)}`;
-}
 
 /** Settings > Workspaces > one workspace > Webhooks: where its events are sent, and how that went (admins). */
 export function WorkspaceWebhooksPage({ workspaceId }: { workspaceId: string }) {
@@ -62,8 +59,7 @@ function WebhooksScreen({ workspace }: { workspace: Workspace }) {
   }
 
   async function create(values: WebhookFormValues) {
-    const { data } = await api.post<{ webhook: WebhookWithSecret }>(`${workspaceUrl(workspace.id)}/webhooks`, values);
-    showSecret(data.webhook, false);
+    showSecret(await createWebhook(workspace.id, values), false);
   }
 
   const count = list.data?.length ?? 0;
@@ -176,7 +172,6 @@ type Confirming = 'rotate' | 'delete' | undefined;
 
 function WebhookRow({ workspace, webhook, onChanged, onRotated, onDeleted }: WebhookRowProps) {
   const queryClient = useQueryClient();
-  const url = webhookUrl(workspace.id, webhook.id);
   const [editing, setEditing] = useState(false);
   const [showDeliveries, setShowDeliveries] = useState(false);
   const [confirming, setConfirming] = useState<Confirming>();
@@ -187,14 +182,14 @@ function WebhookRow({ workspace, webhook, onChanged, onRotated, onDeleted }: Web
   const which = <span className="visually-hidden"> (webhook to {webhook.url})</span>;
 
   const toggle = useMutation({
-    mutationFn: async () => (await api.patch<{ webhook: Webhook }>(url, { enabled: !webhook.enabled })).data.webhook,
+    mutationFn: () => updateWebhook(workspace.id, webhook.id, { enabled: !webhook.enabled }),
     onSuccess: (changed) => {
       onChanged(changed);
       setNotice(changed.enabled ? 'Turned on: new events are sent again.' : 'Turned off: no events are queued for it until it is turned on.');
     },
   });
   const test = useMutation({
-    mutationFn: async () => (await api.post<{ delivery: WebhookDelivery }>(`${url}/test`)).data.delivery,
+    mutationFn: () => sendTestEvent(workspace.id, webhook.id),
     onSuccess: () => {
       setNotice('A test event is on its way. Its delivery is in the log below.');
       setShowDeliveries(true);
@@ -202,14 +197,14 @@ function WebhookRow({ workspace, webhook, onChanged, onRotated, onDeleted }: Web
     },
   });
   const rotate = useMutation({
-    mutationFn: async () => (await api.post<{ webhook: WebhookWithSecret }>(`${url}/rotate-secret`)).data.webhook,
+    mutationFn: () => rotateWebhookSecret(workspace.id, webhook.id),
     onSuccess: (rotated) => {
       setConfirming(undefined);
       onRotated(rotated);
     },
   });
   const remove = useMutation({
-    mutationFn: () => api.delete(url),
+    mutationFn: () => deleteWebhook(workspace.id, webhook.id),
     onSuccess: () => {
       setConfirming(undefined);
       onDeleted(webhook);
@@ -223,7 +218,7 @@ function WebhookRow({ workspace, webhook, onChanged, onRotated, onDeleted }: Web
     if (values.url !== webhook.url) changes.url = values.url;
     if (values.description !== webhook.description) changes.description = values.description;
     if (values.events.join() !== webhook.events.join()) changes.events = values.events;
-    if (Object.keys(changes).length > 0) onChanged((await api.patch<{ webhook: Webhook }>(url, changes)).data.webhook);
+    if (Object.keys(changes).length > 0) onChanged(await updateWebhook(workspace.id, webhook.id, changes));
     setEditing(false);
     setNotice('Saved.');
   }
@@ -336,13 +331,12 @@ function WebhookRow({ workspace, webhook, onChanged, onRotated, onDeleted }: Web
 function DeliveryLog({ workspace, webhook }: { workspace: Workspace; webhook: Webhook }) {
   const queryClient = useQueryClient();
   const key = queryKeys.workspaces.deliveries(workspace.id, webhook.id);
-  const url = `${webhookUrl(workspace.id, webhook.id)}/deliveries`;
   const log = useInfiniteQuery({
     ...deliveriesQuery(workspace.id, webhook.id),
     refetchInterval: (query) => (query.state.data?.pages.some((page) => page.deliveries.some((delivery) => delivery.status === 'pending')) === true ? PENDING_REFRESH_MS : false),
   });
   const redeliver = useMutation({
-    mutationFn: (delivery: WebhookDelivery) => api.post(`${url}/${encodeURIComponent(delivery.id)}/redeliver`),
+    mutationFn: (delivery: WebhookDelivery) => redeliverDelivery(workspace.id, webhook.id, delivery.id),
     onSettled: () => queryClient.invalidateQueries({ queryKey: key }),
   });
   const deliveries = log.data?.pages.flatMap((page) => page.deliveries) ?? [];

@@ -1,7 +1,7 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useForm } from 'react-hook-form';
 import { WORKSPACE_NAME_MAX_LENGTH } from '@server/workspaces/contract';
-import { api, ApiError, errorMessage } from '../api';
+import { ApiError, errorMessage } from '../api/errors';
 import { Alert } from '../components/Alert';
 import { Button } from '../components/Button';
 import { Field } from '../components/Field';
@@ -13,6 +13,7 @@ import { useTitle } from '../useTitle';
 import { ROLE_LABELS } from '../workspaceAccess';
 import { type Workspace, workspacePath } from '../workspaces';
 import { useWorkspaces, workspacesQuery } from '../queries';
+import { createWorkspace } from '../api/workspaces';
 
 /** What the person did on a workspace's screen that took them back here ("You left …"). */
 function noticeOf(state: unknown): string | undefined {
@@ -81,7 +82,7 @@ function CreateWorkspaceSection() {
   const queryClient = useQueryClient();
   const { register, handleSubmit, reset, formState } = useForm<{ name: string }>({ defaultValues: { name: '' } });
   const create = useMutation({
-    mutationFn: async (name: string) => (await api.post<{ workspace: Workspace }>('/api/v1/workspaces', { name })).data.workspace,
+    mutationFn: (name: string) => createWorkspace(name),
     onSuccess: (workspace) => {
       queryClient.setQueryData(workspacesQuery().queryKey, (current) => (current === undefined ? current : [...current, workspace]));
       void queryClient.invalidateQueries({ queryKey: workspacesQuery().queryKey });
