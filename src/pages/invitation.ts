@@ -35,15 +35,17 @@ ${invitationLine(invitation)}
  */
 export function invitationSignInPage(token: string, invitation: InvitationSummary, signupOpen: boolean): string {
   const next = encodeURIComponent(`/invitations/accept?token=${token}`);
+  // The dashboard's sign-in and sign-up forms start with the invited address filled in.
+  const withAddress = `next=${next}&email=${encodeURIComponent(invitation.email)}`;
   const signUp = signupOpen
-    ? `<p>New to Siteward? <a href="/sign-up?next=${escapeHtml(next)}">Create an account with ${escapeHtml(invitation.email)}</a>; accepting confirms the address.</p>`
+    ? `<p>New to Siteward? <a href="/sign-up?${escapeHtml(withAddress)}">Create an account with ${escapeHtml(invitation.email)}</a>; accepting confirms the address.</p>`
     : '';
   return page(
     'Join a workspace',
     `<h1>Join a workspace</h1>
 ${invitationLine(invitation)}
 <p>The invitation is for <strong>${escapeHtml(invitation.email)}</strong>. Sign in with that address to accept it.</p>
-<p><a href="/sign-in?next=${escapeHtml(next)}">Sign in</a></p>
+<p><a href="/sign-in?${escapeHtml(withAddress)}">Sign in</a></p>
 ${signUp}`,
   );
 }
