@@ -277,7 +277,7 @@ function SettingsLayout() {
           Profile
         </Link>
         <Link to="/settings/access-tokens" aria-current={path === '/settings/access-tokens' ? 'page' : undefined}>
-          Access Tokens
+          Access tokens
         </Link>
         <Link to="/settings/security" aria-current={path === '/settings/security' ? 'page' : undefined}>
           Security

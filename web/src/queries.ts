@@ -4,6 +4,8 @@
 // under a key (queryClient.setQueryData) does not compile.
 import { infiniteQueryOptions, queryOptions, useInfiniteQuery, useQuery } from '@tanstack/react-query';
 import { fetchAccessTokens } from './api/accessTokens';
+import { ApiError } from './api/errors';
+import { AUTH_ERRORS } from '@server/auth/errors';
 import { fetchAccount, fetchPasskeys, fetchPendingEmailChange, fetchSecurityEvents, fetchSessions, fetchTotpStatus } from './api/account';
 import { fetchPartnerChecks, fetchSite, fetchSiteSummaries, fetchSiteVersions, fetchTrash } from './api/sites';
 import { fetchDeliveries, fetchWebhooks } from './api/webhooks';
@@ -18,9 +20,26 @@ const nextCursor = (page: { next_cursor: string | null }) => page.next_cursor;
 // ---- The account ----
 
 export type { Account } from './api/account';
+
+function sessionEndedError(): ApiError {
+  return new ApiError(401, AUTH_ERRORS.SESSION_EXPIRED, 'Your session has ended. Sign in again to carry on.');
+}
 export { fetchAccount };
 
-export const accountQuery = () => queryOptions({ queryKey: queryKeys.account.me(), queryFn: ({ signal }) => fetchAccount(signal) });
+export const accountQuery = () =>
+  queryOptions({
+    queryKey: queryKeys.account.me(),
+    queryFn: async ({ signal, client, queryKey }) => {
+      const account = await fetchAccount(signal);
+      // Signed in until now (a refresh on returning to the tab): an ended session is not answered
+      // by swapping the screen, unsaved work and all, for the sign-in page. The data stays, and the
+      // next request's sign-in dialog signs the person in again over their work.
+      if (account === null && client.getQueryState(queryKey)?.data != null) throw sessionEndedError();
+      return account;
+    },
+    // Confirming the address, a new name or 2FA in another tab shows here on returning to this one.
+    refetchOnWindowFocus: 'always',
+  });
 
 /** The account as the server holds it now (until when the sign-in is recent): read again whenever a screen asks. */
 export const useAccount = () => useQuery({ ...accountQuery(), staleTime: 0 });
@@ -47,6 +66,8 @@ export const emailChangeQuery = () =>
   queryOptions({
     queryKey: queryKeys.account.emailChange(),
     queryFn: ({ signal }) => fetchPendingEmailChange(signal),
+    // The change completes from the new address's inbox, usually in another tab.
+    refetchOnWindowFocus: 'always',
   });
 
 const SECURITY_EVENTS_PAGE = 10;

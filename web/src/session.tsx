@@ -22,8 +22,9 @@ const SessionContext = createContext<SessionState | null>(null);
 export function SessionProvider({ children }: { children: ReactNode }) {
   const queryClient = useQueryClient();
   const session = useQuery({ ...accountQuery(), staleTime: Number.POSITIVE_INFINITY });
-  // A server that cannot be reached is treated as signed out: the sign-in screen says why on use.
-  const user = session.isError ? null : session.data === undefined ? undefined : (session.data?.user ?? null);
+  // A server that cannot be reached at first is treated as signed out: the sign-in screen says why
+  // on use. A refresh that fails later keeps who was signed in.
+  const user = session.data === undefined ? (session.isError ? null : undefined) : (session.data?.user ?? null);
 
   const refresh = useCallback(async () => (await queryClient.fetchQuery({ ...accountQuery(), staleTime: 0 }))?.user ?? null, [queryClient]);
 

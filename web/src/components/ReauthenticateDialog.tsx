@@ -1,6 +1,7 @@
 import { startAuthentication } from '@simplewebauthn/browser';
 import { type FormEvent, useEffect, useId, useRef, useState } from 'react';
 import { ApiError, errorMessage } from '../api/errors';
+import { useTotpStatus } from '../queries';
 import { useSession } from '../session';
 import { Alert } from './Alert';
 import { Button } from './Button';
@@ -22,7 +23,7 @@ function wasCancelled(error: unknown): boolean {
 }
 
 /**
- * "Confirm it's you": the password (and a code once the server says 2FA is on) or a passkey, sent
+ * "Confirm it's you": the password (and a code when 2FA is on) or a passkey, sent
  * to POST /api/v1/me/reauthenticate. Mounted by the ReauthenticationProvider whenever a change is
  * refused for want of a recent sign-in, and unmounted after, so each confirmation starts blank.
  */
@@ -32,7 +33,10 @@ export function ReauthenticateDialog({ onConfirmed, onCancel }: ReauthenticateDi
   const titleId = useId();
   const [password, setPassword] = useState('');
   const [code, setCode] = useState('');
-  const [needsCode, setNeedsCode] = useState(false);
+  // With 2FA on the code is asked for at once, not only after the server has said so.
+  const twoFactor = useTotpStatus();
+  const [codeRefused, setNeedsCode] = useState(false);
+  const needsCode = codeRefused || twoFactor.data?.enabled === true;
   const [errors, setErrors] = useState<{ password?: string; code?: string; alert?: string }>({});
   const [busy, setBusy] = useState<'password' | 'passkey'>();
 
@@ -116,7 +120,7 @@ export function ReauthenticateDialog({ onConfirmed, onCancel }: ReauthenticateDi
           autoFocus
           required
         />
-        {needsCode && <CodeField value={code} onChange={setCode} error={errors.code} allowRecoveryCode autoFocus label="Code" />}
+        {needsCode && <CodeField value={code} onChange={setCode} error={errors.code} allowRecoveryCode autoFocus={codeRefused} label="Code" />}
         <div className="dialog-actions">
           {typeof window.PublicKeyCredential !== 'undefined' && (
             <Button onClick={() => void confirmWithPasskey()} busy={busy === 'passkey'} disabled={busy === 'password'}>

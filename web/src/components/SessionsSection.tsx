@@ -152,8 +152,8 @@ function SessionItem({ session, onRevoke }: { session: WebSession; onRevoke: () 
         </span>
       )}
       {!session.current && (
-        <Button onClick={onRevoke} aria-label={`Revoke ${summary} session`}>
-          Revoke
+        <Button onClick={onRevoke} aria-label={`Sign out ${summary} session`}>
+          Sign out…
         </Button>
       )}
     </li>

@@ -134,11 +134,11 @@ export function SignInAgainDialog({ email, onSignedIn, onCancel }: SignInAgainDi
           />
         )}
         <p className="hint">
-          Use an e-mail link or a passkey instead? Sign in with it in another tab, then choose “I signed in in another tab”.
+          Use an e-mail link or a passkey instead? Sign in with it in another tab, then choose “Done, I signed in there”.
         </p>
         <div className="dialog-actions">
           <Button onClick={() => void checkOtherTab()} busy={checking} disabled={formState.isSubmitting}>
-            I signed in in another tab
+            Done, I signed in there
           </Button>
           <Button onClick={onCancel} disabled={busy}>
             Cancel

@@ -178,10 +178,11 @@ function SchemaField({ form, name, pointer, node, groupPath, errors, onListChang
       </fieldset>
     );
   }
+  // An on/off setting is a switch, as in the Integration section; lists of choices stay checkboxes.
   if (node.type === 'boolean') {
     return (
       <div className="field field-wide">
-        <label className="checkbox">
+        <label className="switch">
           <input type="checkbox" aria-describedby={describedBy} aria-invalid={error !== undefined} {...form.register(name)} />
           {label}
         </label>

@@ -1,5 +1,5 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { useState } from 'react';
+import { Fragment, useState } from 'react';
 import type { Site } from '../api/types';
 import { ApiError, errorMessage } from '../api/errors';
 import { useSiteVersions } from '../queries';
@@ -11,7 +11,7 @@ import { ConfirmDialog } from '../components/ConfirmDialog';
 import { LoadFailed } from '../components/LoadFailed';
 import { Loading } from '../components/Loading';
 import { formatDateTime, formatRelative } from '../format';
-import { type ChangeLine, changeLines, type SiteVersion, versionSummary } from '../historyText';
+import { type ChangeLine, changeLines, type SiteVersion, versionGap, versionSummary } from '../historyText';
 import { restoreSiteVersion } from '../api/sites';
 
 interface HistorySectionProps {
@@ -81,16 +81,16 @@ export function HistorySection({ siteId, etag, canRestore, dirty, onRestored }: 
       ) : (
         <>
           <ol className="list history-list" aria-busy={history.isFetchingNextPage || undefined}>
-            {versions.map((version) => (
-              <VersionItem
-                key={version.version}
-                version={version}
-                current={version.version === newest}
-                canRestore={canRestore}
-                dirty={dirty}
-                onRestore={() => setRestoring(version)}
-              />
-            ))}
+            {versions.map((version, index) => {
+              const older = versions[index + 1];
+              const gap = older === undefined ? undefined : versionGap(version.version, older.version);
+              return (
+                <Fragment key={version.version}>
+                  <VersionItem version={version} current={version.version === newest} canRestore={canRestore} dirty={dirty} onRestore={() => setRestoring(version)} />
+                  {gap !== undefined && <li className="history-gap muted small">{gap}</li>}
+                </Fragment>
+              );
+            })}
           </ol>
           {history.hasNextPage && (
             <Button onClick={() => void history.fetchNextPage()} busy={history.isFetchingNextPage}>
@@ -166,18 +166,22 @@ function ChangeItem({ line }: { line: ChangeLine }) {
       {line.kind === 'formatting' && <span className="muted">only the formatting changed</span>}
       {line.kind === 'added' && (
         <>
-          <span className="muted">added</span> <ins>{after}</ins>
+          <span className="muted">added</span> <Swatch colour={line.swatch?.after} />
+          <ins>{after}</ins>
         </>
       )}
       {line.kind === 'removed' && (
         <>
-          <span className="muted">removed</span> <del>{before}</del>
+          <span className="muted">removed</span> <Swatch colour={line.swatch?.before} />
+          <del>{before}</del>
         </>
       )}
       {line.kind === 'changed' && (
         <>
+          <Swatch colour={line.swatch?.before} />
           <del>{before}</del> <span aria-hidden="true">→</span>
-          <span className="visually-hidden">became</span> <ins>{after}</ins>
+          <span className="visually-hidden">became</span> <Swatch colour={line.swatch?.after} />
+          <ins>{after}</ins>
         </>
       )}
       {line.full !== undefined && (
@@ -187,4 +191,10 @@ function ChangeItem({ line }: { line: ChangeLine }) {
       )}
     </li>
   );
+}
+
+/** A colour value's sample beside its code, as the form's colour fields show it. */
+function Swatch({ colour }: { colour: string | undefined }) {
+  if (colour === undefined) return null;
+  return <span className="swatch history-swatch" style={{ backgroundColor: colour }} aria-hidden="true" />;
 }

@@ -14,7 +14,7 @@ import { accessTokensQuery, useAccessTokens, useWorkspaces } from '../queries';
 import { useTitle } from '../useTitle';
 import { revokeAccessToken } from '../api/accessTokens';
 
-/** Settings > Access Tokens: personal access tokens for integrations (Authorization: Token …). */
+/** Settings > Access tokens: personal access tokens for integrations (Authorization: Token …). */
 export function AccessTokensPage() {
   useTitle('Access tokens');
   const queryClient = useQueryClient();

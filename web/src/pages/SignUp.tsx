@@ -39,8 +39,10 @@ export function SignUpPage() {
   const signup = useSignupAvailability();
   const { refresh } = useSession();
   // Where to go once signed in, e.g. back to the invitation that led here.
-  const nextParameter = queryOf(useLocation()).get('next');
-  const { register, handleSubmit, formState } = useForm<{ name: string; email: string; password: string }>({ defaultValues: { name: '', email: '', password: '' } });
+  const parameters = queryOf(useLocation());
+  const nextParameter = parameters.get('next');
+  // An invitation's page sends the invited address along (?email=): the form starts with it.
+  const { register, handleSubmit, formState } = useForm<{ name: string; email: string; password: string }>({ defaultValues: { name: '', email: parameters.get('email') ?? '', password: '' } });
   const [error, setError] = useState<unknown>();
   const [createdButNotSignedIn, setCreatedButNotSignedIn] = useState<string>();
 

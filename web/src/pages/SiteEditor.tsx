@@ -135,6 +135,7 @@ function SiteEditorForm({ siteId, loaded, workspace, access, section, unknownSec
   const draftRef = useRef(draft);
   draftRef.current = draft;
   const saveBar = useRef<HTMLDivElement>(null);
+  const sectionList = useRef<HTMLUListElement>(null);
 
   const changes = useMemo(() => changesOf(saved, draft), [saved, draft]);
   const dirty = hasChanges(changes);
@@ -149,6 +150,16 @@ function SiteEditorForm({ siteId, loaded, workspace, access, section, unknownSec
   const saving = useMutation({ mutationFn: (sent: { changes: typeof changes; etag: string | null }) => updateSite(siteId, sent.changes, sent.etag) });
   const checking = useMutation({ mutationFn: () => checkPartnerConnection(siteId) });
   const reloading = useMutation({ mutationFn: () => fetchSite(siteId) });
+
+  // On a phone the sections are a row that scrolls sideways: the one open is kept in view.
+  useEffect(() => {
+    const list = sectionList.current;
+    const active = list?.querySelector<HTMLElement>('[aria-current="page"]');
+    if (list === null || active === null || active === undefined || list.scrollWidth <= list.clientWidth) return;
+    const start = active.offsetLeft - list.offsetLeft;
+    const end = start + active.offsetWidth;
+    if (start < list.scrollLeft || end > list.scrollLeft + list.clientWidth) list.scrollTo({ left: Math.max(0, start - 16), behavior: 'instant' });
+  }, [sectionId]);
 
   // No focused field may sit under the sticky save bar, however tall it grows (a conflict message
   // makes it taller). The page keeps room for it when scrolling to a target (scroll-padding), and
@@ -309,9 +320,9 @@ function SiteEditorForm({ siteId, loaded, workspace, access, section, unknownSec
           <Link to="/" className="back-link">
             ← All sites
           </Link>
-          <h1 id="site-editor-title">
+          <h1 id="site-editor-title" title={saved.name}>
             <span className="swatch site-swatch-large" style={swatch === undefined ? undefined : { backgroundColor: swatch }} aria-hidden="true" />
-            {saved.name}
+            <span className="site-editor-name">{saved.name}</span>
           </h1>
           <p>
             {workspace !== undefined && !workspace.personal && <>In {workspace.name} · </>}
@@ -335,7 +346,7 @@ function SiteEditorForm({ siteId, loaded, workspace, access, section, unknownSec
 
       <div className="editor-layout">
         <nav className="editor-nav" aria-label="Site settings">
-          <ul>
+          <ul ref={sectionList}>
             {EDITOR_SECTIONS.map((each) => {
               const count = errorCounts.get(each.id) ?? 0;
               const to = sectionPath(siteId, each.id);
@@ -380,7 +391,14 @@ function SiteEditorForm({ siteId, loaded, workspace, access, section, unknownSec
                       const name = event.target.value;
                       edit((current) => ({ ...current, name }), ['/name']);
                     }}
-                    hint="Spaces at the start and end are removed when you save."
+                    hint={
+                      <>
+                        Spaces at the start and end are removed when you save.{' '}
+                        <span className={draft.name.length >= NAME_MAX_LENGTH ? 'name-count name-count-full' : 'name-count'}>
+                          {draft.name.length} of {NAME_MAX_LENGTH} characters
+                        </span>
+                      </>
+                    }
                     error={messageFor(errors, '/name')}
                   />
                   <ColorField label="Colour" value={draft.color} onChange={(color) => edit((current) => ({ ...current, color }), ['/color'])} error={messageFor(errors, '/color')} />
@@ -425,6 +443,7 @@ function SiteEditorForm({ siteId, loaded, workspace, access, section, unknownSec
               onTokenChange={editToken}
               errors={errors}
               onTestFieldErrors={showTestFieldErrors}
+              lastSavedToken={saving.isSuccess ? (saving.variables.changes.partner_settings?.access_token ?? undefined) : undefined}
             />
           )}
         </div>

@@ -86,7 +86,7 @@ export function TrashPage() {
                           {formatRelative(entry.deleted_at)}
                         </time>
                         {entry.deleted_by !== null && ` by ${entry.deleted_by.name.trim() === '' ? entry.deleted_by.email : entry.deleted_by.name}`}
-                        {showWorkspace && workspace !== undefined && ` · ${workspace.name}`} · deleted for good{' '}
+                        {showWorkspace && workspace !== undefined && ` · ${workspace.name}`} · restorable until{' '}
                         <time dateTime={entry.purge_at} title={formatDateTime(entry.purge_at)}>
                           {formatDateTime(entry.purge_at)}
                         </time>

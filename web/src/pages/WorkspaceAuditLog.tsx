@@ -76,7 +76,7 @@ function AuditLogScreen({ workspace }: { workspace: Workspace }) {
             </select>
           </div>
           <Button onClick={() => download.mutate()} busy={download.isPending}>
-            Download as NDJSON
+            Download these changes
           </Button>
         </div>
         {download.isError && (

@@ -53,6 +53,9 @@ function WorkspaceScreen({ workspace }: { workspace: Workspace }) {
   const { user } = useSession();
   const [leaving, setLeaving] = useState(false);
   const [deleting, setDeleting] = useState(false);
+  // The last owner cannot leave (the server refuses it too): said before any confirmation.
+  const members = useMembers(workspace.id);
+  const soleOwner = workspace.role === 'owner' && members.data !== undefined && members.data.filter((member) => member.role === 'owner').length === 1;
 
   // The workspace's sites and the person's role in it are gone or changed everywhere on screen.
   async function refreshEverywhere() {
@@ -115,10 +118,12 @@ function WorkspaceScreen({ workspace }: { workspace: Workspace }) {
             <p>
               {workspace.personal
                 ? 'Your personal workspace stays yours: it cannot be left or deleted.'
-                : 'You lose access to its sites. A member who manages people can add you again.'}
+                : soleOwner
+                  ? 'You are its only owner: make another member an owner first, or delete the workspace.'
+                  : 'You lose access to its sites. A member who manages people can add you again.'}
             </p>
           </div>
-          {!workspace.personal && (
+          {!workspace.personal && !soleOwner && (
             <Button
               onClick={() => {
                 leave.reset();
