@@ -1,3 +1,4 @@
+import { useMutation } from '@tanstack/react-query';
 import { lazy, Suspense, useEffect, useRef, useState } from 'react';
 import { createBrowserRouter, Outlet, RouterProvider, useLocation as useRouterLocation, useParams } from 'react-router';
 import { errorMessage } from './api/errors';
@@ -207,24 +208,13 @@ function NotFound() {
 function Shell({ children }: { children: React.ReactNode }) {
   const { user, signOut } = useSession();
   const path = useRouterLocation().pathname;
-  const [signOutError, setSignOutError] = useState<string>();
-  const [signingOut, setSigningOut] = useState(false);
+  const signingOut = useMutation({ mutationFn: signOut, onSuccess: () => navigate('/sign-in', { replace: true, force: true }) });
   const inSettings = path.startsWith('/settings');
   const inSites = path === '/' || path.startsWith('/sites');
 
-  async function handleSignOut() {
+  function handleSignOut() {
     // Unsaved edits on screen: the same question as leaving by a link.
-    if (!confirmLeaving()) return;
-    setSigningOut(true);
-    setSignOutError(undefined);
-    try {
-      await signOut();
-      navigate('/sign-in', { replace: true, force: true });
-    } catch (error) {
-      setSignOutError(errorMessage(error));
-    } finally {
-      setSigningOut(false);
-    }
+    if (confirmLeaving()) signingOut.mutate();
   }
 
   return (
@@ -250,15 +240,15 @@ function Shell({ children }: { children: React.ReactNode }) {
             {user?.email}
           </span>
           <ThemeSwitch />
-          <button type="button" className="button button-ghost" onClick={() => void handleSignOut()} disabled={signingOut}>
+          <button type="button" className="button button-ghost" onClick={handleSignOut} disabled={signingOut.isPending}>
             Sign out
           </button>
         </div>
       </header>
       {user !== null && user !== undefined && !user.email_verified && <VerifyEmailBanner email={user.email} />}
-      {signOutError !== undefined && (
+      {signingOut.error !== null && (
         <div className="alert alert-error" role="alert">
-          {signOutError}
+          {errorMessage(signingOut.error)}
         </div>
       )}
       <main id="main" className="content" tabIndex={-1}>

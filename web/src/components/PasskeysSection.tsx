@@ -1,4 +1,5 @@
 import { startRegistration, WebAuthnError } from '@simplewebauthn/browser';
+import { useMutation } from '@tanstack/react-query';
 import { type FormEvent, type KeyboardEvent, useState } from 'react';
 import { ApiError, errorMessage } from '../api/errors';
 import type { Passkey } from '../api/types';
@@ -56,24 +57,14 @@ export function PasskeysSection() {
   };
   const [notice, setNotice] = useState<{ kind: 'success' | 'info'; text: string }>();
   const [removing, setRemoving] = useState<Passkey>();
-  const [removeBusy, setRemoveBusy] = useState(false);
-  const [removeError, setRemoveError] = useState<string>();
-
-  async function remove() {
-    if (removing === undefined) return;
-    setRemoveBusy(true);
-    setRemoveError(undefined);
-    try {
-      await removePasskey(removing.id);
-      setNotice({ kind: 'success', text: `Removed “${removing.name}”. It no longer signs you in.` });
+  const remove = useMutation({
+    mutationFn: (passkey: Passkey) => removePasskey(passkey.id),
+    onSuccess: async (_answer, passkey) => {
+      setNotice({ kind: 'success', text: `Removed “${passkey.name}”. It no longer signs you in.` });
       setRemoving(undefined);
       await load();
-    } catch (error) {
-      setRemoveError(errorMessage(error));
-    } finally {
-      setRemoveBusy(false);
-    }
-  }
+    },
+  });
 
   return (
     <section className="card security-card" aria-labelledby="passkeys-title">
@@ -115,15 +106,15 @@ export function PasskeysSection() {
         title="Remove this passkey?"
         confirmLabel="Remove passkey"
         danger
-        busy={removeBusy}
-        onConfirm={() => void remove()}
+        busy={remove.isPending}
+        onConfirm={() => removing !== undefined && remove.mutate(removing)}
         onCancel={() => {
           setRemoving(undefined);
-          setRemoveError(undefined);
+          remove.reset();
         }}
       >
         <p>“{removing?.name}” will no longer sign you in. The passkey stays on your device until you delete it there.</p>
-        {removeError !== undefined && <Alert kind="error">{removeError}</Alert>}
+        {remove.error !== null && <Alert kind="error">{errorMessage(remove.error)}</Alert>}
       </ConfirmDialog>
     </section>
   );

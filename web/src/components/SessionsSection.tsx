@@ -1,3 +1,4 @@
+import { useMutation } from '@tanstack/react-query';
 import { useState } from 'react';
 import { errorMessage } from '../api/errors';
 import type { WebSession } from '../api/types';
@@ -30,43 +31,31 @@ export function SessionsSection() {
   const [notice, setNotice] = useState<string>();
   const [revoking, setRevoking] = useState<WebSession>();
   const [everywhere, setEverywhere] = useState(false);
-  const [busy, setBusy] = useState(false);
-  const [dialogError, setDialogError] = useState<string>();
+  const revoke = useMutation({
+    mutationFn: (session: WebSession) => revokeSession(session.id),
+    onSuccess: async (_answer, session) => {
+      await load();
+      setNotice(`Signed out ${describeUserAgent(session.user_agent)}.`);
+      closeDialogs();
+    },
+  });
+  const signOutEverywhere = useMutation({
+    mutationFn: revokeEverySession,
+    onSuccess: () => {
+      // The server ended this session too: forget the user and go to sign-in without asking.
+      forget();
+      navigate('/sign-in', { force: true });
+    },
+  });
+  const busy = revoke.isPending || signOutEverywhere.isPending;
+  const dialogFailure = revoke.error ?? signOutEverywhere.error;
+  const dialogError = dialogFailure === null ? undefined : errorMessage(dialogFailure);
 
   function closeDialogs() {
     setRevoking(undefined);
     setEverywhere(false);
-    setDialogError(undefined);
-  }
-
-  async function revoke() {
-    if (revoking === undefined) return;
-    setBusy(true);
-    setDialogError(undefined);
-    try {
-      await revokeSession(revoking.id);
-      await load();
-      setNotice(`Signed out ${describeUserAgent(revoking.user_agent)}.`);
-      closeDialogs();
-    } catch (error) {
-      setDialogError(errorMessage(error));
-    } finally {
-      setBusy(false);
-    }
-  }
-
-  async function signOutEverywhere() {
-    setBusy(true);
-    setDialogError(undefined);
-    try {
-      await revokeEverySession();
-      // The server ended this session too: forget the user and go to sign-in without asking.
-      forget();
-      navigate('/sign-in', { force: true });
-    } catch (error) {
-      setDialogError(errorMessage(error));
-      setBusy(false);
-    }
+    revoke.reset();
+    signOutEverywhere.reset();
   }
 
   const others = sessions?.filter((session) => !session.current).length ?? 0;
@@ -103,7 +92,7 @@ export function SessionsSection() {
         confirmLabel="Sign it out"
         danger
         busy={busy}
-        onConfirm={() => void revoke()}
+        onConfirm={() => revoking !== undefined && revoke.mutate(revoking)}
         onCancel={closeDialogs}
       >
         <p>
@@ -118,7 +107,7 @@ export function SessionsSection() {
         confirmLabel="Sign out everywhere"
         danger
         busy={busy}
-        onConfirm={() => void signOutEverywhere()}
+        onConfirm={() => signOutEverywhere.mutate()}
         onCancel={closeDialogs}
       >
         <p>

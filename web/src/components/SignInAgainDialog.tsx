@@ -1,4 +1,4 @@
-import { useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useId, useRef, useState } from 'react';
 import { useForm } from 'react-hook-form';
 import { ApiError, errorMessage } from '../api/errors';
@@ -34,7 +34,6 @@ export function SignInAgainDialog({ email, onSignedIn, onCancel }: SignInAgainDi
   const titleId = useId();
   const [needsCode, setNeedsCode] = useState(false);
   const [alert, setAlert] = useState<string>();
-  const [checking, setChecking] = useState(false);
   const { register, handleSubmit, setError, setValue, setFocus, formState } = useForm<Values>({ defaultValues: { password: '', code: '' } });
 
   useEffect(() => {
@@ -79,20 +78,18 @@ export function SignInAgainDialog({ email, onSignedIn, onCancel }: SignInAgainDi
   }
 
   /** A sign-in finished in another tab (an e-mail link, a passkey) set the same cookie. */
-  async function checkOtherTab() {
-    setChecking(true);
-    setAlert(undefined);
-    try {
-      const user = (await fetchAccount())?.user ?? null;
+  const otherTab = useMutation({
+    mutationFn: () => fetchAccount(),
+    onMutate: () => setAlert(undefined),
+    onSuccess: (account) => {
+      const user = account?.user ?? null;
       if (user === null) setAlert('You are not signed in yet. Finish signing in in the other tab, or enter your password here.');
       else if (user.email !== email) setAlert(`That tab signed in as ${user.email}. Sign in as ${email} to keep your changes.`);
       else signedIn(user);
-    } catch (error) {
-      setAlert(errorMessage(error));
-    } finally {
-      setChecking(false);
-    }
-  }
+    },
+    onError: (error) => setAlert(errorMessage(error)),
+  });
+  const checking = otherTab.isPending;
 
   const busy = formState.isSubmitting || checking;
   return (
@@ -137,7 +134,7 @@ export function SignInAgainDialog({ email, onSignedIn, onCancel }: SignInAgainDi
           Use an e-mail link or a passkey instead? Sign in with it in another tab, then choose “Done, I signed in there”.
         </p>
         <div className="dialog-actions">
-          <Button onClick={() => void checkOtherTab()} busy={checking} disabled={formState.isSubmitting}>
+          <Button onClick={() => otherTab.mutate()} busy={checking} disabled={formState.isSubmitting}>
             Done, I signed in there
           </Button>
           <Button onClick={onCancel} disabled={busy}>
