@@ -579,7 +579,8 @@ test('History lists each version in words, key by key, the token only as set; a 
     assert.equal((await readSite(t.app, user, site.id)).name, 'History site, renamed');
     await versions.nth(2).getByRole('button', { name: 'Restore version 1' }).click();
     await dialog.getByRole('button', { name: 'Restore this version' }).click();
-    await page.getByText('Version 1 restored').waitFor();
+    await page.getByRole('region', { name: 'Notifications' }).getByText('Version 1 restored.').waitFor();
+    await page.getByText('Version 1 restored', { exact: true }).waitFor();
     // Version 1 had no partner address: the token, bound to partner.example, does not follow.
     await page.getByText('The partner access token was cleared').waitFor();
     await page.getByRole('heading', { name: 'History site', level: 1 }).waitFor();

@@ -8,6 +8,7 @@ import { ReauthenticationProvider } from './reauthentication';
 import { accountQuery, siteListQuery } from './queries';
 import { SessionProvider } from './session';
 import { SignInAgainProvider } from './signInAgain';
+import { ToastProvider } from './toasts';
 import { siteListQueryFrom } from './siteList';
 import './styles.css';
 
@@ -32,7 +33,9 @@ createRoot(root).render(
       <SessionProvider>
         <SignInAgainProvider>
           <ReauthenticationProvider>
-            <App />
+            <ToastProvider>
+              <App />
+            </ToastProvider>
           </ReauthenticationProvider>
         </SignInAgainProvider>
       </SessionProvider>

@@ -5,17 +5,23 @@ import { errorMessage } from '../api/errors';
 import { Alert } from '../components/Alert';
 import { Button } from '../components/Button';
 import { ConfirmDialog } from '../components/ConfirmDialog';
-import { deleteSite } from '../api/sites';
+import { deleteSite, restoreFromTrash } from '../api/sites';
+import { navigate } from '../router';
+import { useToasts } from '../toasts';
+import { sectionPath } from './sections';
 
 interface DangerZoneProps {
   siteId: string;
   name: string;
   onDeleted: () => void;
+  /** Undo brought the site back from the trash. */
+  onRestored: () => void;
 }
 
 /** Deleting the site, kept apart from everyday settings and confirmed in a dialog that names it. */
-export function DangerZone({ siteId, name, onDeleted }: DangerZoneProps) {
+export function DangerZone({ siteId, name, onDeleted, onRestored }: DangerZoneProps) {
   const queryClient = useQueryClient();
+  const toasts = useToasts();
   const [confirming, setConfirming] = useState(false);
   const deletion = useMutation({
     mutationFn: () => deleteSite(siteId),
@@ -25,8 +31,23 @@ export function DangerZone({ siteId, name, onDeleted }: DangerZoneProps) {
       void queryClient.invalidateQueries({ queryKey: queryKeys.trash.all() });
       setConfirming(false);
       onDeleted();
+      toasts.show({ message: `${name} was moved to the trash.`, action: { label: 'Undo', run: () => void undo() } });
     },
   });
+
+  /** Undo is the trash's restore: the site comes back as it was, with its history. */
+  async function undo() {
+    try {
+      await restoreFromTrash(siteId);
+    } catch (error) {
+      toasts.show({ message: `${name} is still in the trash: ${errorMessage(error)}` });
+      return;
+    }
+    void queryClient.invalidateQueries({ queryKey: queryKeys.sites.lists() });
+    void queryClient.invalidateQueries({ queryKey: queryKeys.trash.all() });
+    onRestored();
+    navigate(sectionPath(siteId, 'general'), { force: true });
+  }
   return (
     <section className="card danger-zone" aria-labelledby="danger-zone-title">
       <div className="card-header">

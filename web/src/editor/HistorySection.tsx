@@ -13,6 +13,7 @@ import { Loading } from '../components/Loading';
 import { formatDateTime, formatRelative } from '../format';
 import { type ChangeLine, changeLines, type SiteVersion, versionGap, versionSummary } from '../historyText';
 import { restoreSiteVersion } from '../api/sites';
+import { useToasts } from '../toasts';
 
 interface HistorySectionProps {
   siteId: string;
@@ -27,6 +28,7 @@ interface HistorySectionProps {
 /** The site's versions, newest first, each with who, how and what it changed; any earlier one can be restored. */
 export function HistorySection({ siteId, etag, canRestore, dirty, onRestored }: HistorySectionProps) {
   const queryClient = useQueryClient();
+  const toasts = useToasts();
   const [restoring, setRestoring] = useState<SiteVersion>();
   const [restored, setRestored] = useState<{ version: number; tokenCleared: boolean }>();
   const [stale, setStale] = useState(false);
@@ -40,6 +42,11 @@ export function HistorySection({ siteId, etag, canRestore, dirty, onRestored }: 
       onRestored(answer.site, answer.etag);
       void queryClient.invalidateQueries({ queryKey: queryKeys.sites.versions(siteId) });
       void queryClient.invalidateQueries({ queryKey: queryKeys.sites.lists() });
+      // Undo restores the version that was current before, as a new version again.
+      const before = newest;
+      if (before !== undefined) {
+        toasts.show({ message: `Version ${version.version} restored.`, action: { label: 'Undo', run: () => void undo(before, answer.etag) } });
+      }
     },
     onError: (error) => {
       setRestoring(undefined);
@@ -50,6 +57,19 @@ export function HistorySection({ siteId, etag, canRestore, dirty, onRestored }: 
   const versions = history.data?.pages.flatMap((page) => page.versions) ?? [];
   const newest = versions[0]?.version;
 
+  async function undo(version: number, tag: string | null) {
+    try {
+      const answer = await restoreSiteVersion(siteId, version, tag);
+      setRestored(undefined);
+      onRestored(answer.site, answer.etag);
+      void queryClient.invalidateQueries({ queryKey: queryKeys.sites.versions(siteId) });
+      void queryClient.invalidateQueries({ queryKey: queryKeys.sites.lists() });
+      toasts.show({ message: `Back to version ${version}, saved as the newest version.` });
+    } catch (error) {
+      toasts.show({ message: `Not undone: ${errorMessage(error)}` });
+    }
+  }
+
   return (
     <section className="card history" aria-labelledby="history-title">
       <div className="card-header">
@@ -58,10 +78,11 @@ export function HistorySection({ siteId, etag, canRestore, dirty, onRestored }: 
           <p>Newest first. Restoring a version saves its settings as a new version; the partner access token stays as it is now, unless that version’s partner addresses differ.</p>
         </div>
       </div>
-      {restored !== undefined && (
+      {/* The toast says it was restored; what needs doing afterwards stays here. */}
+      {restored?.tokenCleared === true && (
         <Alert kind="success" title={`Version ${restored.version} restored`}>
           <p>Its settings are saved as the newest version, at the top of this list.</p>
-          {restored.tokenCleared && <p>The partner access token was cleared: it was saved for other partner addresses than this version’s. Enter it again under Integration.</p>}
+          <p>The partner access token was cleared: it was saved for other partner addresses than this version’s. Enter it again under Integration.</p>
         </Alert>
       )}
       {stale && (

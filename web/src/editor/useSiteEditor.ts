@@ -13,7 +13,8 @@ import { queryKeys } from '../queryKeys';
 import { changesOf, clientErrors, draftOf, hasChanges, rebaseDraft, sameConfiguration, type SiteChanges, type SiteDraft, type TokenChange } from '../siteDraft';
 import { checkAnnouncement } from './partnerCheckText';
 import { focusFirstInvalid } from './editorNavigation';
-import type { SectionId } from './sections';
+import { type SectionId, sectionPath } from './sections';
+import { useToasts } from '../toasts';
 
 /** Whether the person has edited the field an error path names since the errors were reported. */
 function editedSince(dirty: Partial<Readonly<FieldNamesMarkedBoolean<SiteDraft>>>, path: string): boolean {
@@ -39,6 +40,7 @@ interface SiteEditorOptions {
 
 export function useSiteEditor({ siteId, loaded, readOnly, sectionId }: SiteEditorOptions) {
   const queryClient = useQueryClient();
+  const toasts = useToasts();
   const saved = loaded.site;
   const form = useForm<SiteDraft>({ defaultValues: draftOf(saved) });
   const draft = form.watch();
@@ -61,6 +63,7 @@ export function useSiteEditor({ siteId, loaded, readOnly, sectionId }: SiteEdito
       // What was typed while the request ran stays; what was sent takes the server's value.
       form.reset(rebaseDraft(sent.draft, form.getValues(), draftOf(stored.site)));
       setTestErrors([]);
+      toasts.show({ message: 'Saved.', link: { label: 'See the change in History', to: sectionPath(siteId, 'history') } });
     },
     onError: (error) => {
       // The errors describe what was sent: "edited since" counts from now. Every edit stays on screen.

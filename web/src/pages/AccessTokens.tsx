@@ -11,6 +11,7 @@ import { LoadFailed } from '../components/LoadFailed';
 import { Loading } from '../components/Loading';
 import { useLeaveGuard } from '../router';
 import { accessTokensQuery, useAccessTokens, useWorkspaces } from '../queries';
+import { useToasts } from '../toasts';
 import { useTitle } from '../useTitle';
 import { revokeAccessToken } from '../api/accessTokens';
 
@@ -26,15 +27,32 @@ export function AccessTokensPage() {
   const [created, setCreated] = useState<CreatedAccessToken>();
   const [revoking, setRevoking] = useState<AccessToken>();
   const [notice, setNotice] = useState<string>();
+  const toasts = useToasts();
   const revoke = useMutation({
     mutationFn: (token: AccessToken) => revokeAccessToken(token.id),
-    onSuccess: (_answer, token) => {
-      updateTokens((current) => current.filter((each) => each.id !== token.id));
-      if (created?.id === token.id) setCreated(undefined);
-      setNotice(`Revoked “${token.name}”. Requests with it are refused from now on.`);
-      setRevoking(undefined);
+    onSuccess: (_answer, token) => setNotice(`Revoked “${token.name}”. Requests with it are refused from now on.`),
+    // Not revoked after all: the list shows it again, and the reason is said.
+    onError: (error, token) => {
+      setNotice(`“${token.name}” was not revoked: ${errorMessage(error)}`);
+      void queryClient.invalidateQueries({ queryKey: accessTokensQuery().queryKey });
     },
   });
+
+  /**
+   * The server cannot un-revoke a token, so revoking waits for the notice to end: until then
+   * Undo simply keeps it (docs/decisions.md). The row goes at once.
+   */
+  function revokeWithUndo(token: AccessToken) {
+    setRevoking(undefined);
+    setNotice(undefined);
+    if (created?.id === token.id) setCreated(undefined);
+    updateTokens((current) => current.filter((each) => each.id !== token.id));
+    toasts.show({
+      message: `“${token.name}” will be revoked when this notice closes.`,
+      action: { label: 'Undo', run: () => void queryClient.invalidateQueries({ queryKey: accessTokensQuery().queryKey }) },
+      onExpire: () => revoke.mutate(token),
+    });
+  }
 
   /** The list as the server now holds it, without asking again. */
   function updateTokens(change: (current: AccessToken[]) => AccessToken[]) {
@@ -102,13 +120,11 @@ export function AccessTokensPage() {
         title={`Revoke “${revoking?.name ?? ''}”?`}
         confirmLabel="Revoke token"
         danger
-        busy={revoke.isPending}
-        onConfirm={() => revoking !== undefined && revoke.mutate(revoking)}
+        onConfirm={() => revoking !== undefined && revokeWithUndo(revoking)}
         onCancel={() => setRevoking(undefined)}
       >
-        {revoke.error !== null && <Alert kind="error">{errorMessage(revoke.error)}</Alert>}
         <p>
-          Anything using the token ending in <code>{revoking?.last_four}</code> stops working at once. This cannot be undone.
+          Anything using the token ending in <code>{revoking?.last_four}</code> stops working. You can undo this for a few seconds; after that it cannot be undone.
         </p>
       </ConfirmDialog>
     </>

@@ -67,6 +67,10 @@ export function SiteEditorPage({ siteId, section }: { siteId: string; section?: 
       section={current}
       unknownSection={current === undefined ? section : undefined}
       onDeleted={setDeleted}
+      onRestored={() => {
+        setDeleted(undefined);
+        void query.refetch();
+      }}
     />
   );
 }
@@ -104,9 +108,11 @@ interface SiteEditorFormProps {
   section: EditorSection | undefined;
   unknownSection: string | undefined;
   onDeleted: (name: string) => void;
+  /** Undo brought the deleted site back. */
+  onRestored: () => void;
 }
 
-function SiteEditorForm({ siteId, loaded, workspace, access, section, unknownSection, onDeleted }: SiteEditorFormProps) {
+function SiteEditorForm({ siteId, loaded, workspace, access, section, unknownSection, onDeleted, onRestored }: SiteEditorFormProps) {
   const readOnly = !access.edit;
   const sectionId: SectionId = section?.id ?? 'general';
   const editor = useSiteEditor({ siteId, loaded, readOnly, sectionId });
@@ -171,7 +177,7 @@ function SiteEditorForm({ siteId, loaded, workspace, access, section, unknownSec
                   <ColorField label="Colour" value={draft.color} onChange={(color) => editor.edit({ color })} error={messageFor(errors, '/color')} />
                 </fieldset>
               </section>
-              {access.delete && <DangerZone siteId={siteId} name={saved.name} onDeleted={() => onDeleted(saved.name)} />}
+              {access.delete && <DangerZone siteId={siteId} name={saved.name} onDeleted={() => onDeleted(saved.name)} onRestored={onRestored} />}
             </>
           )}
 

@@ -12,6 +12,7 @@ import { Loading } from '../components/Loading';
 import { asSentence, formatDateTime, formatRelative } from '../format';
 import { Link, navigate } from '../router';
 import { useSession } from '../session';
+import { useToasts } from '../toasts';
 import { useTitle } from '../useTitle';
 import { InvitationsSection } from './WorkspaceInvitations';
 import { can, canRemoveMember, ROLE_LABELS, rolesOffered, type WorkspaceRole } from '../workspaceAccess';
@@ -247,18 +248,30 @@ function MembersSection({ workspace, currentUserId }: { workspace: Workspace; cu
     },
     onError: (error, { member }) => setOutcome({ kind: 'error', text: `${displayName(member)} keeps their role. ${errorMessage(error)}` }),
   });
+  const toasts = useToasts();
   const remove = useMutation({
     mutationFn: (member: Member) => removeMember(workspace.id, member.user.id),
-    onSuccess: (_answer, member) => {
-      queryClient.setQueryData(key, (current) => current?.filter((each) => each.user.id !== member.user.id));
-      setRemoving(undefined);
-      setOutcome({ kind: 'success', text: `${displayName(member)} was removed from ${workspace.name}.` });
-    },
+    onSuccess: (_answer, member) => setOutcome({ kind: 'success', text: `${displayName(member)} was removed from ${workspace.name}.` }),
     onError: (error, member) => {
-      setRemoving(undefined);
       setOutcome({ kind: 'error', text: `${displayName(member)} is still a member. ${errorMessage(error)}` });
+      void queryClient.invalidateQueries({ queryKey: key });
     },
   });
+
+  /**
+   * Removing someone ends their access and withdraws their invitations, which the server cannot
+   * take back: it waits for the notice to end, and until then Undo keeps them (docs/decisions.md).
+   */
+  function removeWithUndo(member: Member) {
+    setRemoving(undefined);
+    setOutcome(undefined);
+    queryClient.setQueryData(key, (current) => current?.filter((each) => each.user.id !== member.user.id));
+    toasts.show({
+      message: `${displayName(member)} will be removed from ${workspace.name} when this notice closes.`,
+      action: { label: 'Undo', run: () => void queryClient.invalidateQueries({ queryKey: key }) },
+      onExpire: () => remove.mutate(member),
+    });
+  }
 
   return (
     <section className="card" aria-labelledby="workspace-members-title">
@@ -303,11 +316,10 @@ function MembersSection({ workspace, currentUserId }: { workspace: Workspace; cu
         title={`Remove ${removing === undefined ? '' : displayName(removing)}?`}
         confirmLabel="Remove member"
         danger
-        busy={remove.isPending}
         onCancel={() => setRemoving(undefined)}
-        onConfirm={() => removing !== undefined && remove.mutate(removing)}
+        onConfirm={() => removing !== undefined && removeWithUndo(removing)}
       >
-        <p>They lose access to every site in {workspace.name}.</p>
+        <p>They lose access to every site in {workspace.name}. You can undo this for a few seconds.</p>
       </ConfirmDialog>
     </section>
   );
