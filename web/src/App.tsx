@@ -1,4 +1,4 @@
-import { useMutation } from '@tanstack/react-query';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { lazy, Suspense, useEffect, useRef, useState } from 'react';
 import { createBrowserRouter, Outlet, RouterProvider, useLocation as useRouterLocation, useParams } from 'react-router';
 import { errorMessage } from './api/errors';
@@ -12,6 +12,8 @@ import { SignInPage } from './pages/SignIn';
 import { SignUpPage } from './pages/SignUp';
 import { SitesPage } from './pages/Sites';
 import { confirmLeaving, connectRouter, Link, navigate, queryOf, screenOf, useLocation } from './router';
+import { siteQuery } from './queries';
+import { SHORTCUT_MODIFIER } from './shortcuts';
 import { useSession } from './session';
 import { goAfterSignIn, takeNextAfterSignInLink } from './signInRedirect';
 
@@ -25,6 +27,7 @@ const WorkspaceAuditLogPage = lazy(() => import('./pages/WorkspaceAuditLog').the
 const WorkspaceWebhooksPage = lazy(() => import('./pages/WorkspaceWebhooks').then((module) => ({ default: module.WorkspaceWebhooksPage })));
 const WorkspaceDetailPage = lazy(() => import('./pages/WorkspaceDetail').then((module) => ({ default: module.WorkspaceDetailPage })));
 const SecurityPage = lazy(() => import('./pages/Security').then((module) => ({ default: module.SecurityPage })));
+const CommandPalette = lazy(() => import('./components/CommandPalette').then((module) => ({ default: module.CommandPalette })));
 const TrashPage = lazy(() => import('./pages/Trash').then((module) => ({ default: module.TrashPage })));
 
 // The dashboard's screens. The server answers index.html for exactly these paths (and for any
@@ -211,6 +214,23 @@ function Shell({ children }: { children: React.ReactNode }) {
   const signingOut = useMutation({ mutationFn: signOut, onSuccess: () => navigate('/sign-in', { replace: true, force: true }) });
   const inSettings = path.startsWith('/settings');
   const inSites = path === '/' || path.startsWith('/sites');
+  const [paletteOpen, setPaletteOpen] = useState(false);
+  const queryClient = useQueryClient();
+  // The site being edited, if any: the palette then offers its sections and settings by name.
+  const editedSiteId = /^\/sites\/([^/]+)/.exec(path)?.[1];
+  const editedSite = editedSiteId === undefined ? undefined : queryClient.getQueryData(siteQuery(decodeURIComponent(editedSiteId)).queryKey)?.site;
+
+  // Ctrl+K / Cmd+K opens the palette from anywhere, a field included.
+  useEffect(() => {
+    const onKeyDown = (event: KeyboardEvent) => {
+      if ((event.ctrlKey || event.metaKey) && !event.altKey && event.key.toLowerCase() === 'k') {
+        event.preventDefault();
+        setPaletteOpen((open) => !open);
+      }
+    };
+    window.addEventListener('keydown', onKeyDown);
+    return () => window.removeEventListener('keydown', onKeyDown);
+  }, []);
 
   function handleSignOut() {
     // Unsaved edits on screen: the same question as leaving by a link.
@@ -235,6 +255,9 @@ function Shell({ children }: { children: React.ReactNode }) {
             Settings
           </Link>
         </nav>
+        <button type="button" className="button button-ghost palette-button" onClick={() => setPaletteOpen(true)} aria-label="Search" aria-keyshortcuts="Control+K Meta+K">
+          <span>Search</span> <kbd>{SHORTCUT_MODIFIER}K</kbd>
+        </button>
         <div className="account">
           <span className="account-email" title={user?.email}>
             {user?.email}
@@ -254,6 +277,11 @@ function Shell({ children }: { children: React.ReactNode }) {
       <main id="main" className="content" tabIndex={-1}>
         {children}
       </main>
+      {paletteOpen && (
+        <Suspense fallback={null}>
+          <CommandPalette onClose={() => setPaletteOpen(false)} site={editedSite === undefined ? undefined : { id: editedSite.id, name: editedSite.name }} />
+        </Suspense>
+      )}
     </div>
   );
 }

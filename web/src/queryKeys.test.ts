@@ -24,6 +24,7 @@ function everyKey(id: string): Array<[string, readonly unknown[]]> {
     ['workspaces.deliveries', queryKeys.workspaces.deliveries(id, id)],
     ['workspaces.auditLog', queryKeys.workspaces.auditLog(id, filter)],
     ['sites.list', queryKeys.sites.list({ ...listQuery, workspaceId: id })],
+    ['sites.search', queryKeys.sites.search(id)],
     ['sites.detail', queryKeys.sites.detail(id)],
     ['sites.versions', queryKeys.sites.versions(id)],
     ['sites.partnerChecks', queryKeys.sites.partnerChecks(id)],

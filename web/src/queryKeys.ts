@@ -41,6 +41,8 @@ export const queryKeys = {
     /** Every page of every list: what a created, changed or deleted site refreshes. */
     lists: () => ['sites', 'list'] as const,
     list: (query: SiteListQuery) => ['sites', 'list', query] as const,
+    /** The command palette's search of site names. */
+    search: (text: string) => ['sites', 'list', 'search', text] as const,
     detail: (siteId: string) => ['sites', 'detail', siteId] as const,
     versions: (siteId: string) => ['sites', 'versions', siteId] as const,
     partnerChecks: (siteId: string) => ['sites', 'partner-checks', siteId] as const,

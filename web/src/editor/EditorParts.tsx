@@ -9,6 +9,7 @@ import { Alert } from '../components/Alert';
 import { Button } from '../components/Button';
 import { formatDateTime, formatRelative } from '../format';
 import { Link } from '../router';
+import { SHORTCUT_MODIFIER } from '../shortcuts';
 import { fieldLabel } from '../siteDraft';
 import type { Workspace } from '../workspaces';
 import { goToSection } from './editorNavigation';
@@ -141,11 +142,14 @@ export function SaveBar({ editor, onDiscard }: { editor: SiteEditorState; onDisc
         <span className={`save-state ${dirty ? 'save-state-dirty' : ''}`} role="status">
           {saving.isPending ? 'Saving…' : dirty ? 'Unsaved changes' : justSaved ? 'Saved' : 'No changes'}
         </span>
+        <span className="shortcut-hint save-shortcut" aria-hidden="true">
+          <kbd>{SHORTCUT_MODIFIER}S</kbd> saves
+        </span>
         <div className="row">
           <Button variant="ghost" disabled={!dirty || saving.isPending} onClick={onDiscard}>
             Discard
           </Button>
-          <Button type="submit" variant="primary" busy={saving.isPending} disabled={!dirty || conflict || checking.isPending} title="Save (Ctrl+S)">
+          <Button type="submit" variant="primary" busy={saving.isPending} disabled={!dirty || conflict || checking.isPending} aria-keyshortcuts="Control+S Meta+S">
             Save
           </Button>
         </div>

@@ -1,5 +1,5 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
-import { useEffect, useId, useState } from 'react';
+import { useEffect, useId, useRef, useState } from 'react';
 import { errorMessage } from '../api/errors';
 import { Alert } from '../components/Alert';
 import { Button } from '../components/Button';
@@ -91,6 +91,28 @@ export function SitesPage() {
     placeholderData: keepPreviousData,
   });
 
+  const searchBox = useRef<HTMLInputElement>(null);
+  // "/" puts the cursor in the search box, as on many lists (not while typing in a field).
+  useEffect(() => {
+    const onKeyDown = (event: KeyboardEvent) => {
+      const target = event.target;
+      const typing = target instanceof HTMLElement && (target.isContentEditable || ['INPUT', 'TEXTAREA', 'SELECT'].includes(target.tagName));
+      if (event.key !== '/' || typing || event.ctrlKey || event.metaKey || event.altKey) return;
+      event.preventDefault();
+      searchBox.current?.focus();
+    };
+    window.addEventListener('keydown', onKeyDown);
+    return () => window.removeEventListener('keydown', onKeyDown);
+  }, []);
+
+  // The command palette's "Create a site" leads here with ?new=site: the dialog opens.
+  const wantsNewSite = parameters.get('new') === 'site';
+  useEffect(() => {
+    if (!wantsNewSite) return;
+    setCreating(true);
+    navigate(listAddress(path, { workspaceId, q, sort, cursor }), { replace: true });
+  }, [wantsNewSite, path, workspaceId, q, sort, cursor]);
+
   // The address changed under the box (back button, a link): show what is searched. The box keeps
   // what is being typed (a trailing space before the next word) when it already says the same.
   useEffect(() => setSearchText((typed) => (typed.trim() === q ? typed : q)), [q]);
@@ -155,8 +177,13 @@ export function SitesPage() {
             </div>
           )}
           <div className="field list-search">
-            <label htmlFor={searchId}>Search sites</label>
-            <input id={searchId} type="search" value={searchText} onChange={(event) => setSearchText(event.target.value)} placeholder="Name" autoComplete="off" maxLength={SITE_SEARCH_MAX_LENGTH} />
+            <label htmlFor={searchId}>
+              Search sites{' '}
+              <span className="shortcut-hint" aria-hidden="true">
+                <kbd>/</kbd>
+              </span>
+            </label>
+            <input id={searchId} ref={searchBox} aria-keyshortcuts="/" type="search" value={searchText} onChange={(event) => setSearchText(event.target.value)} placeholder="Name" autoComplete="off" maxLength={SITE_SEARCH_MAX_LENGTH} />
           </div>
           <div className="field list-sort">
             <label htmlFor={sortId}>Sort by</label>
