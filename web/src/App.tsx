@@ -255,8 +255,8 @@ function Shell({ children }: { children: React.ReactNode }) {
             Settings
           </Link>
         </nav>
-        <button type="button" className="button button-ghost palette-button" onClick={() => setPaletteOpen(true)} aria-label="Search" aria-keyshortcuts="Control+K Meta+K">
-          <span>Search</span> <kbd>{SHORTCUT_MODIFIER}K</kbd>
+        <button type="button" className="button button-ghost palette-button" onClick={() => setPaletteOpen(true)} aria-keyshortcuts="Control+K Meta+K">
+          <span className="palette-button-label">Search</span> <kbd>{SHORTCUT_MODIFIER}K</kbd>
         </button>
         <div className="account">
           <span className="account-email" title={user?.email}>

@@ -5,6 +5,7 @@ import { Button } from '../components/Button';
 import { ColorField } from '../components/ColorField';
 import { ConfirmDialog } from '../components/ConfirmDialog';
 import { Field } from '../components/Field';
+import { FirstRunChecklist } from '../components/FirstRunChecklist';
 import { Loading } from '../components/Loading';
 import { DangerZone } from '../editor/DangerZone';
 import { HistorySection } from '../editor/HistorySection';
@@ -151,6 +152,7 @@ function SiteEditorForm({ siteId, loaded, workspace, access, section, unknownSec
 
           {sectionId === 'general' && section !== undefined && (
             <>
+              {!readOnly && <FirstRunChecklist site={saved} />}
               <section className="card" aria-labelledby="general-title">
                 <div className="card-header">
                   <div>

@@ -3,6 +3,7 @@ import { useEffect, useId, useRef, useState } from 'react';
 import { errorMessage } from '../api/errors';
 import { Alert } from '../components/Alert';
 import { Button } from '../components/Button';
+import { FirstRunChecklist } from '../components/FirstRunChecklist';
 import { NewSiteDialog } from '../components/NewSiteDialog';
 import { formatDateTime, formatRelative } from '../format';
 import { Link, navigate, pathOf, queryOf, useLocation, useLocationState } from '../router';
@@ -220,6 +221,7 @@ export function SitesPage() {
           </Button>
         </section>
       )}
+      {page !== undefined && page.total === 0 && q === '' && onFirstPage && workspaceId === null && <FirstRunChecklist />}
 
       {page !== undefined && page.total === 0 && q === '' && onFirstPage && workspaceId !== null && (
         <section className="card empty">
