@@ -107,6 +107,8 @@ async function runTokenLifecycle(viewport: { width: number; height: number }, su
 
     await page.getByRole('button', { name: 'Revoke CI deploy' }).click();
     await dialog.getByRole('button', { name: 'Revoke token' }).click();
+    // The revoke goes out when its notice closes (Undo until then); dismissing closes it now.
+    await page.getByRole('region', { name: 'Notifications' }).getByRole('button', { name: 'Dismiss' }).click();
     await page.getByText('Revoked “CI deploy”').waitFor();
     await page.getByRole('heading', { name: 'No access tokens yet' }).waitFor();
     assert.equal((await listTokens()).length, 0);

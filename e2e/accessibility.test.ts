@@ -60,6 +60,15 @@ test('axe-core finds no serious or critical violation on any screen, light and d
     const signedIn: Screen[] = [
       { name: 'sites-list', open: at(origin, '/', 'Sites') },
       { name: 'site-editor', open: at(origin, `/sites/${site.id}`, 'Help centre') },
+      {
+        // The JSON view: CodeMirror's syntax colours, in a shadow root axe reads too.
+        name: 'site-editor-json',
+        open: async (target) => {
+          await at(origin, `/sites/${site.id}/ai`, 'Help centre')(target);
+          await target.getByRole('tab', { name: 'JSON' }).first().click();
+          await target.locator('.cm-content').first().waitFor();
+        },
+      },
       { name: 'settings-profile', open: at(origin, '/settings/profile', 'Profile') },
       { name: 'settings-access-tokens', open: at(origin, '/settings/access-tokens', 'Access tokens') },
       { name: 'settings-security', open: at(origin, '/settings/security', 'Security') },

@@ -255,7 +255,7 @@ test('a session ended from another device: saving opens a sign-in dialog over th
     await page.getByRole('button', { name: 'Save', exact: true }).click();
     const dialog = page.getByRole('dialog', { name: 'Your session has ended' });
     await dialog.waitFor();
-    await dialog.getByRole('button', { name: 'I signed in in another tab' }).waitFor();
+    await dialog.getByRole('button', { name: 'Done, I signed in there' }).waitFor();
     await dashboard.screenshot('sign-in-again-dialog');
     assert.equal(await page.getByLabel('Name', { exact: true }).inputValue(), 'Long edit, finished', 'the draft is still on screen');
 

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { signUp, STRONG_PASSWORD } from '../test/helpers.js';
-import { linkIn, verificationMailTo } from '../test/smtp.js';
+import { confirmEmail, signUp, STRONG_PASSWORD } from '../test/helpers.js';
+import { linkIn, verificationLinkIn, verificationMailTo } from '../test/smtp.js';
+import { signInPage } from './dashboard-session.js';
 import { openDashboard } from './harness.js';
 
 test('an unverified account sees the banner and sends a new link; the mailbox holder resets a squatted account and sets a password', { timeout: 180_000 }, async () => {
@@ -51,3 +52,31 @@ test('an unverified account sees the banner and sends a new link; the mailbox ho
     await dashboard.close();
   }
 });
+
+test('an address confirmed in another tab shows as confirmed on returning to this one, and a name changed there too', { timeout: 120_000 }, async () => {
+  const dashboard = await openDashboard();
+  const { page, origin, t, smtp } = dashboard;
+  try {
+    const user = await signUp(t.app);
+    const link = verificationLinkIn(await verificationMailTo(smtp, user.email));
+    await signInPage(page, origin, user.email);
+    await page.goto(`${origin}/settings/profile`);
+    const banner = page.getByRole('region', { name: 'Confirm your e-mail address' });
+    await banner.waitFor();
+
+    // Elsewhere (another tab, the mail client's browser): the link is used and the name changed.
+    await confirmEmail(t.app, link);
+    assert.equal((await t.app.inject({ method: 'PATCH', url: '/api/v1/me', headers: { authorization: user.bearer }, payload: { name: 'Ada from the other tab' } })).statusCode, 200);
+    assert.equal(await banner.count(), 1, 'nothing changes until the person comes back to this tab');
+
+    // Back on this tab: the browser says it is visible again, as it does on switching tabs.
+    await page.evaluate(() => window.dispatchEvent(new Event('visibilitychange')));
+    await banner.waitFor({ state: 'detached' });
+    await page.waitForFunction(() => document.querySelector('input[name="name"]')?.value === 'Ada from the other tab');
+  } finally {
+    await dashboard.close();
+  }
+});
+
+declare const window: { dispatchEvent(event: object): boolean };
+declare const document: { querySelector(selector: string): { value: string } | null };

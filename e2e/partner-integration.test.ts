@@ -133,6 +133,23 @@ test('testing unsaved settings shows the check in place with its details and sto
     assert.deepEqual(await seriousAccessibilityProblems(page, { scope: '.editor-body' }), [], 'dark, token refused');
     await page.emulateMedia({ colorScheme: 'light' });
     await sectionScreenshot(page, 'site-editor-integration-test-unauthorized-light');
+
+    // The right token again, tested, then saved: the result now describes the saved settings, and
+    // is not called out of date by the save itself.
+    await typeNewToken(page, PARTNER_TOKEN);
+    await runTest(page);
+    await result.getByText('The partner answered as expected.').waitFor();
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
+    await page.getByRole('region', { name: 'Save changes' }).getByRole('status').filter({ hasText: /^Saved$/ }).waitFor();
+    await result.getByText('Test of the settings now saved').waitFor();
+    assert.equal(await result.getByText('You have changed the settings since this test.', { exact: false }).count(), 0, 'a save is not a change since the test');
+    assert.equal(await result.getByText('Nothing was saved.').count(), 0);
+    // Check now finds the same: the test's details are not repeated under the check's.
+    const connection = page.getByRole('group', { name: 'Connection' });
+    await connection.getByRole('button', { name: 'Check now' }).click();
+    await connection.getByText('The partner answered as expected.', { exact: true }).waitFor();
+    await result.getByText('The same as the last check above.').waitFor();
+    assert.equal(await result.locator('.check-details').count(), 0);
   } finally {
     await dashboard.close();
     await partner.close();

@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { signUp, signUpConfirmed, STRONG_PASSWORD } from '../test/helpers.js';
+import { enableTotp, signUp, signUpConfirmed, STRONG_PASSWORD } from '../test/helpers.js';
+import { totp } from '../test/rfc6238.js';
 import { linkIn } from '../test/smtp.js';
+import { signInPage } from './dashboard-session.js';
 import { openDashboard } from './harness.js';
 
 const WINDOW_SECONDS = 60;
@@ -88,6 +90,39 @@ test('forgot password: the e-mail link signs in, a new password is set without t
     await page.getByRole('button', { name: 'Sign out', exact: true }).waitFor();
     const login = await t.app.inject({ method: 'POST', url: '/auth/login', payload: { email: user.email, password: STRONG_PASSWORD } });
     assert.equal(login.statusCode, 401, 'the old password is gone');
+  } finally {
+    await dashboard.close();
+  }
+});
+
+test('with 2FA on, the dialog asks for the code at once, and Recent activity says the code was used', { timeout: 180_000 }, async () => {
+  const dashboard = await openDashboard({ env: { REAUTH_WINDOW_SECONDS: String(WINDOW_SECONDS) } });
+  const { page, origin, t } = dashboard;
+  try {
+    const user = await signUp(t.app);
+    await signInPage(page, origin, user.email);
+    const { secret } = await enableTotp(t, user);
+    await page.goto(`${origin}/settings/access-tokens`);
+    await page.getByRole('heading', { name: 'Access tokens', level: 1 }).waitFor();
+    t.clock.advance(WINDOW_SECONDS * 1000);
+
+    await page.getByLabel('Token name').fill('CI deploy');
+    await page.getByRole('button', { name: 'Create token' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Confirm it’s you' });
+    await dialog.waitFor();
+    // Both fields from the start: no refusal needed to learn that a code is wanted.
+    await dialog.getByLabel('Password', { exact: true }).waitFor();
+    await dialog.getByLabel('Code', { exact: true }).waitFor();
+    await dialog.getByText('Confirm with your password and a code or a passkey').waitFor();
+    await dialog.getByLabel('Password', { exact: true }).fill(STRONG_PASSWORD);
+    await dialog.getByLabel('Code', { exact: true }).fill(totp(secret, t.clock.now()));
+    await dialog.getByRole('button', { name: 'Confirm' }).click();
+    await page.getByLabel('New access token').waitFor();
+    await dialog.waitFor({ state: 'hidden' });
+
+    await page.getByRole('button', { name: 'Done' }).click();
+    await page.getByRole('navigation', { name: 'Settings' }).getByRole('link', { name: 'Security' }).click();
+    await page.getByRole('region', { name: 'Recent activity' }).getByText('Confirmed it was you with your password and an authenticator code').waitFor();
   } finally {
     await dashboard.close();
   }

@@ -291,7 +291,7 @@ test('Security: see the sessions, revoke another device, then sign out everywher
     assert.match((await items.first().textContent()) ?? '', /Chrome on Linux/);
     await dashboard.screenshot('security-sessions');
 
-    await page.getByRole('button', { name: 'Revoke Chrome on Linux session' }).click();
+    await page.getByRole('button', { name: 'Sign out Chrome on Linux session' }).click();
     await page.getByRole('dialog', { name: 'Sign out this session?' }).getByRole('button', { name: 'Sign it out' }).click();
     await page.getByText('Signed out Chrome on Linux.').waitFor();
     assert.equal(await items.count(), 2);

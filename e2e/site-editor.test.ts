@@ -314,10 +314,16 @@ test('the widget preview follows the unsaved draft as you type, and draws no log
     const page = await openEditor(dashboard, user, site);
     await openSection(page, 'Widget', '/widget');
     const preview = page.getByTestId('widget-preview');
-    await preview.getByText('Chat with us').waitFor();
+    // No launcher text yet: an icon only, as the field's hint says.
+    await preview.getByLabel('Chat button (icon only)').waitFor();
+    assert.equal(await preview.locator('.preview-launcher-text').count(), 0);
 
     await page.getByLabel('Launcher text').fill('Need help?');
     await preview.getByText('Need help?').waitFor();
+    // Emptied again (the form then writes no key): an icon only again, not a default text.
+    await page.getByLabel('Launcher text').fill('');
+    await preview.getByLabel('Chat button (icon only)').waitFor();
+    await page.getByLabel('Launcher text').fill('Need help?');
     await page.getByLabel('Greeting').fill('Welcome to Acme!');
     await preview.getByText('Welcome to Acme!').waitFor();
     await page.getByLabel('Position').selectOption('bottom-left');
@@ -557,7 +563,7 @@ test('History lists each version in words, key by key, the token only as set; a 
     const lines = await second.getByRole('listitem').allInnerTexts();
     assert.deepEqual(
       lines.map((line) => line.replace(/\s+/g, ' ').trim()),
-      ['AI assistant › Tone friendly → became concise', 'AI assistant › Answer language added de', 'Base URL (empty) → became https://partner.example', 'Access token set'],
+      ['AI assistant › Tone Friendly → became Concise', 'AI assistant › Answer language added de', 'Base URL (empty) → became https://partner.example', 'Access token set'],
     );
     assert.ok(!(await page.content()).includes(token), 'no token value on the page');
     for (const colorScheme of ['light', 'dark'] as const) {
@@ -573,7 +579,8 @@ test('History lists each version in words, key by key, the token only as set; a 
     assert.equal((await readSite(t.app, user, site.id)).name, 'History site, renamed');
     await versions.nth(2).getByRole('button', { name: 'Restore version 1' }).click();
     await dialog.getByRole('button', { name: 'Restore this version' }).click();
-    await page.getByText('Version 1 restored').waitFor();
+    await page.getByRole('region', { name: 'Notifications' }).getByText('Version 1 restored.').waitFor();
+    await page.getByText('Version 1 restored', { exact: true }).waitFor();
     // Version 1 had no partner address: the token, bound to partner.example, does not follow.
     await page.getByText('The partner access token was cleared').waitFor();
     await page.getByRole('heading', { name: 'History site', level: 1 }).waitFor();

@@ -60,7 +60,15 @@ test('an admin adds a webhook, copies its secret once, and follows, tests, redel
     await form.getByRole('button', { name: 'Add webhook' }).click();
     await form.getByText('Enter the full address, starting with https://.').waitFor();
 
+    // The server's refusal is shown at the field until the address is edited, not after.
+    await form.getByLabel('Endpoint URL').fill(`${hooks.url}#fragment`);
+    await form.getByRole('button', { name: 'Add webhook' }).click();
+    await form.getByText(/must not have a #fragment/).waitFor();
+    assert.equal(await form.getByLabel('Endpoint URL').getAttribute('aria-invalid'), 'true');
     await form.getByLabel('Endpoint URL').fill(hooks.url);
+    assert.equal(await form.getByLabel('Endpoint URL').getAttribute('aria-invalid'), 'false', 'a valid address is no longer marked wrong');
+    assert.equal(await form.getByText(/must not have a #fragment/).count(), 0);
+
     await form.getByLabel('Description (optional)').fill('Redeploy the widget');
     // Site events are chosen to begin with; member events are added.
     await form.getByRole('checkbox', { name: /Member joined/ }).check();

@@ -50,3 +50,30 @@ test('a partner auth type or an error code added on the server fails the dashboa
   assert.match(output, /web\/src\/components\/PartnerSettingsForm\.tsx.*basic/);
   assert.match(output, /web\/src\/errorMessages\.ts.*site_archived/);
 });
+
+test('a route whose answer changes fails the dashboard once the build regenerates its client', () => {
+  // A copy of its own: the server is compiled and the client generated from it, as `npm run build` does.
+  const build = mkdtempSync(path.join(tmpdir(), 'siteward-contract-build-'));
+  try {
+    for (const folder of ['src', 'web', 'scripts']) cpSync(path.join(repository, folder), path.join(build, folder), { recursive: true, filter: (source) => !source.includes(`${path.sep}node_modules`) });
+    symlinkSync(path.join(repository, 'node_modules'), path.join(build, 'node_modules'), 'dir');
+    cpSync(path.join(repository, 'package.json'), path.join(build, 'package.json'));
+    const config = JSON.parse(readFileSync(path.join(repository, 'tsconfig.json'), 'utf8').replace(/^\s*\/\/.*$/gm, '')) as { include: string[] };
+    writeFileSync(path.join(build, 'tsconfig.json'), JSON.stringify({ ...config, include: ['src'] }));
+    const file = path.join(build, 'src', 'access-tokens', 'schema.ts');
+    const text = readFileSync(file, 'utf8');
+    const listed = 'Type.Object({ access_tokens: Type.Array(AccessTokenSchema) })';
+    assert.ok(text.includes(listed), `src/access-tokens/schema.ts no longer contains ${listed}`);
+    writeFileSync(file, text.replace(listed, 'Type.Object({ tokens: Type.Array(AccessTokenSchema) })'));
+    // The server's own handler now disagrees with its schema; tsc still writes the JavaScript, and only the schema matters here.
+    spawnSync(process.execPath, [tsc, '-p', path.join(build, 'tsconfig.json')], { encoding: 'utf8' });
+    const generated = spawnSync(process.execPath, [path.join(build, 'scripts', 'generate-api-client.mjs')], { encoding: 'utf8' });
+    assert.equal(generated.status, 0, `${generated.stdout}${generated.stderr}`);
+    assert.match(readFileSync(path.join(build, 'web', 'src', 'api', 'schema.d.ts'), 'utf8'), /tokens: components|tokens: \{/);
+    const dashboard = spawnSync(process.execPath, [tsc, '-p', path.join(build, 'web', 'tsconfig.json')], { encoding: 'utf8' });
+    assert.notEqual(dashboard.status, 0, 'the dashboard compiled against an answer it does not read');
+    assert.match(`${dashboard.stdout}${dashboard.stderr}`, /web\/src\/api\/accessTokens\.ts.*access_tokens/);
+  } finally {
+    rmSync(build, { recursive: true, force: true });
+  }
+});

@@ -12,7 +12,7 @@ import { AppError, unauthorized } from '../errors.js';
 import type { Clock } from '../lib/clock.js';
 import type { AuthenticationResponse } from '../passkeys/schema.js';
 import type { PasskeyService } from '../passkeys/service.js';
-import type { TotpService } from '../totp/service.js';
+import type { SecondFactorKind, TotpService } from '../totp/service.js';
 import { findUserById } from '../users/queries.js';
 import { ACCOUNT_ERRORS } from './errors.js';
 import { AUTH_ERRORS } from '../auth/errors.js';
@@ -26,7 +26,8 @@ export type ReauthenticationProof =
   | { kind: 'passkey'; challengeId: string; response: Static<typeof AuthenticationResponse>; clientIp: string };
 
 export interface Reauthenticated {
-  method: 'password' | 'passkey';
+  /** How the caller proved it: a passkey, the password alone, or the password and which second factor. */
+  method: 'password' | 'passkey' | SecondFactorKind;
   /** When this proof stops counting as recent. */
   until: Date;
   /** For a JWT caller: a fresh JWT that carries the new time (a JWT cannot change). */
@@ -58,20 +59,22 @@ export class ReauthenticationService {
 
   async reauthenticate(principal: Principal, proof: ReauthenticationProof): Promise<Reauthenticated> {
     const { sessions, jwt, clock, recentAuthentication } = this.deps;
-    if (proof.kind === 'password') await this.#checkPassword(principal.user.id, proof.password, proof.otp);
+    let method: Reauthenticated['method'] = proof.kind;
+    if (proof.kind === 'password') method = (await this.#checkPassword(principal.user.id, proof.password, proof.otp)) ?? 'password';
     else await this.deps.passkeys.reauthenticate(principal.user, proof.challengeId, proof.response, proof.clientIp);
 
     const now = clock.now();
     const session = principal.sessionId === null ? null : await sessions.markAuthenticated(principal.user.id, principal.sessionId, now);
     return {
       session,
-      method: proof.kind,
+      method,
       until: new Date(now.getTime() + recentAuthentication.windowMs),
       jwt: principal.method === 'jwt' ? jwt.issue(principal.user.id, principal.user.jwt_generation) : null,
     };
   }
 
-  async #checkPassword(userId: string, password: string, otp: string | undefined): Promise<void> {
+  /** The password, then with 2FA on the code: which second factor it was, if any. */
+  async #checkPassword(userId: string, password: string, otp: string | undefined): Promise<SecondFactorKind | undefined> {
     const { db, hasher, limiter, totp } = this.deps;
     // Read afresh, not from the request's principal, which may have been cached.
     const user = await findUserById(db, userId);
@@ -81,6 +84,6 @@ export class ReauthenticationService {
     const reservation = await limiter.reserve([[failedPasswordKey(user.email), RATE_LIMITS.loginFailuresPerAccount]]);
     if (!(await hasher.verify(user.password_hash, password))) throw passwordInvalid();
     await reservation.refund();
-    await totp.verifyReauthenticationCode(user.id, otp);
+    return totp.verifyReauthenticationCode(user.id, otp);
   }
 }

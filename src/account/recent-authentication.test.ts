@@ -203,6 +203,13 @@ describe('POST /api/v1/me/reauthenticate', () => {
     assertProblem(await reauthenticate(headers, { password: 'not-the-password', otp: totp(secret, t.clock.now()) }), 403, 'password_invalid');
     assert.equal((await reauthenticate(headers, { password: STRONG_PASSWORD, otp: totp(secret, t.clock.now()) })).statusCode, 200);
     assert.equal((await reauthenticate(headers, { password: STRONG_PASSWORD, otp: recoveryCodes[0] ?? '' })).statusCode, 200);
+    // The account's own history says which second factor each confirmation used.
+    const events = await t.app.inject({ method: 'GET', url: '/api/v1/me/security-events', headers });
+    const methods = events
+      .json<{ events: Array<{ type: string; method: string | null }> }>()
+      .events.filter((event) => event.type === 'reauthenticated')
+      .map((event) => event.method);
+    assert.deepEqual(methods, ['recovery_code', 'totp']);
   });
 
   test('a body with both proofs, or neither, is 400', async () => {

@@ -35,8 +35,10 @@ ${invitationLine(invitation)}
  */
 export function invitationSignInPage(token: string, invitation: InvitationSummary, signupOpen: boolean, providers: ReadonlyArray<{ id: string; name: string }> = []): string {
   const next = encodeURIComponent(`/invitations/accept?token=${token}`);
+  // The dashboard's sign-in and sign-up forms start with the invited address filled in.
+  const withAddress = `next=${next}&email=${encodeURIComponent(invitation.email)}`;
   const signUp = signupOpen
-    ? `<p>New to Siteward? <a href="/sign-up?next=${escapeHtml(next)}">Create an account with ${escapeHtml(invitation.email)}</a>; accepting confirms the address.</p>`
+    ? `<p>New to Siteward? <a href="/sign-up?${escapeHtml(withAddress)}">Create an account with ${escapeHtml(invitation.email)}</a>; accepting confirms the address.</p>`
     : '';
   // Links, not forms: starting a sign-in at a provider changes nothing here until it comes back.
   const singleSignOn =
@@ -51,7 +53,7 @@ ${providers.map((provider) => `  <li><a class="button-link" href="/auth/oidc/${e
     `<h1>Join a workspace</h1>
 ${invitationLine(invitation)}
 <p>The invitation is for <strong>${escapeHtml(invitation.email)}</strong>. Sign in with that address to accept it.</p>
-${singleSignOn}<p><a href="/sign-in?next=${escapeHtml(next)}">Sign in</a></p>
+${singleSignOn}<p><a href="/sign-in?${escapeHtml(withAddress)}">Sign in</a></p>
 ${signUp}`,
   );
 }

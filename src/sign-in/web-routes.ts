@@ -194,6 +194,8 @@ export function registerWebSignInRoutes(app: App, deps: WebSignInDeps): void {
             'Finish a sign-in waiting for its second factor: form field or JSON code. Replaces the pending session with a full one (new cookie); 303 to the app (form) or 200 {user} (JSON)',
           tags: ['web sign-in'],
           body: Type.Object({ code: Type.String({ maxLength: 64 }) }),
+          // The JSON answer only: a form is redirected, and a form's refusals are HTML pages.
+          response: { 200: Type.Object({ user: UserSchema }) },
         },
       },
       async (request, reply) => {

@@ -144,11 +144,14 @@ export class TotpService {
    * The second factor of a re-authentication: like a sign-in's, under the same per-account limit,
    * but refusals are 403 (the caller stays signed in): `otp_required`, `otp_invalid`.
    */
-  async verifyReauthenticationCode(userId: string, code: string | undefined): Promise<void> {
+  /** With 2FA on, the code a re-authentication must carry; which kind it was, or undefined with 2FA off. */
+  async verifyReauthenticationCode(userId: string, code: string | undefined): Promise<SecondFactorKind | undefined> {
     const row = await findUserTotp(this.db, userId);
-    if (!isEnabled(row)) return;
+    if (!isEnabled(row)) return undefined;
     if (code === undefined || normalizeCode(code) === '') throw otpRequiredForChange();
-    if (!(await this.#checkEnabledCode(row, code))) throw otpInvalidForChange();
+    const kind = await this.#checkEnabledCode(row, code);
+    if (kind === undefined) throw otpInvalidForChange();
+    return kind;
   }
 
   async #confirmChange(userId: string, code: string): Promise<void> {

@@ -390,15 +390,19 @@ describe('the link and accepting', () => {
     const page = await call('GET', `${link.pathname}${link.search}`);
     const signUpHref = /href="(\/sign-up\?next=[^"]+)"/.exec(page.text)?.[1];
     assert.ok(signUpHref !== undefined, page.text);
-    const next = new URL(signUpHref.replaceAll('&#38;', '&'), ORIGIN).searchParams.get('next');
-    assert.equal(next, `/invitations/accept?token=${token}`);
+    const signUpUrl = new URL(signUpHref.replaceAll('&#38;', '&'), ORIGIN);
+    assert.equal(signUpUrl.searchParams.get('next'), `/invitations/accept?token=${token}`);
+    // The form starts with the invited address, as does the sign-in form the page links to.
+    assert.equal(signUpUrl.searchParams.get('email'), 'newcomer@example.com');
+    const signInHref = /href="(\/sign-in\?[^"]+)"/.exec(page.text)?.[1] ?? '';
+    assert.equal(new URL(signInHref.replaceAll('&#38;', '&'), ORIGIN).searchParams.get('email'), 'newcomer@example.com');
 
     // The dashboard's sign-up: the account, then a web session with the same password.
     const created = await call('POST', '/auth/signup', { json: { email: 'newcomer@example.com', password: STRONG_PASSWORD } });
     assert.equal(created.status, 201, created.text);
     assert.equal(created.json().user.email_verified, false);
     const cookie = await webSession('newcomer@example.com');
-    const back = await call('GET', next ?? '', { headers: { cookie } });
+    const back = await call('GET', signUpUrl.searchParams.get('next') ?? '', { headers: { cookie } });
     assert.equal(back.status, 200);
     assert.match(back.text, /<button type="submit">Join<\/button>/);
     const joined = await call('POST', '/invitations/accept', { headers: { cookie, origin: ORIGIN }, form: { token } });

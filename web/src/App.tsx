@@ -1,15 +1,19 @@
+import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { lazy, Suspense, useEffect, useRef, useState } from 'react';
 import { createBrowserRouter, Outlet, RouterProvider, useLocation as useRouterLocation, useParams } from 'react-router';
-import { errorMessage } from './api';
+import { errorMessage } from './api/errors';
 import { AuthScreen } from './components/AuthScreen';
 import { Loading } from './components/Loading';
 import { ThemeSwitch } from './components/ThemeSwitch';
 import { VerifyEmailBanner } from './components/VerifyEmailBanner';
 import { NotFoundPage } from './pages/NotFound';
+import { AppError, ScreenError } from './pages/ScreenError';
 import { SignInPage } from './pages/SignIn';
 import { SignUpPage } from './pages/SignUp';
 import { SitesPage } from './pages/Sites';
 import { confirmLeaving, connectRouter, Link, navigate, queryOf, screenOf, useLocation } from './router';
+import { siteQuery } from './queries';
+import { SHORTCUT_MODIFIER } from './shortcuts';
 import { useSession } from './session';
 import { goAfterSignIn, takeNextAfterSignInLink } from './signInRedirect';
 
@@ -23,6 +27,7 @@ const WorkspaceAuditLogPage = lazy(() => import('./pages/WorkspaceAuditLog').the
 const WorkspaceWebhooksPage = lazy(() => import('./pages/WorkspaceWebhooks').then((module) => ({ default: module.WorkspaceWebhooksPage })));
 const WorkspaceDetailPage = lazy(() => import('./pages/WorkspaceDetail').then((module) => ({ default: module.WorkspaceDetailPage })));
 const SecurityPage = lazy(() => import('./pages/Security').then((module) => ({ default: module.SecurityPage })));
+const CommandPalette = lazy(() => import('./components/CommandPalette').then((module) => ({ default: module.CommandPalette })));
 const TrashPage = lazy(() => import('./pages/Trash').then((module) => ({ default: module.TrashPage })));
 
 // The dashboard's screens. The server answers index.html for exactly these paths (and for any
@@ -30,6 +35,8 @@ const TrashPage = lazy(() => import('./pages/Trash').then((module) => ({ default
 const router = createBrowserRouter([
   {
     element: <Root />,
+    // A failure of the frame itself (the session, the top bar): a screen of its own that reloads.
+    errorElement: <AppError />,
     children: [
       {
         element: <SignedOutOnly />,
@@ -41,23 +48,30 @@ const router = createBrowserRouter([
       {
         element: <SignedInOnly />,
         children: [
-          { index: true, element: <SitesPage /> },
-          { path: '/sites', element: <SitesPage /> },
-          { path: '/sites/:id', element: <SiteEditorRoute /> },
-          { path: '/sites/:id/:section', element: <SiteEditorRoute /> },
-          { path: '/trash', element: <TrashPage /> },
           {
-            path: '/settings',
-            element: <SettingsLayout />,
+            // A screen that fails while drawing is replaced by an error screen inside the frame:
+            // the top bar stays, and moving to another screen leaves the error behind.
+            errorElement: <ScreenError />,
             children: [
-              { index: true, element: <ProfilePage /> },
-              { path: 'profile', element: <ProfilePage /> },
-              { path: 'access-tokens', element: <AccessTokensPage /> },
-              { path: 'security', element: <SecurityPage /> },
-              { path: 'workspaces', element: <WorkspacesPage /> },
-              { path: 'workspaces/:id', element: <WorkspaceDetailRoute /> },
-              { path: 'workspaces/:id/audit-log', element: <WorkspaceAuditLogRoute /> },
-              { path: 'workspaces/:id/webhooks', element: <WorkspaceWebhooksRoute /> },
+              { index: true, element: <SitesPage /> },
+              { path: '/sites', element: <SitesPage /> },
+              { path: '/sites/:id', element: <SiteEditorRoute /> },
+              { path: '/sites/:id/:section', element: <SiteEditorRoute /> },
+              { path: '/trash', element: <TrashPage /> },
+              {
+                path: '/settings',
+                element: <SettingsLayout />,
+                children: [
+                  { index: true, element: <ProfilePage /> },
+                  { path: 'profile', element: <ProfilePage /> },
+                  { path: 'access-tokens', element: <AccessTokensPage /> },
+                  { path: 'security', element: <SecurityPage /> },
+                  { path: 'workspaces', element: <WorkspacesPage /> },
+                  { path: 'workspaces/:id', element: <WorkspaceDetailRoute /> },
+                  { path: 'workspaces/:id/audit-log', element: <WorkspaceAuditLogRoute /> },
+                  { path: 'workspaces/:id/webhooks', element: <WorkspaceWebhooksRoute /> },
+                ],
+              },
             ],
           },
         ],
@@ -197,24 +211,30 @@ function NotFound() {
 function Shell({ children }: { children: React.ReactNode }) {
   const { user, signOut } = useSession();
   const path = useRouterLocation().pathname;
-  const [signOutError, setSignOutError] = useState<string>();
-  const [signingOut, setSigningOut] = useState(false);
+  const signingOut = useMutation({ mutationFn: signOut, onSuccess: () => navigate('/sign-in', { replace: true, force: true }) });
   const inSettings = path.startsWith('/settings');
   const inSites = path === '/' || path.startsWith('/sites');
+  const [paletteOpen, setPaletteOpen] = useState(false);
+  const queryClient = useQueryClient();
+  // The site being edited, if any: the palette then offers its sections and settings by name.
+  const editedSiteId = /^\/sites\/([^/]+)/.exec(path)?.[1];
+  const editedSite = editedSiteId === undefined ? undefined : queryClient.getQueryData(siteQuery(decodeURIComponent(editedSiteId)).queryKey)?.site;
 
-  async function handleSignOut() {
+  // Ctrl+K / Cmd+K opens the palette from anywhere, a field included.
+  useEffect(() => {
+    const onKeyDown = (event: KeyboardEvent) => {
+      if ((event.ctrlKey || event.metaKey) && !event.altKey && event.key.toLowerCase() === 'k') {
+        event.preventDefault();
+        setPaletteOpen((open) => !open);
+      }
+    };
+    window.addEventListener('keydown', onKeyDown);
+    return () => window.removeEventListener('keydown', onKeyDown);
+  }, []);
+
+  function handleSignOut() {
     // Unsaved edits on screen: the same question as leaving by a link.
-    if (!confirmLeaving()) return;
-    setSigningOut(true);
-    setSignOutError(undefined);
-    try {
-      await signOut();
-      navigate('/sign-in', { replace: true, force: true });
-    } catch (error) {
-      setSignOutError(errorMessage(error));
-    } finally {
-      setSigningOut(false);
-    }
+    if (confirmLeaving()) signingOut.mutate();
   }
 
   return (
@@ -235,25 +255,33 @@ function Shell({ children }: { children: React.ReactNode }) {
             Settings
           </Link>
         </nav>
+        <button type="button" className="button button-ghost palette-button" onClick={() => setPaletteOpen(true)} aria-keyshortcuts="Control+K Meta+K">
+          <span className="palette-button-label">Search</span> <kbd>{SHORTCUT_MODIFIER}K</kbd>
+        </button>
         <div className="account">
           <span className="account-email" title={user?.email}>
             {user?.email}
           </span>
           <ThemeSwitch />
-          <button type="button" className="button button-ghost" onClick={() => void handleSignOut()} disabled={signingOut}>
+          <button type="button" className="button button-ghost" onClick={handleSignOut} disabled={signingOut.isPending}>
             Sign out
           </button>
         </div>
       </header>
       {user !== null && user !== undefined && !user.email_verified && <VerifyEmailBanner email={user.email} />}
-      {signOutError !== undefined && (
+      {signingOut.error !== null && (
         <div className="alert alert-error" role="alert">
-          {signOutError}
+          {errorMessage(signingOut.error)}
         </div>
       )}
       <main id="main" className="content" tabIndex={-1}>
         {children}
       </main>
+      {paletteOpen && (
+        <Suspense fallback={null}>
+          <CommandPalette onClose={() => setPaletteOpen(false)} site={editedSite === undefined ? undefined : { id: editedSite.id, name: editedSite.name }} />
+        </Suspense>
+      )}
     </div>
   );
 }
@@ -267,7 +295,7 @@ function SettingsLayout() {
           Profile
         </Link>
         <Link to="/settings/access-tokens" aria-current={path === '/settings/access-tokens' ? 'page' : undefined}>
-          Access Tokens
+          Access tokens
         </Link>
         <Link to="/settings/security" aria-current={path === '/settings/security' ? 'page' : undefined}>
           Security

@@ -5,9 +5,11 @@ import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { App } from './App';
 import { ReauthenticationProvider } from './reauthentication';
-import { fetchSessionUser, SESSION_QUERY_KEY, SessionProvider } from './session';
+import { accountQuery, siteListQuery } from './queries';
+import { SessionProvider } from './session';
 import { SignInAgainProvider } from './signInAgain';
-import { fetchSiteSummaries, siteListQueryFrom, siteListQueryKey } from './siteList';
+import { ToastProvider } from './toasts';
+import { siteListQueryFrom } from './siteList';
 import './styles.css';
 
 // Server state lives in one query cache; a failed request is shown, not retried behind the person's back.
@@ -15,11 +17,11 @@ const queryClient = new QueryClient({ defaultOptions: { queries: { retry: false,
 
 // A cold load asks who is signed in and, on the sites list, for its first page at once, instead of
 // one after the other. Signed out, the list's 401 is dropped: the sign-in screen shows instead.
-void queryClient.prefetchQuery({ queryKey: SESSION_QUERY_KEY, queryFn: fetchSessionUser, staleTime: Number.POSITIVE_INFINITY });
+void queryClient.prefetchQuery({ ...accountQuery(), staleTime: Number.POSITIVE_INFINITY });
 if (window.location.pathname === '/' || window.location.pathname === '/sites') {
-  const query = siteListQueryFrom(new URLSearchParams(window.location.search));
-  queryClient.fetchQuery({ queryKey: siteListQueryKey(query), queryFn: ({ signal }) => fetchSiteSummaries(query, signal, { signInPrompt: false }) }).catch(() => {
-    queryClient.removeQueries({ queryKey: siteListQueryKey(query), exact: true });
+  const list = siteListQuery(siteListQueryFrom(new URLSearchParams(window.location.search)), { quiet: true });
+  queryClient.fetchQuery(list).catch(() => {
+    queryClient.removeQueries({ queryKey: list.queryKey, exact: true });
   });
 }
 
@@ -31,7 +33,9 @@ createRoot(root).render(
       <SessionProvider>
         <SignInAgainProvider>
           <ReauthenticationProvider>
-            <App />
+            <ToastProvider>
+              <App />
+            </ToastProvider>
           </ReauthenticationProvider>
         </SignInAgainProvider>
       </SessionProvider>

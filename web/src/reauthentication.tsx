@@ -1,9 +1,9 @@
 // Recent authentication: changes such as a new access token, passkey or 2FA need a recent sign-in.
-// When the server refuses one for that (403 reauthentication_required), api.ts asks the prompt
-// registered here, which opens the dialog; once the person has confirmed, api.ts sends the refused
-// request again, so no screen has to handle it.
+// When the server refuses one for that (403 reauthentication_required), the API client
+// (api/client.ts) asks the prompt registered here, which opens the dialog; once the person has
+// confirmed, the client sends the refused request again, so no screen has to handle it.
 import { type ReactNode, useCallback, useEffect, useRef, useState } from 'react';
-import { setReauthenticationPrompt } from './api';
+import { setReauthenticationPrompt } from './api/client';
 import { ReauthenticateDialog } from './components/ReauthenticateDialog';
 
 export function ReauthenticationProvider({ children }: { children: ReactNode }) {

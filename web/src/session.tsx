@@ -2,7 +2,10 @@
 // through the query cache like every other server state.
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { createContext, type ReactNode, useCallback, useContext, useMemo } from 'react';
-import { api, ApiError, type User } from './api';
+import { signOut as endWebSession } from './api/signIn';
+import type { User } from './api/types';
+import { accountQuery } from './queries';
+import { queryKeys } from './queryKeys';
 
 interface SessionState {
   /** undefined while loading, null when signed out. */
@@ -14,37 +17,26 @@ interface SessionState {
   forget: () => void;
 }
 
-export const SESSION_QUERY_KEY = ['session'] as const;
-
-/** The signed-in user, or null: a 401 here is the answer, not a session to renew. */
-export async function fetchSessionUser(): Promise<User | null> {
-  try {
-    const { data } = await api.get<{ user: User }>('/api/v1/me', { signInPrompt: false });
-    return data.user;
-  } catch (error) {
-    if (error instanceof ApiError && error.status === 401) return null;
-    throw error;
-  }
-}
-
 const SessionContext = createContext<SessionState | null>(null);
 
 export function SessionProvider({ children }: { children: ReactNode }) {
   const queryClient = useQueryClient();
-  const session = useQuery({ queryKey: SESSION_QUERY_KEY, queryFn: fetchSessionUser, staleTime: Number.POSITIVE_INFINITY });
-  // A server that cannot be reached is treated as signed out: the sign-in screen says why on use.
-  const user = session.isError ? null : session.data;
+  const session = useQuery({ ...accountQuery(), staleTime: Number.POSITIVE_INFINITY });
+  // A server that cannot be reached at first is treated as signed out: the sign-in screen says why
+  // on use. A refresh that fails later keeps who was signed in.
+  const user = session.data === undefined ? (session.isError ? null : undefined) : (session.data?.user ?? null);
 
-  const refresh = useCallback(() => queryClient.fetchQuery({ queryKey: SESSION_QUERY_KEY, queryFn: fetchSessionUser, staleTime: 0 }), [queryClient]);
+  const refresh = useCallback(async () => (await queryClient.fetchQuery({ ...accountQuery(), staleTime: 0 }))?.user ?? null, [queryClient]);
 
   /** Nothing of one account may be shown to the next one who signs in on this browser. */
   const forget = useCallback(() => {
-    queryClient.removeQueries({ predicate: (query) => query.queryKey[0] !== SESSION_QUERY_KEY[0] });
-    queryClient.setQueryData(SESSION_QUERY_KEY, null);
+    const account = queryKeys.account.me();
+    queryClient.removeQueries({ predicate: (query) => !(query.queryKey.length === account.length && query.queryKey.every((part, index) => part === account[index])) });
+    queryClient.setQueryData(account, null);
   }, [queryClient]);
 
   const signOut = useCallback(async () => {
-    await api.post('/auth/logout');
+    await endWebSession();
     forget();
   }, [forget]);
 

@@ -1,9 +1,10 @@
 // A session that ends while someone works (it expired, or they signed out from another device)
-// must not cost them their work. api.ts asks the prompt registered here when a request is refused
-// for that reason; the dialog signs the same account in again over the screen, and api.ts sends
-// the refused request again. Every query and mutation goes through api.ts, the editor's included.
+// must not cost them their work. The API client (api/client.ts) asks the prompt registered here
+// when a request is refused for that reason; the dialog signs the same account in again over the
+// screen, and the client sends the refused request again. Every query and mutation goes through
+// that client, the editor's included.
 import { type ReactNode, useCallback, useEffect, useRef, useState } from 'react';
-import { setSignInPrompt } from './api';
+import { setSignInPrompt } from './api/client';
 import { SignInAgainDialog } from './components/SignInAgainDialog';
 import { useSession } from './session';
 

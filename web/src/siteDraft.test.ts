@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import type { Site } from './api';
+import type { Site } from './api/types';
 import { applyFormValues, changesOf, clientErrors, draftOf, fieldLabel, formStartValues, formValuesOf, rebaseDraft } from './siteDraft';
 import { explainReading, readGroup } from './settingsText';
 

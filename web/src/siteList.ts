@@ -1,9 +1,8 @@
-// The sites list's request: GET /api/v1/sites with a workspace (or every one), a search, a sort,
+// The sites list's request (api/sites.ts fetches it): GET /api/v1/sites with a workspace (or every one), a search, a sort,
 // a page size, a cursor, and `fields=summary`, which answers a light row per site (what is
 // configured, partner health) instead of every settings group of every site.
 import { SITE_LIST_SORTS, type SiteListSort } from '@server/sites/contract';
 import type { SiteSummaryJson, SiteSummaryListJson } from '@server/sites/schema';
-import { api } from './api';
 
 export type SiteSort = SiteListSort;
 export type SiteSummary = SiteSummaryJson;
@@ -33,17 +32,4 @@ export function siteListQueryFrom(parameters: URLSearchParams): SiteListQuery {
   const sort = parameters.get('sort');
   const workspace = parameters.get('workspace') ?? '';
   return { workspaceId: workspace === '' ? null : workspace, q: (parameters.get('q') ?? '').trim(), sort: isSiteSort(sort) ? sort : DEFAULT_SITE_SORT, cursor: parameters.get('cursor'), limit: SITE_LIST_PAGE_SIZE };
-}
-
-export function siteListQueryKey(query: SiteListQuery) {
-  return ['sites', 'list', query] as const;
-}
-
-export async function fetchSiteSummaries(query: SiteListQuery, signal?: AbortSignal, options: { signInPrompt?: boolean } = {}): Promise<SiteSummaryPage> {
-  const parameters = new URLSearchParams({ fields: 'summary', sort: query.sort, limit: String(query.limit) });
-  if (query.workspaceId !== null) parameters.set('workspace_id', query.workspaceId);
-  if (query.q !== '') parameters.set('q', query.q);
-  if (query.cursor !== null) parameters.set('cursor', query.cursor);
-  const { data } = await api.get<SiteSummaryPage>(`/api/v1/sites?${parameters.toString()}`, { signal, ...options });
-  return data;
 }

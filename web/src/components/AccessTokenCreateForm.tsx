@@ -2,10 +2,12 @@ import { useId, useState } from 'react';
 import { useForm } from 'react-hook-form';
 import { ACCESS_TOKEN_SCOPES, type AccessTokenScope } from '@server/auth/scopes';
 import type { CreatedAccessTokenJson as CreatedAccessToken } from '@server/access-tokens/schema';
-import { api, ApiError, errorMessage, type Workspace } from '../api';
+import { ApiError, errorMessage } from '../api/errors';
+import type { Workspace } from '../api/types';
 import { Alert } from './Alert';
 import { Button } from './Button';
 import { Field } from './Field';
+import { createAccessToken } from '../api/accessTokens';
 
 export type { CreatedAccessTokenJson as CreatedAccessToken } from '@server/access-tokens/schema';
 
@@ -35,13 +37,13 @@ export function AccessTokenCreateForm({ workspaces, onCreated }: { workspaces: W
     setError(undefined);
     try {
       const ordered = ALL_SCOPES.filter((scope) => values.scopes.includes(scope));
-      const { data } = await api.post<{ access_token: CreatedAccessToken }>('/api/v1/access-tokens', {
+      const created = await createAccessToken({
         name: values.name.trim(),
         scopes: ordered,
         workspace_id: values.workspace === '' ? null : values.workspace,
       });
       reset();
-      onCreated(data.access_token);
+      onCreated(created);
     } catch (caught) {
       setError(caught);
     }

@@ -1,4 +1,4 @@
-import type { AccessToken } from '../api';
+import type { AccessToken } from '../api/types';
 import { formatDateTime, formatRelative } from '../format';
 import { Button } from './Button';
 

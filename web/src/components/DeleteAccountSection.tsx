@@ -2,7 +2,7 @@ import { useMutation } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useForm } from 'react-hook-form';
 import { ACCOUNT_ERRORS } from '@server/account/errors';
-import { api, ApiError, errorMessage } from '../api';
+import { ApiError, errorMessage } from '../api/errors';
 import { navigate } from '../router';
 import { useSession } from '../session';
 import { leaveSignInNotice } from '../signInNotice';
@@ -10,6 +10,7 @@ import { Alert } from './Alert';
 import { Button } from './Button';
 import { ConfirmDialog } from './ConfirmDialog';
 import { Field } from './Field';
+import { deleteAccount } from '../api/account';
 
 /**
  * Settings > Profile > Delete account. The address must be typed out, so a stray click on a
@@ -22,7 +23,7 @@ export function DeleteAccountSection() {
   const { register, handleSubmit, reset, formState } = useForm<{ email: string }>({ defaultValues: { email: '' } });
   const remove = useMutation({
     mutationFn: async () => {
-      await api.delete('/api/v1/me');
+      await deleteAccount();
     },
     onSuccess: () => {
       // The server ended every session, this one too: nothing of the account may stay on screen.

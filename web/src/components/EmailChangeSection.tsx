@@ -1,13 +1,15 @@
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useForm } from 'react-hook-form';
 import { USER_ERRORS } from '@server/users/errors';
-import { api, ApiError, errorMessage, type PendingEmailChange } from '../api';
+import { ApiError, errorMessage } from '../api/errors';
+import { emailChangeQuery, usePendingEmailChange } from '../queries';
 import { asSentence, formatDateTime } from '../format';
 import { useSession } from '../session';
 import { Alert } from './Alert';
 import { Button } from './Button';
 import { Field } from './Field';
 import { emailRules } from './formRules';
+import { requestEmailChange, withdrawEmailChange } from '../api/account';
 
 /** What the server said about the address, worded for the field; undefined for other failures. */
 function emailFieldError(error: unknown): string | undefined {
@@ -17,8 +19,6 @@ function emailFieldError(error: unknown): string | undefined {
   return message === undefined ? undefined : asSentence(message);
 }
 
-const PENDING_KEY = ['me', 'email-change'] as const;
-
 /**
  * Settings > Profile > E-mail address. The change needs a recent sign-in (the confirmation dialog
  * opens by itself when it has lapsed) and completes only when the link mailed to the new address
@@ -27,23 +27,20 @@ const PENDING_KEY = ['me', 'email-change'] as const;
 export function EmailChangeSection() {
   const { user } = useSession();
   const queryClient = useQueryClient();
-  const pending = useQuery({
-    queryKey: PENDING_KEY,
-    queryFn: async () => (await api.get<{ pending_email_change: PendingEmailChange | null }>('/api/v1/me/email')).data.pending_email_change,
-  });
+  const pending = usePendingEmailChange();
   const { register, handleSubmit, reset, formState } = useForm<{ email: string }>({ defaultValues: { email: '' } });
   const change = useMutation({
-    mutationFn: async (email: string) => (await api.post<{ pending_email_change: PendingEmailChange }>('/api/v1/me/email', { email: email.trim() })).data.pending_email_change,
+    mutationFn: (email: string) => requestEmailChange(email.trim()),
     onSuccess: (created) => {
-      queryClient.setQueryData(PENDING_KEY, created);
+      queryClient.setQueryData(emailChangeQuery().queryKey, created);
       reset({ email: '' });
     },
   });
   const withdraw = useMutation({
-    mutationFn: () => api.delete('/api/v1/me/email'),
+    mutationFn: withdrawEmailChange,
     onSuccess: async () => {
       change.reset();
-      await queryClient.invalidateQueries({ queryKey: PENDING_KEY });
+      await queryClient.invalidateQueries({ queryKey: emailChangeQuery().queryKey });
     },
   });
   const fieldError = formState.errors.email?.message ?? emailFieldError(change.error);

@@ -1,7 +1,9 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useId, useRef } from 'react';
 import { Controller, useForm } from 'react-hook-form';
-import { api, ApiError, errorMessage, type Site } from '../api';
+import { queryKeys } from '../queryKeys';
+import { ApiError, errorMessage } from '../api/errors';
+import type { Site } from '../api/types';
 import { NAME_MAX_LENGTH } from '@server/sites/contract';
 import { COLOR_PATTERN } from '../color';
 import { Alert } from './Alert';
@@ -10,6 +12,7 @@ import { ColorField } from './ColorField';
 import { Field } from './Field';
 import { can, defaultWorkspaceForNewSite } from '../workspaceAccess';
 import type { Workspace } from '../workspaces';
+import { createSite } from '../api/sites';
 
 const DEFAULT_COLOR = '#4f46e5';
 
@@ -41,10 +44,10 @@ export function NewSiteDialog({ open, workspaces, selectedWorkspaceId, onClose, 
   const create = useMutation({
     mutationFn: async (values: Values) => {
       const body = { name: values.name.trim(), color: values.color, ...(values.workspaceId === '' ? {} : { workspace_id: values.workspaceId }) };
-      return (await api.post<{ site: Site }>('/api/v1/sites', body)).data.site;
+      return createSite(body);
     },
     onSuccess: (site) => {
-      void queryClient.invalidateQueries({ queryKey: ['sites'] });
+      void queryClient.invalidateQueries({ queryKey: queryKeys.sites.lists() });
       onCreated(site);
     },
   });

@@ -1,5 +1,5 @@
 import { type ReactNode, useId } from 'react';
-import type { FieldError } from '../api';
+import type { FieldError } from '../api/errors';
 import { AUTH_TYPES, type AuthType } from '@server/sites/contract';
 import type { PartnerDraft } from '@server/sites/schema';
 import { messageFor, type TokenChange } from '../siteDraft';

@@ -1,4 +1,4 @@
-import type { PartnerSettings } from '../api';
+import type { PartnerSettings } from '../api/types';
 
 /** The result of the last connection check, as the server recorded it. */
 export function CheckStatusBadge({ status }: { status: string }) {

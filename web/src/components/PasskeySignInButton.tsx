@@ -1,8 +1,10 @@
-import { type PublicKeyCredentialRequestOptionsJSON, startAuthentication } from '@simplewebauthn/browser';
+import { startAuthentication } from '@simplewebauthn/browser';
 import { useState } from 'react';
-import { api, errorMessage, type User } from '../api';
+import { errorMessage } from '../api/errors';
+import type { User } from '../api/types';
 import { Alert } from './Alert';
 import { Button } from './Button';
+import { passkeySignIn, passkeySignInOptions } from '../api/signIn';
 
 /** The browser can do WebAuthn at all; without it the button would only ever fail. */
 function browserHasWebAuthn(): boolean {
@@ -28,10 +30,10 @@ export function PasskeySignInButton({ onSignedIn }: { onSignedIn: (user: User) =
     setBusy(true);
     setMessage(undefined);
     try {
-      const { data } = await api.post<{ options: PublicKeyCredentialRequestOptionsJSON; challenge_id: string }>('/auth/passkey/options');
+      const data = await passkeySignInOptions();
       const response = await startAuthentication({ optionsJSON: data.options });
-      const verified = await api.post<{ user: User }>('/auth/passkey/verify', { challenge_id: data.challenge_id, response });
-      await onSignedIn(verified.data.user);
+      const verified = await passkeySignIn(data.challenge_id, response);
+      await onSignedIn(verified);
     } catch (error) {
       if (wasCancelled(error)) {
         setMessage({ kind: 'info', text: 'Passkey sign-in was cancelled. Try again, or sign in another way.' });

@@ -1,6 +1,8 @@
-import { type PublicKeyCredentialCreationOptionsJSON, startRegistration, WebAuthnError } from '@simplewebauthn/browser';
+import { startRegistration, WebAuthnError } from '@simplewebauthn/browser';
+import { useMutation } from '@tanstack/react-query';
 import { type FormEvent, type KeyboardEvent, useState } from 'react';
-import { api, ApiError, errorMessage, type Passkey } from '../api';
+import { ApiError, errorMessage } from '../api/errors';
+import type { Passkey } from '../api/types';
 import { formatDateTime, formatRelative } from '../format';
 import { Alert } from './Alert';
 import { Button } from './Button';
@@ -8,8 +10,9 @@ import { ConfirmDialog } from './ConfirmDialog';
 import { Field } from './Field';
 import { LoadFailed } from './LoadFailed';
 import { Loading } from './Loading';
-import { QUERY_KEYS, useServerData } from '../queries';
+import { usePasskeys } from '../queries';
 import { operatingSystemOf } from './describeUserAgent';
+import { addPasskey, passkeyRegistrationOptions, removePasskey, renamePasskey } from '../api/account';
 
 function defaultPasskeyName(): string {
   const system = operatingSystemOf(navigator.userAgent);
@@ -46,27 +49,22 @@ function SyncBadge({ passkey }: { passkey: Passkey }) {
 }
 
 export function PasskeysSection() {
-  const { data: passkeys, error: loadError, reload: load } = useServerData(QUERY_KEYS.passkeys, '/api/v1/me/passkeys', (body: { passkeys: Passkey[] }) => body.passkeys);
+  const passkeyList = usePasskeys();
+  const passkeys = passkeyList.data;
+  const loadError = passkeyList.isError ? errorMessage(passkeyList.error) : undefined;
+  const load = async () => {
+    await passkeyList.refetch();
+  };
   const [notice, setNotice] = useState<{ kind: 'success' | 'info'; text: string }>();
   const [removing, setRemoving] = useState<Passkey>();
-  const [removeBusy, setRemoveBusy] = useState(false);
-  const [removeError, setRemoveError] = useState<string>();
-
-  async function remove() {
-    if (removing === undefined) return;
-    setRemoveBusy(true);
-    setRemoveError(undefined);
-    try {
-      await api.delete(`/api/v1/me/passkeys/${encodeURIComponent(removing.id)}`);
-      setNotice({ kind: 'success', text: `Removed “${removing.name}”. It no longer signs you in.` });
+  const remove = useMutation({
+    mutationFn: (passkey: Passkey) => removePasskey(passkey.id),
+    onSuccess: async (_answer, passkey) => {
+      setNotice({ kind: 'success', text: `Removed “${passkey.name}”. It no longer signs you in.` });
       setRemoving(undefined);
       await load();
-    } catch (error) {
-      setRemoveError(errorMessage(error));
-    } finally {
-      setRemoveBusy(false);
-    }
-  }
+    },
+  });
 
   return (
     <section className="card security-card" aria-labelledby="passkeys-title">
@@ -108,15 +106,15 @@ export function PasskeysSection() {
         title="Remove this passkey?"
         confirmLabel="Remove passkey"
         danger
-        busy={removeBusy}
-        onConfirm={() => void remove()}
+        busy={remove.isPending}
+        onConfirm={() => removing !== undefined && remove.mutate(removing)}
         onCancel={() => {
           setRemoving(undefined);
-          setRemoveError(undefined);
+          remove.reset();
         }}
       >
         <p>“{removing?.name}” will no longer sign you in. The passkey stays on your device until you delete it there.</p>
-        {removeError !== undefined && <Alert kind="error">{removeError}</Alert>}
+        {remove.error !== null && <Alert kind="error">{errorMessage(remove.error)}</Alert>}
       </ConfirmDialog>
     </section>
   );
@@ -143,7 +141,7 @@ function PasskeyItem({ passkey, onRenamed, onRemove }: { passkey: Passkey; onRen
     setBusy(true);
     setError(undefined);
     try {
-      await api.patch(`/api/v1/me/passkeys/${encodeURIComponent(passkey.id)}`, { name: name.trim() });
+      await renamePasskey(passkey.id, name.trim());
       await onRenamed();
       setEditing(false);
     } catch (caught) {
@@ -216,10 +214,10 @@ function AddPasskeyForm({ onAdded, onCancelled, onStart }: { onAdded: (passkey: 
     setAlert(undefined);
     onStart();
     try {
-      const { data } = await api.post<{ options: PublicKeyCredentialCreationOptionsJSON }>('/api/v1/me/passkeys/options');
-      const response = await startRegistration({ optionsJSON: data.options });
-      const created = await api.post<{ passkey: Passkey }>('/api/v1/me/passkeys', { name: name.trim(), response });
-      await onAdded(created.data.passkey);
+      const options = await passkeyRegistrationOptions();
+      const response = await startRegistration({ optionsJSON: options });
+      const created = await addPasskey(name.trim(), response);
+      await onAdded(created);
       setName(defaultPasskeyName());
     } catch (error) {
       if (isCancelled(error)) onCancelled();

@@ -1,13 +1,14 @@
-import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useForm } from 'react-hook-form';
-import { api, ApiError, errorMessage } from '../api';
+import { ApiError, errorMessage } from '../api/errors';
 import { asSentence } from '../format';
+import { useAccount } from '../queries';
 import { useSession } from '../session';
 import { Alert } from './Alert';
 import { Button } from './Button';
 import { Field } from './Field';
 import { USER_ERRORS } from '@server/users/errors';
+import { changePassword } from '../api/account';
 
 interface Values {
   current: string;
@@ -23,11 +24,8 @@ interface Values {
  */
 export function PasswordSection({ onChanged }: { onChanged: () => void }) {
   const { user, refresh } = useSession();
-  const recentUntil = useQuery({
-    queryKey: ['me', 'recent-authentication'],
-    queryFn: async () => (await api.get<{ recent_authentication_until: string | null }>('/api/v1/me')).data.recent_authentication_until,
-  });
-  const recent = typeof recentUntil.data === 'string';
+  const account = useAccount();
+  const recent = typeof account.data?.recent_authentication_until === 'string';
   // After an account reset there is no password to give; a recent sign-in needs none either.
   const hasPassword = user?.has_password !== false;
   const needsCurrent = hasPassword && !recent;
@@ -39,7 +37,7 @@ export function PasswordSection({ onChanged }: { onChanged: () => void }) {
     setDone(false);
     setAlert(undefined);
     try {
-      await api.post('/api/v1/me/password', current === '' ? { new_password: next } : { current_password: current, new_password: next });
+      await changePassword( current === '' ? { new_password: next } : { current_password: current, new_password: next });
       if (!hasPassword) await refresh();
       reset();
       setDone(true);

@@ -1,19 +1,27 @@
 import { useMutation } from '@tanstack/react-query';
+import { useEffect } from 'react';
 import { useForm } from 'react-hook-form';
 import { NAME_MAX_LENGTH } from '@server/users/contract';
-import { api, ApiError, errorMessage, type User } from '../api';
+import { ApiError, errorMessage } from '../api/errors';
 import { asSentence } from '../format';
 import { useSession } from '../session';
 import { Alert } from './Alert';
 import { Button } from './Button';
 import { Field } from './Field';
+import { renameAccount } from '../api/account';
 
 /** Settings > Profile > Name: how Siteward addresses you. */
 export function ProfileNameSection() {
   const { user, refresh } = useSession();
-  const { register, handleSubmit, reset } = useForm<{ name: string }>({ defaultValues: { name: user?.name ?? '' } });
+  const { register, handleSubmit, reset, formState } = useForm<{ name: string }>({ defaultValues: { name: user?.name ?? '' } });
+  // Follows the name as the server holds it (changed in another tab, say), unless it is being edited here.
+  const serverName = user?.name ?? '';
+  const editing = formState.isDirty;
+  useEffect(() => {
+    if (!editing) reset({ name: serverName });
+  }, [serverName, editing, reset]);
   const save = useMutation({
-    mutationFn: async (name: string) => (await api.patch<{ user: User }>('/api/v1/me', { name })).data.user,
+    mutationFn: renameAccount,
     onSuccess: async (saved) => {
       reset({ name: saved.name });
       await refresh();

@@ -1,6 +1,7 @@
-import { type PublicKeyCredentialRequestOptionsJSON, startAuthentication } from '@simplewebauthn/browser';
+import { startAuthentication } from '@simplewebauthn/browser';
 import { type FormEvent, useEffect, useId, useRef, useState } from 'react';
-import { api, ApiError, errorMessage } from '../api';
+import { ApiError, errorMessage } from '../api/errors';
+import { useTotpStatus } from '../queries';
 import { useSession } from '../session';
 import { Alert } from './Alert';
 import { Button } from './Button';
@@ -9,6 +10,7 @@ import { Field } from './Field';
 import { SingleSignOnReauthentication } from './SingleSignOnReauthentication';
 import { ACCOUNT_ERRORS } from '@server/account/errors';
 import { TOTP_ERRORS } from '@server/totp/errors';
+import { reauthenticateWithPasskey, reauthenticateWithPassword, reauthenticationPasskeyOptions } from '../api/account';
 
 interface ReauthenticateDialogProps {
   /** The server took the proof: the refused request may be sent again. */
@@ -22,7 +24,7 @@ function wasCancelled(error: unknown): boolean {
 }
 
 /**
- * "Confirm it's you": the password (and a code once the server says 2FA is on) or a passkey, sent
+ * "Confirm it's you": the password (and a code when 2FA is on) or a passkey, sent
  * to POST /api/v1/me/reauthenticate. Mounted by the ReauthenticationProvider whenever a change is
  * refused for want of a recent sign-in, and unmounted after, so each confirmation starts blank.
  */
@@ -32,7 +34,10 @@ export function ReauthenticateDialog({ onConfirmed, onCancel }: ReauthenticateDi
   const titleId = useId();
   const [password, setPassword] = useState('');
   const [code, setCode] = useState('');
-  const [needsCode, setNeedsCode] = useState(false);
+  // With 2FA on the code is asked for at once, not only after the server has said so.
+  const twoFactor = useTotpStatus();
+  const [codeRefused, setNeedsCode] = useState(false);
+  const needsCode = codeRefused || twoFactor.data?.enabled === true;
   const [errors, setErrors] = useState<{ password?: string; code?: string; alert?: string }>({});
   const [busy, setBusy] = useState<'password' | 'passkey'>();
 
@@ -54,7 +59,7 @@ export function ReauthenticateDialog({ onConfirmed, onCancel }: ReauthenticateDi
     setBusy('password');
     setErrors({});
     try {
-      await api.post('/api/v1/me/reauthenticate', needsCode ? { password, otp: code } : { password });
+      await reauthenticateWithPassword(password, needsCode ? code : undefined);
       onConfirmed();
     } catch (error) {
       if (error instanceof ApiError && error.code === ACCOUNT_ERRORS.PASSWORD_INVALID) {
@@ -78,9 +83,9 @@ export function ReauthenticateDialog({ onConfirmed, onCancel }: ReauthenticateDi
     setBusy('passkey');
     setErrors({});
     try {
-      const { data } = await api.post<{ options: PublicKeyCredentialRequestOptionsJSON; challenge_id: string }>('/api/v1/me/reauthenticate/passkey-options');
+      const data = await reauthenticationPasskeyOptions();
       const response = await startAuthentication({ optionsJSON: data.options });
-      await api.post('/api/v1/me/reauthenticate', { passkey: { challenge_id: data.challenge_id, response } });
+      await reauthenticateWithPasskey(data.challenge_id, response);
       onConfirmed();
     } catch (error) {
       if (wasCancelled(error)) setErrors({ alert: 'The passkey prompt was closed. Try again, or use your password.' });
@@ -116,7 +121,7 @@ export function ReauthenticateDialog({ onConfirmed, onCancel }: ReauthenticateDi
           autoFocus
           required
         />
-        {needsCode && <CodeField value={code} onChange={setCode} error={errors.code} allowRecoveryCode autoFocus label="Code" />}
+        {needsCode && <CodeField value={code} onChange={setCode} error={errors.code} allowRecoveryCode autoFocus={codeRefused} label="Code" />}
         <div className="dialog-actions">
           {typeof window.PublicKeyCredential !== 'undefined' && (
             <Button onClick={() => void confirmWithPasskey()} busy={busy === 'passkey'} disabled={busy === 'password'}>

@@ -1,28 +1,15 @@
-import { useInfiniteQuery } from '@tanstack/react-query';
-import type { SecurityEventPageJson } from '@server/security/schema';
-import { api, errorMessage } from '../api';
+import { errorMessage } from '../api/errors';
 import { formatDateTime, formatRelative } from '../format';
-import { QUERY_KEYS } from '../queries';
+import { useSecurityEvents } from '../queries';
 import { isWarning, type SecurityEvent, securitySentence } from '../securityText';
 import { Button } from './Button';
 import { describeUserAgent } from './describeUserAgent';
 import { LoadFailed } from './LoadFailed';
 import { Loading } from './Loading';
 
-const PAGE_SIZE = 10;
-
 /** Settings > Security > Recent activity: the account's own security history, newest first. */
 export function RecentActivitySection() {
-  const activity = useInfiniteQuery({
-    queryKey: QUERY_KEYS.securityEvents,
-    queryFn: async ({ pageParam, signal }) => {
-      const query = new URLSearchParams({ limit: String(PAGE_SIZE) });
-      if (pageParam !== null) query.set('cursor', pageParam);
-      return (await api.get<SecurityEventPageJson>(`/api/v1/me/security-events?${query.toString()}`, { signal })).data;
-    },
-    initialPageParam: null as string | null,
-    getNextPageParam: (page) => page.next_cursor,
-  });
+  const activity = useSecurityEvents();
   const events = activity.data?.pages.flatMap((page) => page.events) ?? [];
   return (
     <section className="card security-card" aria-labelledby="activity-title">

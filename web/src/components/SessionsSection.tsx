@@ -1,5 +1,7 @@
+import { useMutation } from '@tanstack/react-query';
 import { useState } from 'react';
-import { api, errorMessage, type WebSession } from '../api';
+import { errorMessage } from '../api/errors';
+import type { WebSession } from '../api/types';
 import { formatDateTime, formatRelative } from '../format';
 import { navigate } from '../router';
 import { useSession } from '../session';
@@ -9,57 +11,51 @@ import { ConfirmDialog } from './ConfirmDialog';
 import { describeUserAgent } from './describeUserAgent';
 import { LoadFailed } from './LoadFailed';
 import { Loading } from './Loading';
-import { QUERY_KEYS, useServerData } from '../queries';
+import { useSessions } from '../queries';
+import { revokeEverySession, revokeSession } from '../api/account';
 
 /** This device first, then the most recently active. */
-function thisDeviceFirst(body: { sessions: WebSession[] }): WebSession[] {
-  return [...body.sessions].sort((a, b) => Number(b.current) - Number(a.current) || b.last_seen_at.localeCompare(a.last_seen_at));
+function thisDeviceFirst(sessions: WebSession[]): WebSession[] {
+  return [...sessions].sort((a, b) => Number(b.current) - Number(a.current) || b.last_seen_at.localeCompare(a.last_seen_at));
 }
 
-/** Other sections that end sessions (a new password, 2FA turned off) refresh QUERY_KEYS.sessions. */
+/** Other sections that end sessions (a new password, 2FA turned off) refresh the sessions query. */
 export function SessionsSection() {
   const { forget } = useSession();
-  const { data: sessions, error: loadError, reload: load } = useServerData(QUERY_KEYS.sessions, '/api/v1/me/sessions', thisDeviceFirst);
+  const sessionList = useSessions();
+  const sessions = sessionList.data === undefined ? undefined : thisDeviceFirst(sessionList.data);
+  const loadError = sessionList.isError ? errorMessage(sessionList.error) : undefined;
+  const load = async () => {
+    await sessionList.refetch();
+  };
   const [notice, setNotice] = useState<string>();
   const [revoking, setRevoking] = useState<WebSession>();
   const [everywhere, setEverywhere] = useState(false);
-  const [busy, setBusy] = useState(false);
-  const [dialogError, setDialogError] = useState<string>();
+  const revoke = useMutation({
+    mutationFn: (session: WebSession) => revokeSession(session.id),
+    onSuccess: async (_answer, session) => {
+      await load();
+      setNotice(`Signed out ${describeUserAgent(session.user_agent)}.`);
+      closeDialogs();
+    },
+  });
+  const signOutEverywhere = useMutation({
+    mutationFn: revokeEverySession,
+    onSuccess: () => {
+      // The server ended this session too: forget the user and go to sign-in without asking.
+      forget();
+      navigate('/sign-in', { force: true });
+    },
+  });
+  const busy = revoke.isPending || signOutEverywhere.isPending;
+  const dialogFailure = revoke.error ?? signOutEverywhere.error;
+  const dialogError = dialogFailure === null ? undefined : errorMessage(dialogFailure);
 
   function closeDialogs() {
     setRevoking(undefined);
     setEverywhere(false);
-    setDialogError(undefined);
-  }
-
-  async function revoke() {
-    if (revoking === undefined) return;
-    setBusy(true);
-    setDialogError(undefined);
-    try {
-      await api.delete(`/api/v1/me/sessions/${encodeURIComponent(revoking.id)}`);
-      await load();
-      setNotice(`Signed out ${describeUserAgent(revoking.user_agent)}.`);
-      closeDialogs();
-    } catch (error) {
-      setDialogError(errorMessage(error));
-    } finally {
-      setBusy(false);
-    }
-  }
-
-  async function signOutEverywhere() {
-    setBusy(true);
-    setDialogError(undefined);
-    try {
-      await api.delete('/api/v1/me/sessions');
-      // The server ended this session too: forget the user and go to sign-in without asking.
-      forget();
-      navigate('/sign-in', { force: true });
-    } catch (error) {
-      setDialogError(errorMessage(error));
-      setBusy(false);
-    }
+    revoke.reset();
+    signOutEverywhere.reset();
   }
 
   const others = sessions?.filter((session) => !session.current).length ?? 0;
@@ -96,7 +92,7 @@ export function SessionsSection() {
         confirmLabel="Sign it out"
         danger
         busy={busy}
-        onConfirm={() => void revoke()}
+        onConfirm={() => revoking !== undefined && revoke.mutate(revoking)}
         onCancel={closeDialogs}
       >
         <p>
@@ -111,7 +107,7 @@ export function SessionsSection() {
         confirmLabel="Sign out everywhere"
         danger
         busy={busy}
-        onConfirm={() => void signOutEverywhere()}
+        onConfirm={() => signOutEverywhere.mutate()}
         onCancel={closeDialogs}
       >
         <p>
@@ -145,8 +141,8 @@ function SessionItem({ session, onRevoke }: { session: WebSession; onRevoke: () 
         </span>
       )}
       {!session.current && (
-        <Button onClick={onRevoke} aria-label={`Revoke ${summary} session`}>
-          Revoke
+        <Button onClick={onRevoke} aria-label={`Sign out ${summary} session`}>
+          Sign out…
         </Button>
       )}
     </li>

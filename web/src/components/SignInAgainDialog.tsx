@@ -1,13 +1,15 @@
-import { useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useId, useRef, useState } from 'react';
 import { useForm } from 'react-hook-form';
-import { api, ApiError, errorMessage, type User } from '../api';
-import { fetchSessionUser, SESSION_QUERY_KEY } from '../session';
+import { ApiError, errorMessage } from '../api/errors';
+import type { User } from '../api/types';
+import { type Account, accountQuery, fetchAccount } from '../queries';
 import { Alert } from './Alert';
 import { Button } from './Button';
 import { Field } from './Field';
 import { AUTH_ERRORS } from '@server/auth/errors';
 import { TOTP_ERRORS } from '@server/totp/errors';
+import { finishSecondFactor, signInWithPassword } from '../api/signIn';
 
 interface SignInAgainDialogProps {
   /** Who was signed in: the dialog signs this account in again, never another one. */
@@ -32,7 +34,6 @@ export function SignInAgainDialog({ email, onSignedIn, onCancel }: SignInAgainDi
   const titleId = useId();
   const [needsCode, setNeedsCode] = useState(false);
   const [alert, setAlert] = useState<string>();
-  const [checking, setChecking] = useState(false);
   const { register, handleSubmit, setError, setValue, setFocus, formState } = useForm<Values>({ defaultValues: { password: '', code: '' } });
 
   useEffect(() => {
@@ -41,7 +42,10 @@ export function SignInAgainDialog({ email, onSignedIn, onCancel }: SignInAgainDi
   }, []);
 
   function signedIn(user: User) {
-    queryClient.setQueryData(SESSION_QUERY_KEY, user);
+    // The new sign-in is recent: the account is read again for until when.
+    const account: Account = { user, recent_authentication_until: null };
+    queryClient.setQueryData(accountQuery().queryKey, account);
+    void queryClient.invalidateQueries({ queryKey: accountQuery().queryKey });
     onSignedIn();
   }
 
@@ -49,11 +53,10 @@ export function SignInAgainDialog({ email, onSignedIn, onCancel }: SignInAgainDi
     setAlert(undefined);
     try {
       if (needsCode) {
-        const { data } = await api.post<{ user: User }>('/auth/2fa', { code: values.code.trim() });
-        signedIn(data.user);
+        signedIn(await finishSecondFactor(values.code.trim()));
         return;
       }
-      const { data } = await api.post<{ user: User; second_factor_required: boolean }>('/auth/session', { email, password: values.password });
+      const data = await signInWithPassword({ email, password: values.password });
       if (data.second_factor_required) {
         setNeedsCode(true);
         return;
@@ -75,20 +78,18 @@ export function SignInAgainDialog({ email, onSignedIn, onCancel }: SignInAgainDi
   }
 
   /** A sign-in finished in another tab (an e-mail link, a passkey) set the same cookie. */
-  async function checkOtherTab() {
-    setChecking(true);
-    setAlert(undefined);
-    try {
-      const user = await fetchSessionUser();
+  const otherTab = useMutation({
+    mutationFn: () => fetchAccount(),
+    onMutate: () => setAlert(undefined),
+    onSuccess: (account) => {
+      const user = account?.user ?? null;
       if (user === null) setAlert('You are not signed in yet. Finish signing in in the other tab, or enter your password here.');
       else if (user.email !== email) setAlert(`That tab signed in as ${user.email}. Sign in as ${email} to keep your changes.`);
       else signedIn(user);
-    } catch (error) {
-      setAlert(errorMessage(error));
-    } finally {
-      setChecking(false);
-    }
-  }
+    },
+    onError: (error) => setAlert(errorMessage(error)),
+  });
+  const checking = otherTab.isPending;
 
   const busy = formState.isSubmitting || checking;
   return (
@@ -130,11 +131,11 @@ export function SignInAgainDialog({ email, onSignedIn, onCancel }: SignInAgainDi
           />
         )}
         <p className="hint">
-          Use an e-mail link or a passkey instead? Sign in with it in another tab, then choose “I signed in in another tab”.
+          Use an e-mail link or a passkey instead? Sign in with it in another tab, then choose “Done, I signed in there”.
         </p>
         <div className="dialog-actions">
-          <Button onClick={() => void checkOtherTab()} busy={checking} disabled={formState.isSubmitting}>
-            I signed in in another tab
+          <Button onClick={() => otherTab.mutate()} busy={checking} disabled={formState.isSubmitting}>
+            Done, I signed in there
           </Button>
           <Button onClick={onCancel} disabled={busy}>
             Cancel

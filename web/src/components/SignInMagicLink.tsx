@@ -1,9 +1,10 @@
 import { useForm } from 'react-hook-form';
-import { api, ApiError, errorMessage } from '../api';
+import { ApiError, errorMessage } from '../api/errors';
 import { Alert } from './Alert';
 import { Button } from './Button';
 import { Field } from './Field';
 import { emailRules } from './formRules';
+import { requestMagicLink } from '../api/signIn';
 
 /**
  * "E-mail me a sign-in link". The server answers the same for every address (no account
@@ -14,7 +15,7 @@ export function MagicLinkRequestForm({ initialEmail, onSent, onBack }: { initial
 
   async function submit({ email }: { email: string }) {
     try {
-      await api.post('/auth/magic-link', { email: email.trim() });
+      await requestMagicLink(email.trim());
       onSent(email.trim());
     } catch (caught) {
       const emailError = caught instanceof ApiError ? caught.fieldMessage('email') : undefined;

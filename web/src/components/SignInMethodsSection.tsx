@@ -1,8 +1,10 @@
 import { useMutation } from '@tanstack/react-query';
 import { useState } from 'react';
-import { api, errorMessage, type Identity, type SingleSignOnProvider } from '../api';
+import { identityLinkUrl, unlinkIdentity } from '../api/account';
+import { errorMessage } from '../api/errors';
+import type { Identity, SingleSignOnProvider } from '../api/types';
 import { formatDateTime } from '../format';
-import { QUERY_KEYS, useServerData } from '../queries';
+import { useIdentities } from '../queries';
 import { useAuthConfig } from '../singleSignOn';
 import { Alert } from './Alert';
 import { Button } from './Button';
@@ -18,13 +20,16 @@ import { Loading } from './Loading';
  */
 export function SignInMethodsSection({ onChanged }: { onChanged: () => void }) {
   const providers = useAuthConfig()?.oidc;
-  const { data: identities, error: loadError, reload } = useServerData(QUERY_KEYS.identities, '/api/v1/me/identities', (body: { identities: Identity[] }) => body.identities);
+  const identitiesQuery = useIdentities();
+  const identities = identitiesQuery.data;
+  const loadError = identitiesQuery.error === null ? undefined : errorMessage(identitiesQuery.error);
+  const reload = () => identitiesQuery.refetch();
   const [unlinking, setUnlinking] = useState<Identity>();
   const [notice, setNotice] = useState<string>();
 
   const unlink = useMutation({
     mutationFn: async (identity: Identity) => {
-      await api.delete(`/api/v1/me/identities/${encodeURIComponent(identity.provider)}`);
+      await unlinkIdentity(identity.provider);
       return identity;
     },
     onSuccess: async (identity) => {
@@ -36,7 +41,7 @@ export function SignInMethodsSection({ onChanged }: { onChanged: () => void }) {
   });
   // The server answers the provider's address; the browser goes there and comes back linked.
   const link = useMutation({
-    mutationFn: async (provider: SingleSignOnProvider) => (await api.post<{ authorization_url: string }>(`/api/v1/me/identities/${encodeURIComponent(provider.id)}/link`)).data.authorization_url,
+    mutationFn: (provider: SingleSignOnProvider) => identityLinkUrl(provider.id),
     onSuccess: (authorizationUrl) => window.location.assign(authorizationUrl),
   });
 

@@ -1,9 +1,11 @@
 import { useForm } from 'react-hook-form';
-import { api, ApiError, errorMessage, type User } from '../api';
+import { ApiError, errorMessage } from '../api/errors';
+import type { User } from '../api/types';
 import { Alert } from './Alert';
 import { Button } from './Button';
 import { Field } from './Field';
 import { emailRules } from './formRules';
+import { signInWithPassword } from '../api/signIn';
 
 interface SignInPasswordFormProps {
   email: string;
@@ -23,7 +25,7 @@ export function SignInPasswordForm({ email, onEmailChange, onPasswordAccepted }:
 
   async function submit(values: Values) {
     try {
-      const { data } = await api.post<{ user: User; second_factor_required: boolean }>('/auth/session', { email: values.email.trim(), password: values.password });
+      const data = await signInWithPassword({ email: values.email.trim(), password: values.password });
       await onPasswordAccepted(data.user, data.second_factor_required);
     } catch (caught) {
       // A refused password is retyped, never reused by accident.

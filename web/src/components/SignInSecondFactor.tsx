@@ -1,10 +1,12 @@
 import { type FormEvent, useRef, useState } from 'react';
-import { api, ApiError, errorMessage, type User } from '../api';
+import { ApiError, errorMessage } from '../api/errors';
+import type { User } from '../api/types';
 import { Alert } from './Alert';
 import { Button } from './Button';
 import { Field } from './Field';
 import { AUTH_ERRORS } from '@server/auth/errors';
 import { TOTP_ERRORS } from '@server/totp/errors';
+import { finishSecondFactor, signOut } from '../api/signIn';
 
 interface SignInSecondFactorProps {
   email: string;
@@ -41,8 +43,8 @@ export function SignInSecondFactor({ email, onSignedIn, onRestart }: SignInSecon
     setBusy(true);
     setCodeError(undefined);
     try {
-      const { data } = await api.post<{ user: User }>('/auth/2fa', { code: code.trim() });
-      await onSignedIn(data.user);
+      const user = await finishSecondFactor(code.trim());
+      await onSignedIn(user);
     } catch (caught) {
       setBusy(false);
       if (caught instanceof ApiError && caught.code === AUTH_ERRORS.SECOND_FACTOR_NOT_PENDING) {
@@ -62,7 +64,7 @@ export function SignInSecondFactor({ email, onSignedIn, onRestart }: SignInSecon
   async function cancel() {
     setCancelling(true);
     try {
-      await api.post('/auth/logout');
+      await signOut();
       onRestart();
     } catch (caught) {
       setError(errorMessage(caught));

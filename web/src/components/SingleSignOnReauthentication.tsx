@@ -1,5 +1,4 @@
-import type { Identity } from '../api';
-import { QUERY_KEYS, useServerData } from '../queries';
+import { useIdentities } from '../queries';
 import { singleSignOnStartPath, useAuthConfig } from '../singleSignOn';
 
 /**
@@ -9,7 +8,7 @@ import { singleSignOnStartPath, useAuthConfig } from '../singleSignOn';
  */
 export function SingleSignOnReauthentication() {
   const providers = useAuthConfig()?.oidc ?? [];
-  const { data: identities } = useServerData(QUERY_KEYS.identities, '/api/v1/me/identities', (body: { identities: Identity[] }) => body.identities);
+  const { data: identities } = useIdentities();
   const linked = providers.filter((provider) => (identities ?? []).some((identity) => identity.provider === provider.id));
   if (linked.length === 0) return null;
   const here = `${window.location.pathname}${window.location.search}${window.location.hash}`;

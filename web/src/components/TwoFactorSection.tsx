@@ -1,5 +1,5 @@
 import { type FormEvent, useState } from 'react';
-import { api, ApiError, errorMessage } from '../api';
+import { ApiError, errorMessage } from '../api/errors';
 import { Alert } from './Alert';
 import { Button } from './Button';
 import { CodeField } from './CodeField';
@@ -8,10 +8,11 @@ import { CopyButton } from './CopyButton';
 import { Field } from './Field';
 import { LoadFailed } from './LoadFailed';
 import { Loading } from './Loading';
-import { QUERY_KEYS, useServerData } from '../queries';
+import { useTotpStatus } from '../queries';
 import { RecoveryCodes } from './RecoveryCodes';
 import { TOTP_ERRORS } from '@server/totp/errors';
-import type { TotpSetupJson, TotpStatusJson } from '@server/totp/schema';
+import type { TotpSetupJson } from '@server/totp/schema';
+import { disableTotp, enableTotp, regenerateRecoveryCodes, startTotpSetup } from '../api/account';
 
 type View = { kind: 'status' } | { kind: 'setup'; setup: TotpSetupJson } | { kind: 'codes'; codes: string[] };
 
@@ -39,7 +40,12 @@ function groupInFours(secret: string): string {
 const LOW_RECOVERY_CODES = 3;
 
 export function TwoFactorSection({ onChanged }: { onChanged: () => void }) {
-  const { data: status, error: loadError, reload: load } = useServerData(QUERY_KEYS.totp, '/api/v1/me/totp', (body: TotpStatusJson) => body);
+  const totp = useTotpStatus();
+  const status = totp.data;
+  const loadError = totp.isError ? errorMessage(totp.error) : undefined;
+  const load = async () => {
+    await totp.refetch();
+  };
   const [view, setView] = useState<View>({ kind: 'status' });
   const [notice, setNotice] = useState<string>();
   const [actionError, setActionError] = useState<string>();
@@ -50,7 +56,7 @@ export function TwoFactorSection({ onChanged }: { onChanged: () => void }) {
     setActionError(undefined);
     setNotice(undefined);
     try {
-      const { data } = await api.post<TotpSetupJson>('/api/v1/me/totp/setup');
+      const data = await startTotpSetup();
       setView({ kind: 'setup', setup: data });
     } catch (error) {
       setActionError(errorMessage(error));
@@ -130,8 +136,8 @@ function TotpSetupPanel({ setup, onCancel, onEnabled }: { setup: TotpSetupJson; 
     setFieldError(undefined);
     setAlert(undefined);
     try {
-      const { data } = await api.post<{ recovery_codes: string[] }>('/api/v1/me/totp/enable', { code });
-      onEnabled(data.recovery_codes);
+      const recoveryCodes = await enableTotp(code);
+      onEnabled(recoveryCodes);
     } catch (error) {
       const message = codeError(error);
       setFieldError(message.field);
@@ -205,13 +211,13 @@ function EnabledTotp({ remaining, onRegenerated, onDisabled }: { remaining: numb
     setAlert(undefined);
     try {
       if (action === 'disable') {
-        await api.delete('/api/v1/me/totp', { code });
+        await disableTotp(code);
         setAction(undefined);
         onDisabled();
       } else {
-        const { data } = await api.post<{ recovery_codes: string[] }>('/api/v1/me/totp/recovery-codes', { code });
+        const recoveryCodes = await regenerateRecoveryCodes(code);
         setAction(undefined);
-        onRegenerated(data.recovery_codes);
+        onRegenerated(recoveryCodes);
       }
     } catch (error) {
       const message = codeError(error);

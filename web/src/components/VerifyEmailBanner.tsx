@@ -1,13 +1,14 @@
 import { useMutation } from '@tanstack/react-query';
-import { api, errorMessage } from '../api';
+import { errorMessage } from '../api/errors';
 import { Button } from './Button';
+import { resendVerificationEmail } from '../api/account';
 
 /**
  * Shown while the account's address is unconfirmed: until then the account may not invite anyone
  * or create webhooks, and whoever holds the mailbox can reset it by signing in with a link.
  */
 export function VerifyEmailBanner({ email }: { email: string }) {
-  const resend = useMutation({ mutationFn: async () => (await api.post<{ detail: string }>('/auth/verify-email/resend')).data.detail });
+  const resend = useMutation({ mutationFn: resendVerificationEmail });
 
   return (
     <section className="alert alert-warning verify-banner" aria-labelledby="verify-email-title">

@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { useForm } from 'react-hook-form';
 import { WEBHOOK_DESCRIPTION_MAX_LENGTH, WEBHOOK_URL_MAX_LENGTH, type WebhookEventType } from '@server/webhooks/contract';
-import { ApiError, errorMessage } from '../api';
+import { ApiError, errorMessage } from '../api/errors';
 import { asSentence } from '../format';
 import { WEBHOOK_EVENTS } from '../webhookText';
 import { Alert } from './Alert';
@@ -32,6 +32,7 @@ export function WebhookForm({ initial, submitLabel, onSubmit, onCancel, idPrefix
 
   async function submit(values: WebhookFormValues) {
     setError(undefined);
+    setEditedSince(new Set());
     try {
       await onSubmit({ url: values.url.trim(), description: values.description.trim(), events: WEBHOOK_EVENTS.map(({ type }) => type).filter((type) => values.events.includes(type)) });
       reset(initial);
@@ -40,10 +41,16 @@ export function WebhookForm({ initial, submitLabel, onSubmit, onCancel, idPrefix
     }
   }
 
-  const urlError = formState.errors.url?.message ?? serverProblem(error, 'url');
-  const descriptionError = serverProblem(error, 'description');
-  const eventsError = formState.errors.events?.message ?? serverProblem(error, 'events');
-  const showAlert = error !== undefined && urlError === undefined && descriptionError === undefined && eventsError === undefined;
+  // The server's word on what was sent stops applying once the field is edited.
+  const [editedSince, setEditedSince] = useState<ReadonlySet<string>>(new Set());
+  const edited = (field: keyof WebhookFormValues) => () => setEditedSince((current) => (current.has(field) ? current : new Set([...current, field])));
+  const serverProblemOf = (field: keyof WebhookFormValues) => (editedSince.has(field) ? undefined : serverProblem(error, field));
+  const urlError = formState.errors.url?.message ?? serverProblemOf('url');
+  const descriptionError = serverProblemOf('description');
+  const eventsError = formState.errors.events?.message ?? serverProblemOf('events');
+  // A refusal that names a field is said there (until the field is edited); any other above the form.
+  const namesAField = (['url', 'description', 'events'] as const).some((field) => serverProblem(error, field) !== undefined);
+  const showAlert = error !== undefined && !namesAField && formState.errors.url === undefined && formState.errors.events === undefined;
   return (
     <form onSubmit={handleSubmit(submit)} noValidate className="webhook-form">
       {showAlert && <Alert kind="error">{errorMessage(error)}</Alert>}
@@ -59,7 +66,7 @@ export function WebhookForm({ initial, submitLabel, onSubmit, onCancel, idPrefix
         required
         error={urlError}
         hint="Siteward POSTs each event here as JSON, signed with the webhook’s secret. Use https; redirects are not followed."
-        {...register('url', { validate: (value) => /^https?:\/\/\S+$/i.test(value.trim()) || 'Enter the full address, starting with https://.' })}
+        {...register('url', { validate: (value) => /^https?:\/\/\S+$/i.test(value.trim()) || 'Enter the full address, starting with https://.', onChange: edited('url') })}
       />
       <Field
         id={`${idPrefix}-description`}
@@ -68,13 +75,13 @@ export function WebhookForm({ initial, submitLabel, onSubmit, onCancel, idPrefix
         maxLength={WEBHOOK_DESCRIPTION_MAX_LENGTH}
         placeholder="e.g. Redeploy the widget"
         error={descriptionError}
-        {...register('description')}
+        {...register('description', { onChange: edited('description') })}
       />
       <fieldset className="token-scopes" aria-describedby={eventsError !== undefined ? eventsErrorId : undefined}>
         <legend>Events</legend>
         {WEBHOOK_EVENTS.map(({ type, label, description }) => (
           <label key={type} className="checkbox-option">
-            <input type="checkbox" value={type} {...register('events', { validate: (chosen) => (Array.isArray(chosen) && chosen.length > 0) || 'Choose at least one event.' })} />
+            <input type="checkbox" value={type} {...register('events', { validate: (chosen) => (Array.isArray(chosen) && chosen.length > 0) || 'Choose at least one event.', onChange: edited('events') })} />
             <span>
               <span className="checkbox-label">
                 {label} <code>{type}</code>

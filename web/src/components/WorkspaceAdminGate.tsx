@@ -1,10 +1,11 @@
 import type { ReactNode } from 'react';
 import type { WorkspaceAction } from '@server/memberships/contract';
-import { errorMessage } from '../api';
+import { errorMessage } from '../api/errors';
 import { Link } from '../router';
 import { useTitle } from '../useTitle';
 import { can } from '../workspaceAccess';
-import { useWorkspaces, type Workspace, workspacePath } from '../workspaces';
+import { type Workspace, workspacePath } from '../workspaces';
+import { useWorkspaces } from '../queries';
 import { LoadFailed } from './LoadFailed';
 import { Loading } from './Loading';
 

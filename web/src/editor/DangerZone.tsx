@@ -1,29 +1,53 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
-import { api, errorMessage } from '../api';
+import { queryKeys } from '../queryKeys';
+import { errorMessage } from '../api/errors';
 import { Alert } from '../components/Alert';
 import { Button } from '../components/Button';
 import { ConfirmDialog } from '../components/ConfirmDialog';
+import { deleteSite, restoreFromTrash } from '../api/sites';
+import { navigate } from '../router';
+import { useToasts } from '../toasts';
+import { sectionPath } from './sections';
 
 interface DangerZoneProps {
   siteId: string;
   name: string;
   onDeleted: () => void;
+  /** Undo brought the site back from the trash. */
+  onRestored: () => void;
 }
 
 /** Deleting the site, kept apart from everyday settings and confirmed in a dialog that names it. */
-export function DangerZone({ siteId, name, onDeleted }: DangerZoneProps) {
+export function DangerZone({ siteId, name, onDeleted, onRestored }: DangerZoneProps) {
   const queryClient = useQueryClient();
+  const toasts = useToasts();
   const [confirming, setConfirming] = useState(false);
   const deletion = useMutation({
-    mutationFn: () => api.delete(`/api/v1/sites/${encodeURIComponent(siteId)}`),
+    mutationFn: () => deleteSite(siteId),
     onSuccess: () => {
-      queryClient.removeQueries({ queryKey: ['site', siteId] });
-      void queryClient.invalidateQueries({ queryKey: ['sites'] });
+      queryClient.removeQueries({ queryKey: queryKeys.sites.detail(siteId) });
+      void queryClient.invalidateQueries({ queryKey: queryKeys.sites.lists() });
+      void queryClient.invalidateQueries({ queryKey: queryKeys.trash.all() });
       setConfirming(false);
       onDeleted();
+      toasts.show({ message: `${name} was moved to the trash.`, action: { label: 'Undo', run: () => void undo() } });
     },
   });
+
+  /** Undo is the trash's restore: the site comes back as it was, with its history. */
+  async function undo() {
+    try {
+      await restoreFromTrash(siteId);
+    } catch (error) {
+      toasts.show({ message: `${name} is still in the trash: ${errorMessage(error)}` });
+      return;
+    }
+    void queryClient.invalidateQueries({ queryKey: queryKeys.sites.lists() });
+    void queryClient.invalidateQueries({ queryKey: queryKeys.trash.all() });
+    onRestored();
+    navigate(sectionPath(siteId, 'general'), { force: true });
+  }
   return (
     <section className="card danger-zone" aria-labelledby="danger-zone-title">
       <div className="card-header">

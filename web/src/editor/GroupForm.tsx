@@ -5,7 +5,7 @@ import { useEffect, useId, useRef } from 'react';
 import { Controller, type FieldErrors, type Resolver, useFieldArray, useForm, type UseFormReturn } from 'react-hook-form';
 import type { SettingsField } from '@server/sites/contract';
 import { SETTINGS_ENUM_LABELS, SETTINGS_SCHEMAS } from '@server/sites/settings-schemas';
-import type { FieldError } from '../api';
+import type { FieldError } from '../api/errors';
 import { Button } from '../components/Button';
 import { ColorField } from '../components/ColorField';
 import { applyFormValues, formStartValues, formValuesOf, messageFor } from '../siteDraft';
@@ -178,10 +178,11 @@ function SchemaField({ form, name, pointer, node, groupPath, errors, onListChang
       </fieldset>
     );
   }
+  // An on/off setting is a switch, as in the Integration section; lists of choices stay checkboxes.
   if (node.type === 'boolean') {
     return (
       <div className="field field-wide">
-        <label className="checkbox">
+        <label className="switch">
           <input type="checkbox" aria-describedby={describedBy} aria-invalid={error !== undefined} {...form.register(name)} />
           {label}
         </label>

@@ -1,7 +1,9 @@
-import { useInfiniteQuery, useMutation, useQueryClient } from '@tanstack/react-query';
-import { useState } from 'react';
-import type { Site } from '../api';
-import { api, ApiError, errorMessage } from '../api';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { Fragment, useState } from 'react';
+import type { Site } from '../api/types';
+import { ApiError, errorMessage } from '../api/errors';
+import { useSiteVersions } from '../queries';
+import { queryKeys } from '../queryKeys';
 import { actorName, viaText } from '../auditText';
 import { Alert } from '../components/Alert';
 import { Button } from '../components/Button';
@@ -9,13 +11,9 @@ import { ConfirmDialog } from '../components/ConfirmDialog';
 import { LoadFailed } from '../components/LoadFailed';
 import { Loading } from '../components/Loading';
 import { formatDateTime, formatRelative } from '../format';
-import { type ChangeLine, changeLines, type SiteVersion, versionSummary } from '../historyText';
-
-const PAGE_SIZE = 20;
-
-export function siteVersionsKey(siteId: string) {
-  return ['site', siteId, 'versions'] as const;
-}
+import { type ChangeLine, changeLines, type SiteVersion, versionGap, versionSummary } from '../historyText';
+import { restoreSiteVersion } from '../api/sites';
+import { useToasts } from '../toasts';
 
 interface HistorySectionProps {
   siteId: string;
@@ -30,31 +28,25 @@ interface HistorySectionProps {
 /** The site's versions, newest first, each with who, how and what it changed; any earlier one can be restored. */
 export function HistorySection({ siteId, etag, canRestore, dirty, onRestored }: HistorySectionProps) {
   const queryClient = useQueryClient();
+  const toasts = useToasts();
   const [restoring, setRestoring] = useState<SiteVersion>();
   const [restored, setRestored] = useState<{ version: number; tokenCleared: boolean }>();
   const [stale, setStale] = useState(false);
-  const history = useInfiniteQuery({
-    queryKey: siteVersionsKey(siteId),
-    queryFn: async ({ pageParam, signal }) => {
-      const query = new URLSearchParams({ limit: String(PAGE_SIZE) });
-      if (pageParam !== null) query.set('cursor', pageParam);
-      return (await api.get<{ versions: SiteVersion[]; next_cursor: string | null }>(`/api/v1/sites/${encodeURIComponent(siteId)}/versions?${query.toString()}`, { signal })).data;
-    },
-    initialPageParam: null as string | null,
-    getNextPageParam: (page) => page.next_cursor,
-  });
+  const history = useSiteVersions(siteId);
   const restore = useMutation({
-    mutationFn: (version: SiteVersion) =>
-      api.post<{ site: Site; restored_from: number; partner_access_token: 'kept' | 'cleared' }>(`/api/v1/sites/${encodeURIComponent(siteId)}/versions/${version.version}/restore`, undefined, {
-        headers: etag === null ? {} : { 'if-match': etag },
-      }),
+    mutationFn: (version: SiteVersion) => restoreSiteVersion(siteId, version.version, etag),
     onSuccess: (answer, version) => {
       setRestoring(undefined);
       setStale(false);
-      setRestored({ version: version.version, tokenCleared: answer.data.partner_access_token === 'cleared' });
-      onRestored(answer.data.site, answer.headers.get('etag'));
-      void queryClient.invalidateQueries({ queryKey: siteVersionsKey(siteId) });
-      void queryClient.invalidateQueries({ queryKey: ['sites'] });
+      setRestored({ version: version.version, tokenCleared: answer.partner_access_token === 'cleared' });
+      onRestored(answer.site, answer.etag);
+      void queryClient.invalidateQueries({ queryKey: queryKeys.sites.versions(siteId) });
+      void queryClient.invalidateQueries({ queryKey: queryKeys.sites.lists() });
+      // Undo restores the version that was current before, as a new version again.
+      const before = newest;
+      if (before !== undefined) {
+        toasts.show({ message: `Version ${version.version} restored.`, action: { label: 'Undo', run: () => void undo(before, answer.etag) } });
+      }
     },
     onError: (error) => {
       setRestoring(undefined);
@@ -65,6 +57,19 @@ export function HistorySection({ siteId, etag, canRestore, dirty, onRestored }: 
   const versions = history.data?.pages.flatMap((page) => page.versions) ?? [];
   const newest = versions[0]?.version;
 
+  async function undo(version: number, tag: string | null) {
+    try {
+      const answer = await restoreSiteVersion(siteId, version, tag);
+      setRestored(undefined);
+      onRestored(answer.site, answer.etag);
+      void queryClient.invalidateQueries({ queryKey: queryKeys.sites.versions(siteId) });
+      void queryClient.invalidateQueries({ queryKey: queryKeys.sites.lists() });
+      toasts.show({ message: `Back to version ${version}, saved as the newest version.` });
+    } catch (error) {
+      toasts.show({ message: `Not undone: ${errorMessage(error)}` });
+    }
+  }
+
   return (
     <section className="card history" aria-labelledby="history-title">
       <div className="card-header">
@@ -73,10 +78,11 @@ export function HistorySection({ siteId, etag, canRestore, dirty, onRestored }: 
           <p>Newest first. Restoring a version saves its settings as a new version; the partner access token stays as it is now, unless that version’s partner addresses differ.</p>
         </div>
       </div>
-      {restored !== undefined && (
+      {/* The toast says it was restored; what needs doing afterwards stays here. */}
+      {restored?.tokenCleared === true && (
         <Alert kind="success" title={`Version ${restored.version} restored`}>
           <p>Its settings are saved as the newest version, at the top of this list.</p>
-          {restored.tokenCleared && <p>The partner access token was cleared: it was saved for other partner addresses than this version’s. Enter it again under Integration.</p>}
+          <p>The partner access token was cleared: it was saved for other partner addresses than this version’s. Enter it again under Integration.</p>
         </Alert>
       )}
       {stale && (
@@ -96,16 +102,16 @@ export function HistorySection({ siteId, etag, canRestore, dirty, onRestored }: 
       ) : (
         <>
           <ol className="list history-list" aria-busy={history.isFetchingNextPage || undefined}>
-            {versions.map((version) => (
-              <VersionItem
-                key={version.version}
-                version={version}
-                current={version.version === newest}
-                canRestore={canRestore}
-                dirty={dirty}
-                onRestore={() => setRestoring(version)}
-              />
-            ))}
+            {versions.map((version, index) => {
+              const older = versions[index + 1];
+              const gap = older === undefined ? undefined : versionGap(version.version, older.version);
+              return (
+                <Fragment key={version.version}>
+                  <VersionItem version={version} current={version.version === newest} canRestore={canRestore} dirty={dirty} onRestore={() => setRestoring(version)} />
+                  {gap !== undefined && <li className="history-gap muted small">{gap}</li>}
+                </Fragment>
+              );
+            })}
           </ol>
           {history.hasNextPage && (
             <Button onClick={() => void history.fetchNextPage()} busy={history.isFetchingNextPage}>
@@ -181,18 +187,22 @@ function ChangeItem({ line }: { line: ChangeLine }) {
       {line.kind === 'formatting' && <span className="muted">only the formatting changed</span>}
       {line.kind === 'added' && (
         <>
-          <span className="muted">added</span> <ins>{after}</ins>
+          <span className="muted">added</span> <Swatch colour={line.swatch?.after} />
+          <ins>{after}</ins>
         </>
       )}
       {line.kind === 'removed' && (
         <>
-          <span className="muted">removed</span> <del>{before}</del>
+          <span className="muted">removed</span> <Swatch colour={line.swatch?.before} />
+          <del>{before}</del>
         </>
       )}
       {line.kind === 'changed' && (
         <>
+          <Swatch colour={line.swatch?.before} />
           <del>{before}</del> <span aria-hidden="true">→</span>
-          <span className="visually-hidden">became</span> <ins>{after}</ins>
+          <span className="visually-hidden">became</span> <Swatch colour={line.swatch?.after} />
+          <ins>{after}</ins>
         </>
       )}
       {line.full !== undefined && (
@@ -202,4 +212,10 @@ function ChangeItem({ line }: { line: ChangeLine }) {
       )}
     </li>
   );
+}
+
+/** A colour value's sample beside its code, as the form's colour fields show it. */
+function Swatch({ colour }: { colour: string | undefined }) {
+  if (colour === undefined) return null;
+  return <span className="swatch history-swatch" style={{ backgroundColor: colour }} aria-hidden="true" />;
 }

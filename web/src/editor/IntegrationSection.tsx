@@ -1,11 +1,13 @@
 import type { PartnerDraft } from '@server/sites/schema';
-import type { FieldError, Site } from '../api';
+import type { FieldError } from '../api/errors';
+import type { Site } from '../api/types';
 import { PartnerCheck } from './PartnerCheck';
 import { PartnerSettingsForm } from '../components/PartnerSettingsForm';
-import type { SiteDraft, TokenChange } from '../siteDraft';
+import { draftOf, type SiteDraft, type TokenChange } from '../siteDraft';
 import { partnerTestBody } from './partnerCheckText';
 import { PartnerTestPanel } from './PartnerTestPanel';
-import { RecentChecks, usePartnerChecks } from './RecentChecks';
+import { usePartnerChecks } from '../queries';
+import { RecentChecks } from './RecentChecks';
 
 interface IntegrationSectionProps {
   siteId: string;
@@ -24,6 +26,8 @@ interface IntegrationSectionProps {
   onTokenChange: (change: TokenChange) => void;
   errors: FieldError[];
   onTestFieldErrors: (errors: FieldError[]) => void;
+  /** The access token the last save sent, if it sent one. */
+  lastSavedToken: string | undefined;
 }
 
 /**
@@ -61,7 +65,16 @@ export function IntegrationSection(props: IntegrationSectionProps) {
             errors={props.errors}
           />
         </fieldset>
-        {props.canCheck && <PartnerTestPanel siteId={siteId} settings={partnerTestBody(draft)} onFieldErrors={props.onTestFieldErrors} />}
+        {props.canCheck && (
+          <PartnerTestPanel
+            siteId={siteId}
+            settings={partnerTestBody(draft)}
+            savedSettings={partnerTestBody(draftOf(saved))}
+            lastSavedToken={props.lastSavedToken}
+            latest={history.data?.[0]}
+            onFieldErrors={props.onTestFieldErrors}
+          />
+        )}
       </section>
       <RecentChecks siteId={siteId} />
     </>

@@ -1,4 +1,4 @@
-import type { PartnerSettings } from '../api';
+import type { PartnerSettings } from '../api/types';
 import { PartnerCheckDetails } from './PartnerCheckDetails';
 import type { PartnerCheckResult } from './partnerCheckText';
 import { formatDateTime, formatRelative } from '../format';

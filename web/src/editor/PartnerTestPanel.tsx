@@ -1,22 +1,35 @@
 import { useMutation } from '@tanstack/react-query';
 import { PARTNER_ERRORS } from '@server/partner/errors';
-import type { PartnerTestResultJson } from '@server/partner/schema';
 import type { PartnerSettingsUpdate } from '@server/sites/schema';
-import { api, ApiError, errorMessage, type FieldError, formatWait } from '../api';
+import { ApiError, errorMessage, type FieldError, formatWait } from '../api/errors';
 import { Alert } from '../components/Alert';
 import { Button } from '../components/Button';
 import { CheckStatusBadge } from '../components/PartnerStatusBadge';
 import { asSentence } from '../format';
 import { fieldLabel } from '../siteDraft';
+import { useEffect, useRef, useState } from 'react';
 import { PartnerCheckDetails } from './PartnerCheckDetails';
-import { checkAnnouncement } from './partnerCheckText';
+import { checkAnnouncement, type PartnerCheckResult } from './partnerCheckText';
+import { testPartnerSettings } from '../api/sites';
 
 interface PartnerTestPanelProps {
   siteId: string;
   /** The partner settings as the form holds them now (partnerTestBody). */
   settings: PartnerSettingsUpdate;
+  /** The saved partner settings as a test would send them (no new token): after a save, a test of exactly these describes the saved site. */
+  savedSettings: PartnerSettingsUpdate;
+  /** The access token the last save sent, if it sent one. */
+  lastSavedToken: string | undefined;
+  /** The last check of the saved settings, shown above this panel. */
+  latest: PartnerCheckResult | undefined;
   /** The server refused fields of the draft (or, with [], accepted them all): they belong next to the fields. */
   onFieldErrors: (errors: FieldError[]) => void;
+}
+
+/** The settings a test sent, without the token: once saved, a new token reads as "keep the saved one". */
+function withoutToken(settings: PartnerSettingsUpdate): string {
+  const { access_token: _token, ...rest } = settings;
+  return JSON.stringify(rest);
 }
 
 /**
@@ -24,13 +37,28 @@ interface PartnerTestPanelProps {
  * stores nothing, neither the settings nor the result, so the result is shown here only and is
  * marked as a test of unsaved settings.
  */
-export function PartnerTestPanel({ siteId, settings, onFieldErrors }: PartnerTestPanelProps) {
+export function PartnerTestPanel({ siteId, settings, savedSettings, lastSavedToken, latest, onFieldErrors }: PartnerTestPanelProps) {
   const testing = useMutation({
-    mutationFn: async (sent: PartnerSettingsUpdate) =>
-      (await api.post<PartnerTestResultJson>(`/api/v1/sites/${encodeURIComponent(siteId)}/partner/test`, { partner_settings: sent })).data.check,
+    mutationFn: (sent: PartnerSettingsUpdate) => testPartnerSettings(siteId, { partner_settings: sent }),
   });
+  // What the shown result describes: what was sent, until a save makes those the saved settings.
+  const [tested, setTested] = useState<PartnerSettingsUpdate>();
+  const savedKey = JSON.stringify(savedSettings);
+  // The saved settings and the token saved with them reach this panel in either order.
+  const saveKey = `${savedKey}\n${lastSavedToken ?? ''}`;
+  const previousSave = useRef(saveKey);
+  useEffect(() => {
+    if (previousSave.current === saveKey) return;
+    previousSave.current = saveKey;
+    // A save of exactly what was tested, the token typed for the test included (saved now, and so
+    // no longer a new one in the form): the result describes the saved settings.
+    setTested((current) =>
+      current !== undefined && withoutToken(current) === savedKey && (current.access_token === undefined || current.access_token === lastSavedToken) ? savedSettings : current,
+    );
+  }, [saveKey, savedKey, savedSettings, lastSavedToken]);
 
   function runTest() {
+    setTested(settings);
     testing.mutate(settings, {
       onSuccess: () => onFieldErrors([]),
       onError: (error) => {
@@ -41,7 +69,10 @@ export function PartnerTestPanel({ siteId, settings, onFieldErrors }: PartnerTes
 
   const check = testing.data;
   // The form has moved on since the test: the result no longer describes what is on screen.
-  const outdated = check !== undefined && JSON.stringify(testing.variables) !== JSON.stringify(settings);
+  const outdated = check !== undefined && JSON.stringify(tested) !== JSON.stringify(settings);
+  const nowSaved = check !== undefined && !outdated && JSON.stringify(tested) === savedKey;
+  // The last check of the saved settings, above, found the same: its details are not repeated here.
+  const sameAsLatest = nowSaved && latest !== undefined && latest.status === check.status && latest.category === check.category && latest.message === check.message;
   const announcement = testing.isPending ? 'Testing the unsaved settings…' : check !== undefined ? `Test finished. ${checkAnnouncement(check)}` : '';
 
   return (
@@ -66,11 +97,11 @@ export function PartnerTestPanel({ siteId, settings, onFieldErrors }: PartnerTes
         <div className={`partner-test-result partner-test-result-${check.status}`} data-testid="partner-test-result">
           <p className="partner-test-result-title">
             <CheckStatusBadge status={check.status} />
-            <strong>Test of unsaved settings</strong>
-            <span className="partner-test-result-note">Nothing was saved.</span>
+            <strong>{nowSaved ? 'Test of the settings now saved' : 'Test of unsaved settings'}</strong>
+            {!nowSaved && <span className="partner-test-result-note">Nothing was saved.</span>}
           </p>
           {outdated && <p className="hint">You have changed the settings since this test. Test again to check them as they are now.</p>}
-          <PartnerCheckDetails check={check} />
+          {sameAsLatest ? <p className="hint">The same as the last check above.</p> : <PartnerCheckDetails check={check} />}
         </div>
       )}
     </section>

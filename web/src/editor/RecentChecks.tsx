@@ -1,25 +1,11 @@
-import { useQuery } from '@tanstack/react-query';
 import { CHECK_HISTORY_LENGTH } from '@server/partner/contract';
-import type { PartnerCheckListJson } from '@server/partner/schema';
-import { api, errorMessage } from '../api';
+import { errorMessage } from '../api/errors';
+import { usePartnerChecks } from '../queries';
 import { LoadFailed } from '../components/LoadFailed';
 import { CheckStatusBadge } from '../components/PartnerStatusBadge';
 import { formatDateTime, formatRelative } from '../format';
 import { PartnerCheckDetails } from './PartnerCheckDetails';
 import { CHECK_CATEGORY_TEXT, formatDuration, type PartnerCheckResult } from './partnerCheckText';
-
-/** Its own key, not under ['site', id]: refreshing the history must never reload the form's site. */
-export function partnerChecksKey(siteId: string) {
-  return ['partner-checks', siteId] as const;
-}
-
-/** The site's last checks of its saved settings, newest first (GET …/partner/checks). */
-export function usePartnerChecks(siteId: string) {
-  return useQuery({
-    queryKey: partnerChecksKey(siteId),
-    queryFn: async ({ signal }) => (await api.get<PartnerCheckListJson>(`/api/v1/sites/${encodeURIComponent(siteId)}/partner/checks`, { signal })).data.checks,
-  });
-}
 
 /** "Recent checks": each row says when, how it went and how long it took, and opens to the details. */
 export function RecentChecks({ siteId }: { siteId: string }) {

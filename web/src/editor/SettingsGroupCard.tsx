@@ -1,7 +1,7 @@
 import { type KeyboardEvent, lazy, Suspense, useId, useRef, useState } from 'react';
 import { SETTINGS_MAX_BYTES, type SettingsField } from '@server/sites/contract';
 import { SETTINGS_SCHEMAS } from '@server/sites/settings-schemas';
-import type { FieldError } from '../api';
+import type { FieldError } from '../api/errors';
 import { Alert } from '../components/Alert';
 import { messageFor } from '../siteDraft';
 import { explainReading, readGroup } from '../settingsText';

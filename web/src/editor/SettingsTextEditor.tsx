@@ -1,7 +1,8 @@
 import { autocompletion, closeBrackets, closeBracketsKeymap, completionKeymap } from '@codemirror/autocomplete';
 import { defaultKeymap, history, historyKeymap } from '@codemirror/commands';
 import { json, jsonParseLinter } from '@codemirror/lang-json';
-import { bracketMatching, defaultHighlightStyle, syntaxHighlighting } from '@codemirror/language';
+import { bracketMatching, HighlightStyle, syntaxHighlighting } from '@codemirror/language';
+import { tags } from '@lezer/highlight';
 import { linter, lintGutter } from '@codemirror/lint';
 import { EditorState } from '@codemirror/state';
 import { EditorView, keymap, lineNumbers } from '@codemirror/view';
@@ -59,7 +60,7 @@ export function SettingsTextEditor({ field, label, value, onChange, maxBytes, er
           closeBrackets(),
           bracketMatching(),
           json(),
-          syntaxHighlighting(defaultHighlightStyle, { fallback: true }),
+          syntaxHighlighting(jsonHighlightStyle),
           lintGutter(),
           linter(jsonParseLinter(), { delay: 250 }),
           linter((current) => schemaDiagnostics(field, current.state), { delay: 250 }),
@@ -121,6 +122,19 @@ export function SettingsTextEditor({ field, label, value, onChange, maxBytes, er
     </div>
   );
 }
+
+/**
+ * JSON's colours from the dashboard's palette (styles.css, --syntax-*), so the dark theme gets
+ * dark-theme colours: CodeMirror's default style is written for a light background only.
+ */
+const jsonHighlightStyle = HighlightStyle.define([
+  { tag: tags.propertyName, color: 'var(--syntax-property)' },
+  { tag: tags.string, color: 'var(--syntax-string)' },
+  { tag: tags.number, color: 'var(--syntax-number)' },
+  { tag: [tags.bool, tags.null, tags.keyword], color: 'var(--syntax-keyword)' },
+  { tag: [tags.punctuation, tags.separator, tags.brace, tags.squareBracket], color: 'var(--syntax-punctuation)' },
+  { tag: tags.invalid, color: 'var(--danger)' },
+]);
 
 /** The editor's look, from the dashboard's colour variables, so light and dark themes apply. */
 const editorTheme = EditorView.theme({

@@ -49,7 +49,8 @@ export function WidgetPreview({ draft }: { draft: SiteDraft }) {
   const accent = colorOf(widget.accent_color, branding.primary_color, draft.color);
   const header = colorOf(branding.primary_color, widget.accent_color, draft.color);
   const company = textOf(branding.company_name, draft.name.trim() === '' ? 'Your site' : draft.name);
-  const launcher = typeof widget.launcher_text === 'string' ? widget.launcher_text : 'Chat with us';
+  // No launcher text is an icon only, as the field's hint says (an emptied field writes no key).
+  const launcher = typeof widget.launcher_text === 'string' ? widget.launcher_text.trim() : '';
   const greeting = textOf(widget.greeting, 'Hi! How can we help?');
   const placeholder = textOf(widget.input_placeholder, 'Type a message…');
   const radius = typeof theme.corner_radius === 'number' && Number.isInteger(theme.corner_radius) && theme.corner_radius >= 0 && theme.corner_radius <= 24 ? theme.corner_radius : 12;
@@ -100,7 +101,7 @@ export function WidgetPreview({ draft }: { draft: SiteDraft }) {
               <div className="preview-input">{placeholder}</div>
               {widget.show_branding === true && <p className="preview-powered">Powered by Siteward</p>}
             </div>
-            <div className="preview-launcher" aria-label={launcher === '' ? 'Chat button (icon only)' : undefined}>
+            <div className="preview-launcher" {...(launcher === '' ? { role: 'img', 'aria-label': 'Chat button (icon only)' } : {})}>
               <span aria-hidden="true" className="preview-launcher-icon">
                 ●
               </span>

@@ -1,6 +1,7 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
-import { type AccessToken, api, errorMessage, type Workspace } from '../api';
+import { errorMessage } from '../api/errors';
+import type { AccessToken } from '../api/types';
 import { AccessTokenCreateForm, type CreatedAccessToken } from '../components/AccessTokenCreateForm';
 import { AccessTokenList } from '../components/AccessTokenList';
 import { AccessTokenSecret } from '../components/AccessTokenSecret';
@@ -9,32 +10,53 @@ import { ConfirmDialog } from '../components/ConfirmDialog';
 import { LoadFailed } from '../components/LoadFailed';
 import { Loading } from '../components/Loading';
 import { useLeaveGuard } from '../router';
-import { QUERY_KEYS, useServerData } from '../queries';
+import { accessTokensQuery, useAccessTokens, useWorkspaces } from '../queries';
+import { useToasts } from '../toasts';
 import { useTitle } from '../useTitle';
+import { revokeAccessToken } from '../api/accessTokens';
 
-/** Settings > Access Tokens: personal access tokens for integrations (Authorization: Token …). */
+/** Settings > Access tokens: personal access tokens for integrations (Authorization: Token …). */
 export function AccessTokensPage() {
   useTitle('Access tokens');
   const queryClient = useQueryClient();
-  const { data: tokens, error: loadError, reload: load } = useServerData(QUERY_KEYS.accessTokens, '/api/v1/access-tokens', (body: { access_tokens: AccessToken[] }) => body.access_tokens);
-  const { data: workspaces } = useServerData(QUERY_KEYS.workspaces, '/api/v1/workspaces', (body: { workspaces: Workspace[] }) => body.workspaces);
-  const workspaceNames = new Map((workspaces ?? []).map((workspace) => [workspace.id, workspace.name]));
+  const tokenList = useAccessTokens();
+  const tokens = tokenList.data;
+  const loadError = tokenList.isError ? errorMessage(tokenList.error) : undefined;
+  const workspaces = useWorkspaces();
+  const workspaceNames = new Map((workspaces.data ?? []).map((workspace) => [workspace.id, workspace.name]));
   const [created, setCreated] = useState<CreatedAccessToken>();
   const [revoking, setRevoking] = useState<AccessToken>();
   const [notice, setNotice] = useState<string>();
+  const toasts = useToasts();
   const revoke = useMutation({
-    mutationFn: (token: AccessToken) => api.delete(`/api/v1/access-tokens/${encodeURIComponent(token.id)}`),
-    onSuccess: (_answer, token) => {
-      updateTokens((current) => current.filter((each) => each.id !== token.id));
-      if (created?.id === token.id) setCreated(undefined);
-      setNotice(`Revoked “${token.name}”. Requests with it are refused from now on.`);
-      setRevoking(undefined);
+    mutationFn: (token: AccessToken) => revokeAccessToken(token.id),
+    onSuccess: (_answer, token) => setNotice(`Revoked “${token.name}”. Requests with it are refused from now on.`),
+    // Not revoked after all: the list shows it again, and the reason is said.
+    onError: (error, token) => {
+      setNotice(`“${token.name}” was not revoked: ${errorMessage(error)}`);
+      void queryClient.invalidateQueries({ queryKey: accessTokensQuery().queryKey });
     },
   });
 
+  /**
+   * The server cannot un-revoke a token, so revoking waits for the notice to end: until then
+   * Undo simply keeps it (docs/decisions.md). The row goes at once.
+   */
+  function revokeWithUndo(token: AccessToken) {
+    setRevoking(undefined);
+    setNotice(undefined);
+    if (created?.id === token.id) setCreated(undefined);
+    updateTokens((current) => current.filter((each) => each.id !== token.id));
+    toasts.show({
+      message: `“${token.name}” will be revoked when this notice closes.`,
+      action: { label: 'Undo', run: () => void queryClient.invalidateQueries({ queryKey: accessTokensQuery().queryKey }) },
+      onExpire: () => revoke.mutate(token),
+    });
+  }
+
   /** The list as the server now holds it, without asking again. */
   function updateTokens(change: (current: AccessToken[]) => AccessToken[]) {
-    queryClient.setQueryData<{ access_tokens: AccessToken[] }>(QUERY_KEYS.accessTokens, (body) => (body === undefined ? body : { access_tokens: change(body.access_tokens) }));
+    queryClient.setQueryData(accessTokensQuery().queryKey, (current) => (current === undefined ? current : change(current)));
   }
 
   // Leaving while the secret is on screen loses it for good: ask first.
@@ -77,7 +99,7 @@ export function AccessTokensPage() {
             <p>Tokens do not expire. Give each integration its own, with only the scopes it needs, and revoke it when it is no longer used.</p>
           </div>
         </div>
-        <AccessTokenCreateForm workspaces={workspaces} onCreated={tokenCreated} />
+        <AccessTokenCreateForm workspaces={workspaces.data} onCreated={tokenCreated} />
       </section>
 
       <section className="card" aria-labelledby="token-list-title">
@@ -90,7 +112,7 @@ export function AccessTokensPage() {
           </div>
         </div>
         {notice !== undefined && <Alert kind="success">{notice}</Alert>}
-        <TokenListBody tokens={tokens} workspaceNames={workspaceNames} loadError={loadError} onRetry={load} onRevoke={askToRevoke} />
+        <TokenListBody tokens={tokens} workspaceNames={workspaceNames} loadError={loadError} onRetry={() => void tokenList.refetch()} onRevoke={askToRevoke} />
       </section>
 
       <ConfirmDialog
@@ -98,13 +120,11 @@ export function AccessTokensPage() {
         title={`Revoke “${revoking?.name ?? ''}”?`}
         confirmLabel="Revoke token"
         danger
-        busy={revoke.isPending}
-        onConfirm={() => revoking !== undefined && revoke.mutate(revoking)}
+        onConfirm={() => revoking !== undefined && revokeWithUndo(revoking)}
         onCancel={() => setRevoking(undefined)}
       >
-        {revoke.error !== null && <Alert kind="error">{errorMessage(revoke.error)}</Alert>}
         <p>
-          Anything using the token ending in <code>{revoking?.last_four}</code> stops working at once. This cannot be undone.
+          Anything using the token ending in <code>{revoking?.last_four}</code> stops working. You can undo this for a few seconds; after that it cannot be undone.
         </p>
       </ConfirmDialog>
     </>
@@ -120,14 +140,14 @@ interface TokenListBodyProps {
   tokens: AccessToken[] | undefined;
   workspaceNames: ReadonlyMap<string, string>;
   loadError: string | undefined;
-  onRetry: () => Promise<void>;
+  onRetry: () => void;
   onRevoke: (token: AccessToken) => void;
 }
 
 function TokenListBody({ tokens, workspaceNames, loadError, onRetry, onRevoke }: TokenListBodyProps) {
   if (loadError !== undefined) {
     return (
-      <LoadFailed title="The tokens could not be loaded" message={loadError} onRetry={() => void onRetry()} />
+      <LoadFailed title="The tokens could not be loaded" message={loadError} onRetry={onRetry} />
     );
   }
   if (tokens === undefined) return <Loading label="Loading tokens…" />;

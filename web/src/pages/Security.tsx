@@ -5,7 +5,7 @@ import { RecentActivitySection } from '../components/RecentActivitySection';
 import { SessionsSection } from '../components/SessionsSection';
 import { SignInMethodsSection } from '../components/SignInMethodsSection';
 import { TwoFactorSection } from '../components/TwoFactorSection';
-import { QUERY_KEYS } from '../queries';
+import { queryKeys } from '../queryKeys';
 import { useTitle } from '../useTitle';
 
 /** Settings > Security: how you sign in (password, 2FA, passkeys, single sign-on) and where you are signed in. */
@@ -15,8 +15,8 @@ export function SecurityPage() {
   // A change that ends other sessions (a new password, 2FA off) makes the list out of date, and
   // every change here is a new line of recent activity.
   const sessionsChanged = () => {
-    void queryClient.invalidateQueries({ queryKey: QUERY_KEYS.sessions });
-    void queryClient.invalidateQueries({ queryKey: QUERY_KEYS.securityEvents });
+    void queryClient.invalidateQueries({ queryKey: queryKeys.account.sessions() });
+    void queryClient.invalidateQueries({ queryKey: queryKeys.account.securityEvents() });
   };
   return (
     <>

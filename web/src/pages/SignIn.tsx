@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'react';
-import { errorMessage, type User } from '../api';
+import { errorMessage } from '../api/errors';
+import type { User } from '../api/types';
 import { Alert } from '../components/Alert';
 import { AuthScreen } from '../components/AuthScreen';
 import { Button } from '../components/Button';
@@ -36,7 +37,8 @@ export function SignInPage() {
   const { refresh } = useSession();
   const signup = useSignupAvailability();
   const [step, setStep] = useState<Step>({ kind: 'password' });
-  const [email, setEmail] = useState('');
+  // An invitation's page sends the invited address along (?email=): the form starts with it.
+  const [email, setEmail] = useState(() => queryOf(location).get('email') ?? '');
   // A screen that signed the person out for good (account deleted) says why here, once.
   const [notice, setNotice] = useState<string | undefined>(peekSignInNotice);
   useEffect(() => clearSignInNotice(), []);

@@ -1,6 +1,6 @@
 import { useState } from 'react';
 import { useForm } from 'react-hook-form';
-import { api, ApiError, errorMessage, type User } from '../api';
+import { ApiError, errorMessage } from '../api/errors';
 import { Alert } from '../components/Alert';
 import { AuthScreen } from '../components/AuthScreen';
 import { Button } from '../components/Button';
@@ -14,6 +14,7 @@ import { useSession } from '../session';
 import { useTitle } from '../useTitle';
 import { AUTH_ERRORS } from '@server/auth/errors';
 import { USER_ERRORS } from '@server/users/errors';
+import { signInWithPassword, signUp } from '../api/signIn';
 
 /** The server names fields by path and words its message to follow the field's name. */
 function problemAt(error: unknown, field: string, label: string): string | undefined {
@@ -39,21 +40,23 @@ export function SignUpPage() {
   const signup = useSignupAvailability();
   const { refresh } = useSession();
   // Where to go once signed in, e.g. back to the invitation that led here.
-  const nextParameter = queryOf(useLocation()).get('next');
-  const { register, handleSubmit, formState } = useForm<{ name: string; email: string; password: string }>({ defaultValues: { name: '', email: '', password: '' } });
+  const parameters = queryOf(useLocation());
+  const nextParameter = parameters.get('next');
+  // An invitation's page sends the invited address along (?email=): the form starts with it.
+  const { register, handleSubmit, formState } = useForm<{ name: string; email: string; password: string }>({ defaultValues: { name: '', email: parameters.get('email') ?? '', password: '' } });
   const [error, setError] = useState<unknown>();
   const [createdButNotSignedIn, setCreatedButNotSignedIn] = useState<string>();
 
   async function submit({ name, email, password }: { name: string; email: string; password: string }) {
     setError(undefined);
     try {
-      await api.post('/auth/signup', { email: email.trim(), password, ...(name.trim() === '' ? {} : { name: name.trim() }) });
+      await signUp({ email: email.trim(), password, ...(name.trim() === '' ? {} : { name: name.trim() }) });
     } catch (caught) {
       setError(caught);
       return;
     }
     try {
-      await api.post<{ user: User; second_factor_required: boolean }>('/auth/session', { email: email.trim(), password });
+      await signInWithPassword({ email: email.trim(), password });
       await refresh();
       goAfterSignIn(nextParameter);
     } catch (caught) {

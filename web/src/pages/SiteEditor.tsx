@@ -1,54 +1,33 @@
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { type FormEvent, type MouseEvent, useEffect, useMemo, useRef, useState } from 'react';
-import { api, ApiError, errorMessage, type FieldError, type Site } from '../api';
+import { useEffect, useRef, useState } from 'react';
+import { ApiError, errorMessage } from '../api/errors';
 import { Alert } from '../components/Alert';
 import { Button } from '../components/Button';
 import { ColorField } from '../components/ColorField';
 import { ConfirmDialog } from '../components/ConfirmDialog';
 import { Field } from '../components/Field';
+import { FirstRunChecklist } from '../components/FirstRunChecklist';
 import { Loading } from '../components/Loading';
 import { DangerZone } from '../editor/DangerZone';
-import { HistorySection, siteVersionsKey } from '../editor/HistorySection';
+import { HistorySection } from '../editor/HistorySection';
 import { IntegrationSection } from '../editor/IntegrationSection';
-import { checkAnnouncement, type PartnerCheckResult } from '../editor/partnerCheckText';
-import { partnerChecksKey } from '../editor/RecentChecks';
-import { EDITOR_SECTIONS, type EditorSection, findSection, type SectionId, sectionOfPath, sectionPath } from '../editor/sections';
+import { EditorHeader, SaveBar, SaveErrorSummary, SectionHeading, SectionNav } from '../editor/EditorParts';
+import { type EditorSection, findSection, type SectionId, sectionOfPath } from '../editor/sections';
+import { useSiteEditor } from '../editor/useSiteEditor';
 import { SettingsGroupCard } from '../editor/SettingsGroupCard';
 import { WidgetPreview } from '../editor/WidgetPreview';
 import '../editor/editor.css';
-import { formatDateTime, formatRelative } from '../format';
-import { COLOR_PATTERN } from '../color';
-import { Link, navigate, useLeaveGuard } from '../router';
-import { changesOf, clientErrors, draftOf, fieldLabel, hasChanges, messageFor, rebaseDraft, sameConfiguration, type SiteDraft, type TokenChange } from '../siteDraft';
-import { NAME_MAX_LENGTH, type SettingsField } from '@server/sites/contract';
-import type { PartnerDraft } from '@server/sites/schema';
-import { WORKSPACE_ERRORS } from '@server/workspaces/errors';
+import { Link, useLeaveGuard } from '../router';
+import { messageFor } from '../siteDraft';
+import { NAME_MAX_LENGTH } from '@server/sites/contract';
 import { useTitle } from '../useTitle';
 import { roleWithArticle, siteAccess, type SiteAccess } from '../workspaceAccess';
-import { useWorkspaces, type Workspace } from '../workspaces';
-
-interface LoadedSite {
-  site: Site;
-  /** The version the form was loaded from; sent as If-Match so no one's save is overwritten unseen. */
-  etag: string | null;
-}
-
-function siteUrl(siteId: string): string {
-  return `/api/v1/sites/${encodeURIComponent(siteId)}`;
-}
-
-export function siteQueryKey(siteId: string) {
-  return ['site', siteId] as const;
-}
-
-async function fetchSite(siteId: string): Promise<LoadedSite> {
-  const response = await api.get<{ site: Site }>(siteUrl(siteId));
-  return { site: response.data.site, etag: response.headers.get('etag') };
-}
+import { type Workspace } from '../workspaces';
+import type { LoadedSite } from '../api/sites';
+import { useSite, useWorkspaces } from '../queries';
 
 /** The site editor at /sites/:id (General) and /sites/:id/:section. */
 export function SiteEditorPage({ siteId, section }: { siteId: string; section?: string | undefined }) {
-  const query = useQuery({ queryKey: siteQueryKey(siteId), queryFn: () => fetchSite(siteId), staleTime: Number.POSITIVE_INFINITY });
+  const query = useSite(siteId);
   const workspaces = useWorkspaces();
   const [deleted, setDeleted] = useState<string>();
   const notFound = query.error instanceof ApiError && query.error.status === 404;
@@ -89,6 +68,10 @@ export function SiteEditorPage({ siteId, section }: { siteId: string; section?: 
       section={current}
       unknownSection={current === undefined ? section : undefined}
       onDeleted={setDeleted}
+      onRestored={() => {
+        setDeleted(undefined);
+        void query.refetch();
+      }}
     />
   );
 }
@@ -111,13 +94,6 @@ function SiteDeleted({ name }: { name: string }) {
   );
 }
 
-/** Moves between sections without asking about unsaved changes: the draft stays on screen. */
-function goToSection(event: MouseEvent<HTMLAnchorElement>, to: string) {
-  if (event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
-  event.preventDefault();
-  navigate(to, { replace: true, force: true });
-}
-
 /** Holds leaving the editor while there are unsaved changes; re-armed after each section change. */
 function LeaveGuard({ active }: { active: boolean }) {
   useLeaveGuard(active);
@@ -133,215 +109,24 @@ interface SiteEditorFormProps {
   section: EditorSection | undefined;
   unknownSection: string | undefined;
   onDeleted: (name: string) => void;
+  /** Undo brought the deleted site back. */
+  onRestored: () => void;
 }
 
-function SiteEditorForm({ siteId, loaded, workspace, access, section, unknownSection, onDeleted }: SiteEditorFormProps) {
+function SiteEditorForm({ siteId, loaded, workspace, access, section, unknownSection, onDeleted, onRestored }: SiteEditorFormProps) {
   const readOnly = !access.edit;
-  const queryClient = useQueryClient();
-  const saved = loaded.site;
-  const etag = loaded.etag;
-  const [draft, setDraft] = useState<SiteDraft>(() => draftOf(saved));
-  const [serverErrors, setServerErrors] = useState<FieldError[]>([]);
-  const [showClientErrors, setShowClientErrors] = useState(false);
-  const [saveError, setSaveError] = useState<unknown>();
-  const [justSaved, setJustSaved] = useState(false);
-  const [conflict, setConflict] = useState(false);
-  const [discarding, setDiscarding] = useState(false);
-  const [checkError, setCheckError] = useState<string>();
-  const [checkDone, setCheckDone] = useState('');
-  const draftRef = useRef(draft);
-  draftRef.current = draft;
-  const saveBar = useRef<HTMLDivElement>(null);
-
-  const changes = useMemo(() => changesOf(saved, draft), [saved, draft]);
-  const dirty = hasChanges(changes);
-  const localErrors = useMemo(() => clientErrors(changes), [changes]);
-  // The form's own findings describe the current text; the server's describe what was sent.
-  const errors = useMemo(() => [...(showClientErrors ? localErrors : []), ...serverErrors], [showClientErrors, localErrors, serverErrors]);
-  const partnerUnsaved = changes.partner_settings !== undefined;
   const sectionId: SectionId = section?.id ?? 'general';
-
-  const setLoaded = (next: LoadedSite) => queryClient.setQueryData(siteQueryKey(siteId), next);
-
-  const saving = useMutation({
-    mutationFn: async (sent: { changes: typeof changes; etag: string | null }) =>
-      api.put<{ site: Site }>(siteUrl(siteId), sent.changes, { headers: sent.etag === null ? {} : { 'if-match': sent.etag } }),
-  });
-  const checking = useMutation({ mutationFn: async () => api.post<{ site: Site }>(`${siteUrl(siteId)}/partner/check`) });
-  const reloading = useMutation({ mutationFn: () => fetchSite(siteId) });
-
-  // No focused field may sit under the sticky save bar, however tall it grows (a conflict message
-  // makes it taller). The page keeps room for it when scrolling to a target (scroll-padding), and
-  // after the browser has scrolled a newly focused element into view, the rest is scrolled here:
-  // browsers differ in whether their focus scrolling honours scroll-padding.
-  useEffect(() => {
-    const bar = saveBar.current;
-    if (bar === null) return;
-    const root = document.documentElement;
-    const observer = new ResizeObserver(() => root.style.setProperty('scroll-padding-bottom', `${bar.offsetHeight + 24}px`));
-    observer.observe(bar);
-    const keepClearOfBar = (event: FocusEvent) => {
-      const target = event.target;
-      if (!(target instanceof HTMLElement) || bar.contains(target) || target.closest('dialog') !== null) return;
-      const box = target.getBoundingClientRect();
-      const limit = bar.getBoundingClientRect().top - 12;
-      if (box.bottom <= limit) return;
-      // Bring its end above the bar, or its start to the top when it is taller than the room left.
-      window.scrollBy({ top: Math.min(box.bottom - limit, Math.max(box.top - 12, 0)), behavior: 'instant' });
-    };
-    document.addEventListener('focusin', keepClearOfBar);
-    return () => {
-      observer.disconnect();
-      document.removeEventListener('focusin', keepClearOfBar);
-      root.style.removeProperty('scroll-padding-bottom');
-    };
-    // A read-only editor has no bar; one that becomes editable (the role raised) gets it.
-  }, [readOnly]);
-
-  /** Applies an edit and forgets the errors reported on the fields it touched. */
-  function edit(update: (current: SiteDraft) => SiteDraft, paths: string[]) {
-    setDraft(update);
-    setJustSaved(false);
-    setServerErrors((current) => current.filter((error) => !paths.some((path) => error.path === path || error.path.startsWith(`${path}/`))));
-  }
-
-  const editPartner = (patch: Partial<PartnerDraft>) =>
-    edit(
-      (current) => ({ ...current, partner: { ...current.partner, ...patch } }),
-      Object.keys(patch).map((field) => `/partner_settings/${field}`),
-    );
-  const editToken = (accessToken: TokenChange) => edit((current) => ({ ...current, accessToken }), ['/partner_settings/access_token']);
-  const editSettings = (field: SettingsField, value: string) => edit((current) => ({ ...current, [field]: value }), [`/${field}`]);
-
-  async function save() {
-    if (readOnly || !dirty || saving.isPending || checking.isPending || conflict) return;
-    if (localErrors.length > 0) {
-      setShowClientErrors(true);
-      focusFirstInvalid(siteId, sectionId, localErrors);
-      return;
-    }
-    const sent = draft;
-    setSaveError(undefined);
-    setServerErrors([]);
-    try {
-      const response = await saving.mutateAsync({ changes, etag });
-      const fresh = response.data.site;
-      setLoaded({ site: fresh, etag: response.headers.get('etag') });
-      void queryClient.invalidateQueries({ queryKey: ['sites'] });
-      void queryClient.invalidateQueries({ queryKey: siteVersionsKey(siteId) });
-      setDraft(rebaseDraft(sent, draftRef.current, draftOf(fresh)));
-      setShowClientErrors(false);
-      setJustSaved(true);
-    } catch (error) {
-      if (error instanceof ApiError && error.status === 412) {
-        // Someone saved in between. Keep every edit on screen; only the person decides to drop them.
-        setConflict(true);
-      } else {
-        setSaveError(error);
-        if (error instanceof ApiError) {
-          setServerErrors(error.errors);
-          focusFirstInvalid(siteId, sectionId, error.errors);
-        }
-      }
-    }
-  }
-
-  const saveRef = useRef(save);
-  saveRef.current = save;
-  // Ctrl+S / Cmd+S saves instead of opening the browser's "save page" dialog.
-  useEffect(() => {
-    const onKeyDown = (event: KeyboardEvent) => {
-      if ((event.ctrlKey || event.metaKey) && !event.altKey && event.key.toLowerCase() === 's') {
-        event.preventDefault();
-        void saveRef.current();
-      }
-    };
-    window.addEventListener('keydown', onKeyDown);
-    return () => window.removeEventListener('keydown', onKeyDown);
-  }, []);
-
-  function startOver(next: LoadedSite) {
-    setLoaded(next);
-    setDraft(draftOf(next.site));
-    setServerErrors([]);
-    setShowClientErrors(false);
-    setSaveError(undefined);
-    setConflict(false);
-  }
-
-  async function reloadTheirVersion() {
-    try {
-      startOver(await reloading.mutateAsync());
-    } catch {
-      // Shown under the button from the mutation's error.
-    }
-  }
-
-  async function checkConnection() {
-    setCheckError(undefined);
-    setCheckDone('');
-    try {
-      const response = await checking.mutateAsync();
-      const fresh = response.data.site;
-      const { last_status, last_error, last_checked_at } = fresh.partner_settings;
-      // Recording the result moves the site's ETag. Adopt the new tag only when the stored
-      // configuration is still the one this form was loaded from; if someone else saved in
-      // between, keeping the old tag makes the next save report the conflict instead of
-      // overwriting their change.
-      const current = queryClient.getQueryData<LoadedSite>(siteQueryKey(siteId)) ?? loaded;
-      setLoaded({
-        site: { ...current.site, partner_settings: { ...current.site.partner_settings, last_status, last_error, last_checked_at } },
-        etag: sameConfiguration(current.site, fresh) ? response.headers.get('etag') : current.etag,
-      });
-    } catch (error) {
-      setCheckError(errorMessage(error));
-      return;
-    }
-    // The check was recorded: Recent checks (and the details of the last check) load it.
-    await queryClient.invalidateQueries({ queryKey: partnerChecksKey(siteId) });
-    const newest = queryClient.getQueryData<PartnerCheckResult[]>(partnerChecksKey(siteId))?.[0];
-    setCheckDone(newest === undefined ? 'Check finished.' : `Check finished. ${checkAnnouncement(newest)}`);
-  }
-
-  /** A test of the unsaved settings was refused for these fields (or, with none, accepted them all). */
-  function showTestFieldErrors(found: FieldError[]) {
-    const isPartnerField = (error: FieldError) => error.path.startsWith('/partner_settings/');
-    setServerErrors((current) => [...current.filter((error) => !isPartnerField(error)), ...found]);
-    if (found.length > 0) focusFirstInvalid(siteId, sectionId, found);
-  }
-
-  function submit(event: FormEvent) {
-    event.preventDefault();
-    void save();
-  }
-
-  const summary = saveError !== undefined ? errorSummary(saveError) : showClientErrors && localErrors.length > 0 ? localErrors : undefined;
-  const errorCounts = new Map<SectionId, number>();
-  for (const error of errors) errorCounts.set(sectionOfPath(error.path), (errorCounts.get(sectionOfPath(error.path)) ?? 0) + 1);
+  const editor = useSiteEditor({ siteId, loaded, readOnly, sectionId });
+  const { form, saved, draft, changes, dirty, errors } = editor;
+  const [discarding, setDiscarding] = useState(false);
+  const partnerUnsaved = changes.partner_settings !== undefined;
   const changedSections = new Set<SectionId>(Object.keys(changes).map((key) => sectionOfPath(`/${key}`)));
-  const swatch = COLOR_PATTERN.test(saved.color) ? saved.color : undefined;
+  const summaryErrors = editor.saveError !== undefined ? (editor.saveError instanceof ApiError ? editor.saveError.errors : []) : editor.clientRefusal;
 
   return (
-    <form className="site-editor" onSubmit={submit} noValidate aria-labelledby="site-editor-title">
+    <form className="site-editor" onSubmit={(event) => void editor.submit(event)} noValidate aria-labelledby="site-editor-title">
       <LeaveGuard key={sectionId} active={dirty} />
-      <header className="page-header">
-        <div className="site-editor-heading">
-          <Link to="/" className="back-link">
-            ← All sites
-          </Link>
-          <h1 id="site-editor-title">
-            <span className="swatch site-swatch-large" style={swatch === undefined ? undefined : { backgroundColor: swatch }} aria-hidden="true" />
-            {saved.name}
-          </h1>
-          <p>
-            {workspace !== undefined && !workspace.personal && <>In {workspace.name} · </>}
-            Created <time dateTime={saved.created_at} title={formatDateTime(saved.created_at)}>{formatRelative(saved.created_at)}</time> · updated{' '}
-            <time dateTime={saved.updated_at} title={formatDateTime(saved.updated_at)}>
-              {formatRelative(saved.updated_at)}
-            </time>
-          </p>
-        </div>
-      </header>
+      <EditorHeader saved={saved} workspace={workspace} />
 
       {readOnly && workspace !== undefined && (
         <Alert kind="info" title="View only">
@@ -351,26 +136,10 @@ function SiteEditorForm({ siteId, loaded, workspace, access, section, unknownSec
         </Alert>
       )}
 
-      {summary !== undefined && <SaveErrorSummary error={saveError} fieldErrors={summary} siteId={siteId} />}
+      {summaryErrors !== undefined && <SaveErrorSummary error={editor.saveError} fieldErrors={summaryErrors} siteId={siteId} />}
 
       <div className="editor-layout">
-        <nav className="editor-nav" aria-label="Site settings">
-          <ul>
-            {EDITOR_SECTIONS.map((each) => {
-              const count = errorCounts.get(each.id) ?? 0;
-              const to = sectionPath(siteId, each.id);
-              return (
-                <li key={each.id}>
-                  <a href={to} onClick={(event) => goToSection(event, to)} aria-current={each.id === sectionId && section !== undefined ? 'page' : undefined}>
-                    <span>{each.title}</span>
-                    {count > 0 && <span className="editor-nav-errors">{count === 1 ? '1 error' : `${count} errors`}</span>}
-                    {count === 0 && changedSections.has(each.id) && <span className="editor-nav-changed">Edited</span>}
-                  </a>
-                </li>
-              );
-            })}
-          </ul>
-        </nav>
+        <SectionNav siteId={siteId} sectionId={sectionId} known={section !== undefined} errors={errors} changedSections={changedSections} />
 
         <div className="editor-body">
           {section === undefined ? (
@@ -383,6 +152,7 @@ function SiteEditorForm({ siteId, loaded, workspace, access, section, unknownSec
 
           {sectionId === 'general' && section !== undefined && (
             <>
+              {!readOnly && <FirstRunChecklist site={saved} />}
               <section className="card" aria-labelledby="general-title">
                 <div className="card-header">
                   <div>
@@ -393,20 +163,23 @@ function SiteEditorForm({ siteId, loaded, workspace, access, section, unknownSec
                 <fieldset className="form-grid" disabled={readOnly}>
                   <Field
                     label="Name"
-                    value={draft.name}
                     maxLength={NAME_MAX_LENGTH}
                     required
-                    onChange={(event) => {
-                      const name = event.target.value;
-                      edit((current) => ({ ...current, name }), ['/name']);
-                    }}
-                    hint="Spaces at the start and end are removed when you save."
+                    {...form.register('name')}
+                    hint={
+                      <>
+                        Spaces at the start and end are removed when you save.{' '}
+                        <span className={draft.name.length >= NAME_MAX_LENGTH ? 'name-count name-count-full' : 'name-count'}>
+                          {draft.name.length} of {NAME_MAX_LENGTH} characters
+                        </span>
+                      </>
+                    }
                     error={messageFor(errors, '/name')}
                   />
-                  <ColorField label="Colour" value={draft.color} onChange={(color) => edit((current) => ({ ...current, color }), ['/color'])} error={messageFor(errors, '/color')} />
+                  <ColorField label="Colour" value={draft.color} onChange={(color) => editor.edit({ color })} error={messageFor(errors, '/color')} />
                 </fieldset>
               </section>
-              {access.delete && <DangerZone siteId={siteId} name={saved.name} onDeleted={() => onDeleted(saved.name)} />}
+              {access.delete && <DangerZone siteId={siteId} name={saved.name} onDeleted={() => onDeleted(saved.name)} onRestored={onRestored} />}
             </>
           )}
 
@@ -414,7 +187,7 @@ function SiteEditorForm({ siteId, loaded, workspace, access, section, unknownSec
             <div className={section.id === 'widget' || section.id === 'branding' ? 'editor-with-preview' : undefined}>
               <div className="settings-groups">
                 {section.groups.map((field) => (
-                  <SettingsGroupCard key={field} field={field} text={draft[field]} savedText={saved[field]} onChange={(value) => editSettings(field, value)} errors={errors} readOnly={readOnly} />
+                  <SettingsGroupCard key={field} field={field} text={draft[field]} savedText={saved[field]} onChange={(value) => editor.editSettings(field, value)} errors={errors} readOnly={readOnly} />
                 ))}
               </div>
               {(section.id === 'widget' || section.id === 'branding') && (
@@ -426,7 +199,7 @@ function SiteEditorForm({ siteId, loaded, workspace, access, section, unknownSec
           )}
 
           {sectionId === 'history' && section !== undefined && (
-            <HistorySection siteId={siteId} etag={etag} canRestore={access.edit} dirty={dirty} onRestored={(site, tag) => startOver({ site, etag: tag })} />
+            <HistorySection siteId={siteId} etag={editor.etag} canRestore={access.edit} dirty={dirty} onRestored={(site, tag) => editor.startOver({ site, etag: tag })} />
           )}
 
           {sectionId === 'integration' && section !== undefined && (
@@ -437,46 +210,21 @@ function SiteEditorForm({ siteId, loaded, workspace, access, section, unknownSec
               readOnly={readOnly}
               canCheck={access.check}
               partnerUnsaved={partnerUnsaved}
-              checkBusy={checking.isPending}
-              checkError={checkError}
-              checkAnnouncement={checkDone}
-              onCheck={() => void checkConnection()}
-              onPartnerChange={editPartner}
-              onTokenChange={editToken}
+              checkBusy={editor.checking.isPending}
+              checkError={editor.checkError === undefined ? undefined : errorMessage(editor.checkError)}
+              checkAnnouncement={editor.checkDone}
+              onCheck={() => editor.checking.mutate()}
+              onPartnerChange={editor.editPartner}
+              onTokenChange={editor.editToken}
               errors={errors}
-              onTestFieldErrors={showTestFieldErrors}
+              onTestFieldErrors={editor.showTestFieldErrors}
+              lastSavedToken={editor.saving.isSuccess ? (editor.saving.variables.changes.partner_settings?.access_token ?? undefined) : undefined}
             />
           )}
         </div>
       </div>
 
-      {!readOnly && (
-        <div className="save-bar" role="region" aria-label="Save changes" ref={saveBar}>
-          {conflict && (
-            <div className="alert alert-warning save-conflict" role="alert">
-              <strong className="alert-title">Someone else saved this site since you opened it</strong>
-              <p>Your changes have not been saved and are still on screen. Saving now would overwrite their work, so it is blocked.</p>
-              {reloading.error !== null && <p className="field-error">{errorMessage(reloading.error)}</p>}
-              <Button variant="danger" busy={reloading.isPending} onClick={() => void reloadTheirVersion()}>
-                Reload their version (your changes will be lost)
-              </Button>
-            </div>
-          )}
-          <div className="save-bar-inner">
-            <span className={`save-state ${dirty ? 'save-state-dirty' : ''}`} role="status">
-              {saving.isPending ? 'Saving…' : dirty ? 'Unsaved changes' : justSaved ? 'Saved' : 'No changes'}
-            </span>
-            <div className="row">
-              <Button variant="ghost" disabled={!dirty || saving.isPending} onClick={() => setDiscarding(true)}>
-                Discard
-              </Button>
-              <Button type="submit" variant="primary" busy={saving.isPending} disabled={!dirty || conflict || checking.isPending} title="Save (Ctrl+S)">
-                Save
-              </Button>
-            </div>
-          </div>
-        </div>
-      )}
+      {!readOnly && <SaveBar editor={editor} onDiscard={() => setDiscarding(true)} />}
 
       <ConfirmDialog
         open={discarding}
@@ -486,74 +234,11 @@ function SiteEditorForm({ siteId, loaded, workspace, access, section, unknownSec
         onCancel={() => setDiscarding(false)}
         onConfirm={() => {
           setDiscarding(false);
-          setDraft(draftOf(saved));
-          setServerErrors([]);
-          setShowClientErrors(false);
-          setSaveError(undefined);
+          editor.discard();
         }}
       >
         <p>Every section goes back to the saved version of {saved.name}.</p>
       </ConfirmDialog>
     </form>
   );
-}
-
-function SectionHeading({ section }: { section: EditorSection }) {
-  return (
-    <div className="section-heading">
-      <h2>{section.title}</h2>
-      <p>{section.description}</p>
-    </div>
-  );
-}
-
-/** Field errors as the summary lists them: the server's, or the form's own when it refused. */
-function errorSummary(error: unknown): FieldError[] {
-  return error instanceof ApiError ? error.errors : [];
-}
-
-function SaveErrorSummary({ error, fieldErrors, siteId }: { error: unknown; fieldErrors: FieldError[]; siteId: string }) {
-  const detail = error === undefined ? 'Fix the fields listed here, then save again.' : errorMessage(error);
-  // The role was lowered while the person was editing: what they typed must not vanish with it.
-  const keptNote = error instanceof ApiError && error.code === WORKSPACE_ERRORS.INSUFFICIENT_ROLE ? ' Your changes are still on screen: copy what you want to keep.' : '';
-  return (
-    <Alert kind="error" title="The site was not saved">
-      {fieldErrors.length === 0 ? (
-        <p>
-          {detail}
-          {keptNote}
-        </p>
-      ) : (
-        <>
-          <p>{error === undefined ? detail : 'The server refused these fields:'}</p>
-          <ul className="error-summary">
-            {fieldErrors.map((fieldError) => {
-              const to = sectionPath(siteId, sectionOfPath(fieldError.path));
-              return (
-                <li key={`${fieldError.path}:${fieldError.message}`}>
-                  <a href={to} onClick={(event) => goToSection(event, to)}>
-                    <strong>{fieldLabel(fieldError.path)}</strong>
-                  </a>
-                  : {fieldError.message}
-                </li>
-              );
-            })}
-          </ul>
-        </>
-      )}
-    </Alert>
-  );
-}
-
-/** After a refused save, show the section of the first field that needs attention and focus it. */
-function focusFirstInvalid(siteId: string, current: SectionId, errors: FieldError[]) {
-  const first = errors[0];
-  if (first !== undefined && sectionOfPath(first.path) !== current) navigate(sectionPath(siteId, sectionOfPath(first.path)), { replace: true, force: true });
-  window.requestAnimationFrame(() => {
-    window.requestAnimationFrame(() => {
-      const field = document.querySelector<HTMLElement>('.site-editor [aria-invalid="true"], .site-editor .json-editor-invalid');
-      // The JSON editor lives in a shadow root (SettingsTextEditor): focus its text inside.
-      (field?.shadowRoot?.querySelector<HTMLElement>('.cm-content') ?? field)?.focus();
-    });
-  });
 }

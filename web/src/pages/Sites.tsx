@@ -1,15 +1,17 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
-import { useEffect, useId, useState } from 'react';
-import { errorMessage } from '../api';
+import { useEffect, useId, useRef, useState } from 'react';
+import { errorMessage } from '../api/errors';
 import { Alert } from '../components/Alert';
 import { Button } from '../components/Button';
+import { FirstRunChecklist } from '../components/FirstRunChecklist';
 import { NewSiteDialog } from '../components/NewSiteDialog';
 import { formatDateTime, formatRelative } from '../format';
 import { Link, navigate, pathOf, queryOf, useLocation, useLocationState } from '../router';
-import { DEFAULT_SITE_SORT, fetchSiteSummaries, isSiteSort, SITE_LIST_PAGE_SIZE, siteListQueryFrom, siteListQueryKey, type SiteSort, type SiteSummary } from '../siteList';
+import { DEFAULT_SITE_SORT, isSiteSort, SITE_LIST_PAGE_SIZE, siteListQueryFrom, type SiteSort, type SiteSummary } from '../siteList';
 import { useTitle } from '../useTitle';
 import { can, ROLE_LABELS, roleWithArticle } from '../workspaceAccess';
-import { useWorkspaces, type Workspace } from '../workspaces';
+import { type Workspace } from '../workspaces';
+import { siteListQuery, useWorkspaces } from '../queries';
 import { type SettingsField, SITE_SEARCH_MAX_LENGTH } from '@server/sites/contract';
 
 /** Typing pauses this long before the search goes out: one request per word, not per key. */
@@ -85,11 +87,32 @@ export function SitesPage() {
   const showSwitcher = workspaceList.length > 1 || workspaceId !== null;
 
   const list = useQuery({
-    queryKey: siteListQueryKey(query),
-    queryFn: ({ signal }) => fetchSiteSummaries(query, signal),
+    ...siteListQuery(query),
     // The rows stay while the next page or search loads, instead of flashing a skeleton.
     placeholderData: keepPreviousData,
   });
+
+  const searchBox = useRef<HTMLInputElement>(null);
+  // "/" puts the cursor in the search box, as on many lists (not while typing in a field).
+  useEffect(() => {
+    const onKeyDown = (event: KeyboardEvent) => {
+      const target = event.target;
+      const typing = target instanceof HTMLElement && (target.isContentEditable || ['INPUT', 'TEXTAREA', 'SELECT'].includes(target.tagName));
+      if (event.key !== '/' || typing || event.ctrlKey || event.metaKey || event.altKey) return;
+      event.preventDefault();
+      searchBox.current?.focus();
+    };
+    window.addEventListener('keydown', onKeyDown);
+    return () => window.removeEventListener('keydown', onKeyDown);
+  }, []);
+
+  // The command palette's "Create a site" leads here with ?new=site: the dialog opens.
+  const wantsNewSite = parameters.get('new') === 'site';
+  useEffect(() => {
+    if (!wantsNewSite) return;
+    setCreating(true);
+    navigate(listAddress(path, { workspaceId, q, sort, cursor }), { replace: true });
+  }, [wantsNewSite, path, workspaceId, q, sort, cursor]);
 
   // The address changed under the box (back button, a link): show what is searched. The box keeps
   // what is being typed (a trailing space before the next word) when it already says the same.
@@ -155,8 +178,13 @@ export function SitesPage() {
             </div>
           )}
           <div className="field list-search">
-            <label htmlFor={searchId}>Search sites</label>
-            <input id={searchId} type="search" value={searchText} onChange={(event) => setSearchText(event.target.value)} placeholder="Name" autoComplete="off" maxLength={SITE_SEARCH_MAX_LENGTH} />
+            <label htmlFor={searchId}>
+              Search sites{' '}
+              <span className="shortcut-hint" aria-hidden="true">
+                <kbd>/</kbd>
+              </span>
+            </label>
+            <input id={searchId} ref={searchBox} aria-keyshortcuts="/" type="search" value={searchText} onChange={(event) => setSearchText(event.target.value)} placeholder="Name" autoComplete="off" maxLength={SITE_SEARCH_MAX_LENGTH} />
           </div>
           <div className="field list-sort">
             <label htmlFor={sortId}>Sort by</label>
@@ -193,6 +221,7 @@ export function SitesPage() {
           </Button>
         </section>
       )}
+      {page !== undefined && page.total === 0 && q === '' && onFirstPage && workspaceId === null && <FirstRunChecklist />}
 
       {page !== undefined && page.total === 0 && q === '' && onFirstPage && workspaceId !== null && (
         <section className="card empty">

@@ -1,7 +1,7 @@
-import { useInfiniteQuery, useMutation, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import type { TrashEntryJson } from '@server/sites/schema';
-import { api, errorMessage } from '../api';
+import { errorMessage } from '../api/errors';
 import { Alert } from '../components/Alert';
 import { Button } from '../components/Button';
 import { ConfirmDialog } from '../components/ConfirmDialog';
@@ -11,15 +11,10 @@ import { formatDateTime, formatRelative } from '../format';
 import { Link } from '../router';
 import { useTitle } from '../useTitle';
 import { can } from '../workspaceAccess';
-import { useWorkspaces, type Workspace } from '../workspaces';
-
-const PAGE_SIZE = 50;
-const TRASH_QUERY_KEY = ['trash'] as const;
-
-interface TrashPage {
-  sites: TrashEntryJson[];
-  next_cursor: string | null;
-}
+import { type Workspace } from '../workspaces';
+import { useTrash, useWorkspaces } from '../queries';
+import { queryKeys } from '../queryKeys';
+import { restoreFromTrash } from '../api/sites';
 
 /** Deleted sites of the caller's workspaces, restorable until they are purged. */
 export function TrashPage() {
@@ -28,23 +23,14 @@ export function TrashPage() {
   const workspaces = useWorkspaces();
   const [restoring, setRestoring] = useState<TrashEntryJson | undefined>();
   const [restored, setRestored] = useState<{ id: string; name: string } | undefined>();
-  const trash = useInfiniteQuery({
-    queryKey: TRASH_QUERY_KEY,
-    queryFn: async ({ pageParam, signal }) => {
-      const query = new URLSearchParams({ limit: String(PAGE_SIZE) });
-      if (pageParam !== null) query.set('cursor', pageParam);
-      return (await api.get<TrashPage>(`/api/v1/trash?${query.toString()}`, { signal })).data;
-    },
-    initialPageParam: null as string | null,
-    getNextPageParam: (page) => page.next_cursor,
-  });
+  const trash = useTrash();
   const restore = useMutation({
-    mutationFn: (entry: TrashEntryJson) => api.post(`/api/v1/trash/${encodeURIComponent(entry.site.id)}/restore`),
+    mutationFn: (entry: TrashEntryJson) => restoreFromTrash(entry.site.id),
     onSuccess: (_answer, entry) => {
       setRestoring(undefined);
       setRestored({ id: entry.site.id, name: entry.site.name });
-      void queryClient.invalidateQueries({ queryKey: TRASH_QUERY_KEY });
-      void queryClient.invalidateQueries({ queryKey: ['sites'] });
+      void queryClient.invalidateQueries({ queryKey: queryKeys.trash.all() });
+      void queryClient.invalidateQueries({ queryKey: queryKeys.sites.lists() });
     },
     onError: () => setRestoring(undefined),
   });
@@ -100,7 +86,7 @@ export function TrashPage() {
                           {formatRelative(entry.deleted_at)}
                         </time>
                         {entry.deleted_by !== null && ` by ${entry.deleted_by.name.trim() === '' ? entry.deleted_by.email : entry.deleted_by.name}`}
-                        {showWorkspace && workspace !== undefined && ` · ${workspace.name}`} · deleted for good{' '}
+                        {showWorkspace && workspace !== undefined && ` · ${workspace.name}`} · restorable until{' '}
                         <time dateTime={entry.purge_at} title={formatDateTime(entry.purge_at)}>
                           {formatDateTime(entry.purge_at)}
                         </time>

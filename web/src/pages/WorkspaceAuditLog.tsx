@@ -1,8 +1,6 @@
-import { useInfiniteQuery, useMutation, useQuery } from '@tanstack/react-query';
+import { useInfiniteQuery, useMutation } from '@tanstack/react-query';
 import { useId, useState } from 'react';
-import type { AuditAction } from '@server/audit/contract';
-import type { AuditLogPageJson } from '@server/audit/schema';
-import { api, errorMessage } from '../api';
+import { errorMessage } from '../api/errors';
 import { actorName, AUDIT_ACTION_OPTIONS, auditSentence, type AuditEvent, viaText } from '../auditText';
 import { Alert } from '../components/Alert';
 import { Button } from '../components/Button';
@@ -10,24 +8,12 @@ import { LoadFailed } from '../components/LoadFailed';
 import { Loading } from '../components/Loading';
 import { WorkspaceAdminGate, WorkspaceScreenHeader } from '../components/WorkspaceAdminGate';
 import { formatDateTime, formatRelative } from '../format';
-import { type Member, type Workspace, workspaceMembersKey, workspaceUrl } from '../workspaces';
+import type { Workspace } from '../workspaces';
+import type { AuditLogFilter } from '../queryKeys';
+import { exportAuditLog } from '../api/workspaces';
+import { auditLogFilterQuery, auditLogQuery, useMembers } from '../queries';
 
-const PAGE_SIZE = 50;
-
-interface Filter {
-  action: AuditAction | '';
-  actorId: string;
-}
-
-/** The filter as query parameters, with a page's limit and cursor when reading by pages. */
-function logQuery(filter: Filter, page?: { cursor: string | null }): string {
-  const query = new URLSearchParams();
-  if (page !== undefined) query.set('limit', String(PAGE_SIZE));
-  if (page !== undefined && page.cursor !== null) query.set('cursor', page.cursor);
-  if (filter.action !== '') query.set('action', filter.action);
-  if (filter.actorId !== '') query.set('actor_id', filter.actorId);
-  return query.toString();
-}
+type Filter = AuditLogFilter;
 
 /** Settings > Workspaces > one workspace > Audit log: who changed what, newest first (admins). */
 export function WorkspaceAuditLogPage({ workspaceId }: { workspaceId: string }) {
@@ -42,16 +28,10 @@ function AuditLogScreen({ workspace }: { workspace: Workspace }) {
   const [filter, setFilter] = useState<Filter>({ action: '', actorId: '' });
   const actionId = useId();
   const actorId = useId();
-  const url = `${workspaceUrl(workspace.id)}/audit-log`;
-  const members = useQuery({ queryKey: workspaceMembersKey(workspace.id), queryFn: async ({ signal }) => (await api.get<{ members: Member[] }>(`${workspaceUrl(workspace.id)}/members`, { signal })).data.members });
-  const log = useInfiniteQuery({
-    queryKey: ['workspaces', workspace.id, 'audit-log', filter],
-    queryFn: async ({ pageParam, signal }) => (await api.get<AuditLogPageJson>(`${url}?${logQuery(filter, { cursor: pageParam })}`, { signal })).data,
-    initialPageParam: null as string | null,
-    getNextPageParam: (page) => page.next_cursor,
-  });
+  const members = useMembers(workspace.id);
+  const log = useInfiniteQuery(auditLogQuery(workspace.id, filter));
   const download = useMutation({
-    mutationFn: async () => (await api.get<string>(`${url}?${logQuery(filter)}`, { headers: { accept: 'application/x-ndjson' }, text: true })).data,
+    mutationFn: () => exportAuditLog(workspace.id, auditLogFilterQuery(filter)),
     onSuccess: (text) => {
       const link = document.createElement('a');
       link.href = URL.createObjectURL(new Blob([text], { type: 'application/x-ndjson' }));
@@ -96,7 +76,7 @@ function AuditLogScreen({ workspace }: { workspace: Workspace }) {
             </select>
           </div>
           <Button onClick={() => download.mutate()} busy={download.isPending}>
-            Download as NDJSON
+            Download these changes
           </Button>
         </div>
         {download.isError && (

@@ -1,8 +1,8 @@
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useId, useState } from 'react';
 import { useForm } from 'react-hook-form';
 import { WORKSPACE_NAME_MAX_LENGTH } from '@server/workspaces/contract';
-import { api, ApiError, errorMessage } from '../api';
+import { ApiError, errorMessage } from '../api/errors';
 import { Alert } from '../components/Alert';
 import { Button } from '../components/Button';
 import { ConfirmDialog } from '../components/ConfirmDialog';
@@ -12,10 +12,14 @@ import { Loading } from '../components/Loading';
 import { asSentence, formatDateTime, formatRelative } from '../format';
 import { Link, navigate } from '../router';
 import { useSession } from '../session';
+import { useToasts } from '../toasts';
 import { useTitle } from '../useTitle';
 import { InvitationsSection } from './WorkspaceInvitations';
 import { can, canRemoveMember, ROLE_LABELS, rolesOffered, type WorkspaceRole } from '../workspaceAccess';
-import { type Member, useWorkspaces, type Workspace, workspaceMembersKey, workspacePath, WORKSPACES_QUERY_KEY, type WorkspacesNotice, workspaceUrl } from '../workspaces';
+import { type Member, type Workspace, workspacePath, type WorkspacesNotice } from '../workspaces';
+import { changeMemberRole, deleteWorkspace, removeMember, renameWorkspace } from '../api/workspaces';
+import { membersQuery, useMembers, useWorkspaces, workspacesQuery } from '../queries';
+import { queryKeys } from '../queryKeys';
 
 /** Settings > Workspaces > one workspace: its name, its members and their roles, leaving and deleting it. */
 export function WorkspaceDetailPage({ workspaceId }: { workspaceId: string }) {
@@ -50,14 +54,17 @@ function WorkspaceScreen({ workspace }: { workspace: Workspace }) {
   const { user } = useSession();
   const [leaving, setLeaving] = useState(false);
   const [deleting, setDeleting] = useState(false);
+  // The last owner cannot leave (the server refuses it too): said before any confirmation.
+  const members = useMembers(workspace.id);
+  const soleOwner = workspace.role === 'owner' && members.data !== undefined && members.data.filter((member) => member.role === 'owner').length === 1;
 
   // The workspace's sites and the person's role in it are gone or changed everywhere on screen.
   async function refreshEverywhere() {
-    await Promise.all([queryClient.invalidateQueries({ queryKey: WORKSPACES_QUERY_KEY }), queryClient.invalidateQueries({ queryKey: ['sites'] }), queryClient.invalidateQueries({ queryKey: ['site'] })]);
+    await Promise.all([queryClient.invalidateQueries({ queryKey: queryKeys.workspaces.all() }), queryClient.invalidateQueries({ queryKey: queryKeys.sites.all() })]);
   }
 
   const leave = useMutation({
-    mutationFn: () => api.delete(`${workspaceUrl(workspace.id)}/members/${encodeURIComponent(user?.id ?? '')}`),
+    mutationFn: () => removeMember(workspace.id, user?.id ?? ''),
     onSuccess: async () => {
       setLeaving(false);
       leaveScreen(`You left ${workspace.name}.`);
@@ -65,7 +72,7 @@ function WorkspaceScreen({ workspace }: { workspace: Workspace }) {
     },
   });
   const deletion = useMutation({
-    mutationFn: () => api.delete(workspaceUrl(workspace.id)),
+    mutationFn: () => deleteWorkspace(workspace.id),
     onSuccess: async () => {
       setDeleting(false);
       leaveScreen(`${workspace.name} and its sites were deleted.`);
@@ -112,10 +119,12 @@ function WorkspaceScreen({ workspace }: { workspace: Workspace }) {
             <p>
               {workspace.personal
                 ? 'Your personal workspace stays yours: it cannot be left or deleted.'
-                : 'You lose access to its sites. A member who manages people can add you again.'}
+                : soleOwner
+                  ? 'You are its only owner: make another member an owner first, or delete the workspace.'
+                  : 'You lose access to its sites. A member who manages people can add you again.'}
             </p>
           </div>
-          {!workspace.personal && (
+          {!workspace.personal && !soleOwner && (
             <Button
               onClick={() => {
                 leave.reset();
@@ -188,11 +197,11 @@ function RenameSection({ workspace }: { workspace: Workspace }) {
   const queryClient = useQueryClient();
   const { register, handleSubmit, reset, formState } = useForm<{ name: string }>({ defaultValues: { name: workspace.name } });
   const rename = useMutation({
-    mutationFn: async (name: string) => (await api.patch<{ workspace: Workspace }>(workspaceUrl(workspace.id), { name })).data.workspace,
+    mutationFn: (name: string) => renameWorkspace(workspace.id, name),
     onSuccess: async (saved) => {
       reset({ name: saved.name });
-      queryClient.setQueryData<Workspace[]>(WORKSPACES_QUERY_KEY, (current) => current?.map((each) => (each.id === saved.id ? saved : each)));
-      await queryClient.invalidateQueries({ queryKey: ['sites'] });
+      queryClient.setQueryData(workspacesQuery().queryKey, (current) => current?.map((each) => (each.id === saved.id ? saved : each)));
+      await queryClient.invalidateQueries({ queryKey: queryKeys.sites.all() });
     },
   });
   const serverFieldError = rename.error instanceof ApiError ? rename.error.fieldMessage('name') : undefined;
@@ -226,32 +235,43 @@ function RenameSection({ workspace }: { workspace: Workspace }) {
 
 function MembersSection({ workspace, currentUserId }: { workspace: Workspace; currentUserId: string | undefined }) {
   const queryClient = useQueryClient();
-  const key = workspaceMembersKey(workspace.id);
-  const members = useQuery({ queryKey: key, queryFn: async ({ signal }) => (await api.get<{ members: Member[] }>(`${workspaceUrl(workspace.id)}/members`, { signal })).data.members });
+  const key = membersQuery(workspace.id).queryKey;
+  const members = useMembers(workspace.id);
   const [removing, setRemoving] = useState<Member>();
   const [outcome, setOutcome] = useState<{ kind: 'success' | 'error'; text: string }>();
 
-  const memberUrl = (member: Member) => `${workspaceUrl(workspace.id)}/members/${encodeURIComponent(member.user.id)}`;
   const changeRole = useMutation({
-    mutationFn: async ({ member, role }: { member: Member; role: WorkspaceRole }) => (await api.patch<{ member: Member }>(memberUrl(member), { role })).data.member,
+    mutationFn: ({ member, role }: { member: Member; role: WorkspaceRole }) => changeMemberRole(workspace.id, member.user.id, role),
     onSuccess: (saved) => {
-      queryClient.setQueryData<Member[]>(key, (current) => current?.map((each) => (each.user.id === saved.user.id ? saved : each)));
+      queryClient.setQueryData(key, (current) => current?.map((each) => (each.user.id === saved.user.id ? saved : each)));
       setOutcome({ kind: 'success', text: `${displayName(saved)} is now ${ROLE_LABELS[saved.role].toLowerCase()}.` });
     },
     onError: (error, { member }) => setOutcome({ kind: 'error', text: `${displayName(member)} keeps their role. ${errorMessage(error)}` }),
   });
+  const toasts = useToasts();
   const remove = useMutation({
-    mutationFn: (member: Member) => api.delete(memberUrl(member)),
-    onSuccess: (_answer, member) => {
-      queryClient.setQueryData<Member[]>(key, (current) => current?.filter((each) => each.user.id !== member.user.id));
-      setRemoving(undefined);
-      setOutcome({ kind: 'success', text: `${displayName(member)} was removed from ${workspace.name}.` });
-    },
+    mutationFn: (member: Member) => removeMember(workspace.id, member.user.id),
+    onSuccess: (_answer, member) => setOutcome({ kind: 'success', text: `${displayName(member)} was removed from ${workspace.name}.` }),
     onError: (error, member) => {
-      setRemoving(undefined);
       setOutcome({ kind: 'error', text: `${displayName(member)} is still a member. ${errorMessage(error)}` });
+      void queryClient.invalidateQueries({ queryKey: key });
     },
   });
+
+  /**
+   * Removing someone ends their access and withdraws their invitations, which the server cannot
+   * take back: it waits for the notice to end, and until then Undo keeps them (docs/decisions.md).
+   */
+  function removeWithUndo(member: Member) {
+    setRemoving(undefined);
+    setOutcome(undefined);
+    queryClient.setQueryData(key, (current) => current?.filter((each) => each.user.id !== member.user.id));
+    toasts.show({
+      message: `${displayName(member)} will be removed from ${workspace.name} when this notice closes.`,
+      action: { label: 'Undo', run: () => void queryClient.invalidateQueries({ queryKey: key }) },
+      onExpire: () => remove.mutate(member),
+    });
+  }
 
   return (
     <section className="card" aria-labelledby="workspace-members-title">
@@ -296,11 +316,10 @@ function MembersSection({ workspace, currentUserId }: { workspace: Workspace; cu
         title={`Remove ${removing === undefined ? '' : displayName(removing)}?`}
         confirmLabel="Remove member"
         danger
-        busy={remove.isPending}
         onCancel={() => setRemoving(undefined)}
-        onConfirm={() => removing !== undefined && remove.mutate(removing)}
+        onConfirm={() => removing !== undefined && removeWithUndo(removing)}
       >
-        <p>They lose access to every site in {workspace.name}.</p>
+        <p>They lose access to every site in {workspace.name}. You can undo this for a few seconds.</p>
       </ConfirmDialog>
     </section>
   );

@@ -1,9 +1,9 @@
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useId, useState } from 'react';
 import { useForm } from 'react-hook-form';
 import { WORKSPACE_ROLES } from '@server/memberships/contract';
 import { EMAIL_MAX_LENGTH } from '@server/users/contract';
-import { api, ApiError, errorMessage } from '../api';
+import { ApiError, errorMessage } from '../api/errors';
 import { Alert } from '../components/Alert';
 import { Button } from '../components/Button';
 import { Field } from '../components/Field';
@@ -12,7 +12,9 @@ import { LoadFailed } from '../components/LoadFailed';
 import { Loading } from '../components/Loading';
 import { asSentence, formatDateTime, formatRelative } from '../format';
 import { can, ROLE_LABELS, roleWithArticle, type WorkspaceRole } from '../workspaceAccess';
-import { type Invitation, workspaceInvitationsKey, type Workspace, workspaceUrl } from '../workspaces';
+import { type Invitation, type Workspace } from '../workspaces';
+import { sendInvitation, withdrawInvitation } from '../api/workspaces';
+import { invitationsQuery, useInvitations } from '../queries';
 
 interface InviteForm {
   email: string;
@@ -30,19 +32,18 @@ function invitableRoles(callerRole: WorkspaceRole): WorkspaceRole[] {
  */
 export function InvitationsSection({ workspace }: { workspace: Workspace }) {
   const queryClient = useQueryClient();
-  const key = workspaceInvitationsKey(workspace.id);
-  const invitationsUrl = `${workspaceUrl(workspace.id)}/invitations`;
-  const invitations = useQuery({ queryKey: key, queryFn: async ({ signal }) => (await api.get<{ invitations: Invitation[] }>(invitationsUrl, { signal })).data.invitations });
+  const key = invitationsQuery(workspace.id).queryKey;
+  const invitations = useInvitations(workspace.id);
   const [outcome, setOutcome] = useState<{ kind: 'success' | 'error'; text: string }>();
   const roleId = useId();
   const roles = invitableRoles(workspace.role);
   const { register, handleSubmit, reset, formState } = useForm<InviteForm>({ defaultValues: { email: '', role: 'editor' } });
 
   // Inviting an address that has a pending invitation replaces it: the list shows one row per address.
-  const replaceInList = (saved: Invitation) => queryClient.setQueryData<Invitation[]>(key, (current) => [saved, ...(current ?? []).filter((each) => each.email !== saved.email)]);
+  const replaceInList = (saved: Invitation) => queryClient.setQueryData(key, (current) => [saved, ...(current ?? []).filter((each) => each.email !== saved.email)]);
 
   const invite = useMutation({
-    mutationFn: async (body: InviteForm) => (await api.post<{ invitation: Invitation }>(invitationsUrl, body)).data.invitation,
+    mutationFn: (body: InviteForm) => sendInvitation(workspace.id, body),
     onSuccess: (saved) => {
       replaceInList(saved);
       reset({ email: '', role: saved.role });
@@ -50,7 +51,7 @@ export function InvitationsSection({ workspace }: { workspace: Workspace }) {
     },
   });
   const resend = useMutation({
-    mutationFn: async (invitation: Invitation) => (await api.post<{ invitation: Invitation }>(invitationsUrl, { email: invitation.email, role: invitation.role })).data.invitation,
+    mutationFn: (invitation: Invitation) => sendInvitation(workspace.id, { email: invitation.email, role: invitation.role }),
     onSuccess: (saved) => {
       replaceInList(saved);
       setOutcome({ kind: 'success', text: `A new invitation was sent to ${saved.email}; the earlier link no longer works.` });
@@ -58,9 +59,9 @@ export function InvitationsSection({ workspace }: { workspace: Workspace }) {
     onError: (error, invitation) => setOutcome({ kind: 'error', text: `No new invitation was sent to ${invitation.email}. ${errorMessage(error)}` }),
   });
   const withdraw = useMutation({
-    mutationFn: (invitation: Invitation) => api.delete(`${invitationsUrl}/${encodeURIComponent(invitation.id)}`),
+    mutationFn: (invitation: Invitation) => withdrawInvitation(workspace.id, invitation.id),
     onSuccess: (_answer, invitation) => {
-      queryClient.setQueryData<Invitation[]>(key, (current) => current?.filter((each) => each.id !== invitation.id));
+      queryClient.setQueryData(key, (current) => current?.filter((each) => each.id !== invitation.id));
       setOutcome({ kind: 'success', text: `The invitation to ${invitation.email} was withdrawn; its link no longer works.` });
     },
     onError: (error, invitation) => {

@@ -1,8 +1,7 @@
-import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useInfiniteQuery, useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { WEBHOOK_SECRET_OVERLAP_HOURS, WEBHOOKS_PER_WORKSPACE } from '@server/webhooks/contract';
-import type { DeliveryPageJson } from '@server/webhooks/schema';
-import { api, errorMessage } from '../api';
+import { errorMessage } from '../api/errors';
 import { Alert } from '../components/Alert';
 import { Button } from '../components/Button';
 import { ConfirmDialog } from '../components/ConfirmDialog';
@@ -15,23 +14,13 @@ import { WebhookForm, type WebhookFormValues } from '../components/WebhookForm';
 import { formatDateTime, formatRelative } from '../format';
 import { useLeaveGuard } from '../router';
 import { attemptText, type BadgeKind, deliveryState, eventLabel, type Webhook, type WebhookDelivery, type WebhookWithSecret, webhookState } from '../webhookText';
-import { type Workspace, workspaceUrl } from '../workspaces';
+import { type Workspace } from '../workspaces';
+import { createWebhook, deleteWebhook, redeliverDelivery, rotateWebhookSecret, sendTestEvent, updateWebhook } from '../api/webhooks';
+import { deliveriesQuery, useWebhooks, webhooksQuery } from '../queries';
+import { queryKeys } from '../queryKeys';
 
-const DELIVERY_PAGE_SIZE = 20;
 /** While a delivery is on its way, its log is read again this often, so the answer shows up. */
 const PENDING_REFRESH_MS = 2_000;
-
-function webhooksKey(workspaceId: string) {
-  return ['workspaces', workspaceId, 'webhooks'] as const;
-}
-
-function deliveriesKey(workspaceId: string, webhookId: string) {
-  return ['workspaces', workspaceId, 'webhooks', webhookId, 'deliveries'] as const;
-}
-
-function webhookUrl(workspaceId: string, webhookId: string): string {
-  return `${workspaceUrl(workspaceId)}/webhooks/${encodeURIComponent(webhookId)}`;
-}
 
 /** Settings > Workspaces > one workspace > Webhooks: where its events are sent, and how that went (admins). */
 export function WorkspaceWebhooksPage({ workspaceId }: { workspaceId: string }) {
@@ -50,8 +39,8 @@ interface ShownSecret {
 
 function WebhooksScreen({ workspace }: { workspace: Workspace }) {
   const queryClient = useQueryClient();
-  const key = webhooksKey(workspace.id);
-  const list = useQuery({ queryKey: key, queryFn: async ({ signal }) => (await api.get<{ webhooks: Webhook[] }>(`${workspaceUrl(workspace.id)}/webhooks`, { signal })).data.webhooks });
+  const key = webhooksQuery(workspace.id).queryKey;
+  const list = useWebhooks(workspace.id);
   const [secret, setSecret] = useState<ShownSecret>();
   const [notice, setNotice] = useState<string>();
   // Leaving while a secret is on screen loses it for good: ask first.
@@ -59,7 +48,7 @@ function WebhooksScreen({ workspace }: { workspace: Workspace }) {
 
   /** The list as the server now holds it, without asking again. */
   function updateList(change: (current: Webhook[]) => Webhook[]) {
-    queryClient.setQueryData<Webhook[]>(key, (current) => (current === undefined ? current : change(current)));
+    queryClient.setQueryData(key, (current) => (current === undefined ? current : change(current)));
   }
 
   function showSecret(webhook: WebhookWithSecret, rotated: boolean) {
@@ -70,8 +59,7 @@ function WebhooksScreen({ workspace }: { workspace: Workspace }) {
   }
 
   async function create(values: WebhookFormValues) {
-    const { data } = await api.post<{ webhook: WebhookWithSecret }>(`${workspaceUrl(workspace.id)}/webhooks`, values);
-    showSecret(data.webhook, false);
+    showSecret(await createWebhook(workspace.id, values), false);
   }
 
   const count = list.data?.length ?? 0;
@@ -184,7 +172,6 @@ type Confirming = 'rotate' | 'delete' | undefined;
 
 function WebhookRow({ workspace, webhook, onChanged, onRotated, onDeleted }: WebhookRowProps) {
   const queryClient = useQueryClient();
-  const url = webhookUrl(workspace.id, webhook.id);
   const [editing, setEditing] = useState(false);
   const [showDeliveries, setShowDeliveries] = useState(false);
   const [confirming, setConfirming] = useState<Confirming>();
@@ -195,29 +182,29 @@ function WebhookRow({ workspace, webhook, onChanged, onRotated, onDeleted }: Web
   const which = <span className="visually-hidden"> (webhook to {webhook.url})</span>;
 
   const toggle = useMutation({
-    mutationFn: async () => (await api.patch<{ webhook: Webhook }>(url, { enabled: !webhook.enabled })).data.webhook,
+    mutationFn: () => updateWebhook(workspace.id, webhook.id, { enabled: !webhook.enabled }),
     onSuccess: (changed) => {
       onChanged(changed);
       setNotice(changed.enabled ? 'Turned on: new events are sent again.' : 'Turned off: no events are queued for it until it is turned on.');
     },
   });
   const test = useMutation({
-    mutationFn: async () => (await api.post<{ delivery: WebhookDelivery }>(`${url}/test`)).data.delivery,
+    mutationFn: () => sendTestEvent(workspace.id, webhook.id),
     onSuccess: () => {
       setNotice('A test event is on its way. Its delivery is in the log below.');
       setShowDeliveries(true);
-      void queryClient.invalidateQueries({ queryKey: deliveriesKey(workspace.id, webhook.id) });
+      void queryClient.invalidateQueries({ queryKey: queryKeys.workspaces.deliveries(workspace.id, webhook.id) });
     },
   });
   const rotate = useMutation({
-    mutationFn: async () => (await api.post<{ webhook: WebhookWithSecret }>(`${url}/rotate-secret`)).data.webhook,
+    mutationFn: () => rotateWebhookSecret(workspace.id, webhook.id),
     onSuccess: (rotated) => {
       setConfirming(undefined);
       onRotated(rotated);
     },
   });
   const remove = useMutation({
-    mutationFn: () => api.delete(url),
+    mutationFn: () => deleteWebhook(workspace.id, webhook.id),
     onSuccess: () => {
       setConfirming(undefined);
       onDeleted(webhook);
@@ -231,7 +218,7 @@ function WebhookRow({ workspace, webhook, onChanged, onRotated, onDeleted }: Web
     if (values.url !== webhook.url) changes.url = values.url;
     if (values.description !== webhook.description) changes.description = values.description;
     if (values.events.join() !== webhook.events.join()) changes.events = values.events;
-    if (Object.keys(changes).length > 0) onChanged((await api.patch<{ webhook: Webhook }>(url, changes)).data.webhook);
+    if (Object.keys(changes).length > 0) onChanged(await updateWebhook(workspace.id, webhook.id, changes));
     setEditing(false);
     setNotice('Saved.');
   }
@@ -343,21 +330,13 @@ function WebhookRow({ workspace, webhook, onChanged, onRotated, onDeleted }: Web
 /** The webhook's deliveries, newest first, with every attempt; read again while one is on its way. */
 function DeliveryLog({ workspace, webhook }: { workspace: Workspace; webhook: Webhook }) {
   const queryClient = useQueryClient();
-  const key = deliveriesKey(workspace.id, webhook.id);
-  const url = `${webhookUrl(workspace.id, webhook.id)}/deliveries`;
+  const key = queryKeys.workspaces.deliveries(workspace.id, webhook.id);
   const log = useInfiniteQuery({
-    queryKey: key,
-    queryFn: async ({ pageParam, signal }) => {
-      const query = new URLSearchParams({ limit: String(DELIVERY_PAGE_SIZE) });
-      if (pageParam !== null) query.set('cursor', pageParam);
-      return (await api.get<DeliveryPageJson>(`${url}?${query}`, { signal })).data;
-    },
-    initialPageParam: null as string | null,
-    getNextPageParam: (page) => page.next_cursor,
+    ...deliveriesQuery(workspace.id, webhook.id),
     refetchInterval: (query) => (query.state.data?.pages.some((page) => page.deliveries.some((delivery) => delivery.status === 'pending')) === true ? PENDING_REFRESH_MS : false),
   });
   const redeliver = useMutation({
-    mutationFn: (delivery: WebhookDelivery) => api.post(`${url}/${encodeURIComponent(delivery.id)}/redeliver`),
+    mutationFn: (delivery: WebhookDelivery) => redeliverDelivery(workspace.id, webhook.id, delivery.id),
     onSettled: () => queryClient.invalidateQueries({ queryKey: key }),
   });
   const deliveries = log.data?.pages.flatMap((page) => page.deliveries) ?? [];

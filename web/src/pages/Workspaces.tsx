@@ -1,7 +1,7 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useForm } from 'react-hook-form';
 import { WORKSPACE_NAME_MAX_LENGTH } from '@server/workspaces/contract';
-import { api, ApiError, errorMessage } from '../api';
+import { ApiError, errorMessage } from '../api/errors';
 import { Alert } from '../components/Alert';
 import { Button } from '../components/Button';
 import { Field } from '../components/Field';
@@ -11,7 +11,9 @@ import { asSentence } from '../format';
 import { Link, useLocationState } from '../router';
 import { useTitle } from '../useTitle';
 import { ROLE_LABELS } from '../workspaceAccess';
-import { useWorkspaces, type Workspace, workspacePath, WORKSPACES_QUERY_KEY } from '../workspaces';
+import { type Workspace, workspacePath } from '../workspaces';
+import { useWorkspaces, workspacesQuery } from '../queries';
+import { createWorkspace } from '../api/workspaces';
 
 /** What the person did on a workspace's screen that took them back here ("You left …"). */
 function noticeOf(state: unknown): string | undefined {
@@ -80,10 +82,10 @@ function CreateWorkspaceSection() {
   const queryClient = useQueryClient();
   const { register, handleSubmit, reset, formState } = useForm<{ name: string }>({ defaultValues: { name: '' } });
   const create = useMutation({
-    mutationFn: async (name: string) => (await api.post<{ workspace: Workspace }>('/api/v1/workspaces', { name })).data.workspace,
+    mutationFn: (name: string) => createWorkspace(name),
     onSuccess: (workspace) => {
-      queryClient.setQueryData<Workspace[]>(WORKSPACES_QUERY_KEY, (current) => (current === undefined ? current : [...current, workspace]));
-      void queryClient.invalidateQueries({ queryKey: WORKSPACES_QUERY_KEY });
+      queryClient.setQueryData(workspacesQuery().queryKey, (current) => (current === undefined ? current : [...current, workspace]));
+      void queryClient.invalidateQueries({ queryKey: workspacesQuery().queryKey });
       reset({ name: '' });
     },
   });

@@ -1,0 +1,182 @@
+// The site editor's state: the draft in react-hook-form, what differs from the saved site, the
+// errors to show, and the save, check and reload requests as TanStack mutations (their pending,
+// error and success states are the editor's busy, error and "Saved" states).
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useEffect, useRef, useState } from 'react';
+import { type FieldNamesMarkedBoolean, useForm } from 'react-hook-form';
+import type { SettingsField } from '@server/sites/contract';
+import type { PartnerDraft } from '@server/sites/schema';
+import { ApiError, type FieldError } from '../api/errors';
+import { checkPartnerConnection, fetchSite, type LoadedSite, updateSite } from '../api/sites';
+import { partnerChecksQuery, siteQuery, usePartnerChecks } from '../queries';
+import { queryKeys } from '../queryKeys';
+import { changesOf, clientErrors, draftOf, hasChanges, rebaseDraft, sameConfiguration, type SiteChanges, type SiteDraft, type TokenChange } from '../siteDraft';
+import { checkAnnouncement } from './partnerCheckText';
+import { focusFirstInvalid } from './editorNavigation';
+import { type SectionId, sectionPath } from './sections';
+import { useToasts } from '../toasts';
+
+/** Whether the person has edited the field an error path names since the errors were reported. */
+function editedSince(dirty: Partial<Readonly<FieldNamesMarkedBoolean<SiteDraft>>>, path: string): boolean {
+  const [, top, inner] = path.split('/');
+  if (top === 'partner_settings') {
+    if (inner === 'access_token') return dirty.accessToken !== undefined;
+    const partner = dirty.partner as Record<string, unknown> | undefined;
+    return inner !== undefined && partner?.[inner] !== undefined;
+  }
+  return top !== undefined && (dirty as Record<string, unknown>)[top] !== undefined;
+}
+
+function isConflict(error: unknown): boolean {
+  return error instanceof ApiError && error.status === 412;
+}
+
+interface SiteEditorOptions {
+  siteId: string;
+  loaded: LoadedSite;
+  readOnly: boolean;
+  sectionId: SectionId;
+}
+
+export function useSiteEditor({ siteId, loaded, readOnly, sectionId }: SiteEditorOptions) {
+  const queryClient = useQueryClient();
+  const toasts = useToasts();
+  const saved = loaded.site;
+  const form = useForm<SiteDraft>({ defaultValues: draftOf(saved) });
+  const draft = form.watch();
+  const changes = changesOf(saved, draft);
+  const dirty = hasChanges(changes);
+  const localErrors = clientErrors(changes);
+  // The form's own findings once a save was tried; they describe the text as it is now.
+  const showClientErrors = form.formState.submitCount > 0;
+  // A test of the unsaved partner settings refused these fields (the panel's own request).
+  const [testErrors, setTestErrors] = useState<FieldError[]>([]);
+
+  const setLoaded = (next: LoadedSite) => queryClient.setQueryData(siteQuery(siteId).queryKey, next);
+
+  const saving = useMutation({
+    mutationFn: (sent: { changes: SiteChanges; etag: string | null; draft: SiteDraft }) => updateSite(siteId, sent.changes, sent.etag),
+    onSuccess: (stored, sent) => {
+      setLoaded(stored);
+      void queryClient.invalidateQueries({ queryKey: queryKeys.sites.lists() });
+      void queryClient.invalidateQueries({ queryKey: queryKeys.sites.versions(siteId) });
+      // What was typed while the request ran stays; what was sent takes the server's value.
+      form.reset(rebaseDraft(sent.draft, form.getValues(), draftOf(stored.site)));
+      setTestErrors([]);
+      toasts.show({ message: 'Saved.', link: { label: 'See the change in History', to: sectionPath(siteId, 'history') } });
+    },
+    onError: (error) => {
+      // The errors describe what was sent: "edited since" counts from now. Every edit stays on screen.
+      form.reset(form.getValues(), { keepSubmitCount: true });
+      if (error instanceof ApiError && !isConflict(error)) focusFirstInvalid(siteId, sectionId, error.errors);
+    },
+  });
+  const checking = useMutation({
+    mutationFn: () => checkPartnerConnection(siteId),
+    onSuccess: async (checked) => {
+      const { last_status, last_error, last_checked_at } = checked.site.partner_settings;
+      // Recording the result moves the site's ETag. Adopt the new tag only when the stored
+      // configuration is still the one this form was loaded from; if someone else saved in
+      // between, keeping the old tag makes the next save report the conflict instead of
+      // overwriting their change.
+      const current = queryClient.getQueryData(siteQuery(siteId).queryKey) ?? loaded;
+      setLoaded({
+        site: { ...current.site, partner_settings: { ...current.site.partner_settings, last_status, last_error, last_checked_at } },
+        etag: sameConfiguration(current.site, checked.site) ? checked.etag : current.etag,
+      });
+      // The check was recorded: Recent checks (and the details of the last check) load it, and
+      // the check counts as finished once they have.
+      await queryClient.invalidateQueries({ queryKey: partnerChecksQuery(siteId).queryKey });
+    },
+  });
+  const reloading = useMutation({ mutationFn: () => fetchSite(siteId), onSuccess: (next) => startOver(next) });
+  const checks = usePartnerChecks(siteId);
+  const newestCheck = checks.data?.[0];
+
+  const conflict = isConflict(saving.error);
+  const saveError = saving.error !== null && !conflict ? saving.error : undefined;
+  const reported = [...(saveError instanceof ApiError ? saveError.errors : []), ...testErrors].filter((error) => !editedSince(form.formState.dirtyFields, error.path));
+  const errors = [...(showClientErrors ? localErrors : []), ...reported];
+
+  /** Sets fields of the draft, as the person typed them. */
+  function edit(values: Partial<SiteDraft>) {
+    for (const [key, value] of Object.entries(values) as Array<[keyof SiteDraft, SiteDraft[keyof SiteDraft]]>) form.setValue(key, value, { shouldDirty: true });
+    // A new edit after a save: the bar says "Unsaved changes", no longer "Saved".
+    if (saving.isSuccess) saving.reset();
+  }
+
+  const editPartner = (patch: Partial<PartnerDraft>) => edit({ partner: { ...form.getValues('partner'), ...patch } });
+  const editToken = (accessToken: TokenChange) => edit({ accessToken });
+  const editSettings = (field: SettingsField, value: string) => edit({ [field]: value });
+
+  function save() {
+    if (readOnly || !dirty || saving.isPending || checking.isPending || conflict) return;
+    if (localErrors.length > 0) {
+      focusFirstInvalid(siteId, sectionId, localErrors);
+      return;
+    }
+    saving.mutate({ changes, etag: loaded.etag, draft: form.getValues() });
+  }
+  const submit = form.handleSubmit(save);
+
+  const submitRef = useRef(submit);
+  submitRef.current = submit;
+  // Ctrl+S / Cmd+S saves instead of opening the browser's "save page" dialog.
+  useEffect(() => {
+    const onKeyDown = (event: KeyboardEvent) => {
+      if ((event.ctrlKey || event.metaKey) && !event.altKey && event.key.toLowerCase() === 's') {
+        event.preventDefault();
+        void submitRef.current();
+      }
+    };
+    window.addEventListener('keydown', onKeyDown);
+    return () => window.removeEventListener('keydown', onKeyDown);
+  }, []);
+
+  /** The editor afresh on a version of the site: after a restore, a reload or a discard. */
+  function startOver(next: LoadedSite) {
+    setLoaded(next);
+    form.reset(draftOf(next.site));
+    saving.reset();
+    setTestErrors([]);
+  }
+
+  /** A test of the unsaved settings was refused for these fields (or, with none, accepted them all). */
+  function showTestFieldErrors(found: FieldError[]) {
+    form.reset(form.getValues(), { keepSubmitCount: true });
+    setTestErrors(found);
+    if (found.length > 0) focusFirstInvalid(siteId, sectionId, found);
+  }
+
+  const checkDone = checking.isSuccess ? (newestCheck === undefined ? 'Check finished.' : `Check finished. ${checkAnnouncement(newestCheck)}`) : '';
+
+  return {
+    form,
+    saved,
+    etag: loaded.etag,
+    draft,
+    changes,
+    dirty,
+    errors,
+    /** The form refused to send: its own findings, listed. */
+    clientRefusal: showClientErrors && localErrors.length > 0 ? localErrors : undefined,
+    saving,
+    saveError,
+    conflict,
+    justSaved: saving.isSuccess && !dirty,
+    checking,
+    checkError: checking.error ?? undefined,
+    checkDone,
+    reloading,
+    edit,
+    editPartner,
+    editToken,
+    editSettings,
+    submit,
+    startOver,
+    discard: () => startOver(loaded),
+    showTestFieldErrors,
+  };
+}
+
+export type SiteEditorState = ReturnType<typeof useSiteEditor>;
