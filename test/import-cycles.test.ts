@@ -31,7 +31,7 @@ function resolve(from: string, specifier: string): string | undefined {
   else if (specifier.startsWith('.')) base = path.resolve(path.dirname(from), specifier);
   else return undefined; // a package
   const stem = base.replace(/\.js$/, '');
-  const found = [`${stem}.ts`, `${stem}.tsx`, path.join(stem, 'index.ts'), base].find((candidate) => existsSync(candidate) && statSync(candidate).isFile());
+  const found = [`${stem}.ts`, `${stem}.tsx`, `${stem}.d.ts`, path.join(stem, 'index.ts'), base].find((candidate) => existsSync(candidate) && statSync(candidate).isFile());
   assert.ok(found !== undefined, `${path.relative(repository, from)} imports ${specifier}, which resolves to no file`);
   return /\.tsx?$/.test(found) ? found : undefined; // a stylesheet or other asset
 }

@@ -27,7 +27,7 @@ const WorkspaceAuditLogPage = lazy(() => import('./pages/WorkspaceAuditLog').the
 const WorkspaceWebhooksPage = lazy(() => import('./pages/WorkspaceWebhooks').then((module) => ({ default: module.WorkspaceWebhooksPage })));
 const WorkspaceDetailPage = lazy(() => import('./pages/WorkspaceDetail').then((module) => ({ default: module.WorkspaceDetailPage })));
 const SecurityPage = lazy(() => import('./pages/Security').then((module) => ({ default: module.SecurityPage })));
-const CommandPalette = lazy(() => import('./components/CommandPalette').then((module) => ({ default: module.CommandPalette })));
+const CommandPalette = lazy(() => import('./CommandPalette').then((module) => ({ default: module.CommandPalette })));
 const TrashPage = lazy(() => import('./pages/Trash').then((module) => ({ default: module.TrashPage })));
 
 // The dashboard's screens. The server answers index.html for exactly these paths (and for any

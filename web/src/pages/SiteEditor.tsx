@@ -5,7 +5,7 @@ import { Button } from '../components/Button';
 import { ColorField } from '../components/ColorField';
 import { ConfirmDialog } from '../components/ConfirmDialog';
 import { Field } from '../components/Field';
-import { FirstRunChecklist } from '../components/FirstRunChecklist';
+import { FirstRunChecklist } from '../editor/FirstRunChecklist';
 import { Loading } from '../components/Loading';
 import { DangerZone } from '../editor/DangerZone';
 import { HistorySection } from '../editor/HistorySection';

@@ -3,7 +3,7 @@ import { useEffect, useId, useRef, useState } from 'react';
 import { errorMessage } from '../api/errors';
 import { Alert } from '../components/Alert';
 import { Button } from '../components/Button';
-import { FirstRunChecklist } from '../components/FirstRunChecklist';
+import { FirstRunChecklist } from '../editor/FirstRunChecklist';
 import { NewSiteDialog } from '../components/NewSiteDialog';
 import { formatDateTime, formatRelative } from '../format';
 import { Link, navigate, pathOf, queryOf, useLocation, useLocationState } from '../router';

@@ -4,14 +4,14 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { type KeyboardEvent, useEffect, useId, useMemo, useRef, useState } from 'react';
 import { SETTINGS_SCHEMAS } from '@server/sites/settings-schemas';
-import { fetchSiteSummaries } from '../api/sites';
-import { EDITOR_SECTIONS, sectionPath } from '../editor/sections';
-import { type PaletteItem, SCREEN_ITEMS, searchPalette } from '../palette';
-import { useWorkspaces } from '../queries';
-import { queryKeys } from '../queryKeys';
-import { navigate } from '../router';
-import { DEFAULT_SITE_SORT } from '../siteList';
-import { workspacePath } from '../workspaces';
+import { fetchSiteSummaries } from './api/sites';
+import { EDITOR_SECTIONS, sectionPath } from './editor/sections';
+import { type PaletteItem, SCREEN_ITEMS, searchPalette } from './palette';
+import { useWorkspaces } from './queries';
+import { queryKeys } from './queryKeys';
+import { navigate } from './router';
+import { DEFAULT_SITE_SORT } from './siteList';
+import { workspacePath } from './workspaces';
 
 /** Sites found by the server's own search, a few at a time. */
 const SITE_RESULTS = 6;

@@ -1,8 +1,8 @@
 // The first steps of a new site, each ticked from what the server holds: the assistant set up,
 // the widget styled, knowledge to answer from, the partner connection working. Shown on the empty
 // sites list (as what lies ahead) and in a site until every step is done.
-import type { Site } from './api/types';
-import type { SectionId } from './editor/sections';
+import type { Site } from '../api/types';
+import type { SectionId } from './sections';
 
 export interface FirstRunStep {
   id: 'ai' | 'widget' | 'knowledge' | 'partner';

@@ -1,9 +1,9 @@
 import { useState } from 'react';
 import type { Site } from '../api/types';
-import { goToSection } from '../editor/editorNavigation';
-import { sectionPath } from '../editor/sections';
-import { firstRunSteps } from '../firstRun';
-import { Button } from './Button';
+import { goToSection } from './editorNavigation';
+import { sectionPath } from './sections';
+import { firstRunSteps } from './firstRun';
+import { Button } from '../components/Button';
 
 const HIDDEN_KEY = 'siteward.first-run-hidden';
 

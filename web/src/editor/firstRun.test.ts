@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import type { Site } from './api/types';
+import type { Site } from '../api/types';
 import { firstRunSteps } from './firstRun';
 
 function site(overrides: Partial<Site>): Site {
