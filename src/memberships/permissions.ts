@@ -34,6 +34,17 @@ export function memberChangeAction(from: WorkspaceRole, to: WorkspaceRole | null
   return from === 'owner' || to === 'owner' ? 'owner.grant' : 'member.manage';
 }
 
+/**
+ * Whether giving `to` to someone who had `from` (undefined: an invitation) grants administration:
+ * admin or owner, higher than before. An admin invites and manages members and webhooks, so such a
+ * grant outlives the granting credential (a thief's admin accomplice stays after the owner signs
+ * out everywhere): it needs a recent sign-in, like a new access token.
+ */
+export function grantsAdministration(from: WorkspaceRole | undefined, to: WorkspaceRole): boolean {
+  if (to !== 'admin' && to !== 'owner') return false;
+  return from === undefined || WORKSPACE_ROLES.indexOf(to) < WORKSPACE_ROLES.indexOf(from);
+}
+
 export function workspaceNotFound(): AppError {
   // A workspace one is not a member of is "not found" too: its existence is not revealed.
   return new AppError(404, WORKSPACE_ERRORS.WORKSPACE_NOT_FOUND, 'No workspace with this id.');

@@ -52,7 +52,7 @@ export function registerInvitationRoutes(app: App, deps: InvitationRouteDeps): v
     {
       onRequest,
       schema: {
-        summary: 'Invite an e-mail address to the workspace with a role (admin; an owner only by an owner, with a recent sign-in). Mails it a link valid 7 days; needs a verified address',
+        summary: 'Invite an e-mail address to the workspace with a role (admin; an owner only by an owner; inviting an admin or owner needs a recent sign-in). Mails it a link valid 7 days; needs a verified address',
         tags,
         security,
         params: WorkspaceParams,

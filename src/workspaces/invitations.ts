@@ -16,7 +16,7 @@ import { publishMemberEvent } from '../webhooks/outbox.js';
 import type { Mailer } from '../mail/mailer.js';
 import { invitationMessage } from '../mail/templates.js';
 import { membershipsTag } from '../memberships/changes.js';
-import { assertCan, workspaceNotFound, type WorkspaceRole } from '../memberships/permissions.js';
+import { assertCan, grantsAdministration, workspaceNotFound, type WorkspaceRole } from '../memberships/permissions.js';
 import { countMemberships, findRole, findWorkspaceOf, insertMember, lockWorkspace, lockWorkspaceOf } from '../memberships/queries.js';
 import { RATE_LIMITS, type RateLimiter } from '../rate-limit/rate-limit.js';
 import { USER_ERRORS } from '../users/errors.js';
@@ -79,7 +79,8 @@ export class InvitationService {
   constructor(private readonly deps: InvitationServiceDeps) {}
 
   /**
-   * Invites an address with a role (admins; an owner only by an owner, after `assertRecent`) and
+   * Invites an address with a role (admins; an owner only by an owner; admin or owner only after
+   * `assertRecent`) and
    * mails it the link. A pending invitation of the same address to the workspace is withdrawn: the
    * newest mail is the one that works.
    */
@@ -210,12 +211,13 @@ export class InvitationService {
     }
   }
 
-  /** Inviting is managing members; inviting an owner is making one: owners only, recently signed in. */
+  /**
+   * Inviting is managing members; inviting an owner is making one (owners only). Inviting an admin
+   * or owner grants administration: recently signed in only.
+   */
   #assertMayInvite(callerRole: WorkspaceRole | undefined, role: WorkspaceRole, assertRecent: () => void): void {
     assertCan(callerRole, 'invitation.manage', workspaceNotFound);
-    if (role === 'owner') {
-      assertCan(callerRole, 'owner.grant', workspaceNotFound);
-      assertRecent();
-    }
+    if (role === 'owner') assertCan(callerRole, 'owner.grant', workspaceNotFound);
+    if (grantsAdministration(undefined, role)) assertRecent();
   }
 }

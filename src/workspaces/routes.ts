@@ -33,8 +33,9 @@ async function trimName(request: FastifyRequest): Promise<void> {
 /**
  * Workspaces and their members. These need a signed-in person: an access token reaches sites
  * only, so a leaked one cannot add its holder to a workspace or take it over. Deleting a
- * workspace deletes its sites, and making an owner hands over the workspace for good, so both
- * need a recent sign-in too: a borrowed session cannot do either.
+ * workspace deletes its sites, and raising someone to admin or owner hands them the workspace
+ * beyond the granting session's end, so these need a recent sign-in too: a borrowed session
+ * cannot do either.
  */
 export function registerWorkspaceRoutes(app: App, deps: { guard: Guard; workspaces: WorkspaceService; recentAuthentication: RecentAuthentication }): void {
   const onRequest = deps.guard.require('signed_in');
@@ -104,7 +105,7 @@ export function registerWorkspaceRoutes(app: App, deps: { guard: Guard; workspac
     {
       onRequest,
       schema: {
-        summary: "Change a member's role: admins manage members below owner, owners make and unmake owners (making one needs a recent sign-in); the last owner stays",
+        summary: "Change a member's role: admins manage members below owner, owners make and unmake owners; raising someone to admin or owner needs a recent sign-in; the last owner stays",
         tags,
         security,
         params: MemberParams,
@@ -114,8 +115,8 @@ export function registerWorkspaceRoutes(app: App, deps: { guard: Guard; workspac
     },
     async (request) => {
       const principal = currentPrincipal(request);
-      if (request.body.role === 'owner') deps.recentAuthentication.assert(principal);
-      return { member: await workspaces.changeRole(changeOriginOf(request), request.params.id, request.params.user_id, request.body.role) };
+      const assertRecent = () => deps.recentAuthentication.assert(principal);
+      return { member: await workspaces.changeRole(changeOriginOf(request), request.params.id, request.params.user_id, request.body.role, assertRecent) };
     },
   );
 
