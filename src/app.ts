@@ -203,7 +203,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   registerProfileRoutes(app, { guard, profile: new ProfileService(db, clock), emailChanges });
   const passwordChanges = new PasswordChangeService(db, hasher, limiter, sessions, clock);
   const reauthentication = new ReauthenticationService({ db, hasher, limiter, totp, passkeys, sessions, jwt, clock, recentAuthentication });
-  const accountDeletion = new AccountDeletionService({ db, dialect: database.dialect, sessions, cache });
+  const accountDeletion = new AccountDeletionService({ db, dialect: database.dialect, clock, sessions, cache });
   registerAccountRoutes(app, { guard, sessions, passwordChanges, securityEvents, recentAuthentication, reauthentication, passkeys, accountDeletion });
   registerTotpRoutes(app, { guard, totp, securityEvents });
   registerSecurityEventRoutes(app, { guard, db });

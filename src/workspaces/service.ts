@@ -12,6 +12,7 @@ import { findUserById } from '../users/queries.js';
 import { membershipsTag, workspaceSitesTag } from '../memberships/changes.js';
 import { WORKSPACE_ERRORS } from './errors.js';
 import { assertCan, grantsAdministration, memberChangeAction, workspaceNotFound, type WorkspaceRole } from '../memberships/permissions.js';
+import { withdrawInvitationsBeyondRole } from './invitation-withdrawal.js';
 import { memberToJson, workspaceToJson } from './presenter.js';
 import {
   countMemberships,
@@ -140,6 +141,7 @@ export class WorkspaceService {
       if (member === undefined) throw memberNotFound();
       if (current === role) return memberToJson(member);
       await updateMemberRole(trx, workspaceId, memberId, role);
+      await withdrawInvitationsBeyondRole(trx, this.deps.clock, origin, { workspaceId, senderId: memberId, newRole: role, reason: 'inviter_role_changed' });
       await recordAuditEvent(trx, this.deps.clock, origin, {
         workspaceId,
         action: 'member.role_changed',
@@ -173,7 +175,7 @@ export class WorkspaceService {
     }
   }
 
-  /** Removes a member, or (memberId = the caller) leaves the workspace. */
+  /** Removes a member, or (memberId = the caller) leaves the workspace; the invitations they sent are withdrawn. */
   async removeMember(origin: PersonOrigin, workspaceId: string, memberId: string): Promise<void> {
     const userId = origin.actor.id;
     await this.#locked(userId, workspaceId, [membershipsTag(memberId)], async (trx, workspace) => {
@@ -187,6 +189,8 @@ export class WorkspaceService {
       if (current === 'owner' || workspace.personal_user_id === memberId) await this.#keepOwnership(trx, workspace, memberId);
       const member = await findUserById(trx, memberId);
       await deleteMember(trx, workspaceId, memberId);
+      const reason = memberId === userId ? 'inviter_left' : 'inviter_removed';
+      await withdrawInvitationsBeyondRole(trx, this.deps.clock, origin, { workspaceId, senderId: memberId, newRole: null, reason });
       await recordAuditEvent(trx, this.deps.clock, origin, {
         workspaceId,
         action: memberId === userId ? 'member.left' : 'member.removed',

@@ -25,6 +25,14 @@ describe('the audit log in words', () => {
     expect(auditSentence(event({ action: 'member.invited', target: { type: 'invitation', id: 'i', name: 'new@example.com' }, details: { role: 'viewer' } }))).toBe('invited new@example.com as viewer');
   });
 
+  test('an invitation withdrawn by hand, and one withdrawn with its sender\'s right to invite', () => {
+    const invitation = { type: 'invitation' as const, id: 'i', name: 'new@example.com' };
+    expect(auditSentence(event({ action: 'invitation.revoked', target: invitation }))).toBe('withdrew the invitation to new@example.com');
+    expect(auditSentence(event({ action: 'invitation.revoked', target: invitation, details: { role: 'admin', withdrawn_because: 'inviter_removed' } }))).toBe(
+      'withdrew the invitation to new@example.com, as its sender can no longer invite',
+    );
+  });
+
   test('a site to the trash and back, and a version restored', () => {
     const site = { type: 'site' as const, id: 's', name: 'Help desk' };
     expect(auditSentence(event({ action: 'site.deleted', target: site }))).toBe('moved the site Help desk to the trash');

@@ -61,7 +61,8 @@ export function auditSentence(event: AuditEvent): string {
     case 'member.invited':
       return `invited ${target} as ${role(details.role)}`;
     case 'invitation.revoked':
-      return `withdrew the invitation to ${target}`;
+      // Withdrawn with its sender's right to invite (they left, were removed or lowered), by the change that ended it.
+      return typeof details.withdrawn_because === 'string' ? `withdrew the invitation to ${target}, as its sender can no longer invite` : `withdrew the invitation to ${target}`;
     case 'member.joined':
       if (event.actor !== null && event.actor.id === event.target.id) return `joined as ${role(details.role)}${details.invitation_id === undefined ? '' : ', by invitation'}`;
       return `added ${target} as ${role(details.role)}`;
