@@ -39,6 +39,7 @@ import { registerJsonParser } from './http/json-body.js';
 import { createLoggers, lazyChildLoggerFactory, RequestLogController } from './http/logging.js';
 import { registerSecurityEventRoutes } from './security/routes.js';
 import { SecurityEvents } from './security/events.js';
+import { refusalLogger } from './security/refusals.js';
 import { registerSecurityHeaders, responseHeaders } from './http/security-headers.js';
 import { createHttpServer, DEFAULT_HTTP_LIMITS, fastifyTimeoutOptions, type HttpLimits } from './http/server.js';
 import type { App } from './http/types.js';
@@ -108,7 +109,14 @@ export async function buildApp(options: AppOptions): Promise<App> {
   // Helmet's headers, computed once; HSTS and the https upgrade only when PUBLIC_URL is https.
   const headers = responseHeaders({ https: config.publicUrl.startsWith('https:') });
   const outage = new DatabaseOutage({ log: loggers.app, clock, probe: () => sql`select 1`.execute(db), ...options.databaseOutage });
-  const handleError = errorHandler(outage);
+  const mailer = new Mailer(
+    config.smtpUrl === undefined ? new OutboxTransport(path.join(config.dataDir, 'outbox')) : new SmtpTransport(config.smtpUrl),
+    config.mailFrom,
+    loggers.app,
+    options.mailerOptions,
+  );
+  const securityEvents = new SecurityEvents(db, loggers.app, mailer, clock);
+  const handleError = errorHandler(outage, refusalLogger(securityEvents));
   const app: App = Fastify({
     serverFactory: (handler, serverOptions) => createHttpServer(serverOptions, handler),
     loggerInstance: loggers.app,
@@ -174,13 +182,6 @@ export async function buildApp(options: AppOptions): Promise<App> {
   app.addHook('onClose', () => lastUses.close());
   const recentAuthentication = new RecentAuthentication(clock, config.reauthWindowSeconds * 1000);
   const guard = new Guard(db, jwt, sessions, clock, config.publicOrigin, cache, lastUses, recentAuthentication);
-  const mailer = new Mailer(
-    config.smtpUrl === undefined ? new OutboxTransport(path.join(config.dataDir, 'outbox')) : new SmtpTransport(config.smtpUrl),
-    config.mailFrom,
-    app.log,
-    options.mailerOptions,
-  );
-  const securityEvents = new SecurityEvents(db, app.log, mailer, clock);
   const secrets = new SecretBox(config.encryptionKey);
   const magicLinks = new MagicLinkService(db, users, limiter, mailer, clock, config.publicUrl);
   const recoveryCodeDigest = new RecoveryCodeDigest(config.encryptionKey);

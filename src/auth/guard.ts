@@ -122,10 +122,17 @@ export class Guard {
     this.cache.invalidate([changeTag('access_tokens', 'id', accessTokenId)]);
   }
 
-  /** An onRequest hook that authenticates the caller and checks the requirement. */
+  /**
+   * An onRequest hook that authenticates the caller and checks the requirement. The principal is
+   * set on the request before the rules are checked: a request they refuse is still known by its
+   * credential, in its log line and its `request.refused` security event.
+   */
   require(requirement: Requirement): (request: FastifyRequest) => Promise<void> {
     return async (request) => {
       const principal = await this.authenticate(request);
+      request.principal = principal;
+      // A cookie rides along with any request a browser makes, also one another site starts: a write must come from our pages.
+      if (principal.method === 'session' && !isSafeMethod(request.method)) assertSameOrigin(request.headers, this.publicOrigin);
       const forAccount = requirement === 'account' || requirement === 'recent';
       if (forAccount && principal.method === 'access_token') {
         throw new AppError(403, AUTH_ERRORS.ACCESS_TOKEN_NOT_ALLOWED, 'Personal access tokens cannot manage account settings or other tokens; sign in instead.');
@@ -137,13 +144,13 @@ export class Guard {
       if (!forAccount && requirement !== 'authenticated' && requirement !== 'signed_in' && !principal.scopes.includes(requirement)) {
         throw new AppError(403, AUTH_ERRORS.INSUFFICIENT_SCOPE, `This access token lacks the "${requirement}" scope.`);
       }
-      request.principal = principal;
     };
   }
 
   /**
    * The Authorization header, when present, decides; otherwise the web session cookie. Tokens are
-   * never read from cookies, and a cookie-authenticated write must pass the same-origin check.
+   * never read from cookies; a cookie-authenticated write must then pass the same-origin check
+   * (`require`).
    */
   async authenticate(request: FastifyRequest): Promise<Principal> {
     const header = request.headers.authorization;
@@ -161,7 +168,6 @@ export class Guard {
       if (found.session.second_factor_pending === 1) {
         throw unauthorized(AUTH_ERRORS.SECOND_FACTOR_REQUIRED, 'Finish signing in: enter the code from your authenticator app (or a recovery code) at /auth/2fa.');
       }
-      if (!isSafeMethod(request.method)) assertSameOrigin(request.headers, this.publicOrigin);
       return {
         user: found.user,
         method: 'session',

@@ -180,6 +180,11 @@ export function insertOneTimeToken(db: Kysely<Database>, row: Insertable<OneTime
   return db.insertInto('one_time_tokens').values(row).execute();
 }
 
+/** The token with this hash in whatever state (used, expired), for saying why it was refused. */
+export function findOneTimeToken(db: Kysely<Database>, tokenHash: string): Promise<Pick<OneTimeTokenRow, 'user_id' | 'purpose' | 'used_at' | 'expires_at'> | undefined> {
+  return db.selectFrom('one_time_tokens').select(['user_id', 'purpose', 'used_at', 'expires_at']).where('token_hash', '=', tokenHash).executeTakeFirst();
+}
+
 /** A token that can still be redeemed for the purpose, without redeeming it. */
 export function findRedeemableToken(db: Kysely<Database>, purpose: string, tokenHash: string, now: string): Promise<OneTimeTokenRow | undefined> {
   return db

@@ -77,6 +77,7 @@ export function registerEmailVerificationRoutes(app: App, deps: EmailVerificatio
   async function completeEmailChange(request: FastifyRequest, reply: FastifyReply, token: string): Promise<FastifyReply> {
     const completed = await emailChanges.complete(token);
     if (completed === undefined) {
+      securityEvents.linkRefused(request, await emailVerification.whyRefused(token));
       if (isForm(request)) return sendPage(reply, 410, verifyEmailInvalidPage());
       throw verificationTokenInvalid();
     }
@@ -111,6 +112,7 @@ export function registerEmailVerificationRoutes(app: App, deps: EmailVerificatio
         if (link !== undefined) return sendPage(reply, 200, verifyEmailConfirmPage(token, link.email));
         const change = await emailChanges.inspect(token);
         if (change !== undefined) return sendPage(reply, 200, emailChangeConfirmPage(token, change.newEmail));
+        securityEvents.linkRefused(request, await emailVerification.whyRefused(token));
         return sendPage(reply, 410, verifyEmailInvalidPage());
       },
     );

@@ -94,6 +94,11 @@ export function revokeEveryPendingSentBy(trx: Transaction<Database>, inviterId: 
     .execute();
 }
 
+/** The invitation with this token hash in whatever state, for saying why it was refused. */
+export function findInvitationByTokenHash(db: Kysely<Database>, tokenHash: string): Promise<Pick<InvitationRow, 'workspace_id' | 'accepted_at' | 'revoked_at' | 'expires_at'> | undefined> {
+  return db.selectFrom('invitations').select(['workspace_id', 'accepted_at', 'revoked_at', 'expires_at']).where('token_hash', '=', tokenHash).executeTakeFirst();
+}
+
 /** The pending invitation whose token has this hash. Changes nothing. */
 export function findPendingInvitation(db: Kysely<Database>, tokenHash: string, now: string): Promise<PendingInvitationRow | undefined> {
   return db

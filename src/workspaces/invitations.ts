@@ -23,8 +23,10 @@ import { USER_ERRORS } from '../users/errors.js';
 import { findUserByEmail, findUserById, type UserRow } from '../users/queries.js';
 import { checkEmail, normalizeEmail } from '../users/service.js';
 import { WORKSPACE_ERRORS } from './errors.js';
+import type { LinkRefusal } from '../security/event-types.js';
 import {
   consumeInvitation,
+  findInvitationByTokenHash,
   findPendingInvitation,
   insertInvitation,
   type InvitationRow,
@@ -149,6 +151,18 @@ export class InvitationService {
       if (email === undefined) throw invitationNotFound();
       await recordAuditEvent(trx, this.deps.clock, origin, { workspaceId, action: 'invitation.revoked', target: { type: 'invitation', id: invitationId, name: email } });
     });
+  }
+
+  /** Why an invitation link could not be used (`mismatch`: it is another address's): for the security log. */
+  async whyRefused(token: string, mismatch = false): Promise<{ reason: LinkRefusal; workspaceId?: string }> {
+    const row = TOKEN_SHAPE.test(token) ? await findInvitationByTokenHash(this.deps.db, sha256(token)) : undefined;
+    if (row === undefined) return { reason: mismatch ? 'email_mismatch' : 'unknown' };
+    let reason: LinkRefusal = 'unknown';
+    if (mismatch) reason = 'email_mismatch';
+    else if (row.accepted_at !== null) reason = 'used';
+    else if (row.revoked_at !== null) reason = 'withdrawn';
+    else if (row.expires_at <= this.deps.clock.now().toISOString()) reason = 'expired';
+    return { reason, workspaceId: row.workspace_id };
   }
 
   /** For the accept page: what the invitation offers, if it still works. Changes nothing. */
