@@ -35,6 +35,7 @@ import { DatabaseOutage, type DatabaseOutageOptions, isDatabaseUnavailable } fro
 import { AppError } from './errors.js';
 import { clientErrorHandler, errorHandler, frameworkErrorHandler, handleNotFound } from './http/error-handler.js';
 import { registerCompression } from './http/compression.js';
+import { registerProtocolRules } from './http/protocol-rules.js';
 import { registerJsonParser } from './http/json-body.js';
 import { createLoggers, lazyChildLoggerFactory, RequestLogController } from './http/logging.js';
 import { registerSecurityEventRoutes } from './security/routes.js';
@@ -142,6 +143,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
 
   await app.register(cookie);
   registerSecurityHeaders(app, headers);
+  registerProtocolRules(app, headers);
   await registerCompression(app);
   await app.register(swagger, {
     openapi: {

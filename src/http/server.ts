@@ -69,10 +69,24 @@ export function originFormTarget(target: string): string {
 }
 
 /**
+ * Whether an Expect header asks for something beyond `100-continue`, the one expectation HTTP/1.1
+ * defines (RFC 9110 10.1.1): such a request is answered 417 (protocol-rules.ts).
+ */
+export function hasUnknownExpectation(expect: string | undefined): boolean {
+  if (expect === undefined) return false;
+  return expect.split(',').some((member) => member.trim().toLowerCase() !== '100-continue');
+}
+
+/**
  * The HTTP/1.1 server Fastify makes for itself, with the timeouts handed to the constructor. An
  * absolute-form target is turned into its origin form before Fastify sees the request: every
  * decision made on the path (the no-store and security headers of /api/v1 and /auth, the
  * dashboard's fallback, the log line) then reads the path, whichever form the client sent.
+ *
+ * Requests node:http would answer itself, with an empty body and none of our headers, go to
+ * Fastify instead, whose rules answer them as problems (protocol-rules.ts): HTTP/1.1 without a
+ * Host header, and an Expect header other than `100-continue` (which gets its interim 100 here,
+ * as node would send it, and nothing else does).
  */
 export function createHttpServer(options: Record<string, unknown>, fastify: Listener): Server {
   const http = typeof options.http === 'object' && options.http !== null ? options.http : {};
@@ -82,7 +96,12 @@ export function createHttpServer(options: Record<string, unknown>, fastify: List
     fastify(request, response);
   };
   // The request timeout goes to the constructor with the headers timeout, which may not exceed it.
-  const server = createServer({ ...http, requestTimeout: numberOption(options, 'requestTimeout') }, listener);
+  const server = createServer({ ...http, requestTimeout: numberOption(options, 'requestTimeout'), requireHostHeader: false }, listener);
+  server.on('checkContinue', (request: IncomingMessage, response: ServerResponse) => {
+    if (!hasUnknownExpectation(request.headers.expect)) response.writeContinue();
+    listener(request, response);
+  });
+  server.on('checkExpectation', listener);
   server.keepAliveTimeout = numberOption(options, 'keepAliveTimeout');
   server.setTimeout(numberOption(options, 'connectionTimeout'));
   const maxRequestsPerSocket = numberOption(options, 'maxRequestsPerSocket');

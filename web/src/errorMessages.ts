@@ -17,6 +17,7 @@ export const ERROR_MESSAGES: Record<ErrorCode, string> = {
   uri_too_long: 'The address is too long.',
   request_timeout: 'The request took too long to arrive. Check your connection and try again.',
   headers_too_large: 'The request was too large. Signing out and in again may help.',
+  expectation_failed: 'The request asked for something this server does not offer. Reload the page and try again.',
   route_not_found: 'This part of Siteward is not available. Reload the page; the server may have been updated.',
   database_unavailable: 'The server cannot reach its database right now. Try again in a moment.',
   internal_error: 'Something went wrong on the server. Try again; if it keeps happening, tell your administrator.',
