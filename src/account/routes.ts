@@ -253,7 +253,7 @@ export function registerAccountRoutes(app: App, deps: AccountRouteDeps): void {
       await passwordChanges.changePassword(
         principal.user.id,
         { currentPassword: request.body.current_password, newPassword: request.body.new_password, recentlyAuthenticated: recentAuthentication.isRecent(principal) },
-        principal.method === 'session' ? principal.sessionId : null,
+        { credential: principal.method, keepSessionId: principal.method === 'session' ? principal.sessionId : null },
       );
       await securityEvents.record({ type: 'password.changed', user: principal.user, origin: requestOrigin(request), credential: principal.method });
       return reply.code(204).send(null);

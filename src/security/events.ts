@@ -183,7 +183,20 @@ export class SecurityEvents {
         details: JSON.stringify(event.details ?? {}),
       });
     } catch (error) {
+      // The account was deleted between the change and its record (a request racing the deletion):
+      // there is no history left to add to, and its line below still records the event.
+      if (isForeignKeyViolation(error)) {
+        this.log.info({ reqId: event.origin.requestId, security_event: event.type, user_id: event.user.id }, 'security event not stored: the account was deleted meanwhile');
+        return;
+      }
       this.log.error({ err: error, reqId: event.origin.requestId, security_event: event.type }, 'security event not stored');
     }
   }
+}
+
+/** A foreign-key failure of SQLite or PostgreSQL: the row referred to is gone. */
+function isForeignKeyViolation(error: unknown): boolean {
+  if (typeof error !== 'object' || error === null || !('code' in error)) return false;
+  const code = String(error.code);
+  return code === '23503' || code === 'SQLITE_CONSTRAINT_FOREIGNKEY';
 }
