@@ -69,6 +69,7 @@ import { registerInvitationRoutes } from './workspaces/invitation-routes.js';
 import { InvitationService } from './workspaces/invitations.js';
 import { registerWorkspaceRoutes } from './workspaces/routes.js';
 import { WorkspaceService } from './workspaces/service.js';
+import { TwoFactorRequirementNotices } from './workspaces/two-factor-notices.js';
 import { HTTP_ERRORS } from './http/errors.js';
 import { defaultAddressPolicy, systemResolver } from './outbound/network-guard.js';
 import { registerWebhookRoutes } from './webhooks/routes.js';
@@ -216,7 +217,8 @@ export async function buildApp(options: AppOptions): Promise<App> {
   registerSiteRoutes(app, { guard, sites, reads });
   registerSettingsSchemaRoutes(app, { guard });
   registerPartnerRoutes(app, { guard, sites, limiter, config, database, clock, mailer });
-  registerWorkspaceRoutes(app, { guard, workspaces: new WorkspaceService({ db, dialect: database.dialect, clock, cache }), recentAuthentication });
+  const twoFactorNotices = new TwoFactorRequirementNotices(db, mailer, config.publicUrl);
+  registerWorkspaceRoutes(app, { guard, workspaces: new WorkspaceService({ db, dialect: database.dialect, clock, cache }), recentAuthentication, twoFactorNotices });
   const invitations = new InvitationService({ db, dialect: database.dialect, clock, cache, limiter, mailer, publicUrl: config.publicUrl });
   registerInvitationRoutes(app, { guard, invitations, recentAuthentication, securityEvents, publicOrigin: config.publicOrigin, signupOpen: config.signup === 'open' });
   registerAuditRoutes(app, { guard, auditLog: new AuditLog({ db }) });

@@ -155,6 +155,18 @@ export function revokeOtherCredentials(
   });
 }
 
+/**
+ * Whether the user has a second factor: TOTP turned on, or a passkey (which proves possession and
+ * the person's PIN or biometric at once). Read when a workspace of theirs requires one.
+ */
+export async function hasSecondFactor(db: Kysely<Database>, userId: string): Promise<boolean> {
+  const [totp, passkey] = await Promise.all([
+    db.selectFrom('user_totp').select('user_id').where('user_id', '=', userId).where('enabled_at', 'is not', null).executeTakeFirst(),
+    db.selectFrom('passkeys').select('id').where('user_id', '=', userId).limit(1).executeTakeFirst(),
+  ]);
+  return totp !== undefined || passkey !== undefined;
+}
+
 /** What a one-time token is for: each is redeemed only for its own purpose. */
 export const MAGIC_LINK_PURPOSE = 'magic_link';
 export const EMAIL_VERIFICATION_PURPOSE = 'email_verification';

@@ -35,6 +35,21 @@ export function memberChangeAction(from: WorkspaceRole, to: WorkspaceRole | null
 }
 
 /**
+ * The rule every workspace and site route applies after membership: a workspace that requires
+ * two-factor authentication of its members is closed to a member who has neither TOTP nor a
+ * passkey (`missingIn`, the principal's list of such workspaces), whatever their credential. 403,
+ * not 404: they are a member, and are told what to do.
+ */
+export function assertTwoFactorMet(missingIn: ReadonlySet<string>, workspaceId: string): void {
+  if (!missingIn.has(workspaceId)) return;
+  throw new AppError(
+    403,
+    WORKSPACE_ERRORS.TWO_FACTOR_REQUIRED,
+    'This workspace requires two-factor authentication of its members: turn on an authenticator app or add a passkey under Settings > Security, then try again.',
+  );
+}
+
+/**
  * Whether giving `to` to someone who had `from` (undefined: an invitation) grants administration:
  * admin or owner, higher than before. An admin invites and manages members and webhooks, so such a
  * grant outlives the granting credential (a thief's admin accomplice stays after the owner signs

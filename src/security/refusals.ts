@@ -8,7 +8,7 @@ import { requestOrigin, type SecurityEvents } from './events.js';
 /**
  * The refusals that say a credential tried to go where it may not (ASVS 16.3.2, failed
  * authorisation): a cross-site request, an access token where only a person may go, a scope or a
- * role too low. Each is a `request.refused` security event, logged wherever it was thrown from:
+ * role too low, a workspace's second factor missing. Each is a `request.refused` security event, logged wherever it was thrown from:
  * the guard, a sign-in form's Origin rule, a service's permission check.
  */
 const REFUSALS: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
@@ -16,6 +16,7 @@ const REFUSALS: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
   AUTH_ERRORS.ACCESS_TOKEN_NOT_ALLOWED,
   AUTH_ERRORS.INSUFFICIENT_SCOPE,
   WORKSPACE_ERRORS.INSUFFICIENT_ROLE,
+  WORKSPACE_ERRORS.TWO_FACTOR_REQUIRED,
 ]);
 
 /**

@@ -46,11 +46,13 @@ const errors = { 400: ProblemSchema, 401: ProblemSchema, 403: ProblemSchema, 404
 export function registerInvitationRoutes(app: App, deps: InvitationRouteDeps): void {
   const { guard, invitations } = deps;
   const onRequest = guard.require('signed_in');
+  // A route of one workspace: closed to a member who lacks the second factor it requires.
+  const inWorkspace = guard.require('signed_in', { workspaceParam: 'id' });
 
   app.post(
     '/api/v1/workspaces/:id/invitations',
     {
-      onRequest,
+      onRequest: inWorkspace,
       schema: {
         summary: 'Invite an e-mail address to the workspace with a role (admin; an owner only by an owner; inviting an admin or owner needs a recent sign-in). Mails it a link valid 7 days; needs a verified address',
         tags,
@@ -70,7 +72,7 @@ export function registerInvitationRoutes(app: App, deps: InvitationRouteDeps): v
   app.get(
     '/api/v1/workspaces/:id/invitations',
     {
-      onRequest,
+      onRequest: inWorkspace,
       schema: { summary: "List the workspace's pending invitations (admin)", tags, security, params: WorkspaceParams, response: { 200: InvitationList, ...errors } },
     },
     async (request) => ({ invitations: await invitations.list(currentUser(request).id, request.params.id) }),
@@ -79,7 +81,7 @@ export function registerInvitationRoutes(app: App, deps: InvitationRouteDeps): v
   app.delete(
     '/api/v1/workspaces/:id/invitations/:invitation_id',
     {
-      onRequest,
+      onRequest: inWorkspace,
       schema: { summary: 'Withdraw a pending invitation (admin): its link stops working', tags, security, params: InvitationParams, response: { 204: Type.Null(), ...errors } },
     },
     async (request, reply) => {

@@ -9,7 +9,8 @@ import { recordAuditEvent } from '../audit/queries.js';
 import { publishMemberEvent } from '../webhooks/outbox.js';
 import { COMMAND_LINE, type ChangeOrigin, type PersonOrigin } from '../audit/origin.js';
 import { findUserById } from '../users/queries.js';
-import { membershipsTag, workspaceSitesTag } from '../memberships/changes.js';
+import { hasSecondFactor } from '../auth/queries.js';
+import { membershipsTag, workspaceSitesTag, workspaceTag } from '../memberships/changes.js';
 import { WORKSPACE_ERRORS } from './errors.js';
 import { assertCan, grantsAdministration, memberChangeAction, workspaceNotFound, type WorkspaceRole } from '../memberships/permissions.js';
 import { withdrawInvitationsBeyondRole } from './invitation-withdrawal.js';
@@ -30,6 +31,7 @@ import {
   lockWorkspaceOf,
   type MemberWorkspaceRow,
   renameWorkspace,
+  setRequireTwoFactor,
   updateMemberRole,
   type WorkspaceRow,
 } from '../memberships/queries.js';
@@ -46,7 +48,19 @@ export interface WorkspaceServiceDeps {
 /** A generous ceiling on the workspaces one creates, so a script gone wrong cannot fill the table. */
 export const MAX_WORKSPACES_PER_USER = 100;
 
+/** What PATCH /api/v1/workspaces/{id} may change; a field left out keeps its value. */
+export interface WorkspaceChanges {
+  name?: string;
+  requireTwoFactor?: boolean;
+}
+
 const memberNotFound = () => new AppError(404, WORKSPACE_ERRORS.MEMBER_NOT_FOUND, 'This user is not a member of the workspace.');
+const twoFactorSetupRequired = () =>
+  new AppError(
+    409,
+    WORKSPACE_ERRORS.TWO_FACTOR_SETUP_REQUIRED,
+    'Turn on two-factor authentication for your own account first (an authenticator app or a passkey, under Settings > Security): requiring it of the members would otherwise shut you out too.',
+  );
 const lastOwner = () =>
   new AppError(409, WORKSPACE_ERRORS.LAST_OWNER, 'A workspace keeps at least one owner: make another member an owner first, or delete the workspace.');
 const personalWorkspace = (detail: string) => new AppError(409, WORKSPACE_ERRORS.PERSONAL_WORKSPACE, detail);
@@ -66,7 +80,7 @@ export class WorkspaceService {
   async create(origin: PersonOrigin, name: string): Promise<WorkspaceJson> {
     const userId = origin.actor.id;
     const now = this.deps.clock.now();
-    const workspace: WorkspaceRow = { id: newId(now), name: name.trim(), personal_user_id: null, created_at: now.toISOString(), updated_at: now.toISOString() };
+    const workspace: WorkspaceRow = { id: newId(now), name: name.trim(), personal_user_id: null, require_two_factor: 0, created_at: now.toISOString(), updated_at: now.toISOString() };
     try {
       await this.deps.db.transaction().execute(async (trx) => {
         if ((await countMemberships(trx, userId)) >= MAX_WORKSPACES_PER_USER) {
@@ -88,19 +102,34 @@ export class WorkspaceService {
     return workspaceToJson(row, userId);
   }
 
-  async rename(origin: PersonOrigin, workspaceId: string, name: string): Promise<WorkspaceJson> {
-    return this.#locked(origin.actor.id, workspaceId, [], async (trx, workspace) => {
+  /**
+   * Renames the workspace and turns its requirement of two-factor authentication on or off
+   * (owners). An owner turns it on only with a second factor of their own (409
+   * two_factor_setup_required): they would otherwise shut themselves out. Every member's principal
+   * depends on the workspace's row (workspaceTag), so the requirement holds from their next request.
+   */
+  async update(origin: PersonOrigin, workspaceId: string, changes: WorkspaceChanges): Promise<{ workspace: WorkspaceJson; requirementTurnedOn: boolean }> {
+    const userId = origin.actor.id;
+    return this.#locked(userId, workspaceId, [workspaceTag(workspaceId)], async (trx, workspace) => {
       assertCan(workspace.role, 'workspace.update', workspaceNotFound);
       const now = this.deps.clock.now().toISOString();
-      const renamed = name.trim();
-      await renameWorkspace(trx, workspaceId, renamed, now);
-      await recordAuditEvent(trx, this.deps.clock, origin, {
-        workspaceId,
-        action: 'workspace.updated',
-        target: { type: 'workspace', id: workspaceId, name: renamed },
-        details: { name: { before: workspace.name, after: renamed } },
-      });
-      return workspaceToJson({ ...workspace, name: renamed, updated_at: now }, origin.actor.id);
+      const details: Record<string, { before: unknown; after: unknown }> = {};
+      const name = changes.name?.trim() ?? workspace.name;
+      if (name !== workspace.name) {
+        await renameWorkspace(trx, workspaceId, name, now);
+        details.name = { before: workspace.name, after: name };
+      }
+      const required = changes.requireTwoFactor ?? workspace.require_two_factor === 1;
+      if (required !== (workspace.require_two_factor === 1)) {
+        if (required && !(await hasSecondFactor(trx, userId))) throw twoFactorSetupRequired();
+        await setRequireTwoFactor(trx, workspaceId, required, now);
+        details.require_two_factor = { before: !required, after: required };
+      }
+      if (Object.keys(details).length > 0) {
+        await recordAuditEvent(trx, this.deps.clock, origin, { workspaceId, action: 'workspace.updated', target: { type: 'workspace', id: workspaceId, name }, details });
+      }
+      const updated = { ...workspace, name, require_two_factor: required ? 1 : 0, updated_at: details.name === undefined && details.require_two_factor === undefined ? workspace.updated_at : now };
+      return { workspace: workspaceToJson(updated, userId), requirementTurnedOn: details.require_two_factor !== undefined && required };
     });
   }
 

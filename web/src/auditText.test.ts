@@ -33,6 +33,12 @@ describe('the audit log in words', () => {
     );
   });
 
+  test('the requirement of two-factor authentication turned on and off', () => {
+    const workspace = { type: 'workspace' as const, id: 'w', name: 'Team' };
+    expect(auditSentence(event({ action: 'workspace.updated', target: workspace, details: { require_two_factor: { before: false, after: true } } }))).toBe('required two-factor authentication of every member of Team');
+    expect(auditSentence(event({ action: 'workspace.updated', target: workspace, details: { require_two_factor: { before: true, after: false } } }))).toBe('stopped requiring two-factor authentication in Team');
+  });
+
   test('a site to the trash and back, and a version restored', () => {
     const site = { type: 'site' as const, id: 's', name: 'Help desk' };
     expect(auditSentence(event({ action: 'site.deleted', target: site }))).toBe('moved the site Help desk to the trash');

@@ -56,7 +56,10 @@ export function auditSentence(event: AuditEvent): string {
       return `created the workspace ${target}`;
     case 'workspace.updated': {
       const name = change(details.name);
-      return name === undefined ? `changed the workspace ${target}` : `renamed the workspace from ${String(name.before)} to ${String(name.after)}`;
+      if (name !== undefined) return `renamed the workspace from ${String(name.before)} to ${String(name.after)}`;
+      const twoFactor = change(details.require_two_factor);
+      if (twoFactor !== undefined) return twoFactor.after === true ? `required two-factor authentication of every member of ${target}` : `stopped requiring two-factor authentication in ${target}`;
+      return `changed the workspace ${target}`;
     }
     case 'member.invited':
       return `invited ${target} as ${role(details.role)}`;

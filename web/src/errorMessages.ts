@@ -88,6 +88,8 @@ export const ERROR_MESSAGES: Record<ErrorCode, string> = {
   invitation_not_found: 'That invitation is no longer pending: it was accepted, withdrawn or has expired.',
   invitation_invalid: 'This invitation no longer works: it was used, withdrawn or has expired. Ask for a new one.',
   invitation_email_mismatch: 'This invitation is for another e-mail address. Sign in with the invited address to accept it.',
+  two_factor_required: 'This workspace requires two-factor authentication. Turn on an authenticator app or add a passkey under Settings > Security to open it.',
+  two_factor_setup_required: 'Turn on two-factor authentication for your own account first (Settings > Security): requiring it of the members would otherwise shut you out too.',
   webhook_not_found: 'This webhook no longer exists: someone deleted it.',
   delivery_not_found: 'This delivery is no longer in the log.',
   webhook_url_refused: 'Siteward does not send to this address.',
