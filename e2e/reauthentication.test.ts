@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { WorkspaceService } from '../src/workspaces/service.js';
 import { enableTotp, signUp, signUpConfirmed, STRONG_PASSWORD } from '../test/helpers.js';
 import { totp } from '../test/rfc6238.js';
 import { linkIn } from '../test/smtp.js';
@@ -48,6 +49,40 @@ test('an access token asked for after the sign-in has aged: the dialog takes the
       ['CI deploy'],
       'exactly one token',
     );
+  } finally {
+    await dashboard.close();
+  }
+});
+
+test('an admin invitation sent after the sign-in has aged: the dialog asks, and the invitation goes out once confirmed', { timeout: 180_000 }, async () => {
+  const dashboard = await openDashboard({ env: { REAUTH_WINDOW_SECONDS: String(WINDOW_SECONDS) } });
+  const { page, origin, t, smtp } = dashboard;
+  try {
+    const owner = await signUpConfirmed(t.app, smtp);
+    const admin = await signUpConfirmed(t.app, smtp);
+    const created = await t.app.inject({ method: 'POST', url: '/api/v1/workspaces', headers: { authorization: owner.bearer }, payload: { name: 'Support team' } });
+    const workspaceId = created.json<{ workspace: { id: string } }>().workspace.id;
+    const workspaces = new WorkspaceService({ db: t.database.db, dialect: t.database.dialect, clock: t.clock, cache: t.cache });
+    assert.equal(await workspaces.addMember(workspaceId, admin.id, 'admin'), true);
+    await signInPage(page, origin, admin.email);
+    await page.goto(`${origin}/settings/workspaces/${workspaceId}`);
+    const invitations = page.getByRole('region', { name: 'Invitations' });
+    await invitations.getByText('No invitation is waiting for an answer.').waitFor();
+    t.clock.advance(WINDOW_SECONDS * 1000);
+
+    await invitations.getByLabel('E-mail address').fill('second-admin@example.com');
+    await invitations.getByLabel('Role', { exact: true }).selectOption('admin');
+    await invitations.getByRole('button', { name: 'Send invitation' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Confirm it’s you' });
+    await dialog.waitFor();
+    const pending = await t.database.db.selectFrom('invitations').select('id').where('workspace_id', '=', workspaceId).execute();
+    assert.equal(pending.length, 0, 'nothing sent before the confirmation');
+    await dialog.getByLabel('Password', { exact: true }).fill(STRONG_PASSWORD);
+    await dialog.getByRole('button', { name: 'Confirm' }).click();
+    await invitations.getByText('Invitation sent to second-admin@example.com.', { exact: false }).waitFor();
+    await dialog.waitFor({ state: 'hidden' });
+    const rows = await t.database.db.selectFrom('invitations').select(['email', 'role']).where('workspace_id', '=', workspaceId).execute();
+    assert.deepEqual(rows, [{ email: 'second-admin@example.com', role: 'admin' }], 'exactly one invitation, as admin');
   } finally {
     await dashboard.close();
   }

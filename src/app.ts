@@ -35,10 +35,12 @@ import { DatabaseOutage, type DatabaseOutageOptions, isDatabaseUnavailable } fro
 import { AppError } from './errors.js';
 import { clientErrorHandler, errorHandler, frameworkErrorHandler, handleNotFound } from './http/error-handler.js';
 import { registerCompression } from './http/compression.js';
+import { registerProtocolRules } from './http/protocol-rules.js';
 import { registerJsonParser } from './http/json-body.js';
 import { createLoggers, lazyChildLoggerFactory, RequestLogController } from './http/logging.js';
 import { registerSecurityEventRoutes } from './security/routes.js';
 import { SecurityEvents } from './security/events.js';
+import { refusalLogger } from './security/refusals.js';
 import { registerSecurityHeaders, responseHeaders } from './http/security-headers.js';
 import { createHttpServer, DEFAULT_HTTP_LIMITS, fastifyTimeoutOptions, type HttpLimits } from './http/server.js';
 import type { App } from './http/types.js';
@@ -67,6 +69,7 @@ import { registerInvitationRoutes } from './workspaces/invitation-routes.js';
 import { InvitationService } from './workspaces/invitations.js';
 import { registerWorkspaceRoutes } from './workspaces/routes.js';
 import { WorkspaceService } from './workspaces/service.js';
+import { TwoFactorRequirementNotices } from './workspaces/two-factor-notices.js';
 import { HTTP_ERRORS } from './http/errors.js';
 import { AuthorizationRequests } from './oidc/authorization-requests.js';
 import { IdentityService } from './oidc/identities.js';
@@ -116,7 +119,14 @@ export async function buildApp(options: AppOptions): Promise<App> {
   // Helmet's headers, computed once; HSTS and the https upgrade only when PUBLIC_URL is https.
   const headers = responseHeaders({ https: config.publicUrl.startsWith('https:') });
   const outage = new DatabaseOutage({ log: loggers.app, clock, probe: () => sql`select 1`.execute(db), ...options.databaseOutage });
-  const handleError = errorHandler(outage);
+  const mailer = new Mailer(
+    config.smtpUrl === undefined ? new OutboxTransport(path.join(config.dataDir, 'outbox')) : new SmtpTransport(config.smtpUrl),
+    config.mailFrom,
+    loggers.app,
+    options.mailerOptions,
+  );
+  const securityEvents = new SecurityEvents(db, loggers.app, mailer, clock);
+  const handleError = errorHandler(outage, refusalLogger(securityEvents));
   const app: App = Fastify({
     serverFactory: (handler, serverOptions) => createHttpServer(serverOptions, handler),
     loggerInstance: loggers.app,
@@ -142,6 +152,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
 
   await app.register(cookie);
   registerSecurityHeaders(app, headers);
+  registerProtocolRules(app, headers);
   await registerCompression(app);
   await app.register(swagger, {
     openapi: {
@@ -182,13 +193,6 @@ export async function buildApp(options: AppOptions): Promise<App> {
   app.addHook('onClose', () => lastUses.close());
   const recentAuthentication = new RecentAuthentication(clock, config.reauthWindowSeconds * 1000);
   const guard = new Guard(db, jwt, sessions, clock, config.publicOrigin, cache, lastUses, recentAuthentication);
-  const mailer = new Mailer(
-    config.smtpUrl === undefined ? new OutboxTransport(path.join(config.dataDir, 'outbox')) : new SmtpTransport(config.smtpUrl),
-    config.mailFrom,
-    app.log,
-    options.mailerOptions,
-  );
-  const securityEvents = new SecurityEvents(db, app.log, mailer, clock);
   const secrets = new SecretBox(config.encryptionKey);
   const magicLinks = new MagicLinkService(db, users, limiter, mailer, clock, config.publicUrl);
   const recoveryCodeDigest = new RecoveryCodeDigest(config.encryptionKey);
@@ -232,7 +236,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   registerProfileRoutes(app, { guard, profile: new ProfileService(db, clock), emailChanges });
   const passwordChanges = new PasswordChangeService(db, hasher, limiter, sessions, clock);
   const reauthentication = new ReauthenticationService({ db, hasher, limiter, totp, passkeys, sessions, jwt, clock, recentAuthentication });
-  const accountDeletion = new AccountDeletionService({ db, dialect: database.dialect, sessions, cache });
+  const accountDeletion = new AccountDeletionService({ db, dialect: database.dialect, clock, sessions, cache });
   registerAccountRoutes(app, { guard, sessions, passwordChanges, securityEvents, recentAuthentication, reauthentication, passkeys, accountDeletion });
   registerTotpRoutes(app, { guard, totp, securityEvents });
   registerSecurityEventRoutes(app, { guard, db });
@@ -242,7 +246,8 @@ export async function buildApp(options: AppOptions): Promise<App> {
   registerSiteRoutes(app, { guard, sites, reads });
   registerSettingsSchemaRoutes(app, { guard });
   registerPartnerRoutes(app, { guard, sites, limiter, config, database, clock, mailer });
-  registerWorkspaceRoutes(app, { guard, workspaces: new WorkspaceService({ db, dialect: database.dialect, clock, cache }), recentAuthentication });
+  const twoFactorNotices = new TwoFactorRequirementNotices(db, mailer, config.publicUrl);
+  registerWorkspaceRoutes(app, { guard, workspaces: new WorkspaceService({ db, dialect: database.dialect, clock, cache }), recentAuthentication, twoFactorNotices });
   const invitations = new InvitationService({ db, dialect: database.dialect, clock, cache, limiter, mailer, publicUrl: config.publicUrl });
   registerInvitationRoutes(app, { guard, invitations, recentAuthentication, securityEvents, publicOrigin: config.publicOrigin, signupOpen: config.signup === 'open', singleSignOnProviders: () => oidcProviders.list() });
   registerAuditRoutes(app, { guard, auditLog: new AuditLog({ db }) });

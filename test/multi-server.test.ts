@@ -402,6 +402,54 @@ test('a member removed and another demoted on one server are refused there at on
   assert.equal(((await call(b, 'GET', `/api/v1/sites/${id}`, { headers: editorHeaders })).body.site as { name: string }).name, 'Team site');
 });
 
+test("a workspace's requirement of two-factor authentication, and a member's TOTP turned on and off on one server, hold there at once and on the other within the bound (SQLite: at once)", async (t) => {
+  const [a, b] = pair();
+  const owner = await operatorUser(a);
+  const member = await operatorUser(b);
+  const created = await call(a, 'POST', '/api/v1/workspaces', { body: { name: 'Careful team' }, headers: { authorization: owner.bearer } });
+  const workspace = String((created.body.workspace as { id: string }).id);
+  assert.equal((await cli(['workspaces:add-member', '--workspace', workspace, '--email', member.email, '--role', 'editor'])).added, true);
+  const site = await call(a, 'POST', '/api/v1/sites', { body: { name: 'Guarded site', workspace_id: workspace }, headers: { authorization: owner.bearer } });
+  const id = String((site.body.site as { id: string }).id);
+  const memberHeaders = { authorization: member.bearer };
+  const read = (server: RunningServer) => call(server, 'GET', `/api/v1/sites/${id}`, { headers: memberHeaders });
+  const refused = (answer: Answer) => answer.status === 403 && answer.body.code === 'two_factor_required';
+  const open = (answer: Answer) => answer.status === 200;
+  // Both servers hold the member's principal and the site's answer: each read twice, the second from memory.
+  const added = performance.now();
+  for (const server of [a, b]) {
+    await freshWithinBound(t, 'added member', added, () => read(server), open);
+    assert.equal((await read(server)).status, 200);
+  }
+
+  /** Turns TOTP on for a user through `server`, with the code of the current step; answers the secret. */
+  async function turnOnTotp(server: RunningServer, user: { bearer: string }): Promise<string> {
+    const setup = await call(server, 'POST', '/api/v1/me/totp/setup', { headers: { authorization: user.bearer } });
+    const secret = String(setup.body.secret);
+    const enabled = await call(server, 'POST', '/api/v1/me/totp/enable', { body: { code: totp(secret, new Date()) }, headers: { authorization: user.bearer } });
+    assert.equal(enabled.status, 200, JSON.stringify(enabled.body));
+    return secret;
+  }
+
+  await turnOnTotp(a, owner);
+  assert.equal((await call(a, 'PATCH', `/api/v1/workspaces/${workspace}`, { body: { require_two_factor: true }, headers: { authorization: owner.bearer } })).status, 200);
+  const required = performance.now();
+  assert.ok(refused(await read(a)), 'at once on the server that made the change');
+  await freshWithinBound(t, 'requirement turned on', required, () => read(b), refused);
+
+  const secret = await turnOnTotp(a, member);
+  const turnedOn = performance.now();
+  assert.ok(open(await read(a)), 'TOTP on: open at once on the server that saw it');
+  await freshWithinBound(t, "member's TOTP turned on", turnedOn, () => read(b), open);
+
+  // The enabling code's step is used: the next step's code turns it off.
+  const disabled = await call(a, 'DELETE', '/api/v1/me/totp', { body: { code: totp(secret, new Date(), 1) }, headers: memberHeaders });
+  assert.equal(disabled.status, 204, JSON.stringify(disabled.body));
+  const turnedOff = performance.now();
+  assert.ok(refused(await read(a)), 'TOTP off: closed at once on the server that saw it');
+  await freshWithinBound(t, "member's TOTP turned off", turnedOff, () => read(b), refused);
+});
+
 /**
  * Changes a site's name behind every server's back: on PostgreSQL with triggers off for this
  * session (session_replication_role), so no notification is sent; on SQLite through another

@@ -4,15 +4,18 @@ import type { Cache } from '../cache/cache.js';
 import type { DialectName } from '../db/connect.js';
 import type { Database } from '../db/schema.js';
 import { AppError } from '../errors.js';
+import type { Clock } from '../lib/clock.js';
 import { membershipsTag, workspaceSitesTag } from '../memberships/changes.js';
 import { countOwners, deleteWorkspace, findRole, listMemberIds, listWorkspaceIdsOf, lockWorkspace } from '../memberships/queries.js';
 import { USER_ERRORS } from '../users/errors.js';
 import { deleteUser } from '../users/queries.js';
+import { revokeEveryPendingSentBy } from '../workspaces/invitation-queries.js';
 import { ACCOUNT_ERRORS } from './errors.js';
 
 export interface AccountDeletionDeps {
   db: Kysely<Database>;
   dialect: DialectName;
+  clock: Clock;
   /** Told once the account is gone, so this process stops honouring its JWTs and tokens at once. */
   sessions: SessionService;
   cache: Cache;
@@ -66,6 +69,8 @@ export class AccountDeletionService {
         }
         if (blocking.length > 0) throw ownershipTransferRequired(blocking);
         for (const workspaceId of doomed) await deleteWorkspace(trx, workspaceId);
+        // Invitations it sent to the workspaces that stay would outlive the sender's right to send them.
+        await revokeEveryPendingSentBy(trx, userId, this.deps.clock.now().toISOString());
         // A parallel deletion that committed first leaves nothing to delete: the account is gone.
         if (!(await deleteUser(trx, userId))) throw accountGone();
       });

@@ -2,7 +2,9 @@ import type { Kysely } from 'kysely';
 import type { SessionService } from '../auth/sessions.js';
 import { reauthenticationRequired } from '../auth/recent-authentication.js';
 import type { Database } from '../db/schema.js';
-import { AppError } from '../errors.js';
+import { AUTH_ERRORS } from '../auth/errors.js';
+import type { AuthMethod } from '../auth/methods.js';
+import { AppError, unauthorized } from '../errors.js';
 import { validationError } from '../http/validation-error.js';
 import type { Clock } from '../lib/clock.js';
 import { checkPasswordPolicy, type PasswordHasher } from '../passwords/passwords.js';
@@ -20,6 +22,19 @@ export interface PasswordChange {
   newPassword: string;
   recentlyAuthenticated: boolean;
 }
+
+/**
+ * The account was deleted while its password was being changed (another tab, a script): its
+ * credentials ended with it, so the change answers as the next request with the same credential
+ * would (401), and changes nothing.
+ */
+const credentialEnded = (credential: AuthMethod) =>
+  credential === 'session'
+    ? unauthorized(AUTH_ERRORS.SESSION_EXPIRED, 'Your session has ended: this account no longer exists.')
+    : unauthorized(AUTH_ERRORS.INVALID_TOKEN, 'The credential is invalid: this account no longer exists.');
+
+/** Thrown inside the change's transaction when the account is gone: it rolls the revocation back. */
+class AccountGone extends Error {}
 
 /** Settings: the current password was wrong. 403, not 401: the caller is still signed in. */
 const currentPasswordInvalid = () =>
@@ -44,12 +59,13 @@ export class PasswordChangeService {
   /**
    * Checks the current password, stores the new one (argon2id) and, in the same transaction, ends
    * every other web session and refuses every JWT issued so far. `keepSessionId` is the web
-   * session making the change, which stays signed in (null for a JWT caller: its JWT is revoked too).
+   * session making the change, which stays signed in (null for a JWT caller: its JWT is revoked
+   * too). An account deleted before or while this runs is 401: its credentials ended with it.
    */
-  async changePassword(userId: string, change: PasswordChange, keepSessionId: string | null): Promise<void> {
+  async changePassword(userId: string, change: PasswordChange, caller: { credential: AuthMethod; keepSessionId: string | null }): Promise<void> {
     // Read afresh, not from the request's principal, which may have been cached.
     const user = await findUserById(this.db, userId);
-    if (user === undefined) throw new AppError(404, USER_ERRORS.USER_NOT_FOUND, 'This account no longer exists.');
+    if (user === undefined) throw credentialEnded(caller.credential);
     const policy = checkPasswordPolicy(change.newPassword, { email: user.email, name: user.name }, '/new_password');
     if (policy.length > 0) throw validationError(policy);
     if (change.currentPassword !== undefined && hasPassword(user)) {
@@ -66,6 +82,14 @@ export class PasswordChangeService {
 
     const passwordHash = await this.hasher.hash(change.newPassword);
     const now = this.clock.now().toISOString();
-    await this.sessions.revokeEverythingElse(userId, keepSessionId, (trx) => updatePasswordHash(trx, userId, passwordHash, now));
+    try {
+      await this.sessions.revokeEverythingElse(userId, caller.keepSessionId, async (trx) => {
+        // The account may have been deleted during the hashing above.
+        if (!(await updatePasswordHash(trx, userId, passwordHash, now))) throw new AccountGone();
+      });
+    } catch (error) {
+      if (error instanceof AccountGone) throw credentialEnded(caller.credential);
+      throw error;
+    }
   }
 }

@@ -336,7 +336,7 @@ describe('the authentication time JWTs and sessions carry', () => {
   test('a JWT from before auth_time existed counts from its iat; one whose auth_time is later than its iat is refused', async () => {
     const user = await signUp(t.app);
     const iat = Math.floor(t.clock.now().getTime() / 1000);
-    const base = { sub: user.id, gen: 0, iat, exp: iat + 3600, iss: t.config.publicOrigin, jti: 'legacy' };
+    const base = { sub: user.id, gen: 0, iat, exp: iat + 3600, iss: t.config.publicOrigin, aud: t.config.publicOrigin, jti: 'legacy' };
     const legacy = { authorization: `Bearer ${signJwt(base)}` };
     assert.equal((await createToken(legacy, 'legacy')).statusCode, 201);
     t.clock.advance(WINDOW_MS);

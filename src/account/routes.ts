@@ -162,8 +162,15 @@ export function registerAccountRoutes(app: App, deps: AccountRouteDeps): void {
         passkey === undefined
           ? { kind: 'password', password: password ?? '', otp }
           : { kind: 'passkey', challengeId: passkey.challenge_id, response: passkey.response, clientIp: request.ip };
-      const done = await reauthentication.reauthenticate(principal, proof);
-      await securityEvents.record({ type: 'reauthenticated', user: principal.user, origin: requestOrigin(request), method: done.method, credential: principal.method });
+      const origin = requestOrigin(request);
+      let done;
+      try {
+        done = await reauthentication.reauthenticate(principal, proof);
+      } catch (error) {
+        await securityEvents.recordReauthenticationError(error, { user: principal.user, origin, method: proof.kind, credential: principal.method });
+        throw error;
+      }
+      await securityEvents.record({ type: 'reauthenticated', user: principal.user, origin, method: done.method, credential: principal.method });
       if (done.session !== null) reply.setCookie(sessions.cookieName, done.session.cookieValue, sessions.cookieSettingsFor(done.session.session));
       return reply.header('cache-control', 'no-store').send({
         recent_authentication_until: done.until.toISOString(),
@@ -246,7 +253,7 @@ export function registerAccountRoutes(app: App, deps: AccountRouteDeps): void {
       await passwordChanges.changePassword(
         principal.user.id,
         { currentPassword: request.body.current_password, newPassword: request.body.new_password, recentlyAuthenticated: recentAuthentication.isRecent(principal) },
-        principal.method === 'session' ? principal.sessionId : null,
+        { credential: principal.method, keepSessionId: principal.method === 'session' ? principal.sessionId : null },
       );
       await securityEvents.record({ type: 'password.changed', user: principal.user, origin: requestOrigin(request), credential: principal.method });
       return reply.code(204).send(null);

@@ -23,7 +23,7 @@ export function registerAuditRoutes(app: App, deps: { guard: Guard; auditLog: Au
   app.get(
     '/api/v1/workspaces/:id/audit-log',
     {
-      onRequest: deps.guard.require('signed_in'),
+      onRequest: deps.guard.require('signed_in', { workspaceParam: 'id' }),
       schema: {
         summary: `The workspace's audit log (admin), newest first, filtered by action or actor. With Accept: ${NDJSON}, every matching event, one JSON object per line, streamed`,
         tags: ['audit log'],

@@ -23,7 +23,7 @@ function craftJwt(header: object, claims: object, key: string | null): string {
 }
 
 function validClaims(userId: string, nowSeconds: number): Record<string, unknown> {
-  return { sub: userId, gen: 0, iat: nowSeconds, exp: nowSeconds + 3600, iss: 'http://localhost:3000', jti: 'test-jti' };
+  return { sub: userId, gen: 0, iat: nowSeconds, exp: nowSeconds + 3600, iss: 'http://localhost:3000', aud: 'http://localhost:3000', jti: 'test-jti' };
 }
 
 async function getMe(authorization: string) {

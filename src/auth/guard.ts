@@ -7,15 +7,16 @@ import type { Database } from '../db/schema.js';
 import { AppError, unauthorized } from '../errors.js';
 import type { Clock } from '../lib/clock.js';
 import { findUserById } from '../users/queries.js';
-import { membershipsTag } from '../memberships/changes.js';
+import { membershipsTag, workspaceTag } from '../memberships/changes.js';
 import type { WorkspaceRole } from '../memberships/contract.js';
-import { findMemberships } from '../memberships/queries.js';
+import { assertTwoFactorMet } from '../memberships/permissions.js';
+import { findWorkspaceAccess } from '../memberships/queries.js';
 import { InvalidJwtError, type JwtClaims, type JwtService, looksLikeJwt } from './jwt.js';
 import { assertSameOrigin, isSafeMethod } from './csrf.js';
 import type { RecentAuthentication } from './recent-authentication.js';
 import type { LastUseRecorder } from './access-token-last-use.js';
 import type { Principal } from './principal.js';
-import { findAccessTokenWithUser } from './queries.js';
+import { findAccessTokenWithUser, hasSecondFactor } from './queries.js';
 import type { SessionService } from './sessions.js';
 import { ACCESS_TOKEN_SCOPES, type AccessTokenScope } from './scopes.js';
 import { hashAccessToken, isWellFormedAccessToken, looksLikeAccessToken } from './tokens.js';
@@ -40,6 +41,14 @@ declare module 'fastify' {
  */
 export type Requirement = AccessTokenScope | 'account' | 'recent' | 'signed_in' | 'authenticated';
 
+/**
+ * For a route of one workspace: the path parameter that names it. Its requirement of two-factor
+ * authentication is then checked with the credential (403 two_factor_required).
+ */
+export interface WorkspaceRouteOptions {
+  workspaceParam: string;
+}
+
 const LAST_USED_RESOLUTION_MS = 60_000;
 
 /** A personal access token's principal, with when its use was last recorded (last_used_at). */
@@ -62,15 +71,37 @@ function principalBytes(memberships: ReadonlyMap<string, WorkspaceRole>): number
   return PRINCIPAL_BYTES + membershipBytes(memberships);
 }
 
-/** What a token limited to one workspace reaches of its user's memberships: that one, if still theirs. */
-function tokenMemberships(memberships: Map<string, WorkspaceRole>, workspaceId: string | null): ReadonlyMap<string, WorkspaceRole> {
-  if (workspaceId === null) return memberships;
-  const role = memberships.get(workspaceId);
-  return role === undefined ? new Map() : new Map([[workspaceId, role]]);
+/** What a user reaches of workspaces, as a principal carries it. */
+interface WorkspaceReach {
+  memberships: ReadonlyMap<string, WorkspaceRole>;
+  twoFactorMissingIn: ReadonlySet<string>;
+  /**
+   * The rows it was read from: the user's memberships, each workspace's own row (its requirement
+   * of two-factor authentication) and the user's TOTP and passkeys.
+   */
+  tags: string[];
+}
+
+const NONE: ReadonlySet<string> = new Set();
+
+/** What a token limited to one workspace reaches of its user's: that one, if still theirs. */
+function tokenReach(reach: WorkspaceReach, workspaceId: string | null): WorkspaceReach {
+  if (workspaceId === null) return reach;
+  const role = reach.memberships.get(workspaceId);
+  return {
+    memberships: role === undefined ? new Map() : new Map([[workspaceId, role]]),
+    twoFactorMissingIn: reach.twoFactorMissingIn.has(workspaceId) ? new Set([workspaceId]) : NONE,
+    tags: reach.tags,
+  };
 }
 
 function userTag(userId: string): string {
   return changeTag('users', 'id', userId);
+}
+
+/** What depends on whether the user has a second factor: their TOTP and their passkeys. */
+function secondFactorTags(userId: string): string[] {
+  return [changeTag('user_totp', 'user_id', userId), changeTag('passkeys', 'user_id', userId)];
 }
 
 const INVALID_CREDENTIALS_DETAIL = 'The credential is invalid, expired or revoked.';
@@ -90,8 +121,8 @@ const INVALID_CREDENTIALS_DETAIL = 'The credential is invalid, expired or revoke
 export class Guard {
   readonly #jwtUsers: CacheNamespace<Principal>;
   readonly #accessTokens: CacheNamespace<CachedAccessToken>;
-  /** A web session's user's memberships (a JWT's and a token's are kept in their principal). */
-  readonly #memberships: CacheNamespace<ReadonlyMap<string, WorkspaceRole>>;
+  /** A web session's user's reach of workspaces (a JWT's and a token's are kept in their principal). */
+  readonly #reaches: CacheNamespace<WorkspaceReach>;
 
   constructor(
     private readonly db: Kysely<Database>,
@@ -106,15 +137,18 @@ export class Guard {
   ) {
     this.#jwtUsers = cache.namespace('jwt-user');
     this.#accessTokens = cache.namespace('access-token');
-    this.#memberships = cache.namespace('memberships');
+    this.#reaches = cache.namespace('workspace-reach');
     // Sign out everywhere and a password change refuse the user's JWTs from now on: this process
     // must not answer the next request from what it read before.
     sessions.onCredentialsRevoked((userId) => this.forgetUser(userId));
   }
 
-  /** The user's row changed (revoked credentials, a verified address): read afresh next time. */
+  /**
+   * The user's row or sign-in methods changed (revoked credentials, a verified address, TOTP or a
+   * passkey added or removed): read afresh next time.
+   */
   forgetUser(userId: string): void {
-    this.cache.invalidate([userTag(userId)]);
+    this.cache.invalidate([userTag(userId), ...secondFactorTags(userId)]);
   }
 
   /** A revoked access token is refused by this process's next request. */
@@ -122,10 +156,18 @@ export class Guard {
     this.cache.invalidate([changeTag('access_tokens', 'id', accessTokenId)]);
   }
 
-  /** An onRequest hook that authenticates the caller and checks the requirement. */
-  require(requirement: Requirement): (request: FastifyRequest) => Promise<void> {
+  /**
+   * An onRequest hook that authenticates the caller and checks the requirement, and for a route of
+   * one workspace (`options`) that workspace's requirement of two-factor authentication. The
+   * principal is set on the request before the rules are checked: a request they refuse is still
+   * known by its credential, in its log line and its `request.refused` security event.
+   */
+  require(requirement: Requirement, options?: WorkspaceRouteOptions): (request: FastifyRequest) => Promise<void> {
     return async (request) => {
       const principal = await this.authenticate(request);
+      request.principal = principal;
+      // A cookie rides along with any request a browser makes, also one another site starts: a write must come from our pages.
+      if (principal.method === 'session' && !isSafeMethod(request.method)) assertSameOrigin(request.headers, this.publicOrigin);
       const forAccount = requirement === 'account' || requirement === 'recent';
       if (forAccount && principal.method === 'access_token') {
         throw new AppError(403, AUTH_ERRORS.ACCESS_TOKEN_NOT_ALLOWED, 'Personal access tokens cannot manage account settings or other tokens; sign in instead.');
@@ -137,13 +179,17 @@ export class Guard {
       if (!forAccount && requirement !== 'authenticated' && requirement !== 'signed_in' && !principal.scopes.includes(requirement)) {
         throw new AppError(403, AUTH_ERRORS.INSUFFICIENT_SCOPE, `This access token lacks the "${requirement}" scope.`);
       }
-      request.principal = principal;
+      if (options !== undefined) {
+        const workspaceId = (request.params as Record<string, unknown>)[options.workspaceParam];
+        if (typeof workspaceId === 'string') assertTwoFactorMet(principal.twoFactorMissingIn, workspaceId);
+      }
     };
   }
 
   /**
    * The Authorization header, when present, decides; otherwise the web session cookie. Tokens are
-   * never read from cookies, and a cookie-authenticated write must pass the same-origin check.
+   * never read from cookies; a cookie-authenticated write must then pass the same-origin check
+   * (`require`).
    */
   async authenticate(request: FastifyRequest): Promise<Principal> {
     const header = request.headers.authorization;
@@ -161,7 +207,7 @@ export class Guard {
       if (found.session.second_factor_pending === 1) {
         throw unauthorized(AUTH_ERRORS.SECOND_FACTOR_REQUIRED, 'Finish signing in: enter the code from your authenticator app (or a recovery code) at /auth/2fa.');
       }
-      if (!isSafeMethod(request.method)) assertSameOrigin(request.headers, this.publicOrigin);
+      const reach = await this.#sessionReach(found.user.id);
       return {
         user: found.user,
         method: 'session',
@@ -169,8 +215,9 @@ export class Guard {
         accessToken: null,
         sessionId: found.session.id,
         authenticatedAt: Date.parse(found.session.authenticated_at),
-        memberships: await this.#sessionMemberships(found.user.id),
+        memberships: reach.memberships,
         workspaceId: null,
+        twoFactorMissingIn: reach.twoFactorMissingIn,
       };
     }
     if (header === undefined || header.trim() === '') {
@@ -209,9 +256,19 @@ export class Guard {
     if (user === undefined || claims.gen !== user.jwt_generation) {
       throw unauthorized(AUTH_ERRORS.INVALID_TOKEN, INVALID_CREDENTIALS_DETAIL);
     }
-    const memberships = await findMemberships(this.db, user.id);
-    const principal: Principal = { user, method: 'jwt', scopes: ACCESS_TOKEN_SCOPES, accessToken: null, sessionId: null, authenticatedAt: claims.auth_time * 1000, memberships, workspaceId: null };
-    this.#jwtUsers.set(user.id, principal, { tags: [userTag(user.id), membershipsTag(user.id)], size: principalBytes(memberships), epoch });
+    const reach = await this.#readReach(user.id);
+    const principal: Principal = {
+      user,
+      method: 'jwt',
+      scopes: ACCESS_TOKEN_SCOPES,
+      accessToken: null,
+      sessionId: null,
+      authenticatedAt: claims.auth_time * 1000,
+      memberships: reach.memberships,
+      workspaceId: null,
+      twoFactorMissingIn: reach.twoFactorMissingIn,
+    };
+    this.#jwtUsers.set(user.id, principal, { tags: [userTag(user.id), ...reach.tags], size: principalBytes(reach.memberships), epoch });
     return principal;
   }
 
@@ -227,29 +284,54 @@ export class Guard {
       const scopes = row.token.scopes.split(' ').filter((scope): scope is AccessTokenScope =>
         (ACCESS_TOKEN_SCOPES as readonly string[]).includes(scope),
       );
-      const memberships = tokenMemberships(await findMemberships(this.db, row.user.id), row.token.workspace_id);
       const workspaceId = row.token.workspace_id;
+      const reach = tokenReach(await this.#readReach(row.user.id), workspaceId);
       found = {
         id: row.token.id,
-        principal: { user: row.user, method: 'access_token', scopes, accessToken: { id: row.token.id, name: row.token.name }, sessionId: null, authenticatedAt: null, memberships, workspaceId },
+        principal: {
+          user: row.user,
+          method: 'access_token',
+          scopes,
+          accessToken: { id: row.token.id, name: row.token.name },
+          sessionId: null,
+          authenticatedAt: null,
+          memberships: reach.memberships,
+          workspaceId,
+          twoFactorMissingIn: reach.twoFactorMissingIn,
+        },
         lastUsedMs: row.token.last_used_at === null ? 0 : Date.parse(row.token.last_used_at),
       };
-      const tags = [changeTag('access_tokens', 'id', row.token.id), userTag(row.user.id), membershipsTag(row.user.id)];
-      this.#accessTokens.set(tokenHash, found, { tags, size: principalBytes(memberships), epoch });
+      const tags = [changeTag('access_tokens', 'id', row.token.id), userTag(row.user.id), ...reach.tags];
+      this.#accessTokens.set(tokenHash, found, { tags, size: principalBytes(reach.memberships), epoch });
     }
 
     await this.#recordUse(found);
     return found.principal;
   }
 
-  /** The memberships of a web session's user: sessions are read every time, their memberships need not be. */
-  async #sessionMemberships(userId: string): Promise<ReadonlyMap<string, WorkspaceRole>> {
-    const held = this.#memberships.get(userId);
+  /** The reach of a web session's user: sessions are read every time, their memberships need not be. */
+  async #sessionReach(userId: string): Promise<WorkspaceReach> {
+    const held = this.#reaches.get(userId);
     if (held !== undefined) return held;
     const epoch = this.cache.epoch;
-    const memberships = await findMemberships(this.db, userId);
-    this.#memberships.set(userId, memberships, { tags: [membershipsTag(userId)], size: membershipBytes(memberships), epoch });
-    return memberships;
+    const reach = await this.#readReach(userId);
+    this.#reaches.set(userId, reach, { tags: reach.tags, size: membershipBytes(reach.memberships), epoch });
+    return reach;
+  }
+
+  /**
+   * The user's memberships from the database, and the workspaces among them that require a second
+   * factor the user lacks. Whether they have one is read only when a workspace of theirs requires
+   * it, which costs the usual principal nothing.
+   */
+  async #readReach(userId: string): Promise<WorkspaceReach> {
+    const { memberships, requiringTwoFactor } = await findWorkspaceAccess(this.db, userId);
+    const missing = requiringTwoFactor.length > 0 && !(await hasSecondFactor(this.db, userId));
+    return {
+      memberships,
+      twoFactorMissingIn: missing ? new Set(requiringTwoFactor) : NONE,
+      tags: [membershipsTag(userId), ...[...memberships.keys()].map(workspaceTag), ...secondFactorTags(userId)],
+    };
   }
 
   /** Records the token's use when its last record is a minute old; settles once it is written. */

@@ -19,6 +19,8 @@ export interface JwtClaims {
   iat: number;
   exp: number;
   iss: string;
+  /** The service the token is for: PUBLIC_URL's origin, as `iss` (a string or, per RFC 7519, a list holding it). */
+  aud: string | string[];
   jti: string;
   /**
    * When the person proved who they are (sign-in or re-authentication), Unix seconds; the name
@@ -40,7 +42,10 @@ export class InvalidJwtError extends Error {
 /**
  * HS256 JWTs, signed and verified synchronously (fast-jwt): an asynchronous WebCrypto verify was
  * measured at a fifth of the throughput. The algorithm is pinned, so "alg: none" and key
- * confusion are refused; expiry is checked against the injected clock.
+ * confusion are refused; expiry is checked against the injected clock. Issuer and audience are
+ * both PUBLIC_URL's origin and both are required and checked: a token another service signed with
+ * a shared JWT_SECRET, or one made for another deployment, names another audience (or none) and is
+ * refused (ASVS 9.2.3).
  */
 export class JwtService {
   readonly #sign: (payload: Record<string, unknown>) => string;
@@ -68,7 +73,8 @@ export class JwtService {
       key,
       algorithms: ['HS256'],
       allowedIss: issuer,
-      requiredClaims: ['sub', 'gen', 'iat', 'exp', 'iss', 'jti'],
+      allowedAud: issuer,
+      requiredClaims: ['sub', 'gen', 'iat', 'exp', 'iss', 'aud', 'jti'],
       // Time is judged below, against the injected clock, not the verifier's own.
       ignoreExpiration: true,
       ignoreNotBefore: true,
@@ -80,7 +86,7 @@ export class JwtService {
     const now = this.clock.now();
     const iat = Math.floor(now.getTime() / 1000);
     const exp = iat + JWT_LIFETIME_SECONDS;
-    const token = this.#sign({ sub: userId, gen: generation, iat, exp, iss: this.issuer, jti: newId(now), auth_time: iat });
+    const token = this.#sign({ sub: userId, gen: generation, iat, exp, iss: this.issuer, aud: this.issuer, jti: newId(now), auth_time: iat });
     return { token, expiresAt: new Date(exp * 1000) };
   }
 
@@ -98,7 +104,7 @@ export class JwtService {
     return claims;
   }
 
-  /** The algorithm, signature, issuer and the claims' presence and types; time is judged by verify. */
+  /** The algorithm, signature, issuer, audience and the claims' presence and types; time is judged by verify. */
   #verifySignature(token: string): JwtClaims {
     let claims: unknown;
     try {

@@ -9,6 +9,7 @@ import { findUserById } from '../users/queries.js';
 import { normalizeEmail, type UserService } from '../users/service.js';
 import { findRedeemableToken, insertOneTimeToken, MAGIC_LINK_PURPOSE, redeemToken } from './queries.js';
 import { RATE_LIMITS, type RateLimiter } from '../rate-limit/rate-limit.js';
+import { whyOneTimeLinkRefused } from './link-refusal.js';
 
 export const MAGIC_LINK_LIFETIME_MS = 15 * 60 * 1000;
 /** 32 random bytes in base64url; anything else is not ours and costs no lookup. */
@@ -70,6 +71,11 @@ export class MagicLinkService {
     if (row === undefined) return undefined;
     const user = await findUserById(this.db, row.user_id);
     return user === undefined ? undefined : { email: user.email };
+  }
+
+  /** Why a link this page refused could not be used, and whose it was: for the security log. */
+  whyRefused(token: string): ReturnType<typeof whyOneTimeLinkRefused> {
+    return whyOneTimeLinkRefused(this.db, this.clock.now(), 'magic_link', token);
   }
 
   /** Redeems the token at most once, whatever the concurrency; returns the user id. */

@@ -29,6 +29,13 @@ export interface Principal {
    * workspace of the user. `memberships` then holds that workspace alone.
    */
   workspaceId: string | null;
+  /**
+   * The workspaces among `memberships` that require two-factor authentication of their members
+   * while this user has neither TOTP nor a passkey: nothing of them is reached (403
+   * two_factor_required). Empty for nearly everyone. Kept with the memberships, and dropped with
+   * them when the workspace's requirement or the user's TOTP or passkeys change.
+   */
+  twoFactorMissingIn: ReadonlySet<string>;
 }
 
 /** The authenticated principal; only called behind a guard, so its absence is a wiring bug. */
@@ -42,10 +49,11 @@ export function currentUser(request: FastifyRequest): UserRow {
 }
 
 /**
- * Who is calling, as site queries are scoped: the user, and the one workspace their credential
- * is limited to (null: every workspace they are in).
+ * Who is calling, as site queries are scoped: the user, the one workspace their credential is
+ * limited to (null: every workspace they are in), and the workspaces closed to them until they set
+ * up a second factor.
  */
-export function currentCaller(request: FastifyRequest): { userId: string; workspaceId: string | null } {
+export function currentCaller(request: FastifyRequest): { userId: string; workspaceId: string | null; twoFactorMissingIn: ReadonlySet<string> } {
   const principal = currentPrincipal(request);
-  return { userId: principal.user.id, workspaceId: principal.workspaceId };
+  return { userId: principal.user.id, workspaceId: principal.workspaceId, twoFactorMissingIn: principal.twoFactorMissingIn };
 }

@@ -113,13 +113,13 @@ export function deleteSessionByHash(db: Kysely<Database>, tokenHash: string): Pr
 }
 
 /**
- * "Sign out everywhere": every session and unused sign-in link goes and the JWT generation moves
- * on, in one transaction, so no request can slip between them.
+ * "Sign out everywhere": every session, unused sign-in link and pending change of address goes and
+ * the JWT generation moves on, in one transaction, so no request can slip between them.
  */
 export function revokeAllCredentials(db: Kysely<Database>, userId: string, now: string): Promise<void> {
   return db.transaction().execute(async (trx) => {
     await trx.deleteFrom('sessions').where('user_id', '=', userId).execute();
-    await voidMagicLinks(trx, userId);
+    await voidPendingLinks(trx, userId);
     await trx
       .updateTable('users')
       .set((eb) => ({ jwt_generation: eb('jwt_generation', '+', 1), updated_at: now }))
@@ -129,9 +129,10 @@ export function revokeAllCredentials(db: Kysely<Database>, userId: string, now: 
 }
 
 /**
- * "Sign out everywhere else", for a change of credentials (a new password): every session but
- * `keepSessionId` and every unused sign-in link goes and the JWT generation moves on, in one transaction with `alongside` (the
- * change itself), so the new password and the revocation land together or not at all.
+ * "Sign out everywhere else", for a change of credentials (a new password, a claim's reset): every
+ * session but `keepSessionId`, every unused sign-in link and a pending change of address go and the
+ * JWT generation moves on, in one transaction with `alongside` (the change itself), so the new
+ * password and the revocation land together or not at all.
  */
 export function revokeOtherCredentials(
   db: Kysely<Database>,
@@ -145,7 +146,7 @@ export function revokeOtherCredentials(
     let others = trx.deleteFrom('sessions').where('user_id', '=', userId);
     if (keepSessionId !== null) others = others.where('id', '!=', keepSessionId);
     await others.execute();
-    await voidMagicLinks(trx, userId);
+    await voidPendingLinks(trx, userId);
     await trx
       .updateTable('users')
       .set((eb) => ({ jwt_generation: eb('jwt_generation', '+', 1), updated_at: now }))
@@ -154,22 +155,46 @@ export function revokeOtherCredentials(
   });
 }
 
+/**
+ * Whether the user has a second factor: TOTP turned on, or a passkey (which proves possession and
+ * the person's PIN or biometric at once). Read when a workspace of theirs requires one.
+ */
+export async function hasSecondFactor(db: Kysely<Database>, userId: string): Promise<boolean> {
+  const [totp, passkey] = await Promise.all([
+    db.selectFrom('user_totp').select('user_id').where('user_id', '=', userId).where('enabled_at', 'is not', null).executeTakeFirst(),
+    db.selectFrom('passkeys').select('id').where('user_id', '=', userId).limit(1).executeTakeFirst(),
+  ]);
+  return totp !== undefined || passkey !== undefined;
+}
+
 /** What a one-time token is for: each is redeemed only for its own purpose. */
 export const MAGIC_LINK_PURPOSE = 'magic_link';
 export const EMAIL_VERIFICATION_PURPOSE = 'email_verification';
 export const EMAIL_CHANGE_PURPOSE = 'email_change';
 
 /**
- * Sign-in links not yet used go with the credentials they could replace: a link mailed before a
+ * Links not yet used go with the credentials they could replace. A sign-in link mailed before a
  * password change or "sign out everywhere" (to a mailbox read by an intruder, or still lying in
- * one) must not open a session afterwards.
+ * one) must not open a session afterwards; and a change of address asked for by a thief holding a
+ * fresh session must not complete once the owner has ended that session's hold, or the thief
+ * confirms it from their own mailbox and owns the account.
  */
-function voidMagicLinks(trx: Kysely<Database>, userId: string): Promise<unknown> {
-  return trx.deleteFrom('one_time_tokens').where('user_id', '=', userId).where('purpose', '=', MAGIC_LINK_PURPOSE).where('used_at', 'is', null).execute();
+function voidPendingLinks(trx: Kysely<Database>, userId: string): Promise<unknown> {
+  return trx
+    .deleteFrom('one_time_tokens')
+    .where('user_id', '=', userId)
+    .where('purpose', 'in', [MAGIC_LINK_PURPOSE, EMAIL_CHANGE_PURPOSE])
+    .where('used_at', 'is', null)
+    .execute();
 }
 
 export function insertOneTimeToken(db: Kysely<Database>, row: Insertable<OneTimeTokensTable>): Promise<unknown> {
   return db.insertInto('one_time_tokens').values(row).execute();
+}
+
+/** The token with this hash in whatever state (used, expired), for saying why it was refused. */
+export function findOneTimeToken(db: Kysely<Database>, tokenHash: string): Promise<Pick<OneTimeTokenRow, 'user_id' | 'purpose' | 'used_at' | 'expires_at'> | undefined> {
+  return db.selectFrom('one_time_tokens').select(['user_id', 'purpose', 'used_at', 'expires_at']).where('token_hash', '=', tokenHash).executeTakeFirst();
 }
 
 /** A token that can still be redeemed for the purpose, without redeeming it. */

@@ -17,7 +17,8 @@ import * as auditLogByWorkspace from './migrations/016-audit-log-by-workspace.js
 import * as siteTrash from './migrations/017-site-trash.js';
 import * as securityEvents from './migrations/018-security-events.js';
 import * as webhooks from './migrations/019-webhooks.js';
-import * as singleSignOn from './migrations/025-single-sign-on.js';
+import * as workspaceTwoFactor from './migrations/020-workspace-two-factor.js';
+import * as singleSignOn from './migrations/022-single-sign-on.js';
 import type { DatabaseHandle } from './connect.js';
 import type { Database } from './schema.js';
 
@@ -41,7 +42,8 @@ const migrations: Record<string, Migration> = {
   '017-site-trash': siteTrash,
   '018-security-events': securityEvents,
   '019-webhooks': webhooks,
-  '025-single-sign-on': singleSignOn,
+  '020-workspace-two-factor': workspaceTwoFactor,
+  '022-single-sign-on': singleSignOn,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

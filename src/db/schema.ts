@@ -236,6 +236,11 @@ export interface WorkspacesTable {
   name: string;
   /** Whose personal workspace this is (made with the account, never deleted on its own); null for a team's. */
   personal_user_id: string | null;
+  /**
+   * 1 while the workspace's owners require two-factor authentication of its members: a member with
+   * neither TOTP nor a passkey reaches none of its sites, members or settings.
+   */
+  require_two_factor: number;
   created_at: string;
   updated_at: string;
 }

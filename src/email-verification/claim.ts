@@ -6,6 +6,7 @@ import type { Clock } from '../lib/clock.js';
 import { sha256 } from '../lib/crypto.js';
 import type { AuthenticationMethod, RequestOrigin } from '../security/event-types.js';
 import type { TotpService } from '../totp/service.js';
+import { cancelPendingChanges } from '../profile/queries.js';
 import { findUserById, type UserRow } from '../users/queries.js';
 import { markEmailVerified, resetAccountCredentials } from './queries.js';
 
@@ -33,6 +34,10 @@ export interface PendingClaimSignIns {
   /** What waits with the claim-pending session behind the cookie, if it came some other way than a magic link. */
   find(cookieValue: string): Promise<PendingClaimSignIn | undefined>;
 }
+
+/** With "keep": what becomes of a change of address waiting for its link ("reset" always voids it). */
+export const CLAIM_EMAIL_CHANGE_CHOICES = ['keep', 'withdraw'] as const;
+export type ClaimEmailChangeChoice = (typeof CLAIM_EMAIL_CHANGE_CHOICES)[number];
 
 /** Thrown inside the reset's transaction when another answer came first: it rolls the reset back. */
 class ClaimAlreadyAnswered extends Error {}
@@ -63,8 +68,12 @@ export class AccountClaimService {
    * Applies the answer of the pending session behind the cookie, once: the session is ended in the
    * answer's own transaction by a conditional DELETE, so a second answer (or a concurrent one)
    * finds nothing and changes nothing. Undefined when no claim waits behind the cookie.
+   *
+   * A change of address asked for before (by whoever held the account) would move the account to
+   * another mailbox once its link is used: "reset" voids it with every other grant; "keep" voids it
+   * when the mailbox holder says they did not ask for it (`emailChange` "withdraw").
    */
-  async decide(cookieValue: string, decision: ClaimDecision): Promise<ClaimOutcome | undefined> {
+  async decide(cookieValue: string, decision: ClaimDecision, emailChange: ClaimEmailChangeChoice = 'keep'): Promise<ClaimOutcome | undefined> {
     const pending = await this.sessions.findPendingClaim(cookieValue);
     if (pending === undefined) return undefined;
     const userId = pending.user.id;
@@ -74,6 +83,7 @@ export class AccountClaimService {
     if (decision === 'keep') {
       const newlyVerified = await this.db.transaction().execute(async (trx) => {
         if ((await endPendingClaim(trx, tokenHash, now)) === undefined) return undefined;
+        if (emailChange === 'withdraw') await cancelPendingChanges(trx, userId);
         return markEmailVerified(trx, userId, now);
       });
       if (newlyVerified === undefined) return undefined;

@@ -23,7 +23,7 @@ import type { EmailChangeService } from '../profile/email-change.js';
 import { requestOrigin, type SecurityEvents } from '../security/events.js';
 import { UserSchema } from '../users/schema.js';
 import { emailTaken, userToJson } from '../users/service.js';
-import { type AccountClaimService, CLAIM_DECISIONS, type ClaimDecision, type PendingClaimSignIns } from './claim.js';
+import { type AccountClaimService, CLAIM_DECISIONS, CLAIM_EMAIL_CHANGE_CHOICES, type ClaimDecision, type ClaimEmailChangeChoice, type PendingClaimSignIns } from './claim.js';
 import { type EmailVerificationService, verificationTokenInvalid } from './service.js';
 
 export interface EmailVerificationDeps {
@@ -79,6 +79,7 @@ export function registerEmailVerificationRoutes(app: App, deps: EmailVerificatio
   async function completeEmailChange(request: FastifyRequest, reply: FastifyReply, token: string): Promise<FastifyReply> {
     const completed = await emailChanges.complete(token);
     if (completed === undefined) {
+      securityEvents.linkRefused(request, await emailVerification.whyRefused(token));
       if (isForm(request)) return sendPage(reply, 410, verifyEmailInvalidPage());
       throw verificationTokenInvalid();
     }
@@ -113,6 +114,7 @@ export function registerEmailVerificationRoutes(app: App, deps: EmailVerificatio
         if (link !== undefined) return sendPage(reply, 200, verifyEmailConfirmPage(token, link.email));
         const change = await emailChanges.inspect(token);
         if (change !== undefined) return sendPage(reply, 200, emailChangeConfirmPage(token, change.newEmail));
+        securityEvents.linkRefused(request, await emailVerification.whyRefused(token));
         return sendPage(reply, 410, verifyEmailInvalidPage());
       },
     );
@@ -148,7 +150,7 @@ export function registerEmailVerificationRoutes(app: App, deps: EmailVerificatio
         const cookie = request.cookies[sessions.cookieName];
         const pending = cookie === undefined || cookie === '' ? undefined : await sessions.findPendingClaim(cookie);
         if (pending === undefined) return redirect(reply, '/');
-        return sendPage(reply, 200, claimPage(pending.user.email));
+        return sendPage(reply, 200, claimPage(pending.user.email, await emailChanges.pending(pending.user.id)));
       },
     );
 
@@ -157,20 +159,23 @@ export function registerEmailVerificationRoutes(app: App, deps: EmailVerificatio
       {
         schema: {
           summary:
-            'Answer the choice once (form field or JSON decision): keep verifies the address and keeps every credential; reset verifies it and ends every password, session, JWT, access token, passkey and TOTP set up before. 303 to the 2FA step, the app or the password form (form), or 200 {user, second_factor_required} (JSON)',
+            'Answer the choice once (form fields or JSON decision, email_change): keep verifies the address and keeps every credential (with email_change "withdraw", a pending change of address is withdrawn); reset verifies it and ends every password, session, JWT, access token, passkey, TOTP and pending change of address set up before. 303 to the 2FA step, the app or the password form (form), or 200 {user, second_factor_required} (JSON)',
           tags,
-          body: Type.Object({ decision: Type.Enum([...CLAIM_DECISIONS]) }),
+          body: Type.Object({
+            decision: Type.Enum([...CLAIM_DECISIONS]),
+            email_change: Type.Optional(Type.Enum([...CLAIM_EMAIL_CHANGE_CHOICES], { description: 'With keep: "withdraw" voids a change of address waiting for its link; "keep" (the default) leaves it' })),
+          }),
           response: { 200: Type.Object({ user: UserSchema, second_factor_required: Type.Boolean() }), 400: ProblemSchema, 401: ProblemSchema, 403: ProblemSchema },
         },
       },
       async (request, reply) => {
         // Answered from another site, the choice could reset a victim's account or keep a squatter's.
         assertSameOrigin(request.headers, deps.publicOrigin);
-        const decision = (request.body as { decision: ClaimDecision }).decision;
+        const { decision, email_change: emailChange } = request.body as { decision: ClaimDecision; email_change?: ClaimEmailChangeChoice };
         const cookie = request.cookies[sessions.cookieName] ?? '';
         // Read before the answer ends the pending session it waits with.
         const other = cookie === '' ? undefined : await deps.pendingClaimSignIns.find(cookie);
-        const outcome = cookie === '' ? undefined : await claims.decide(cookie, decision);
+        const outcome = cookie === '' ? undefined : await claims.decide(cookie, decision, emailChange);
         if (outcome === undefined) {
           if (isForm(request)) return redirect(reply, '/');
           throw claimNotPending();

@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { whyOneTimeLinkRefused } from '../auth/link-refusal.js';
 import { TOKEN_SHAPE } from '../auth/magic-link.js';
 import { EMAIL_VERIFICATION_PURPOSE, findRedeemableToken, insertOneTimeToken } from '../auth/queries.js';
 import type { RateLimiter, RateLimitRule } from '../rate-limit/rate-limit.js';
@@ -45,6 +46,11 @@ export class EmailVerificationService {
     private readonly clock: Clock,
     private readonly publicUrl: string,
   ) {}
+
+  /** Why a verification or address-change link /verify-email refused could not be used, and whose it was: for the security log. */
+  whyRefused(token: string): ReturnType<typeof whyOneTimeLinkRefused> {
+    return whyOneTimeLinkRefused(this.db, this.clock.now(), 'email_verification', token);
+  }
 
   /** Mails the account's address a link that verifies it (24 hours, one use, stored as a hash). */
   async send(user: UserRow): Promise<void> {

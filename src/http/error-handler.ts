@@ -28,11 +28,13 @@ type ErrorHandler = (error: FastifyError, request: FastifyRequest, reply: Fastif
  * The one error handler. Client errors become RFC 9457 problems with a stable code; anything else
  * is logged in full and answered with a bare 500, so no stack trace or internal detail leaks. A
  * request refused because the database is away is told to retry; the outage is logged by
- * `outage`, once, not by every refusal.
+ * `outage`, once, not by every refusal. Every problem of our own is shown to `observe` first
+ * (the security log's refusals).
  */
-export function errorHandler(outage: DatabaseOutage): ErrorHandler {
+export function errorHandler(outage: DatabaseOutage, observe: (request: FastifyRequest, error: AppError) => void): ErrorHandler {
   return (error, request, reply) => {
     if (error instanceof AppError) {
+      observe(request, error);
       return send(reply, problem(error.status, error.code, error.detail, error.options.errors, error.options.extensions), error.options.headers);
     }
     if (error.validation !== undefined) {

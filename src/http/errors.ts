@@ -16,6 +16,7 @@ export const HTTP_ERRORS = {
   URI_TOO_LONG: 'uri_too_long',
   REQUEST_TIMEOUT: 'request_timeout',
   HEADERS_TOO_LARGE: 'headers_too_large',
+  EXPECTATION_FAILED: 'expectation_failed',
   ROUTE_NOT_FOUND: 'route_not_found',
   DATABASE_UNAVAILABLE: 'database_unavailable',
   INTERNAL_ERROR: 'internal_error',

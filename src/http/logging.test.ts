@@ -21,7 +21,7 @@ function capture(): { stream: Writable; lines: () => Array<Record<string, unknow
   return { stream, lines };
 }
 
-test('the request line holds the id, method, URL without credentials, status and duration, and nothing else', async () => {
+test('the request line holds the id, method, URL without credentials, client address, status and duration, and nothing else', async () => {
   const t = await buildTestApp();
   try {
     await t.app.inject({ method: 'GET', url: '/magic?token=very-secret-token&x=1', headers: { accept: 'text/html', authorization: 'Bearer not-logged' } });
@@ -37,7 +37,7 @@ test('the request line holds the id, method, URL without credentials, status and
     assert.equal(typeof line.reqId, 'string');
     assert.equal(typeof line.status, 'number');
     assert.equal(typeof line.ms, 'number');
-    assert.deepEqual(Object.keys(line).sort(), ['hostname', 'level', 'method', 'ms', 'msg', 'pid', 'reqId', 'status', 'time', 'url']);
+    assert.deepEqual(Object.keys(line).sort(), ['hostname', 'ip', 'level', 'method', 'ms', 'msg', 'pid', 'reqId', 'status', 'time', 'url']);
     assert.ok(!t.logs().includes('very-secret-token'));
     assert.ok(!t.logs().includes('not-logged'));
   } finally {

@@ -43,8 +43,8 @@ export interface Loggers {
  * The service's loggers, writing to one destination. Every object logged through `app` passes
  * pino's redaction, a second line of defence should an object with a secret ever be logged.
  * The request line does not: it is built by RequestLogController from fields that never hold a
- * secret (request id, method, the URL with its credentials stripped, status, duration, the
- * caller's user id and credential kind), and redaction, walking eighteen paths for every line,
+ * secret (request id, method, the URL with its credentials stripped, the client's address, status,
+ * duration, the caller's user id and credential kind), and redaction, walking eighteen paths for every line,
  * was the largest cost of a request that does little else (docs/performance.md).
  */
 export function createLoggers(level: string, stream?: DestinationStream): Loggers {
@@ -72,11 +72,11 @@ export class RequestLogController extends LogController {
     if (error) {
       const ms = tenths(reply.elapsedTime);
       reply.log.error(
-        { method: request.method, url: redactUrl(request.url), status: reply.statusCode, ms, user_id: caller?.userId, credential: caller?.credential, err: error },
+        { method: request.method, url: redactUrl(request.url), status: reply.statusCode, ms, ip: request.ip, user_id: caller?.userId, credential: caller?.credential, err: error },
         'request failed',
       );
     } else {
-      logRequestLine(this.lines, request.id, request.method, request.url, reply.statusCode, reply.elapsedTime, caller);
+      logRequestLine(this.lines, { reqId: request.id, method: request.method, url: request.url, ip: request.ip, status: reply.statusCode, elapsedMs: reply.elapsedTime }, caller);
     }
   }
 }
@@ -87,23 +87,30 @@ export interface RequestCaller {
   credential: AuthMethod;
 }
 
+/** What a request line says of the request itself. */
+interface RequestFacts {
+  reqId: string;
+  method: string;
+  /** As sent: credentials in its query are stripped here. */
+  url: string;
+  /** The client's address as Fastify sees it: the socket's, or behind TRUST_PROXY the one the proxy names. */
+  ip: string;
+  status: number;
+  elapsedMs: number;
+}
+
 /**
- * The line of a request that succeeded, with its time in milliseconds to a tenth, and for an
- * authenticated request its user and credential kind, so that what an account did (or what was
- * done with a stolen credential) can be traced in the log. Only these fields: adding one that
- * could hold a secret needs the redacting logger.
+ * The line of a request that succeeded, with its client address, its time in milliseconds to a
+ * tenth, and for an authenticated request its user and credential kind, so that what an account
+ * did (or what was done with a stolen credential, and from where) can be traced in the log. Only
+ * these fields: adding one that could hold a secret needs the redacting logger.
  */
-function logRequestLine(
-  lines: FastifyBaseLogger,
-  reqId: string,
-  method: string,
-  url: string,
-  status: number,
-  elapsedMs: number,
-  caller: RequestCaller | undefined,
-): void {
-  if (caller === undefined) lines.info({ reqId, method, url: redactUrl(url), status, ms: tenths(elapsedMs) }, 'request');
-  else lines.info({ reqId, method, url: redactUrl(url), status, ms: tenths(elapsedMs), user_id: caller.userId, credential: caller.credential }, 'request');
+function logRequestLine(lines: FastifyBaseLogger, request: RequestFacts, caller: RequestCaller | undefined): void {
+  const { reqId, method, ip, status } = request;
+  const url = redactUrl(request.url);
+  const ms = tenths(request.elapsedMs);
+  if (caller === undefined) lines.info({ reqId, method, url, ip, status, ms }, 'request');
+  else lines.info({ reqId, method, url, ip, status, ms, user_id: caller.userId, credential: caller.credential }, 'request');
 }
 
 function tenths(ms: number): number {

@@ -51,11 +51,57 @@ export function fastifyTimeoutOptions(limits: HttpLimits): { requestTimeout: num
   };
 }
 
-/** The HTTP/1.1 server Fastify makes for itself, with the timeouts handed to the constructor. */
+/**
+ * The origin form (`/path?query`) of an absolute-form request target (`http://host/path?query`,
+ * RFC 9112 3.2.2), or the target unchanged when it is not an http(s) URL. The authority is
+ * dropped: PUBLIC_URL, not the request, says which host this is. A fragment, which no request
+ * target may carry, is left for the router to refuse.
+ */
+export function originFormTarget(target: string): string {
+  const schemeEnd = target.indexOf('://');
+  const scheme = schemeEnd === -1 ? '' : target.slice(0, schemeEnd).toLowerCase();
+  if ((scheme !== 'http' && scheme !== 'https') || target.includes('#')) return target;
+  const authorityStart = schemeEnd + 3;
+  const pathStart = target.indexOf('/', authorityStart);
+  const queryStart = target.indexOf('?', authorityStart);
+  if (pathStart !== -1 && (queryStart === -1 || pathStart < queryStart)) return target.slice(pathStart);
+  return queryStart === -1 ? '/' : `/${target.slice(queryStart)}`;
+}
+
+/**
+ * Whether an Expect header asks for something beyond `100-continue`, the one expectation HTTP/1.1
+ * defines (RFC 9110 10.1.1): such a request is answered 417 (protocol-rules.ts).
+ */
+export function hasUnknownExpectation(expect: string | undefined): boolean {
+  if (expect === undefined) return false;
+  return expect.split(',').some((member) => member.trim().toLowerCase() !== '100-continue');
+}
+
+/**
+ * The HTTP/1.1 server Fastify makes for itself, with the timeouts handed to the constructor. An
+ * absolute-form target is turned into its origin form before Fastify sees the request: every
+ * decision made on the path (the no-store and security headers of /api/v1 and /auth, the
+ * dashboard's fallback, the log line) then reads the path, whichever form the client sent.
+ *
+ * Requests node:http would answer itself, with an empty body and none of our headers, go to
+ * Fastify instead, whose rules answer them as problems (protocol-rules.ts): HTTP/1.1 without a
+ * Host header, and an Expect header other than `100-continue` (which gets its interim 100 here,
+ * as node would send it, and nothing else does).
+ */
 export function createHttpServer(options: Record<string, unknown>, fastify: Listener): Server {
   const http = typeof options.http === 'object' && options.http !== null ? options.http : {};
+  const listener: Listener = (request, response) => {
+    // 47 is '/': the origin form every browser sends, and the one checked on the hot path.
+    if (request.url !== undefined && request.url.charCodeAt(0) !== 47) request.url = originFormTarget(request.url);
+    fastify(request, response);
+  };
   // The request timeout goes to the constructor with the headers timeout, which may not exceed it.
-  const server = createServer({ ...http, requestTimeout: numberOption(options, 'requestTimeout') }, fastify);
+  const server = createServer({ ...http, requestTimeout: numberOption(options, 'requestTimeout'), requireHostHeader: false }, listener);
+  server.on('checkContinue', (request: IncomingMessage, response: ServerResponse) => {
+    if (!hasUnknownExpectation(request.headers.expect)) response.writeContinue();
+    listener(request, response);
+  });
+  server.on('checkExpectation', listener);
   server.keepAliveTimeout = numberOption(options, 'keepAliveTimeout');
   server.setTimeout(numberOption(options, 'connectionTimeout'));
   const maxRequestsPerSocket = numberOption(options, 'maxRequestsPerSocket');

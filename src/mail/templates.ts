@@ -118,6 +118,26 @@ export function invitationMessage(to: string, invitation: { link: string; worksp
   return { to, subject: `Invitation to join ${workspaceName.replace(/\s+/g, ' ')} on Siteward`, text, html };
 }
 
+/**
+ * To a member of a workspace that now requires two-factor authentication, who has neither TOTP nor
+ * a passkey: what changed, and where to set one up. Names no one's credential.
+ */
+export function twoFactorRequiredMessage(to: string, requirement: { workspaceName: string; link: string }): MailMessage {
+  const { workspaceName, link } = requirement;
+  const lines = [
+    `The owners of the workspace "${workspaceName}" on Siteward now require two-factor authentication of its members.`,
+    'Until you turn on an authenticator app or add a passkey to your account, its sites, members and settings are closed to you. Set one up under Settings > Security:',
+  ];
+  const text = ['Hello,', '', ...lines, '', link].join('\n');
+  const html = `<!doctype html>
+<html lang="en"><body style="font-family: system-ui, sans-serif; color: #1f2937; line-height: 1.5">
+<p>Hello,</p>
+${lines.map((line) => `<p>${escapeHtml(line)}</p>`).join('\n')}
+<p><a href="${escapeHtml(link)}" style="display: inline-block; background: #4f46e5; color: #ffffff; padding: 10px 18px; border-radius: 6px; text-decoration: none">Set up two-factor authentication</a></p>
+</body></html>`;
+  return { to, subject: `${headerText(workspaceName)} now requires two-factor authentication`, text, html };
+}
+
 /** One line of a header: names and URLs chosen by users may hold line breaks. */
 function headerText(text: string): string {
   return text.replace(/\s+/g, ' ').trim();

@@ -34,6 +34,32 @@ export function memberChangeAction(from: WorkspaceRole, to: WorkspaceRole | null
   return from === 'owner' || to === 'owner' ? 'owner.grant' : 'member.manage';
 }
 
+/**
+ * The rule every workspace and site route applies after membership: a workspace that requires
+ * two-factor authentication of its members is closed to a member who has neither TOTP nor a
+ * passkey (`missingIn`, the principal's list of such workspaces), whatever their credential. 403,
+ * not 404: they are a member, and are told what to do.
+ */
+export function assertTwoFactorMet(missingIn: ReadonlySet<string>, workspaceId: string): void {
+  if (!missingIn.has(workspaceId)) return;
+  throw new AppError(
+    403,
+    WORKSPACE_ERRORS.TWO_FACTOR_REQUIRED,
+    'This workspace requires two-factor authentication of its members: turn on an authenticator app or add a passkey under Settings > Security, then try again.',
+  );
+}
+
+/**
+ * Whether giving `to` to someone who had `from` (undefined: an invitation) grants administration:
+ * admin or owner, higher than before. An admin invites and manages members and webhooks, so such a
+ * grant outlives the granting credential (a thief's admin accomplice stays after the owner signs
+ * out everywhere): it needs a recent sign-in, like a new access token.
+ */
+export function grantsAdministration(from: WorkspaceRole | undefined, to: WorkspaceRole): boolean {
+  if (to !== 'admin' && to !== 'owner') return false;
+  return from === undefined || WORKSPACE_ROLES.indexOf(to) < WORKSPACE_ROLES.indexOf(from);
+}
+
 export function workspaceNotFound(): AppError {
   // A workspace one is not a member of is "not found" too: its existence is not revealed.
   return new AppError(404, WORKSPACE_ERRORS.WORKSPACE_NOT_FOUND, 'No workspace with this id.');

@@ -34,7 +34,7 @@ export const PERSONAL_WORKSPACE_NAME = 'Personal';
 /** A new user's personal workspace, with them as its owner; in the transaction that creates the user. */
 export async function insertPersonalWorkspace(trx: Transaction<Database>, userId: string, now: Date): Promise<WorkspaceRow> {
   const at = now.toISOString();
-  const workspace: WorkspaceRow = { id: newId(now), name: PERSONAL_WORKSPACE_NAME, personal_user_id: userId, created_at: at, updated_at: at };
+  const workspace: WorkspaceRow = { id: newId(now), name: PERSONAL_WORKSPACE_NAME, personal_user_id: userId, require_two_factor: 0, created_at: at, updated_at: at };
   await trx.insertInto('workspaces').values(workspace).execute();
   await trx.insertInto('workspace_members').values({ workspace_id: workspace.id, user_id: userId, role: 'owner', joined_at: at }).execute();
   return workspace;
@@ -55,6 +55,29 @@ const membershipsOfUser = new PreparedQuery((db, p: { userId: string }) =>
 export async function findMemberships(db: Kysely<Database>, userId: string): Promise<Map<string, WorkspaceRole>> {
   const rows = await membershipsOfUser.execute(db, { userId });
   return new Map(rows.map((row) => [row.workspace_id, asRole(row.role)]));
+}
+
+// Read by the guard for a principal it does not hold, in place of membershipsOfUser: prepared once.
+const accessOfUser = new PreparedQuery((db, p: { userId: string }) =>
+  db
+    .selectFrom('workspace_members')
+    .innerJoin('workspaces', 'workspaces.id', 'workspace_members.workspace_id')
+    .select(['workspace_members.workspace_id', 'workspace_members.role', 'workspaces.require_two_factor'])
+    .where('workspace_members.user_id', '=', p.userId),
+);
+
+/** The user's memberships, and which of their workspaces require two-factor authentication of members. */
+export interface WorkspaceAccess {
+  memberships: Map<string, WorkspaceRole>;
+  requiringTwoFactor: string[];
+}
+
+export async function findWorkspaceAccess(db: Kysely<Database>, userId: string): Promise<WorkspaceAccess> {
+  const rows = await accessOfUser.execute(db, { userId });
+  return {
+    memberships: new Map(rows.map((row) => [row.workspace_id, asRole(row.role)])),
+    requiringTwoFactor: rows.filter((row) => row.require_two_factor === 1).map((row) => row.workspace_id),
+  };
 }
 
 export async function listWorkspacesOf(db: Kysely<Database>, userId: string): Promise<MemberWorkspaceRow[]> {
@@ -178,6 +201,27 @@ export function deleteMember(trx: Transaction<Database>, workspaceId: string, us
 
 export function renameWorkspace(trx: Transaction<Database>, workspaceId: string, name: string, now: string): Promise<unknown> {
   return trx.updateTable('workspaces').set({ name, updated_at: now }).where('id', '=', workspaceId).execute();
+}
+
+export function setRequireTwoFactor(trx: Transaction<Database>, workspaceId: string, required: boolean, now: string): Promise<unknown> {
+  return trx.updateTable('workspaces').set({ require_two_factor: required ? 1 : 0, updated_at: now }).where('id', '=', workspaceId).execute();
+}
+
+/** The members of the workspace with neither TOTP on nor a passkey: whom its requirement of two-factor authentication shuts out. */
+export async function findMembersWithoutSecondFactor(db: Kysely<Database>, workspaceId: string): Promise<Array<{ id: string; email: string }>> {
+  return db
+    .selectFrom('workspace_members')
+    .innerJoin('users', 'users.id', 'workspace_members.user_id')
+    .select(['users.id', 'users.email'])
+    .where('workspace_members.workspace_id', '=', workspaceId)
+    .where((eb) =>
+      eb.and([
+        eb.not(eb.exists(eb.selectFrom('user_totp').select('user_totp.user_id').whereRef('user_totp.user_id', '=', 'users.id').where('user_totp.enabled_at', 'is not', null))),
+        eb.not(eb.exists(eb.selectFrom('passkeys').select('passkeys.id').whereRef('passkeys.user_id', '=', 'users.id'))),
+      ]),
+    )
+    .orderBy('users.email')
+    .execute();
 }
 
 /** Deletes the workspace with its sites (and their check history) and its memberships. */

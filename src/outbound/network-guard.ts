@@ -30,46 +30,123 @@ const METADATA_ADDRESSES = new BlockList();
 for (const address of ['169.254.169.254', '169.254.170.2', '100.100.100.200', '168.63.129.16']) METADATA_ADDRESSES.addAddress(address, 'ipv4');
 METADATA_ADDRESSES.addAddress('fd00:ec2::254', 'ipv6');
 
-function blockList(subnets: Array<[network: string, prefix: number, family: 'ipv4' | 'ipv6']>): BlockList {
-  const list = new BlockList();
-  for (const [network, prefix, family] of subnets) list.addSubnet(network, prefix, family);
-  return list;
+type Family = 'ipv4' | 'ipv6';
+
+/** A special-purpose block and what a request to it is: allowed, allowed only when configured, or never. */
+interface SpecialPurposeBlock {
+  network: string;
+  prefix: number;
+  family: Family;
+  kind: AddressClass['kind'];
+  /** Why it is refused ('' for a public block). */
+  reason: string;
 }
 
-const FORBIDDEN = blockList([
-  ['0.0.0.0', 8, 'ipv4'], // "this network"; 0.0.0.0 reaches loopback on Linux
-  ['192.0.2.0', 24, 'ipv4'], // documentation
-  ['198.51.100.0', 24, 'ipv4'],
-  ['203.0.113.0', 24, 'ipv4'],
-  ['224.0.0.0', 4, 'ipv4'], // multicast
-  ['240.0.0.0', 4, 'ipv4'], // reserved, broadcast
-  ['::', 128, 'ipv6'], // unspecified
-  ['100::', 64, 'ipv6'], // discard
-  ['2001:db8::', 32, 'ipv6'], // documentation
-  ['ff00::', 8, 'ipv6'], // multicast
-]);
-
-const PRIVATE: Array<[BlockList, string]> = [
-  [blockList([['127.0.0.0', 8, 'ipv4'], ['::1', 128, 'ipv6']]), 'loopback address'],
-  [blockList([['10.0.0.0', 8, 'ipv4'], ['172.16.0.0', 12, 'ipv4'], ['192.168.0.0', 16, 'ipv4'], ['192.0.0.0', 24, 'ipv4'], ['198.18.0.0', 15, 'ipv4']]), 'private address'],
-  [blockList([['100.64.0.0', 10, 'ipv4']]), 'shared (carrier-grade NAT) address'],
-  [blockList([['169.254.0.0', 16, 'ipv4'], ['fe80::', 10, 'ipv6']]), 'link-local address'],
-  [blockList([['fc00::', 7, 'ipv6'], ['fec0::', 10, 'ipv6']]), 'unique-local address'],
-];
+const PRIVATE_REASON = { loopback: 'loopback address', private: 'private address', shared: 'shared (carrier-grade NAT) address', linkLocal: 'link-local address', uniqueLocal: 'unique-local address' } as const;
 
 /**
- * IPv6 forms that carry an IPv4 address (::ffff:10.0.0.1, NAT64 64:ff9b::a00:1, 6to4 2002:a00:1::)
- * are judged by the IPv4 address inside, so ::ffff:127.0.0.1 is loopback like 127.0.0.1.
+ * Every block of IANA's IPv4 and IPv6 Special-Purpose Address Registries (RFC 6890 and its
+ * updates, as of 2025), with multicast, and what a request to it is. Loopback, private-use, shared,
+ * link-local, unique-local, benchmarking and the local network's own services (the IETF protocol
+ * block's continuity, PCP, TURN, SRP and NAT64-discovery addresses, answered by nearby routers even
+ * where IANA calls them globally reachable) are "private": allowed only when configured. What no
+ * partner can be (unspecified, documentation, reserved, discard, dummy, deprecated relays, Teredo,
+ * identifiers that are not locators, multicast) is "forbidden". The public anycast services (AS112,
+ * AMT) are public, like any address outside the table; two of them sit inside the IETF block and are
+ * listed for that. The most specific block decides, so
+ * a /128 inside a /23 is judged by its own row. The blocks that carry an IPv4 address
+ * (::ffff:0:0/96, 64:ff9b::/96, 64:ff9b:1::/48, 2002::/16) are judged by it (embeddedIpv4Candidates)
+ * before this table is read. src/outbound/special-purpose-registry.test.ts checks every registry
+ * entry against this table.
  */
-function embeddedIpv4(address: string): string | undefined {
+const SPECIAL_PURPOSE: readonly SpecialPurposeBlock[] = [
+  // IPv4
+  { network: '0.0.0.0', prefix: 8, family: 'ipv4', kind: 'forbidden', reason: '"this network" address' }, // 0.0.0.0 reaches loopback on Linux
+  { network: '10.0.0.0', prefix: 8, family: 'ipv4', kind: 'private', reason: PRIVATE_REASON.private },
+  { network: '100.64.0.0', prefix: 10, family: 'ipv4', kind: 'private', reason: PRIVATE_REASON.shared },
+  { network: '127.0.0.0', prefix: 8, family: 'ipv4', kind: 'private', reason: PRIVATE_REASON.loopback },
+  { network: '169.254.0.0', prefix: 16, family: 'ipv4', kind: 'private', reason: PRIVATE_REASON.linkLocal },
+  { network: '172.16.0.0', prefix: 12, family: 'ipv4', kind: 'private', reason: PRIVATE_REASON.private },
+  { network: '192.0.0.0', prefix: 24, family: 'ipv4', kind: 'private', reason: 'IETF protocol address (local network services)' },
+  { network: '192.0.0.8', prefix: 32, family: 'ipv4', kind: 'forbidden', reason: 'dummy address' },
+  { network: '192.0.2.0', prefix: 24, family: 'ipv4', kind: 'forbidden', reason: 'documentation address' },
+  { network: '192.88.99.0', prefix: 24, family: 'ipv4', kind: 'forbidden', reason: 'deprecated relay anycast address' },
+  { network: '192.168.0.0', prefix: 16, family: 'ipv4', kind: 'private', reason: PRIVATE_REASON.private },
+  { network: '198.18.0.0', prefix: 15, family: 'ipv4', kind: 'private', reason: 'benchmarking address' },
+  { network: '198.51.100.0', prefix: 24, family: 'ipv4', kind: 'forbidden', reason: 'documentation address' },
+  { network: '203.0.113.0', prefix: 24, family: 'ipv4', kind: 'forbidden', reason: 'documentation address' },
+  { network: '224.0.0.0', prefix: 4, family: 'ipv4', kind: 'forbidden', reason: 'multicast address' },
+  { network: '240.0.0.0', prefix: 4, family: 'ipv4', kind: 'forbidden', reason: 'reserved address' },
+  { network: '255.255.255.255', prefix: 32, family: 'ipv4', kind: 'forbidden', reason: 'broadcast address' },
+  // IPv6
+  { network: '::', prefix: 128, family: 'ipv6', kind: 'forbidden', reason: 'unspecified address' },
+  { network: '::1', prefix: 128, family: 'ipv6', kind: 'private', reason: PRIVATE_REASON.loopback },
+  { network: '100::', prefix: 64, family: 'ipv6', kind: 'forbidden', reason: 'discard-only address' },
+  { network: '100:0:0:1::', prefix: 64, family: 'ipv6', kind: 'forbidden', reason: 'dummy address' },
+  { network: '2001::', prefix: 23, family: 'ipv6', kind: 'forbidden', reason: 'IETF protocol address' },
+  { network: '2001::', prefix: 32, family: 'ipv6', kind: 'forbidden', reason: 'Teredo address' },
+  { network: '2001:1::1', prefix: 128, family: 'ipv6', kind: 'private', reason: 'IETF protocol address (local network services)' },
+  { network: '2001:1::2', prefix: 128, family: 'ipv6', kind: 'private', reason: 'IETF protocol address (local network services)' },
+  { network: '2001:1::3', prefix: 128, family: 'ipv6', kind: 'private', reason: 'IETF protocol address (local network services)' },
+  { network: '2001:2::', prefix: 48, family: 'ipv6', kind: 'private', reason: 'benchmarking address' },
+  // AMT and AS112 are public services inside the IETF block: judged as any public address.
+  { network: '2001:3::', prefix: 32, family: 'ipv6', kind: 'public', reason: '' },
+  { network: '2001:4:112::', prefix: 48, family: 'ipv6', kind: 'public', reason: '' },
+  { network: '2001:10::', prefix: 28, family: 'ipv6', kind: 'forbidden', reason: 'deprecated identifier address (ORCHID)' },
+  { network: '2001:20::', prefix: 28, family: 'ipv6', kind: 'forbidden', reason: 'identifier, not a locator (ORCHIDv2)' },
+  { network: '2001:30::', prefix: 28, family: 'ipv6', kind: 'forbidden', reason: 'identifier, not a locator (drone entity tag)' },
+  { network: '2001:db8::', prefix: 32, family: 'ipv6', kind: 'forbidden', reason: 'documentation address' },
+  { network: '3fff::', prefix: 20, family: 'ipv6', kind: 'forbidden', reason: 'documentation address' },
+  { network: '5f00::', prefix: 16, family: 'ipv6', kind: 'forbidden', reason: 'segment routing identifier' },
+  { network: 'fc00::', prefix: 7, family: 'ipv6', kind: 'private', reason: PRIVATE_REASON.uniqueLocal },
+  { network: 'fe80::', prefix: 10, family: 'ipv6', kind: 'private', reason: PRIVATE_REASON.linkLocal },
+  // Site-local (RFC 3879 deprecated it; old networks still route it) is the unique-local of its day.
+  { network: 'fec0::', prefix: 10, family: 'ipv6', kind: 'private', reason: PRIVATE_REASON.uniqueLocal },
+  { network: 'ff00::', prefix: 8, family: 'ipv6', kind: 'forbidden', reason: 'multicast address' },
+];
+
+/** The table's blocks, most specific first, each with its own list: the first that holds an address decides. */
+const BY_SPECIFICITY: ReadonlyArray<{ block: SpecialPurposeBlock; list: BlockList }> = [...SPECIAL_PURPOSE]
+  .sort((a, b) => b.prefix - a.prefix)
+  .map((block) => {
+    const list = new BlockList();
+    list.addSubnet(block.network, block.prefix, block.family);
+    return { block, list };
+  });
+
+/**
+ * The IPv4 addresses an IPv6 address carries, by which it is judged: ::ffff:10.0.0.1 is as private
+ * as 10.0.0.1. Undefined for an address that carries none.
+ *
+ * - IPv4-mapped ::ffff:a.b.c.d (RFC 4291), SIIT's IPv4-translated ::ffff:0:a.b.c.d (RFC 2765) and
+ *   the deprecated IPv4-compatible ::a.b.c.d: the last 32 bits.
+ * - NAT64's well-known prefix 64:ff9b::/96 (RFC 6052): the last 32 bits, its one format.
+ * - NAT64's local-use prefix 64:ff9b:1::/48 (RFC 8215): the local network's translator may use it
+ *   with any prefix length from /48 to /96, each of which puts the IPv4 address in another place
+ *   (RFC 6052 section 2.2), and which one it uses cannot be seen from here. So each place is read,
+ *   and the strictest verdict wins: an address that reads as public at /96 but as 10.0.0.1 at /48
+ *   is refused. A place that reads as 0.0.0.0/8 is what a shorter format's zero padding looks like,
+ *   and is skipped; no translator sends traffic to "this network".
+ * - 6to4 2002::/16 (RFC 3056): bits 16 to 47.
+ */
+function embeddedIpv4Candidates(address: string): string[] | undefined {
   const groups = expandIpv6(address);
   if (groups === undefined) return undefined;
-  const toIpv4 = (high: number, low: number) => `${high >> 8}.${high & 0xff}.${low >> 8}.${low & 0xff}`;
+  const bytes = groups.flatMap((group) => [group >> 8, group & 0xff]);
+  const ipv4 = (at: readonly number[]) => at.map((index) => bytes[index] ?? 0).join('.');
   const zeros = (from: number, to: number) => groups.slice(from, to).every((group) => group === 0);
-  if (zeros(0, 5) && groups[5] === 0xffff) return toIpv4(groups[6] ?? 0, groups[7] ?? 0); // IPv4-mapped
-  if (zeros(0, 6) && !(groups[6] === 0 && (groups[7] ?? 0) <= 1)) return toIpv4(groups[6] ?? 0, groups[7] ?? 0); // IPv4-compatible (deprecated)
-  if (groups[0] === 0x64 && groups[1] === 0xff9b && zeros(2, 6)) return toIpv4(groups[6] ?? 0, groups[7] ?? 0); // NAT64
-  if (groups[0] === 0x2002) return toIpv4(groups[1] ?? 0, groups[2] ?? 0); // 6to4
+  const last32 = ipv4([12, 13, 14, 15]);
+  if (zeros(0, 5) && groups[5] === 0xffff) return [last32]; // IPv4-mapped
+  if (zeros(0, 4) && groups[4] === 0xffff && groups[5] === 0) return [last32]; // IPv4-translated (SIIT)
+  if (zeros(0, 6) && !(groups[6] === 0 && (groups[7] ?? 0) <= 1)) return [last32]; // IPv4-compatible (deprecated); not :: or ::1
+  if (groups[0] === 0x64 && groups[1] === 0xff9b && zeros(2, 6)) return [last32]; // NAT64, well-known prefix
+  if (groups[0] === 0x64 && groups[1] === 0xff9b && groups[2] === 1) {
+    // NAT64, local-use prefix: the /48, /56, /64 and /96 formats (bits 64 to 71 are RFC 6052's "u" octet).
+    const places = [ipv4([6, 7, 9, 10]), ipv4([7, 9, 10, 11]), ipv4([9, 10, 11, 12]), last32];
+    const meaningful = places.filter((candidate) => !candidate.startsWith('0.'));
+    return meaningful.length > 0 ? meaningful : [last32];
+  }
+  if (groups[0] === 0x2002) return [ipv4([2, 3, 4, 5])]; // 6to4
   return undefined;
 }
 
@@ -91,20 +168,22 @@ function expandIpv6(address: string): number[] | undefined {
   return all.map((group) => Number.parseInt(group, 16));
 }
 
+const STRICTNESS: Record<AddressClass['kind'], number> = { public: 0, private: 1, forbidden: 2 };
+
 export function classifyAddress(address: string): AddressClass {
   const family = isIP(address);
   if (family === 0) return { kind: 'forbidden', reason: 'not an IP address' };
-  const type = family === 4 ? 'ipv4' : 'ipv6';
+  const type: Family = family === 4 ? 'ipv4' : 'ipv6';
   if (METADATA_ADDRESSES.check(address, type)) return { kind: 'forbidden', reason: 'cloud metadata address' };
   if (type === 'ipv6') {
-    const inner = embeddedIpv4(address);
-    if (inner !== undefined) return classifyAddress(inner);
+    const inner = embeddedIpv4Candidates(address);
+    if (inner !== undefined) {
+      return inner.map(classifyAddress).reduce((strictest, each) => (STRICTNESS[each.kind] > STRICTNESS[strictest.kind] ? each : strictest));
+    }
   }
-  if (FORBIDDEN.check(address, type)) return { kind: 'forbidden', reason: 'reserved, multicast or unspecified address' };
-  for (const [list, reason] of PRIVATE) {
-    if (list.check(address, type)) return { kind: 'private', reason };
-  }
-  return { kind: 'public' };
+  const found = BY_SPECIFICITY.find(({ list }) => list.check(address, type))?.block;
+  if (found === undefined || found.kind === 'public') return { kind: 'public' };
+  return { kind: found.kind, reason: found.reason };
 }
 
 /** Decides which addresses a check may connect to. Tests inject their own. */

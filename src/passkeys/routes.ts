@@ -78,6 +78,8 @@ export function registerPasskeyRoutes(app: App, deps: PasskeyRouteDeps): void {
     async (request, reply) => {
       const principal = currentPrincipal(request);
       const passkey = await passkeys.register(principal.user, request.body);
+      // Whether the user has a second factor is kept with their principal (a workspace may require one).
+      deps.guard.forgetUser(principal.user.id);
       await securityEvents.record({ type: 'passkey.added', user: principal.user, origin: requestOrigin(request), credential: principal.method, details: { name: passkey.name } });
       return reply.code(201).send({ passkey });
     },
@@ -107,6 +109,7 @@ export function registerPasskeyRoutes(app: App, deps: PasskeyRouteDeps): void {
     async (request, reply) => {
       const principal = currentPrincipal(request);
       const { name } = await passkeys.remove(principal.user.id, request.params.id);
+      deps.guard.forgetUser(principal.user.id);
       await securityEvents.record({ type: 'passkey.removed', user: principal.user, origin: requestOrigin(request), credential: principal.method, details: { name } });
       return reply.code(204).send(null);
     },

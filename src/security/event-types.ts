@@ -1,12 +1,20 @@
 /**
  * What happened to an account's security. The names are the ones DESIGN.md gives the stored,
  * user-visible history (GET /api/v1/me/security-events); `sign_in.refused` covers a limit or a
- * policy saying no before any credential was checked.
+ * policy saying no before any credential was checked. `reauthentication.failed` is a wrong
+ * password or code when confirming who one is, `reauthentication.refused` one past the limit;
+ * `link.refused` an e-mail link (sign-in, verification, change of address, invitation) that no
+ * longer works; `request.refused` a request the guard or a workspace's rules turned away
+ * (cross-site, an access token where only a person may go, a role or scope too low).
  */
 export const SECURITY_EVENT_TYPES = [
   'sign_in.succeeded',
   'sign_in.failed',
   'sign_in.refused',
+  'reauthentication.failed',
+  'reauthentication.refused',
+  'link.refused',
+  'request.refused',
   'password.changed',
   'email.verified',
   'email.changed',
@@ -25,6 +33,16 @@ export const SECURITY_EVENT_TYPES = [
   'account.deleted',
 ] as const;
 export type SecurityEventType = (typeof SECURITY_EVENT_TYPES)[number];
+
+/**
+ * Why a mailed link was refused (`link.refused`): never issued or voided since (`unknown`), `used`,
+ * `expired`, `withdrawn` (an invitation), of another kind than the page it was posted to
+ * (`wrong_purpose`), or for another address than the signed-in caller's (`email_mismatch`).
+ */
+export type LinkRefusal = 'unknown' | 'used' | 'expired' | 'withdrawn' | 'wrong_purpose' | 'email_mismatch';
+
+/** What a refused link was: a sign-in link, an address verification, a change of address, an invitation. */
+export type MailedLink = 'magic_link' | 'email_verification' | 'email_change' | 'invitation';
 
 /** How a person proved who they are, for sign-ins and re-authentication; `oidc`: at a single sign-on provider. */
 export type AuthenticationMethod = 'password' | 'magic_link' | 'passkey' | 'totp' | 'recovery_code' | 'oidc';

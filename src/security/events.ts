@@ -5,12 +5,12 @@ import { AppError } from '../errors.js';
 import type { Clock } from '../lib/clock.js';
 import { newId } from '../lib/ids.js';
 import type { Mailer } from '../mail/mailer.js';
-import type { AuthenticationMethod, CredentialKind, RequestOrigin, SecurityEventType } from './event-types.js';
+import type { AuthenticationMethod, CredentialKind, LinkRefusal, MailedLink, RequestOrigin, SecurityEventType } from './event-types.js';
 import { securityNoticeMessage } from './notices.js';
 import { insertSecurityEvent } from './queries.js';
 
 // The vocabulary lives apart from the recorder, so the notices it mails can name it without importing the recorder.
-export { SECURITY_EVENT_TYPES, type AuthenticationMethod, type CredentialKind, type RequestOrigin, type SecurityEventType } from './event-types.js';
+export { SECURITY_EVENT_TYPES, type AuthenticationMethod, type CredentialKind, type LinkRefusal, type MailedLink, type RequestOrigin, type SecurityEventType } from './event-types.js';
 
 export interface SecurityEvent {
   type: SecurityEventType;
@@ -55,6 +55,24 @@ const MAILED: ReadonlySet<SecurityEventType> = new Set<SecurityEventType>([
   'account.deleted',
 ]);
 
+/** Events that are an attempt turned away: their log lines say `outcome: "failure"`. */
+const FAILURES: ReadonlySet<SecurityEventType> = new Set<SecurityEventType>([
+  'sign_in.failed',
+  'sign_in.refused',
+  'reauthentication.failed',
+  'reauthentication.refused',
+  'link.refused',
+  'request.refused',
+]);
+
+/**
+ * Events that are logged, not stored in the account's history. A deleted account's rows went with
+ * it. Refusals past a limit come as many as anyone cares to send, and so do refused links (a mail
+ * scanner opening a used link) and refused requests: stored, they would let anyone fill the table
+ * and bury what the owner needs to see. The failures that count against a limit are stored.
+ */
+const LOGGED_ONLY: ReadonlySet<SecurityEventType> = new Set<SecurityEventType>(['account.deleted', 'sign_in.refused', 'reauthentication.refused', 'link.refused', 'request.refused']);
+
 const USER_AGENT_MAX_LENGTH = 300;
 
 export function requestOrigin(request: FastifyRequest): RequestOrigin {
@@ -81,7 +99,15 @@ export class SecurityEvents {
    */
   async record(event: SecurityEvent): Promise<void> {
     await this.#store(event);
-    const outcome = event.type === 'sign_in.failed' || event.type === 'sign_in.refused' ? 'failure' : 'success';
+    this.#log(event);
+    if (event.user !== null && MAILED.has(event.type) && event.notify !== false) {
+      this.mailer.send(securityNoticeMessage(event.user.email, event.type, { at: this.clock.now(), origin: event.origin, details: event.details ?? {} }));
+    }
+  }
+
+  /** The event's structured line: the operator's record, with no secret in it. */
+  #log(event: SecurityEvent): void {
+    const outcome = FAILURES.has(event.type) ? 'failure' : 'success';
     this.log.info(
       {
         reqId: event.origin.requestId,
@@ -97,9 +123,6 @@ export class SecurityEvents {
       },
       `security: ${event.type}`,
     );
-    if (event.user !== null && MAILED.has(event.type) && event.notify !== false) {
-      this.mailer.send(securityNoticeMessage(event.user.email, event.type, { at: this.clock.now(), origin: event.origin, details: event.details ?? {} }));
-    }
   }
 
   /**
@@ -115,10 +138,44 @@ export class SecurityEvents {
     else if (error.status === 401) await this.record({ type: 'sign_in.failed', user, origin, method, reason: attempt.reason ?? error.code, ...(attempt.reason === undefined ? {} : { details: { code: error.code } }) });
   }
 
+  /**
+   * A re-authentication that ended in `error`: past the account's limit (429,
+   * `reauthentication.refused`, logged only), or a wrong password, code or passkey (403,
+   * `reauthentication.failed`, stored: the owner sees that someone holding their session tried).
+   * Anything else (a malformed request) records nothing.
+   */
+  async recordReauthenticationError(error: unknown, attempt: { user: { id: string; email: string }; origin: RequestOrigin; method: AuthenticationMethod; credential: CredentialKind }): Promise<void> {
+    if (!(error instanceof AppError)) return;
+    if (error.status === 429) await this.record({ type: 'reauthentication.refused', ...attempt, reason: 'rate_limited' });
+    else if (error.status === 403) await this.record({ type: 'reauthentication.failed', ...attempt, reason: error.code });
+  }
+
+  /**
+   * An attempt turned away that is logged only (LOGGED_ONLY): a refused link or request. Written at
+   * once, so a request that ends with the refusal has its line before its request line.
+   */
+  refused(event: SecurityEvent & { type: 'link.refused' | 'request.refused' }): void {
+    this.#log(event);
+  }
+
+  /**
+   * A mailed link that no longer works, as a `link.refused` line (ASVS 16.3.3): a used sign-in link
+   * tried again is what a copy of someone's mail looks like in use. Names the account the link was
+   * for (or the signed-in caller, for an invitation) and why; never the token.
+   */
+  linkRefused(request: FastifyRequest, refusal: { link: MailedLink; reason: LinkRefusal; user: { id: string; email: string } | null; workspaceId?: string }): void {
+    this.refused({
+      type: 'link.refused',
+      user: refusal.user,
+      origin: requestOrigin(request),
+      reason: refusal.reason,
+      details: { link: refusal.link, ...(refusal.workspaceId === undefined ? {} : { workspace_id: refusal.workspaceId }) },
+    });
+  }
+
   async #store(event: SecurityEvent): Promise<void> {
-    // No account, nothing to show anyone; a deleted account's rows went with it. Refusals come past
-    // a limit, as many as anyone cares to send: they are logged, not stored.
-    if (event.user === null || event.type === 'account.deleted' || event.type === 'sign_in.refused') return;
+    // No account, nothing to show anyone; see LOGGED_ONLY for the rest.
+    if (event.user === null || LOGGED_ONLY.has(event.type)) return;
     const now = this.clock.now();
     try {
       await insertSecurityEvent(this.db, {
@@ -134,7 +191,20 @@ export class SecurityEvents {
         details: JSON.stringify(event.details ?? {}),
       });
     } catch (error) {
+      // The account was deleted between the change and its record (a request racing the deletion):
+      // there is no history left to add to, and its line below still records the event.
+      if (isForeignKeyViolation(error)) {
+        this.log.info({ reqId: event.origin.requestId, security_event: event.type, user_id: event.user.id }, 'security event not stored: the account was deleted meanwhile');
+        return;
+      }
       this.log.error({ err: error, reqId: event.origin.requestId, security_event: event.type }, 'security event not stored');
     }
   }
+}
+
+/** A foreign-key failure of SQLite or PostgreSQL: the row referred to is gone. */
+function isForeignKeyViolation(error: unknown): boolean {
+  if (typeof error !== 'object' || error === null || !('code' in error)) return false;
+  const code = String(error.code);
+  return code === '23503' || code === 'SQLITE_CONSTRAINT_FOREIGNKEY';
 }

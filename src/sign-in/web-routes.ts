@@ -119,7 +119,10 @@ export function registerWebSignInRoutes(app: App, deps: WebSignInDeps): void {
       async (request, reply) => {
         const token = (request.query as { token?: string }).token ?? '';
         const link = await deps.magicLinks.inspect(token);
-        if (link === undefined) return sendPage(reply, 410, magicInvalidPage());
+        if (link === undefined) {
+          deps.securityEvents.linkRefused(request, await deps.magicLinks.whyRefused(token));
+          return sendPage(reply, 410, magicInvalidPage());
+        }
         return sendPage(reply, 200, magicConfirmPage(token, link.email));
       },
     );
@@ -135,8 +138,12 @@ export function registerWebSignInRoutes(app: App, deps: WebSignInDeps): void {
       },
       async (request, reply) => {
         assertSameOrigin(request.headers, deps.publicOrigin);
-        const userId = await deps.magicLinks.redeem((request.body as { token: string }).token);
-        if (userId === undefined) return sendPage(reply, 410, magicInvalidPage());
+        const token = (request.body as { token: string }).token;
+        const userId = await deps.magicLinks.redeem(token);
+        if (userId === undefined) {
+          deps.securityEvents.linkRefused(request, await deps.magicLinks.whyRefused(token));
+          return sendPage(reply, 410, magicInvalidPage());
+        }
         const signIn = await deps.emailVerification.afterMagicLink(userId);
         if (signIn === undefined) return sendPage(reply, 410, magicInvalidPage());
         const origin = requestOrigin(request);

@@ -1,5 +1,6 @@
 import type { Cache, CacheNamespace } from '../cache/cache.js';
 import { membershipsTag, workspaceSitesTag } from '../memberships/changes.js';
+import { assertTwoFactorMet } from '../memberships/permissions.js';
 import { siteTag } from './changes.js';
 import type { SiteListFields } from './contract.js';
 import { encodeSite, encodeSiteEnvelope, encodeSiteList } from './encode.js';
@@ -17,10 +18,11 @@ export interface SiteListRequest extends SiteListOrder {
   readonly fields: SiteListFields | undefined;
 }
 
-/** The body of GET /api/v1/sites/{id} and the site's version, which is its ETag. */
+/** The body of GET /api/v1/sites/{id}, the site's version, which is its ETag, and its workspace. */
 export interface SiteAnswer {
   readonly version: number;
   readonly body: Buffer;
+  readonly workspaceId: string;
 }
 
 /**
@@ -47,6 +49,12 @@ export class SiteReads {
   }
 
   async page(caller: SiteCaller, workspaceId: string | undefined, limit: number, cursor: string | undefined): Promise<Buffer> {
+    // A caller shut out of a workspace for want of a second factor is answered from the database,
+    // under no key another answer of theirs could share.
+    if (caller.twoFactorMissingIn.size > 0) {
+      const page = await this.sites.list(caller, workspaceId, limit, cursor);
+      return encodeSiteList({ sites: page.sites.map(encodeSite), nextCursor: page.nextCursor });
+    }
     const key = pageKey(caller, workspaceId, limit, cursor);
     const held = this.#pages.get(key);
     if (held !== undefined) return held;
@@ -74,27 +82,36 @@ export class SiteReads {
    * could show drops them all, so a search or another order never shows a stale row or total.
    */
   async list(caller: SiteCaller, request: SiteListRequest): Promise<Buffer> {
+    if (caller.twoFactorMissingIn.size > 0) return this.#readList(caller, request);
     const key = JSON.stringify([callerKey(caller), request.workspaceId ?? null, request.limit, request.cursor ?? null, request.sort, request.q, request.fields ?? null]);
     const held = this.#lists.get(key);
     if (held !== undefined) return held;
     const epoch = this.cache.epoch;
     const tags = await this.#listTags(caller, request.workspaceId);
-    const page = await this.sites.listOrdered(caller, request.workspaceId, request, request.limit, request.cursor);
-    const body =
-      request.fields === 'summary'
-        ? encodeSummaryList(page.sites, page.nextCursor, await this.sites.count(caller, request.workspaceId, request.q))
-        : encodeSiteList({ sites: page.sites.map(encodeSite), nextCursor: page.nextCursor });
+    const body = await this.#readList(caller, request);
     this.#lists.set(key, body, { tags, size: body.length, epoch });
     return body;
   }
 
+  async #readList(caller: SiteCaller, request: SiteListRequest): Promise<Buffer> {
+    const page = await this.sites.listOrdered(caller, request.workspaceId, request, request.limit, request.cursor);
+    return request.fields === 'summary'
+      ? encodeSummaryList(page.sites, page.nextCursor, await this.sites.count(caller, request.workspaceId, request.q))
+      : encodeSiteList({ sites: page.sites.map(encodeSite), nextCursor: page.nextCursor });
+  }
+
+  /** A site the caller may read; a kept answer is checked against the caller's second factor as a fresh one is. */
   async site(caller: SiteCaller, id: string): Promise<SiteAnswer> {
     const key = `${callerKey(caller)} ${id}`;
     const held = this.#sites.get(key);
-    if (held !== undefined) return held;
+    if (held !== undefined) {
+      assertTwoFactorMet(caller.twoFactorMissingIn, held.workspaceId);
+      return held;
+    }
     const epoch = this.cache.epoch;
-    const site = encodeSite(await this.sites.get(caller, id));
-    const answer: SiteAnswer = { version: site.version, body: encodeSiteEnvelope(site) };
+    const row = await this.sites.get(caller, id);
+    const site = encodeSite(row);
+    const answer: SiteAnswer = { version: site.version, body: encodeSiteEnvelope(site), workspaceId: row.workspace_id };
     this.#sites.set(key, answer, { tags: [siteTag(id), membershipsTag(caller.userId)], size: answer.body.length, epoch });
     return answer;
   }

@@ -5,7 +5,7 @@ import type { Guard } from '../auth/guard.js';
 import { sendJsonBuffer } from '../http/compression.js';
 import { ifNoneMatchHits, versionEtag } from '../http/etag.js';
 import { currentCaller, currentPrincipal } from '../auth/principal.js';
-import { workspaceNotFound } from '../memberships/permissions.js';
+import { assertTwoFactorMet, workspaceNotFound } from '../memberships/permissions.js';
 import { ProblemSchema } from '../http/schema.js';
 import type { App } from '../http/types.js';
 import {
@@ -70,6 +70,7 @@ export function registerSiteRoutes(app: App, deps: { guard: Guard; sites: SiteSe
       // Asking for a workspace one is not in is an error, not an empty list, as reading it is. The
       // query itself is limited to the caller's memberships whatever this says.
       if (workspaceId !== undefined && !principal.memberships.has(workspaceId)) throw workspaceNotFound();
+      if (workspaceId !== undefined) assertTwoFactorMet(principal.twoFactorMissingIn, workspaceId);
       // The default list keeps its own path: its statements are prepared once and its pages cached.
       if (q === '' && sort === DEFAULT_SITE_LIST_SORT && fields === undefined) {
         return sendJsonBuffer(request, reply, await deps.reads.page(caller, workspaceId, limit, cursor));
@@ -202,7 +203,9 @@ export function registerSiteRoutes(app: App, deps: { guard: Guard; sites: SiteSe
     async (request) => {
       const { workspace_id: workspaceId, limit = DEFAULT_PAGE_SIZE, cursor } = request.query;
       // As for the sites list: a workspace one is not in is an error, not an empty trash.
-      if (workspaceId !== undefined && !currentPrincipal(request).memberships.has(workspaceId)) throw workspaceNotFound();
+      const principal = currentPrincipal(request);
+      if (workspaceId !== undefined && !principal.memberships.has(workspaceId)) throw workspaceNotFound();
+      if (workspaceId !== undefined) assertTwoFactorMet(principal.twoFactorMissingIn, workspaceId);
       const page = await deps.sites.trash(currentCaller(request), workspaceId, limit, cursor);
       return { sites: page.entries, next_cursor: page.nextCursor };
     },

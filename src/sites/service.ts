@@ -29,7 +29,7 @@ import {
   updateSite,
 } from './queries.js';
 import { findMemberships, findPersonalWorkspaceId, lockRole } from '../memberships/queries.js';
-import { assertCan, type WorkspaceAction, workspaceNotFound } from '../memberships/permissions.js';
+import { assertCan, assertTwoFactorMet, type WorkspaceAction, workspaceNotFound } from '../memberships/permissions.js';
 import {
   DEFAULT_SITE_LIST_SORT,
   PARTNER_EDITABLE_FIELDS,
@@ -263,11 +263,15 @@ export class SiteService {
     return (await this.getFor(caller, id, 'site.read')).site;
   }
 
-  /** A site and the caller's role, which must allow `action` (404 for a non-member, 403 for too low a role). */
+  /**
+   * A site and the caller's role, which must allow `action` (404 for a non-member, 403 for a member
+   * shut out for want of a second factor, 403 for too low a role).
+   */
   async getFor(caller: SiteCaller, id: string, action: WorkspaceAction): Promise<MemberSiteRow> {
     const found = await findSite(this.deps.db, caller, id);
-    assertCan(found?.role, action, siteNotFound);
     if (found === undefined) throw siteNotFound();
+    assertTwoFactorMet(caller.twoFactorMissingIn, found.site.workspace_id);
+    assertCan(found.role, action, siteNotFound);
     return found;
   }
 
@@ -280,6 +284,7 @@ export class SiteService {
     const userId = caller.userId;
     const targetId = workspaceId ?? caller.workspaceId ?? (await findPersonalWorkspaceId(this.deps.db, userId));
     if (targetId === undefined || (caller.workspaceId !== null && targetId !== caller.workspaceId)) throw workspaceNotFound();
+    assertTwoFactorMet(caller.twoFactorMissingIn, targetId);
     const now = this.deps.clock.now().toISOString();
     const empty: SiteRow = {
       id: newId(this.deps.clock.now()),
@@ -449,8 +454,9 @@ export class SiteService {
     try {
       return await this.deps.db.transaction().execute(async (trx) => {
         const found = await findTrashedSiteForUpdate(trx, this.deps.dialect, caller, id);
-        assertCan(found?.role, 'site.delete', siteNotFound);
         if (found === undefined) throw siteNotFound();
+        assertTwoFactorMet(caller.twoFactorMissingIn, found.site.workspace_id);
+        assertCan(found.role, 'site.delete', siteNotFound);
         workspaceId = found.site.workspace_id;
         await untrashSite(trx, found.site);
         await recordAuditEvent(trx, this.deps.clock, origin, {
@@ -483,8 +489,9 @@ export class SiteService {
   /** The site, locked, with the caller's role read under the same lock; it must allow `action`. */
   async #lockFor(trx: Transaction<Database>, caller: SiteCaller, id: string, action: WorkspaceAction): Promise<LockedSite> {
     const found = await findSiteForUpdate(trx, this.deps.dialect, caller, id);
-    assertCan(found?.role, action, siteNotFound);
     if (found === undefined) throw siteNotFound();
+    assertTwoFactorMet(caller.twoFactorMissingIn, found.site.workspace_id);
+    assertCan(found.role, action, siteNotFound);
     return { row: found.site, webhooks: found.webhooks };
   }
 

@@ -64,6 +64,8 @@ export function registerTotpRoutes(app: App, deps: { guard: Guard; totp: TotpSer
     async (request, reply) => {
       const principal = currentPrincipal(request);
       const codes = await totp.enable(principal.user.id, request.body.code);
+      // Whether the user has a second factor is kept with their principal (a workspace may require one).
+      deps.guard.forgetUser(principal.user.id);
       await securityEvents.record({ type: 'totp.enabled', user: principal.user, origin: requestOrigin(request), credential: principal.method });
       return reply.header('cache-control', 'no-store').send({ recovery_codes: codes });
     },
@@ -78,6 +80,7 @@ export function registerTotpRoutes(app: App, deps: { guard: Guard; totp: TotpSer
     async (request, reply) => {
       const principal = currentPrincipal(request);
       await totp.disable(principal.user.id, request.body.code);
+      deps.guard.forgetUser(principal.user.id);
       await securityEvents.record({ type: 'totp.disabled', user: principal.user, origin: requestOrigin(request), credential: principal.method });
       return reply.code(204).send(null);
     },

@@ -26,8 +26,10 @@ export async function insertUser(db: Kysely<Database>, user: UserRow): Promise<b
 }
 
 /** Stores a new password hash; the caller revokes the old credentials in the same transaction. */
-export function updatePasswordHash(db: Kysely<Database>, userId: string, passwordHash: string, now: string): Promise<unknown> {
-  return db.updateTable('users').set({ password_hash: passwordHash, updated_at: now }).where('id', '=', userId).execute();
+/** Sets the password's hash; resolves false when the account no longer exists. */
+export async function updatePasswordHash(db: Kysely<Database>, userId: string, passwordHash: string, now: string): Promise<boolean> {
+  const result = await db.updateTable('users').set({ password_hash: passwordHash, updated_at: now }).where('id', '=', userId).executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
 }
 
 export function listUsers(db: Kysely<Database>): Promise<UserRow[]> {

@@ -35,7 +35,8 @@ const errors = { 400: ProblemSchema, 401: ProblemSchema, 403: ProblemSchema, 404
  * Creating one or pointing it elsewhere needs a confirmed address too, as inviting does.
  */
 export function registerWebhookRoutes(app: App, deps: { guard: Guard; webhooks: WebhookService; sender: WebhookSender; recentAuthentication: RecentAuthentication }): void {
-  const onRequest = deps.guard.require('signed_in');
+  // Every route here is of one workspace: closed to a member who lacks the second factor it requires.
+  const onRequest = deps.guard.require('signed_in', { workspaceParam: 'id' });
   const { webhooks, sender } = deps;
   const base = '/api/v1/workspaces/:id/webhooks';
 

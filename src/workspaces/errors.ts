@@ -10,4 +10,6 @@ export const WORKSPACE_ERRORS = {
   INVITATION_NOT_FOUND: 'invitation_not_found',
   INVITATION_INVALID: 'invitation_invalid',
   INVITATION_EMAIL_MISMATCH: 'invitation_email_mismatch',
+  TWO_FACTOR_REQUIRED: 'two_factor_required',
+  TWO_FACTOR_SETUP_REQUIRED: 'two_factor_setup_required',
 } as const;

@@ -1,5 +1,6 @@
 import type { Kysely, Selectable, Transaction } from 'kysely';
 import type { Database, InvitationsTable } from '../db/schema.js';
+import type { WorkspaceRole } from '../memberships/contract.js';
 
 export type InvitationRow = Selectable<InvitationsTable>;
 
@@ -55,6 +56,47 @@ export async function revokeInvitation(trx: Transaction<Database>, workspaceId: 
     .returning('email')
     .executeTakeFirst();
   return row?.email;
+}
+
+/**
+ * Withdraws the pending invitations `inviterId` sent to the workspace with one of `roles`; resolves
+ * what it withdrew. Used when the sender's right to send them ends (see invitation-withdrawal.ts).
+ */
+export function revokePendingSentBy(
+  trx: Transaction<Database>,
+  workspaceId: string,
+  inviterId: string,
+  roles: readonly WorkspaceRole[],
+  now: string,
+): Promise<Array<{ id: string; email: string; role: string }>> {
+  return trx
+    .updateTable('invitations')
+    .set({ revoked_at: now })
+    .where('workspace_id', '=', workspaceId)
+    .where('invited_by', '=', inviterId)
+    .where('role', 'in', roles)
+    .where('accepted_at', 'is', null)
+    .where('revoked_at', 'is', null)
+    .where('expires_at', '>', now)
+    .returning(['id', 'email', 'role'])
+    .execute();
+}
+
+/** Withdraws every pending invitation the user sent, to any workspace: their account is going. */
+export function revokeEveryPendingSentBy(trx: Transaction<Database>, inviterId: string, now: string): Promise<unknown> {
+  return trx
+    .updateTable('invitations')
+    .set({ revoked_at: now })
+    .where('invited_by', '=', inviterId)
+    .where('accepted_at', 'is', null)
+    .where('revoked_at', 'is', null)
+    .where('expires_at', '>', now)
+    .execute();
+}
+
+/** The invitation with this token hash in whatever state, for saying why it was refused. */
+export function findInvitationByTokenHash(db: Kysely<Database>, tokenHash: string): Promise<Pick<InvitationRow, 'workspace_id' | 'accepted_at' | 'revoked_at' | 'expires_at'> | undefined> {
+  return db.selectFrom('invitations').select(['workspace_id', 'accepted_at', 'revoked_at', 'expires_at']).where('token_hash', '=', tokenHash).executeTakeFirst();
 }
 
 /** The pending invitation whose token has this hash. Changes nothing. */

@@ -48,13 +48,15 @@ const errors = { 400: ProblemSchema, 401: ProblemSchema, 403: ProblemSchema, 404
 export function registerInvitationRoutes(app: App, deps: InvitationRouteDeps): void {
   const { guard, invitations } = deps;
   const onRequest = guard.require('signed_in');
+  // A route of one workspace: closed to a member who lacks the second factor it requires.
+  const inWorkspace = guard.require('signed_in', { workspaceParam: 'id' });
 
   app.post(
     '/api/v1/workspaces/:id/invitations',
     {
-      onRequest,
+      onRequest: inWorkspace,
       schema: {
-        summary: 'Invite an e-mail address to the workspace with a role (admin; an owner only by an owner, with a recent sign-in). Mails it a link valid 7 days; needs a verified address',
+        summary: 'Invite an e-mail address to the workspace with a role (admin; an owner only by an owner; inviting an admin or owner needs a recent sign-in). Mails it a link valid 7 days; needs a verified address',
         tags,
         security,
         params: WorkspaceParams,
@@ -72,7 +74,7 @@ export function registerInvitationRoutes(app: App, deps: InvitationRouteDeps): v
   app.get(
     '/api/v1/workspaces/:id/invitations',
     {
-      onRequest,
+      onRequest: inWorkspace,
       schema: { summary: "List the workspace's pending invitations (admin)", tags, security, params: WorkspaceParams, response: { 200: InvitationList, ...errors } },
     },
     async (request) => ({ invitations: await invitations.list(currentUser(request).id, request.params.id) }),
@@ -81,7 +83,7 @@ export function registerInvitationRoutes(app: App, deps: InvitationRouteDeps): v
   app.delete(
     '/api/v1/workspaces/:id/invitations/:invitation_id',
     {
-      onRequest,
+      onRequest: inWorkspace,
       schema: { summary: 'Withdraw a pending invitation (admin): its link stops working', tags, security, params: InvitationParams, response: { 204: Type.Null(), ...errors } },
     },
     async (request, reply) => {
@@ -111,11 +113,29 @@ export function registerInvitationRoutes(app: App, deps: InvitationRouteDeps): v
       },
     },
     async (request) => {
-      const accepted = await invitations.accept(changeOriginOf(request), request.body.token);
+      let accepted: AcceptedInvitation;
+      try {
+        accepted = await invitations.accept(changeOriginOf(request), request.body.token);
+      } catch (error) {
+        await logRefusal(request, request.body.token, currentUser(request), error);
+        throw error;
+      }
       await afterAccepting(request, accepted);
       return { workspace: accepted.workspace };
     },
   );
+
+  /** A refused link (unknown, used, withdrawn, expired; `mismatch`: another address's) is a security event. */
+  async function logRefusedLink(request: FastifyRequest, token: string, caller: { id: string; email: string } | null, mismatch = false): Promise<void> {
+    deps.securityEvents.linkRefused(request, { link: 'invitation', user: caller, ...(await invitations.whyRefused(token, mismatch)) });
+  }
+
+  /** An acceptance refused for the link itself is a security event; other failures are not about the link. */
+  async function logRefusal(request: FastifyRequest, token: string, caller: { id: string; email: string } | null, error: unknown): Promise<void> {
+    if (!(error instanceof AppError)) return;
+    if (error.code === WORKSPACE_ERRORS.INVITATION_INVALID) await logRefusedLink(request, token, caller);
+    else if (error.code === WORKSPACE_ERRORS.INVITATION_EMAIL_MISMATCH) await logRefusedLink(request, token, caller, true);
+  }
 
   /** The signed-in person behind a page request, or undefined (signed out, or mid-sign-in). */
   async function signedInOrNot(request: FastifyRequest): Promise<Principal | undefined> {
@@ -123,7 +143,11 @@ export function registerInvitationRoutes(app: App, deps: InvitationRouteDeps): v
       await guard.require('signed_in')(request);
       return currentPrincipal(request);
     } catch (error) {
-      if (error instanceof AppError && (error.status === 401 || error.code === AUTH_ERRORS.ACCESS_TOKEN_NOT_ALLOWED)) return undefined;
+      if (error instanceof AppError && (error.status === 401 || error.code === AUTH_ERRORS.ACCESS_TOKEN_NOT_ALLOWED)) {
+        // Treated as signed out: the page names nobody.
+        request.principal = null;
+        return undefined;
+      }
       throw error;
     }
   }
@@ -148,7 +172,10 @@ export function registerInvitationRoutes(app: App, deps: InvitationRouteDeps): v
       async (request, reply) => {
         const token = (request.query as { token?: string }).token ?? '';
         const invitation = await invitations.inspect(token);
-        if (invitation === undefined) return sendPage(reply, 410, invitationInvalidPage());
+        if (invitation === undefined) {
+          await logRefusedLink(request, token, null);
+          return sendPage(reply, 410, invitationInvalidPage());
+        }
         const principal = await signedInOrNot(request);
         if (principal === undefined) return sendPage(reply, 200, invitationSignInPage(token, invitation, deps.signupOpen, deps.singleSignOnProviders()));
         if (normalizeEmail(principal.user.email) !== invitation.email) return sendPage(reply, 200, invitationMismatchPage(invitation, principal.user.email));
@@ -176,6 +203,7 @@ export function registerInvitationRoutes(app: App, deps: InvitationRouteDeps): v
           accepted = await invitations.accept(changeOriginOf(request), token);
         } catch (error) {
           if (!(error instanceof AppError)) throw error;
+          await logRefusal(request, token, principal.user, error);
           if (error.code === WORKSPACE_ERRORS.INVITATION_INVALID) return sendPage(reply, 410, invitationInvalidPage());
           if (error.code === WORKSPACE_ERRORS.INVITATION_EMAIL_MISMATCH) {
             const invitation = await invitations.inspect(token);

@@ -16,15 +16,17 @@ import { publishMemberEvent } from '../webhooks/outbox.js';
 import type { Mailer } from '../mail/mailer.js';
 import { invitationMessage } from '../mail/templates.js';
 import { membershipsTag } from '../memberships/changes.js';
-import { assertCan, workspaceNotFound, type WorkspaceRole } from '../memberships/permissions.js';
+import { assertCan, grantsAdministration, workspaceNotFound, type WorkspaceRole } from '../memberships/permissions.js';
 import { countMemberships, findRole, findWorkspaceOf, insertMember, lockWorkspace, lockWorkspaceOf } from '../memberships/queries.js';
 import { RATE_LIMITS, type RateLimiter } from '../rate-limit/rate-limit.js';
 import { USER_ERRORS } from '../users/errors.js';
 import { findUserByEmail, findUserById, type UserRow } from '../users/queries.js';
 import { checkEmail, normalizeEmail } from '../users/service.js';
 import { WORKSPACE_ERRORS } from './errors.js';
+import type { LinkRefusal } from '../security/event-types.js';
 import {
   consumeInvitation,
+  findInvitationByTokenHash,
   findPendingInvitation,
   insertInvitation,
   type InvitationRow,
@@ -79,7 +81,8 @@ export class InvitationService {
   constructor(private readonly deps: InvitationServiceDeps) {}
 
   /**
-   * Invites an address with a role (admins; an owner only by an owner, after `assertRecent`) and
+   * Invites an address with a role (admins; an owner only by an owner; admin or owner only after
+   * `assertRecent`) and
    * mails it the link. A pending invitation of the same address to the workspace is withdrawn: the
    * newest mail is the one that works.
    */
@@ -150,6 +153,18 @@ export class InvitationService {
     });
   }
 
+  /** Why an invitation link could not be used (`mismatch`: it is another address's): for the security log. */
+  async whyRefused(token: string, mismatch = false): Promise<{ reason: LinkRefusal; workspaceId?: string }> {
+    const row = TOKEN_SHAPE.test(token) ? await findInvitationByTokenHash(this.deps.db, sha256(token)) : undefined;
+    if (row === undefined) return { reason: mismatch ? 'email_mismatch' : 'unknown' };
+    let reason: LinkRefusal = 'unknown';
+    if (mismatch) reason = 'email_mismatch';
+    else if (row.accepted_at !== null) reason = 'used';
+    else if (row.revoked_at !== null) reason = 'withdrawn';
+    else if (row.expires_at <= this.deps.clock.now().toISOString()) reason = 'expired';
+    return { reason, workspaceId: row.workspace_id };
+  }
+
   /** For the accept page: what the invitation offers, if it still works. Changes nothing. */
   async inspect(token: string): Promise<InvitationPreview | undefined> {
     if (!TOKEN_SHAPE.test(token)) return undefined;
@@ -210,12 +225,13 @@ export class InvitationService {
     }
   }
 
-  /** Inviting is managing members; inviting an owner is making one: owners only, recently signed in. */
+  /**
+   * Inviting is managing members; inviting an owner is making one (owners only). Inviting an admin
+   * or owner grants administration: recently signed in only.
+   */
   #assertMayInvite(callerRole: WorkspaceRole | undefined, role: WorkspaceRole, assertRecent: () => void): void {
     assertCan(callerRole, 'invitation.manage', workspaceNotFound);
-    if (role === 'owner') {
-      assertCan(callerRole, 'owner.grant', workspaceNotFound);
-      assertRecent();
-    }
+    if (role === 'owner') assertCan(callerRole, 'owner.grant', workspaceNotFound);
+    if (grantsAdministration(undefined, role)) assertRecent();
   }
 }

@@ -18,6 +18,8 @@ import {
   WorkspaceUpdateBody,
 } from './schema.js';
 import type { WorkspaceService } from './service.js';
+import type { TwoFactorRequirementNotices } from './two-factor-notices.js';
+import { assertTwoFactorMet } from '../memberships/permissions.js';
 
 const security: Array<Record<string, string[]>> = [{ BearerAuth: [] }];
 const tags = ['workspaces'];
@@ -33,11 +35,17 @@ async function trimName(request: FastifyRequest): Promise<void> {
 /**
  * Workspaces and their members. These need a signed-in person: an access token reaches sites
  * only, so a leaked one cannot add its holder to a workspace or take it over. Deleting a
- * workspace deletes its sites, and making an owner hands over the workspace for good, so both
- * need a recent sign-in too: a borrowed session cannot do either.
+ * workspace deletes its sites, and raising someone to admin or owner hands them the workspace
+ * beyond the granting session's end, so these need a recent sign-in too: a borrowed session
+ * cannot do either.
  */
-export function registerWorkspaceRoutes(app: App, deps: { guard: Guard; workspaces: WorkspaceService; recentAuthentication: RecentAuthentication }): void {
+export function registerWorkspaceRoutes(
+  app: App,
+  deps: { guard: Guard; workspaces: WorkspaceService; recentAuthentication: RecentAuthentication; twoFactorNotices: TwoFactorRequirementNotices },
+): void {
   const onRequest = deps.guard.require('signed_in');
+  // A route of one workspace: closed to a member who lacks the second factor it requires.
+  const inWorkspace = deps.guard.require('signed_in', { workspaceParam: 'id' });
   const { workspaces } = deps;
 
   app.get(
@@ -61,24 +69,40 @@ export function registerWorkspaceRoutes(app: App, deps: { guard: Guard; workspac
 
   app.get(
     '/api/v1/workspaces/:id',
-    { onRequest, schema: { summary: 'Read a workspace you are a member of', tags, security, params: WorkspaceParams, response: { 200: WorkspaceEnvelope, ...errors } } },
+    { onRequest: inWorkspace, schema: { summary: 'Read a workspace you are a member of', tags, security, params: WorkspaceParams, response: { 200: WorkspaceEnvelope, ...errors } } },
     async (request) => ({ workspace: await workspaces.get(currentUser(request).id, request.params.id) }),
   );
 
   app.patch(
     '/api/v1/workspaces/:id',
     {
-      onRequest,
+      onRequest: inWorkspace,
       preValidation: trimName,
-      schema: { summary: 'Rename a workspace (owner)', tags, security, params: WorkspaceParams, body: WorkspaceUpdateBody, response: { 200: WorkspaceEnvelope, ...errors } },
+      schema: {
+        summary:
+          'Change a workspace (owner): rename it, or require two-factor authentication of its members (turning it on needs it on your own account: 409 two_factor_setup_required; the members who lack it are mailed)',
+        tags,
+        security,
+        params: WorkspaceParams,
+        body: WorkspaceUpdateBody,
+        response: { 200: WorkspaceEnvelope, ...errors, 409: ProblemSchema },
+      },
     },
-    async (request) => ({ workspace: await workspaces.rename(changeOriginOf(request), request.params.id, request.body.name) }),
+    async (request) => {
+      const { name, require_two_factor: requireTwoFactor } = request.body;
+      const { workspace, requirementTurnedOn } = await workspaces.update(changeOriginOf(request), request.params.id, {
+        ...(name === undefined ? {} : { name }),
+        ...(requireTwoFactor === undefined ? {} : { requireTwoFactor }),
+      });
+      if (requirementTurnedOn) await deps.twoFactorNotices.send(workspace);
+      return { workspace };
+    },
   );
 
   app.delete(
     '/api/v1/workspaces/:id',
     {
-      onRequest: deps.guard.require('recent'),
+      onRequest: deps.guard.require('recent', { workspaceParam: 'id' }),
       schema: {
         summary: 'Delete a workspace and its sites (owner, recent sign-in); a personal workspace cannot be deleted',
         tags,
@@ -95,16 +119,16 @@ export function registerWorkspaceRoutes(app: App, deps: { guard: Guard; workspac
 
   app.get(
     '/api/v1/workspaces/:id/members',
-    { onRequest, schema: { summary: "List a workspace's members and their roles", tags, security, params: WorkspaceParams, response: { 200: MemberList, ...errors } } },
+    { onRequest: inWorkspace, schema: { summary: "List a workspace's members and their roles", tags, security, params: WorkspaceParams, response: { 200: MemberList, ...errors } } },
     async (request) => ({ members: await workspaces.members(currentUser(request).id, request.params.id) }),
   );
 
   app.patch(
     '/api/v1/workspaces/:id/members/:user_id',
     {
-      onRequest,
+      onRequest: inWorkspace,
       schema: {
-        summary: "Change a member's role: admins manage members below owner, owners make and unmake owners (making one needs a recent sign-in); the last owner stays",
+        summary: "Change a member's role: admins manage members below owner, owners make and unmake owners; raising someone to admin or owner needs a recent sign-in; the last owner stays",
         tags,
         security,
         params: MemberParams,
@@ -114,8 +138,8 @@ export function registerWorkspaceRoutes(app: App, deps: { guard: Guard; workspac
     },
     async (request) => {
       const principal = currentPrincipal(request);
-      if (request.body.role === 'owner') deps.recentAuthentication.assert(principal);
-      return { member: await workspaces.changeRole(changeOriginOf(request), request.params.id, request.params.user_id, request.body.role) };
+      const assertRecent = () => deps.recentAuthentication.assert(principal);
+      return { member: await workspaces.changeRole(changeOriginOf(request), request.params.id, request.params.user_id, request.body.role, assertRecent) };
     },
   );
 
@@ -132,6 +156,9 @@ export function registerWorkspaceRoutes(app: App, deps: { guard: Guard; workspac
       },
     },
     async (request, reply) => {
+      const principal = currentPrincipal(request);
+      // Leaving stays open to a member without the second factor the workspace requires: nothing is reached by it.
+      if (request.params.user_id !== principal.user.id) assertTwoFactorMet(principal.twoFactorMissingIn, request.params.id);
       await workspaces.removeMember(changeOriginOf(request), request.params.id, request.params.user_id);
       return reply.code(204).send(null);
     },

@@ -15,6 +15,9 @@ export const WorkspaceSchema = Type.Object({
   name: Type.String(),
   role: Type.Enum(WORKSPACE_ROLES, { description: "The caller's role in the workspace" }),
   personal: Type.Boolean({ description: "Whether this is the caller's own personal workspace, made with the account" }),
+  require_two_factor: Type.Boolean({
+    description: 'Whether members need two-factor authentication (TOTP or a passkey) to reach its sites, members and settings; owners set it (PATCH)',
+  }),
   created_at: Type.String({ format: 'date-time' }),
 });
 export type WorkspaceJson = Static<typeof WorkspaceSchema>;
@@ -32,7 +35,15 @@ export const MemberEnvelope = Type.Object({ member: MemberSchema });
 export const MemberList = Type.Object({ members: Type.Array(MemberSchema) });
 
 export const WorkspaceCreateBody = Type.Object({ name: Name }, { additionalProperties: false });
-export const WorkspaceUpdateBody = Type.Object({ name: Name }, { additionalProperties: false });
+export const WorkspaceUpdateBody = Type.Object(
+  {
+    name: Type.Optional(Name),
+    require_two_factor: Type.Optional(
+      Type.Boolean({ description: 'Require two-factor authentication of every member. Turning it on needs it on your own account first (409 two_factor_setup_required), and mails the members who lack it' }),
+    ),
+  },
+  { additionalProperties: false, minProperties: 1, description: 'What to change (owner); a field left out keeps its value' },
+);
 export const MemberUpdateBody = Type.Object({ role: Role }, { additionalProperties: false });
 
 export const WorkspaceParams = Type.Object({ id: Id });

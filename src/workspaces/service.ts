@@ -9,9 +9,11 @@ import { recordAuditEvent } from '../audit/queries.js';
 import { publishMemberEvent } from '../webhooks/outbox.js';
 import { COMMAND_LINE, type ChangeOrigin, type PersonOrigin } from '../audit/origin.js';
 import { findUserById } from '../users/queries.js';
-import { membershipsTag, workspaceSitesTag } from '../memberships/changes.js';
+import { hasSecondFactor } from '../auth/queries.js';
+import { membershipsTag, workspaceSitesTag, workspaceTag } from '../memberships/changes.js';
 import { WORKSPACE_ERRORS } from './errors.js';
-import { assertCan, memberChangeAction, workspaceNotFound, type WorkspaceRole } from '../memberships/permissions.js';
+import { assertCan, grantsAdministration, memberChangeAction, workspaceNotFound, type WorkspaceRole } from '../memberships/permissions.js';
+import { withdrawInvitationsBeyondRole } from './invitation-withdrawal.js';
 import { memberToJson, workspaceToJson } from './presenter.js';
 import {
   countMemberships,
@@ -29,6 +31,7 @@ import {
   lockWorkspaceOf,
   type MemberWorkspaceRow,
   renameWorkspace,
+  setRequireTwoFactor,
   updateMemberRole,
   type WorkspaceRow,
 } from '../memberships/queries.js';
@@ -45,7 +48,19 @@ export interface WorkspaceServiceDeps {
 /** A generous ceiling on the workspaces one creates, so a script gone wrong cannot fill the table. */
 export const MAX_WORKSPACES_PER_USER = 100;
 
+/** What PATCH /api/v1/workspaces/{id} may change; a field left out keeps its value. */
+export interface WorkspaceChanges {
+  name?: string;
+  requireTwoFactor?: boolean;
+}
+
 const memberNotFound = () => new AppError(404, WORKSPACE_ERRORS.MEMBER_NOT_FOUND, 'This user is not a member of the workspace.');
+const twoFactorSetupRequired = () =>
+  new AppError(
+    409,
+    WORKSPACE_ERRORS.TWO_FACTOR_SETUP_REQUIRED,
+    'Turn on two-factor authentication for your own account first (an authenticator app or a passkey, under Settings > Security): requiring it of the members would otherwise shut you out too.',
+  );
 const lastOwner = () =>
   new AppError(409, WORKSPACE_ERRORS.LAST_OWNER, 'A workspace keeps at least one owner: make another member an owner first, or delete the workspace.');
 const personalWorkspace = (detail: string) => new AppError(409, WORKSPACE_ERRORS.PERSONAL_WORKSPACE, detail);
@@ -65,7 +80,7 @@ export class WorkspaceService {
   async create(origin: PersonOrigin, name: string): Promise<WorkspaceJson> {
     const userId = origin.actor.id;
     const now = this.deps.clock.now();
-    const workspace: WorkspaceRow = { id: newId(now), name: name.trim(), personal_user_id: null, created_at: now.toISOString(), updated_at: now.toISOString() };
+    const workspace: WorkspaceRow = { id: newId(now), name: name.trim(), personal_user_id: null, require_two_factor: 0, created_at: now.toISOString(), updated_at: now.toISOString() };
     try {
       await this.deps.db.transaction().execute(async (trx) => {
         if ((await countMemberships(trx, userId)) >= MAX_WORKSPACES_PER_USER) {
@@ -87,19 +102,34 @@ export class WorkspaceService {
     return workspaceToJson(row, userId);
   }
 
-  async rename(origin: PersonOrigin, workspaceId: string, name: string): Promise<WorkspaceJson> {
-    return this.#locked(origin.actor.id, workspaceId, [], async (trx, workspace) => {
+  /**
+   * Renames the workspace and turns its requirement of two-factor authentication on or off
+   * (owners). An owner turns it on only with a second factor of their own (409
+   * two_factor_setup_required): they would otherwise shut themselves out. Every member's principal
+   * depends on the workspace's row (workspaceTag), so the requirement holds from their next request.
+   */
+  async update(origin: PersonOrigin, workspaceId: string, changes: WorkspaceChanges): Promise<{ workspace: WorkspaceJson; requirementTurnedOn: boolean }> {
+    const userId = origin.actor.id;
+    return this.#locked(userId, workspaceId, [workspaceTag(workspaceId)], async (trx, workspace) => {
       assertCan(workspace.role, 'workspace.update', workspaceNotFound);
       const now = this.deps.clock.now().toISOString();
-      const renamed = name.trim();
-      await renameWorkspace(trx, workspaceId, renamed, now);
-      await recordAuditEvent(trx, this.deps.clock, origin, {
-        workspaceId,
-        action: 'workspace.updated',
-        target: { type: 'workspace', id: workspaceId, name: renamed },
-        details: { name: { before: workspace.name, after: renamed } },
-      });
-      return workspaceToJson({ ...workspace, name: renamed, updated_at: now }, origin.actor.id);
+      const details: Record<string, { before: unknown; after: unknown }> = {};
+      const name = changes.name?.trim() ?? workspace.name;
+      if (name !== workspace.name) {
+        await renameWorkspace(trx, workspaceId, name, now);
+        details.name = { before: workspace.name, after: name };
+      }
+      const required = changes.requireTwoFactor ?? workspace.require_two_factor === 1;
+      if (required !== (workspace.require_two_factor === 1)) {
+        if (required && !(await hasSecondFactor(trx, userId))) throw twoFactorSetupRequired();
+        await setRequireTwoFactor(trx, workspaceId, required, now);
+        details.require_two_factor = { before: !required, after: required };
+      }
+      if (Object.keys(details).length > 0) {
+        await recordAuditEvent(trx, this.deps.clock, origin, { workspaceId, action: 'workspace.updated', target: { type: 'workspace', id: workspaceId, name }, details });
+      }
+      const updated = { ...workspace, name, require_two_factor: required ? 1 : 0, updated_at: details.name === undefined && details.require_two_factor === undefined ? workspace.updated_at : now };
+      return { workspace: workspaceToJson(updated, userId), requirementTurnedOn: details.require_two_factor !== undefined && required };
     });
   }
 
@@ -125,19 +155,22 @@ export class WorkspaceService {
   /**
    * Gives a member another role. Admins manage members below owner; making or unmaking an owner
    * is for owners; the last owner cannot be demoted, nor the person whose personal workspace it is.
+   * Raising someone to admin or owner grants administration: only after `assertRecent`.
    */
-  async changeRole(origin: PersonOrigin, workspaceId: string, memberId: string, role: WorkspaceRole): Promise<MemberJson> {
+  async changeRole(origin: PersonOrigin, workspaceId: string, memberId: string, role: WorkspaceRole, assertRecent: () => void): Promise<MemberJson> {
     const userId = origin.actor.id;
     return this.#locked(userId, workspaceId, [membershipsTag(memberId)], async (trx, workspace) => {
       assertCan(workspace.role, 'member.read', workspaceNotFound);
       const current = await findRole(trx, workspaceId, memberId);
       if (current === undefined) throw memberNotFound();
       assertCan(workspace.role, memberChangeAction(current, role), workspaceNotFound);
+      if (grantsAdministration(current, role)) assertRecent();
       if (current === 'owner' && role !== 'owner') await this.#keepOwnership(trx, workspace, memberId);
       const member = (await listMembers(trx, userId, workspaceId)).find((row) => row.user_id === memberId);
       if (member === undefined) throw memberNotFound();
       if (current === role) return memberToJson(member);
       await updateMemberRole(trx, workspaceId, memberId, role);
+      await withdrawInvitationsBeyondRole(trx, this.deps.clock, origin, { workspaceId, senderId: memberId, newRole: role, reason: 'inviter_role_changed' });
       await recordAuditEvent(trx, this.deps.clock, origin, {
         workspaceId,
         action: 'member.role_changed',
@@ -171,7 +204,7 @@ export class WorkspaceService {
     }
   }
 
-  /** Removes a member, or (memberId = the caller) leaves the workspace. */
+  /** Removes a member, or (memberId = the caller) leaves the workspace; the invitations they sent are withdrawn. */
   async removeMember(origin: PersonOrigin, workspaceId: string, memberId: string): Promise<void> {
     const userId = origin.actor.id;
     await this.#locked(userId, workspaceId, [membershipsTag(memberId)], async (trx, workspace) => {
@@ -185,6 +218,8 @@ export class WorkspaceService {
       if (current === 'owner' || workspace.personal_user_id === memberId) await this.#keepOwnership(trx, workspace, memberId);
       const member = await findUserById(trx, memberId);
       await deleteMember(trx, workspaceId, memberId);
+      const reason = memberId === userId ? 'inviter_left' : 'inviter_removed';
+      await withdrawInvitationsBeyondRole(trx, this.deps.clock, origin, { workspaceId, senderId: memberId, newRole: null, reason });
       await recordAuditEvent(trx, this.deps.clock, origin, {
         workspaceId,
         action: memberId === userId ? 'member.left' : 'member.removed',

@@ -58,7 +58,7 @@ describe('personal workspaces', () => {
     const signedUp = await signUp(t.app);
     const listed = (await send('GET', '/api/v1/workspaces', signedUp.bearer)).json();
     assert.equal(listed.workspaces.length, 1);
-    assert.deepEqual(Object.keys(listed.workspaces[0]).sort(), ['created_at', 'id', 'name', 'personal', 'role']);
+    assert.deepEqual(Object.keys(listed.workspaces[0]).sort(), ['created_at', 'id', 'name', 'personal', 'require_two_factor', 'role']);
     assert.equal(listed.workspaces[0].role, 'owner');
     assert.equal(listed.workspaces[0].personal, true);
 
@@ -133,7 +133,7 @@ describe('workspaces and members', () => {
     assert.equal(created.statusCode, 201);
     const workspace = created.json().workspace;
     assert.equal(created.headers.location, `/api/v1/workspaces/${workspace.id}`);
-    assert.deepEqual(workspace, { id: workspace.id, name: 'Docs team', role: 'owner', personal: false, created_at: t.clock.now().toISOString() });
+    assert.deepEqual(workspace, { id: workspace.id, name: 'Docs team', role: 'owner', personal: false, require_two_factor: false, created_at: t.clock.now().toISOString() });
     // Members are listed in the order they joined.
     t.clock.advance(1000);
     await addMember(workspace.id, editor, 'editor');
@@ -163,7 +163,7 @@ describe('workspaces and members', () => {
     assert.equal(await roleOf(workspace.id, editor.bearer), undefined);
   });
 
-  test('deleting a workspace and making an owner need a recent sign-in; other role changes do not', async () => {
+  test('deleting a workspace and raising a member to owner or admin need a recent sign-in; other role changes do not', async () => {
     const owner = await signUp(t.app);
     const member = await signUp(t.app);
     const workspace = await createWorkspace(owner);
@@ -173,7 +173,8 @@ describe('workspaces and members', () => {
     assertProblem(await send('PATCH', `/api/v1/workspaces/${workspace}/members/${member.id}`, owner.bearer, { role: 'owner' }), 403, AUTH_ERRORS.REAUTHENTICATION_REQUIRED);
     assert.equal(await roleOf(workspace, owner.bearer), 'owner');
     assert.equal(await roleOf(workspace, member.bearer), 'viewer');
-    assert.equal((await send('PATCH', `/api/v1/workspaces/${workspace}/members/${member.id}`, owner.bearer, { role: 'admin' })).statusCode, 200);
+    assertProblem(await send('PATCH', `/api/v1/workspaces/${workspace}/members/${member.id}`, owner.bearer, { role: 'admin' }), 403, AUTH_ERRORS.REAUTHENTICATION_REQUIRED);
+    assert.equal((await send('PATCH', `/api/v1/workspaces/${workspace}/members/${member.id}`, owner.bearer, { role: 'editor' })).statusCode, 200);
   });
 
   test('the last owner cannot leave or be demoted; with a second owner, either can', async () => {

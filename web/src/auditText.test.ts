@@ -25,6 +25,20 @@ describe('the audit log in words', () => {
     expect(auditSentence(event({ action: 'member.invited', target: { type: 'invitation', id: 'i', name: 'new@example.com' }, details: { role: 'viewer' } }))).toBe('invited new@example.com as viewer');
   });
 
+  test('an invitation withdrawn by hand, and one withdrawn with its sender\'s right to invite', () => {
+    const invitation = { type: 'invitation' as const, id: 'i', name: 'new@example.com' };
+    expect(auditSentence(event({ action: 'invitation.revoked', target: invitation }))).toBe('withdrew the invitation to new@example.com');
+    expect(auditSentence(event({ action: 'invitation.revoked', target: invitation, details: { role: 'admin', withdrawn_because: 'inviter_removed' } }))).toBe(
+      'withdrew the invitation to new@example.com, as its sender can no longer invite',
+    );
+  });
+
+  test('the requirement of two-factor authentication turned on and off', () => {
+    const workspace = { type: 'workspace' as const, id: 'w', name: 'Team' };
+    expect(auditSentence(event({ action: 'workspace.updated', target: workspace, details: { require_two_factor: { before: false, after: true } } }))).toBe('required two-factor authentication of every member of Team');
+    expect(auditSentence(event({ action: 'workspace.updated', target: workspace, details: { require_two_factor: { before: true, after: false } } }))).toBe('stopped requiring two-factor authentication in Team');
+  });
+
   test('a site to the trash and back, and a version restored', () => {
     const site = { type: 'site' as const, id: 's', name: 'Help desk' };
     expect(auditSentence(event({ action: 'site.deleted', target: site }))).toBe('moved the site Help desk to the trash');

@@ -56,12 +56,16 @@ export function auditSentence(event: AuditEvent): string {
       return `created the workspace ${target}`;
     case 'workspace.updated': {
       const name = change(details.name);
-      return name === undefined ? `changed the workspace ${target}` : `renamed the workspace from ${String(name.before)} to ${String(name.after)}`;
+      if (name !== undefined) return `renamed the workspace from ${String(name.before)} to ${String(name.after)}`;
+      const twoFactor = change(details.require_two_factor);
+      if (twoFactor !== undefined) return twoFactor.after === true ? `required two-factor authentication of every member of ${target}` : `stopped requiring two-factor authentication in ${target}`;
+      return `changed the workspace ${target}`;
     }
     case 'member.invited':
       return `invited ${target} as ${role(details.role)}`;
     case 'invitation.revoked':
-      return `withdrew the invitation to ${target}`;
+      // Withdrawn with its sender's right to invite (they left, were removed or lowered), by the change that ended it.
+      return typeof details.withdrawn_because === 'string' ? `withdrew the invitation to ${target}, as its sender can no longer invite` : `withdrew the invitation to ${target}`;
     case 'member.joined':
       if (event.actor !== null && event.actor.id === event.target.id) return `joined as ${role(details.role)}${details.invitation_id === undefined ? '' : ', by invitation'}`;
       return `added ${target} as ${role(details.role)}`;

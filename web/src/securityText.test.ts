@@ -32,6 +32,16 @@ describe('recent activity in words', () => {
     expect(isWarning(event({}))).toBe(false);
   });
 
+  test('a failed confirmation that it was you says how and why, and is marked', () => {
+    const wrongPassword = event({ type: 'reauthentication.failed', credential: 'session', reason: 'password_invalid' });
+    expect(securitySentence(wrongPassword)).toBe('Confirming it was you failed with your password: wrong password');
+    expect(isWarning(wrongPassword)).toBe(true);
+    expect(securitySentence(event({ type: 'reauthentication.failed', method: 'passkey', reason: 'passkey_verification_failed' }))).toBe(
+      'Confirming it was you failed with a passkey: the passkey was not accepted',
+    );
+    expect(securitySentence(event({ type: 'reauthentication.failed', reason: 'otp_required' }))).toBe('Confirming it was you failed with your password: an authenticator code was needed');
+  });
+
   test('credential changes name the token or passkey, and leave the name out when there is none', () => {
     expect(securitySentence(event({ type: 'access_token.created', method: null, details: { name: 'deploy bot' } }))).toBe('Access token “deploy bot” created');
     expect(securitySentence(event({ type: 'passkey.removed', method: null, details: {} }))).toBe('Passkey removed');

@@ -14,9 +14,13 @@ const METHODS: Record<string, string> = {
 
 const FAILURES: Record<string, string> = {
   invalid_credentials: 'wrong address or password',
+  password_invalid: 'wrong password',
   otp_required: 'an authenticator code was needed',
   otp_invalid: 'wrong authenticator code',
   passkey_invalid: 'the passkey was not accepted',
+  passkey_challenge_invalid: 'the passkey was not accepted',
+  passkey_unknown_credential: 'the passkey was not accepted',
+  passkey_verification_failed: 'the passkey was not accepted',
   rate_limited: 'too many attempts',
 };
 
@@ -68,6 +72,10 @@ export function securitySentence(event: SecurityEvent): string {
       return 'Signed out everywhere';
     case 'reauthenticated':
       return `Confirmed it was you${method(event)}`;
+    case 'reauthentication.failed':
+    case 'reauthentication.refused':
+      // Someone signed in to the account tried to confirm it was them, and could not.
+      return `Confirming it was you ${event.type === 'reauthentication.failed' ? 'failed' : 'was refused'}${method(event)}${event.reason === null ? '' : `: ${FAILURES[event.reason] ?? event.reason}`}`;
     case 'account.taken_over':
       return 'Account reset from a sign-in link: other sign-ins and credentials were removed';
     case 'account.deleted':
@@ -77,7 +85,9 @@ export function securitySentence(event: SecurityEvent): string {
   }
 }
 
+const WARNINGS: ReadonlySet<SecurityEvent['type']> = new Set<SecurityEvent['type']>(['sign_in.failed', 'sign_in.refused', 'reauthentication.failed', 'reauthentication.refused', 'account.taken_over']);
+
 /** Whether the event is one a person should look at twice: a failure or a refusal. */
 export function isWarning(event: SecurityEvent): boolean {
-  return event.type === 'sign_in.failed' || event.type === 'sign_in.refused' || event.type === 'account.taken_over';
+  return WARNINGS.has(event.type);
 }

@@ -8,6 +8,9 @@ const path = (id: string) => ({ params: { path: { id } } });
 export const fetchWorkspaces = async (signal?: AbortSignal) => (await dataOf(client.GET('/api/v1/workspaces', { signal }))).workspaces;
 export const createWorkspace = async (name: string) => (await dataOf(client.POST('/api/v1/workspaces', { body: { name } }))).workspace;
 export const renameWorkspace = async (id: string, name: string) => (await dataOf(client.PATCH('/api/v1/workspaces/{id}', { ...path(id), body: { name } }))).workspace;
+/** Owners: whether every member must have a second factor to open the workspace. */
+export const setWorkspaceTwoFactorRequirement = async (id: string, required: boolean) =>
+  (await dataOf(client.PATCH('/api/v1/workspaces/{id}', { ...path(id), body: { require_two_factor: required } }))).workspace;
 export const deleteWorkspace = (id: string) => dataOf(client.DELETE('/api/v1/workspaces/{id}', path(id)));
 
 export const fetchMembers = async (id: string, signal?: AbortSignal) => (await dataOf(client.GET('/api/v1/workspaces/{id}/members', { ...path(id), signal }))).members;

@@ -7,6 +7,7 @@ import { ConfirmDialog } from '../components/ConfirmDialog';
 import { Field } from '../components/Field';
 import { FirstRunChecklist } from '../editor/FirstRunChecklist';
 import { Loading } from '../components/Loading';
+import { isTwoFactorRequired, TwoFactorRequiredNotice } from '../components/TwoFactorRequiredNotice';
 import { DangerZone } from '../editor/DangerZone';
 import { HistorySection } from '../editor/HistorySection';
 import { IntegrationSection } from '../editor/IntegrationSection';
@@ -48,6 +49,7 @@ export function SiteEditorPage({ siteId, section }: { siteId: string; section?: 
     );
   }
   if (query.isError) {
+    if (isTwoFactorRequired(query.error)) return <TwoFactorRequiredNotice />;
     return (
       <Alert kind="error" title="The site could not be loaded">
         <p>{errorMessage(query.error)}</p>

@@ -5,6 +5,7 @@ import { Alert } from '../components/Alert';
 import { Button } from '../components/Button';
 import { FirstRunChecklist } from '../editor/FirstRunChecklist';
 import { NewSiteDialog } from '../components/NewSiteDialog';
+import { isTwoFactorRequired, TwoFactorRequiredNotice } from '../components/TwoFactorRequiredNotice';
 import { formatDateTime, formatRelative } from '../format';
 import { Link, navigate, pathOf, queryOf, useLocation, useLocationState } from '../router';
 import { DEFAULT_SITE_SORT, isSiteSort, SITE_LIST_PAGE_SIZE, siteListQueryFrom, type SiteSort, type SiteSummary } from '../siteList';
@@ -201,7 +202,8 @@ export function SitesPage() {
 
       {list.isPending && <SiteListSkeleton />}
 
-      {list.isError && page === undefined && (
+      {list.isError && page === undefined && isTwoFactorRequired(list.error) && <TwoFactorRequiredNotice />}
+      {list.isError && page === undefined && !isTwoFactorRequired(list.error) && (
         <Alert kind="error" title="Your sites could not be loaded">
           <p>{errorMessage(list.error)}</p>
           <div className="row">

@@ -66,7 +66,7 @@ export function TrashPage() {
           Deleted sites, most recently deleted first
         </h2>
         {trash.isError ? (
-          <LoadFailed title="The trash could not be loaded" message={errorMessage(trash.error)} onRetry={() => void trash.refetch()} />
+          <LoadFailed title="The trash could not be loaded" message={errorMessage(trash.error)} error={trash.error} onRetry={() => void trash.refetch()} />
         ) : trash.data === undefined ? (
           <Loading label="Loading the trash…" />
         ) : entries.length === 0 ? (

@@ -85,7 +85,7 @@ function AuditLogScreen({ workspace }: { workspace: Workspace }) {
           </Alert>
         )}
         {log.isError ? (
-          <LoadFailed title="The audit log could not be loaded" message={errorMessage(log.error)} onRetry={() => void log.refetch()} />
+          <LoadFailed title="The audit log could not be loaded" message={errorMessage(log.error)} error={log.error} onRetry={() => void log.refetch()} />
         ) : log.data === undefined ? (
           <Loading label="Loading the audit log…" />
         ) : events.length === 0 ? (

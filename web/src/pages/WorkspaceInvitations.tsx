@@ -120,7 +120,7 @@ export function InvitationsSection({ workspace }: { workspace: Workspace }) {
       {outcome !== undefined && <Alert kind={outcome.kind}>{outcome.text}</Alert>}
       <h3 className="invitations-pending-title">Waiting for an answer</h3>
       {invitations.isError ? (
-        <LoadFailed title="The invitations could not be loaded" message={errorMessage(invitations.error)} onRetry={() => void invitations.refetch()} />
+        <LoadFailed title="The invitations could not be loaded" message={errorMessage(invitations.error)} error={invitations.error} onRetry={() => void invitations.refetch()} />
       ) : invitations.data === undefined ? (
         <Loading label="Loading invitations…" />
       ) : invitations.data.length === 0 ? (

@@ -92,7 +92,7 @@ function WebhooksScreen({ workspace }: { workspace: Workspace }) {
         </div>
         {notice !== undefined && <Alert kind="success">{notice}</Alert>}
         {list.isError ? (
-          <LoadFailed title="The webhooks could not be loaded" message={errorMessage(list.error)} onRetry={() => void list.refetch()} />
+          <LoadFailed title="The webhooks could not be loaded" message={errorMessage(list.error)} error={list.error} onRetry={() => void list.refetch()} />
         ) : list.data === undefined ? (
           <Loading label="Loading webhooks…" />
         ) : list.data.length === 0 ? (
