@@ -3,6 +3,7 @@ import type { AccessTokenRow } from '../src/access-tokens/queries.js';
 import { DEFAULT_PASSWORD_HASHING, PasswordHasher } from '../src/passwords/passwords.js';
 import { generateAccessToken, hashAccessToken } from '../src/auth/tokens.js';
 import type { Database, UsersTable, WorkspaceMembersTable, WorkspacesTable } from '../src/db/schema.js';
+import { generatePublicKey } from '../src/delivery/public-key.js';
 import { newId } from '../src/lib/ids.js';
 import type { SiteRow } from '../src/sites/queries.js';
 import { DEFAULT_PARTNER_SETTINGS } from '../src/sites/service.js';
@@ -33,7 +34,7 @@ export interface SeedData {
 /** Every seeded user signs in with this; it is hashed once and the hash shared by all rows. */
 export const SEED_PASSWORD = 'bench-violet-harbour-cinnamon-42';
 
-// Multi-row inserts stay under SQLite's 32,766 bound parameters (16 columns × 500 rows).
+// Multi-row inserts stay under SQLite's 32,766 bound parameters (19 columns × 500 rows).
 const BATCH_ROWS = 500;
 
 /** Settings as a real help-centre site carries them: small JSON documents, about 1 KB in all. */
@@ -67,6 +68,9 @@ function siteRow(userId: string, workspaceId: string, index: number, createdAt: 
     updated_at: at,
     deleted_at: null,
     deleted_by: null,
+    public_key: generatePublicKey(),
+    previous_public_key: null,
+    previous_public_key_expires_at: null,
   };
 }
 

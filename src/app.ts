@@ -53,6 +53,8 @@ import { ProfileService } from './profile/service.js';
 import { registerPasskeyRoutes } from './passkeys/routes.js';
 import { PasskeyService } from './passkeys/service.js';
 import { registerSiteRoutes } from './sites/routes.js';
+import { PublicKeyRotation } from './delivery/key-rotation.js';
+import { registerPublicKeyRoutes } from './delivery/key-routes.js';
 import { registerSettingsSchemaRoutes } from './sites/settings-schema-routes.js';
 import { registerTotpRoutes } from './totp/routes.js';
 import { upgradeLegacyRecoveryCodes } from './totp/queries.js';
@@ -211,6 +213,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   registerAccessTokenRoutes(app, { guard, accessTokens, securityEvents });
   const reads = new SiteReads(sites, cache);
   registerSiteRoutes(app, { guard, sites, reads });
+  registerPublicKeyRoutes(app, { guard, rotation: new PublicKeyRotation({ db, dialect: database.dialect, clock, cache }) });
   registerSettingsSchemaRoutes(app, { guard });
   registerPartnerRoutes(app, { guard, sites, limiter, config, database, clock, mailer });
   registerWorkspaceRoutes(app, { guard, workspaces: new WorkspaceService({ db, dialect: database.dialect, clock, cache }), recentAuthentication });

@@ -17,6 +17,7 @@ import * as auditLogByWorkspace from './migrations/016-audit-log-by-workspace.js
 import * as siteTrash from './migrations/017-site-trash.js';
 import * as securityEvents from './migrations/018-security-events.js';
 import * as webhooks from './migrations/019-webhooks.js';
+import * as publicKeys from './migrations/020-public-keys.js';
 import type { DatabaseHandle } from './connect.js';
 import type { Database } from './schema.js';
 
@@ -40,6 +41,7 @@ const migrations: Record<string, Migration> = {
   '017-site-trash': siteTrash,
   '018-security-events': securityEvents,
   '019-webhooks': webhooks,
+  '020-public-keys': publicKeys,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };
