@@ -1,3 +1,4 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import path from 'node:path';
 import cookie from '@fastify/cookie';
 import swagger from '@fastify/swagger';
@@ -36,7 +37,7 @@ import { AppError } from './errors.js';
 import { clientErrorHandler, errorHandler, frameworkErrorHandler, handleNotFound } from './http/error-handler.js';
 import { registerCompression } from './http/compression.js';
 import { registerJsonParser } from './http/json-body.js';
-import { createLoggers, lazyChildLoggerFactory, RequestLogController } from './http/logging.js';
+import { createLoggers, lazyChildLoggerFactory, logRequestLine, RequestLogController } from './http/logging.js';
 import { registerSecurityEventRoutes } from './security/routes.js';
 import { SecurityEvents } from './security/events.js';
 import { registerSecurityHeaders, responseHeaders } from './http/security-headers.js';
@@ -53,7 +54,11 @@ import { ProfileService } from './profile/service.js';
 import { registerPasskeyRoutes } from './passkeys/routes.js';
 import { PasskeyService } from './passkeys/service.js';
 import { registerSiteRoutes } from './sites/routes.js';
+import { PublicAnswers } from './delivery/answers.js';
+import { publicFastPath } from './delivery/fast-path.js';
 import { PublicKeyRotation } from './delivery/key-rotation.js';
+import { PublicConfigs } from './delivery/public-configs.js';
+import { registerPublicRoutes } from './delivery/routes.js';
 import { registerPublicKeyRoutes } from './delivery/key-routes.js';
 import { registerSettingsSchemaRoutes } from './sites/settings-schema-routes.js';
 import { registerTotpRoutes } from './totp/routes.js';
@@ -111,8 +116,13 @@ export async function buildApp(options: AppOptions): Promise<App> {
   const headers = responseHeaders({ https: config.publicUrl.startsWith('https:') });
   const outage = new DatabaseOutage({ log: loggers.app, clock, probe: () => sql`select 1`.execute(db), ...options.databaseOutage });
   const handleError = errorHandler(outage);
+  // Set once the public path's parts exist, below; the server only calls it for requests.
+  let publicFastPathHandler: ((request: IncomingMessage, response: ServerResponse) => boolean) | undefined;
   const app: App = Fastify({
-    serverFactory: (handler, serverOptions) => createHttpServer(serverOptions, handler),
+    serverFactory: (handler, serverOptions) =>
+      createHttpServer(serverOptions, (request, response) => {
+        if (publicFastPathHandler?.(request, response) !== true) handler(request, response);
+      }),
     loggerInstance: loggers.app,
     logController: new RequestLogController(loggers.requestLines),
     childLoggerFactory: lazyChildLoggerFactory,
@@ -214,6 +224,14 @@ export async function buildApp(options: AppOptions): Promise<App> {
   const reads = new SiteReads(sites, cache);
   registerSiteRoutes(app, { guard, sites, reads });
   registerPublicKeyRoutes(app, { guard, rotation: new PublicKeyRotation({ db, dialect: database.dialect, clock, cache }) });
+  const publicConfigs = new PublicConfigs(db, cache, clock);
+  const publicAnswers = new PublicAnswers(headers.publicPath, config.publicMaxAgeSeconds);
+  registerPublicRoutes(app, { configs: publicConfigs, answers: publicAnswers, answered: () => undefined });
+  publicFastPathHandler = publicFastPath({
+    configs: publicConfigs,
+    answers: publicAnswers,
+    answered: (request, status, startedAt) => logRequestLine(loggers.requestLines, crypto.randomUUID(), request.method ?? 'GET', request.url ?? '', status, performance.now() - startedAt, undefined),
+  });
   registerSettingsSchemaRoutes(app, { guard });
   registerPartnerRoutes(app, { guard, sites, limiter, config, database, clock, mailer });
   registerWorkspaceRoutes(app, { guard, workspaces: new WorkspaceService({ db, dialect: database.dialect, clock, cache }), recentAuthentication });

@@ -44,6 +44,10 @@ export interface Config {
   trashRetentionDays: number;
   /** Passed to Fastify's trustProxy: false, true, or a comma-separated list of proxy addresses/CIDRs. */
   trustProxy: boolean | string;
+  /** How long browsers and HTTP caches may keep a site's public configuration: a change reaches visitors within it. */
+  publicMaxAgeSeconds: number;
+  /** Event streams of public configurations one process holds open at most; past it, 503 with Retry-After. */
+  publicStreamsMax: number;
 }
 
 /** A configuration mistake; its message is the one line start-up prints before exiting. */
@@ -113,6 +117,9 @@ export function loadConfig(env: Environment = process.env): Config {
     reauthWindowSeconds: parseWholeNumber('REAUTH_WINDOW_SECONDS', env.REAUTH_WINDOW_SECONDS, 600, 60, 24 * 60 * 60),
     auditRetentionDays: parseWholeNumber('AUDIT_RETENTION_DAYS', env.AUDIT_RETENTION_DAYS, 365, 1, 36500),
     trashRetentionDays: parseWholeNumber('TRASH_RETENTION_DAYS', env.TRASH_RETENTION_DAYS, 30, 1, 36500),
+    // Up to a day: past that a change would take too long to reach visitors to call it live.
+    publicMaxAgeSeconds: parseWholeNumber('PUBLIC_MAX_AGE_SECONDS', env.PUBLIC_MAX_AGE_SECONDS, 60, 0, 86_400),
+    publicStreamsMax: parseWholeNumber('PUBLIC_STREAMS_MAX', env.PUBLIC_STREAMS_MAX, 10_000, 0, 1_000_000),
   };
 }
 

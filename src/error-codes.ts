@@ -1,6 +1,7 @@
 import { ACCESS_TOKEN_ERRORS } from './access-tokens/errors.js';
 import { ACCOUNT_ERRORS } from './account/errors.js';
 import { AUTH_ERRORS } from './auth/errors.js';
+import { DELIVERY_ERRORS } from './delivery/errors.js';
 import { EMAIL_VERIFICATION_ERRORS } from './email-verification/errors.js';
 import { HTTP_ERRORS } from './http/errors.js';
 import { PARTNER_ERRORS } from './partner/errors.js';
@@ -29,6 +30,7 @@ export const ERROR_CODE_LISTS = [
   WORKSPACE_ERRORS,
   SETTINGS_SCHEMA_ERRORS,
   WEBHOOK_ERRORS,
+  DELIVERY_ERRORS,
 ] as const;
 
 /** Distributes over the union of lists: `keyof` of a union would keep only the keys all share. */

@@ -66,6 +66,8 @@ export interface TestAppOptions {
   databaseOutage?: AppOptions['databaseOutage'];
   /** The webhook sender's pacing; by default it looks for due deliveries every 20 ms. */
   webhooks?: AppOptions['webhooks'];
+  /** Told the SQL of every query the app runs. */
+  onQuery?: (sql: string) => void;
 }
 
 /** Cheap argon2id parameters: the tests exercise the flow, not the hash's cost. */
@@ -126,7 +128,7 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
     ...(databaseUrl === undefined ? {} : { DATABASE_URL: databaseUrl }),
     ...options.env,
   });
-  const database = openDatabase(config.database);
+  const database = openDatabase(config.database, options.onQuery === undefined ? {} : { onQuery: options.onQuery });
   await migrate(database);
   const clock = options.clock ?? new ManualClock();
   const lines: string[] = [];

@@ -93,7 +93,7 @@ export interface RequestCaller {
  * done with a stolen credential) can be traced in the log. Only these fields: adding one that
  * could hold a secret needs the redacting logger.
  */
-function logRequestLine(
+export function logRequestLine(
   lines: FastifyBaseLogger,
   reqId: string,
   method: string,

@@ -1,0 +1,69 @@
+import type { FastifyReply } from 'fastify';
+import { Type } from 'typebox';
+import { ProblemSchema } from '../http/schema.js';
+import type { App } from '../http/types.js';
+import type { PublicAnswer, PublicAnswers } from './answers.js';
+import { isPublicKey } from './public-key.js';
+import type { PublicConfigs } from './public-configs.js';
+import { NoQuery, PublicConfigSchema, PublicKeyParams } from './schema.js';
+
+export interface PublicRouteDeps {
+  configs: PublicConfigs;
+  answers: PublicAnswers;
+  /** Told of each answer about a site, with the request's Origin or Referer (origins.ts). */
+  answered: (siteId: string, origin: string | undefined, referer: string | undefined) => void;
+}
+
+const tags = ['public'];
+
+function send(reply: FastifyReply, answer: PublicAnswer): FastifyReply {
+  return reply.code(answer.status).headers(answer.headers).send(answer.body);
+}
+
+/**
+ * The public path: what visitors' browsers fetch, with no credentials and no cookies. Warm
+ * answers of the configuration are sent by the fast path (fast-path.ts) before Fastify; this route
+ * answers the rest with the same bytes, reading the database when the cache does not hold the site.
+ */
+export function registerPublicRoutes(app: App, deps: PublicRouteDeps): void {
+  app.get(
+    '/public/v1/sites/:public_key',
+    {
+      compress: false,
+      schema: {
+        summary:
+          "A site's public configuration, for visitors' browsers: its name, colour and public groups (widget, portal, branding, public_theme), each the JSON object its text holds or null. No credentials; cacheable by anyone for PUBLIC_MAX_AGE_SECONDS; If-None-Match gives 304",
+        tags,
+        security: [],
+        params: PublicKeyParams,
+        querystring: NoQuery,
+        response: { 200: PublicConfigSchema, 304: Type.Null(), 400: ProblemSchema, 404: ProblemSchema },
+      },
+    },
+    async (request, reply) => {
+      const key = request.params.public_key;
+      if (!isPublicKey(key)) return send(reply, deps.answers.invalidKey);
+      const document = await deps.configs.load(key);
+      if (document === undefined) return send(reply, deps.answers.notFound);
+      deps.answered(document.siteId, request.headers.origin, request.headers.referer);
+      return send(reply, deps.answers.config(document, request.headers['if-none-match'], request.headers['accept-encoding']));
+    },
+  );
+
+  // A page's script may ask with If-None-Match or Last-Event-ID, which a browser asks leave for
+  // first (CORS preflight): given to any origin, for a day.
+  app.options(
+    '/public/v1/*',
+    { schema: { hide: true } },
+    async (_request, reply) =>
+      reply
+        .code(204)
+        .headers({
+          'access-control-allow-methods': 'GET, HEAD',
+          'access-control-allow-headers': 'If-None-Match, Last-Event-ID, Cache-Control',
+          'access-control-max-age': '86400',
+          'cache-control': 'public, max-age=86400',
+        })
+        .send(),
+  );
+}
