@@ -59,6 +59,7 @@ import { publicFastPath } from './delivery/fast-path.js';
 import { PublicKeyRotation } from './delivery/key-rotation.js';
 import { PublicConfigs } from './delivery/public-configs.js';
 import { registerPublicRoutes } from './delivery/routes.js';
+import { DEFAULT_STREAM_OPTIONS, PublicStreams, type PublicStreamOptions } from './delivery/streams.js';
 import { registerPublicKeyRoutes } from './delivery/key-routes.js';
 import { registerSettingsSchemaRoutes } from './sites/settings-schema-routes.js';
 import { registerTotpRoutes } from './totp/routes.js';
@@ -101,6 +102,8 @@ export interface AppOptions {
   databaseOutage?: Pick<DatabaseOutageOptions, 'summaryIntervalMs' | 'probeIntervalMs'>;
   /** The webhook sender's pacing (tests shorten it). */
   webhooks?: Partial<WebhookSenderOptions>;
+  /** The public event streams' pacing and bounds (tests shorten them). */
+  delivery?: Partial<PublicStreamOptions>;
 }
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
@@ -226,7 +229,10 @@ export async function buildApp(options: AppOptions): Promise<App> {
   registerPublicKeyRoutes(app, { guard, rotation: new PublicKeyRotation({ db, dialect: database.dialect, clock, cache }) });
   const publicConfigs = new PublicConfigs(db, cache, clock);
   const publicAnswers = new PublicAnswers(headers.publicPath, config.publicMaxAgeSeconds);
-  registerPublicRoutes(app, { configs: publicConfigs, answers: publicAnswers, answered: () => undefined });
+  const publicStreams = new PublicStreams({ configs: publicConfigs, cache, clock, log: app.log, maxStreams: config.publicStreamsMax }, { ...DEFAULT_STREAM_OPTIONS, ...options.delivery });
+  // Before the server stops taking connections: open streams would otherwise hold its close forever.
+  app.addHook('preClose', async () => publicStreams.close());
+  registerPublicRoutes(app, { configs: publicConfigs, answers: publicAnswers, streams: publicStreams, answered: () => undefined });
   publicFastPathHandler = publicFastPath({
     configs: publicConfigs,
     answers: publicAnswers,

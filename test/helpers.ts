@@ -68,6 +68,8 @@ export interface TestAppOptions {
   webhooks?: AppOptions['webhooks'];
   /** Told the SQL of every query the app runs. */
   onQuery?: (sql: string) => void;
+  /** The public event streams' pacing and bounds; see AppOptions. */
+  delivery?: AppOptions['delivery'];
 }
 
 /** Cheap argon2id parameters: the tests exercise the flow, not the hash's cost. */
@@ -151,6 +153,7 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
     ...(options.httpLimits === undefined ? {} : { httpLimits: options.httpLimits }),
     ...(options.databaseOutage === undefined ? {} : { databaseOutage: options.databaseOutage }),
     webhooks: { pollIntervalMs: 20, ...options.webhooks },
+    ...(options.delivery === undefined ? {} : { delivery: options.delivery }),
   });
   options.beforeReady?.(app);
   await app.ready();

@@ -27,6 +27,9 @@ export class PublicAnswers {
   readonly #ok: Readonly<Record<string, string>>;
   readonly #notFound: PublicAnswer;
   readonly #invalidKey: PublicAnswer;
+  readonly #tooManyStreams: PublicAnswer;
+  /** The headers of an event stream: never kept by a cache, never buffered by a proxy in front. */
+  readonly streamHeaders: Readonly<Record<string, string>>;
   readonly #negotiated = new Map<string, ContentEncoding | undefined>();
 
   constructor(base: Readonly<Record<string, string>>, maxAgeSeconds: number) {
@@ -44,6 +47,24 @@ export class PublicAnswers {
       DELIVERY_ERRORS.INVALID_PUBLIC_KEY,
       "This is not a public key: a public key is spk_ followed by 24 letters and digits (the site's Install section in the dashboard shows it).",
     );
+    // Another app server behind the same load balancer may have room: the client retries soon.
+    this.#tooManyStreams = problemAnswer(
+      { ...base, 'cache-control': 'no-store', 'retry-after': '10' },
+      503,
+      DELIVERY_ERRORS.TOO_MANY_STREAMS,
+      'This server holds as many event streams as it may; try again shortly, or poll the configuration instead.',
+    );
+    this.streamHeaders = Object.freeze({
+      ...base,
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-store',
+      // nginx passes the events on as they come instead of collecting them (docs/deployment.md).
+      'x-accel-buffering': 'no',
+    });
+  }
+
+  get tooManyStreams(): PublicAnswer {
+    return this.#tooManyStreams;
   }
 
   /** 200 with the document in the coding the client prefers, or 304 when it holds this version already. */

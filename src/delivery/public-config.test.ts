@@ -3,6 +3,7 @@ import { request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { after, before, describe, test } from 'node:test';
+import { EventStreamClient } from '../../test/event-stream.js';
 import { buildTestApp, createSite, type SignedUpUser, signUp, type TestApp } from '../../test/helpers.js';
 import { HTTP_ERRORS } from '../http/errors.js';
 import { SITE_ERRORS } from '../sites/errors.js';
@@ -117,6 +118,25 @@ describe('what a site shows the public', () => {
       partner_settings: { enabled: true, base_url: 'https://partner-private.example/api', project_id: 'private-project-8e', collections: ['private-collection'], access_token: SECRET_TOKEN },
     });
     const key = String(site.public_key);
+    const forbidden = [
+      SECRET_TOKEN,
+      'private-model-x9',
+      'private prompt 5d1e',
+      'private-reply@example.com',
+      'Private sender',
+      'private-kb-3c2b',
+      'partner-private.example',
+      'private-project-8e',
+      'private-collection',
+      owner.email,
+      member.email,
+      owner.id,
+      member.id,
+      site.id,
+      team.workspace.id,
+      'Team with secrets',
+      '@',
+    ];
     for (const encoding of [undefined, 'gzip', 'br']) {
       const answer = await getTwice(publicUrl(key), encoding === undefined ? {} : { 'accept-encoding': encoding });
       assert.equal(answer.status, 200);
@@ -135,26 +155,16 @@ describe('what a site shows the public', () => {
         version: 2,
         updated_at: body.updated_at,
       });
-      const forbidden = [
-        SECRET_TOKEN,
-        'private-model-x9',
-        'private prompt 5d1e',
-        'private-reply@example.com',
-        'Private sender',
-        'private-kb-3c2b',
-        'partner-private.example',
-        'private-project-8e',
-        'private-collection',
-        owner.email,
-        member.email,
-        owner.id,
-        member.id,
-        site.id,
-        team.workspace.id,
-        'Team with secrets',
-        '@',
-      ];
       for (const value of forbidden) assert.ok(!text.includes(value), `the public answer shows ${value}`);
+    }
+    // The event stream carries the same document, and nothing more.
+    const stream = await EventStreamClient.open(`${base}${publicUrl(key)}/events`);
+    try {
+      const event = await stream.event(0);
+      assert.deepEqual(JSON.parse(event.data), JSON.parse((await get(publicUrl(key))).text));
+      for (const value of forbidden) assert.ok(!stream.body().includes(value), `the event stream shows ${value}`);
+    } finally {
+      stream.close();
     }
   });
 

@@ -4,7 +4,7 @@ import type { Database } from '../db/schema.js';
 import type { Clock } from '../lib/clock.js';
 import { siteTag } from '../sites/changes.js';
 import { PublicDocument } from './document.js';
-import { findPublicSites, findSiteByPublicKey, type PublicSiteRow } from './queries.js';
+import { findPublicSites, findSiteByPublicKey, findSiteVersions, type PublicSiteRow } from './queries.js';
 
 /**
  * Sites' public configurations by key, from the cache (src/cache/cache.ts) when it holds them and
@@ -52,6 +52,12 @@ export class PublicConfigs {
     const epoch = this.cache.epoch;
     const rows = await findPublicSites(this.db, siteIds);
     return new Map(rows.map((row) => [row.id, this.#keep(row, epoch)]));
+  }
+
+  /** The current versions of these sites (trashed or deleted ones are left out): one light query. */
+  async versions(siteIds: readonly string[]): Promise<Map<string, number>> {
+    const rows = await findSiteVersions(this.db, siteIds);
+    return new Map(rows.map((row) => [row.id, row.version]));
   }
 
   #keep(row: PublicSiteRow, epoch: number): PublicDocument {

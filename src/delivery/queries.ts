@@ -58,6 +58,12 @@ export function findPublicSites(db: Kysely<Database>, ids: readonly string[]): P
   return db.selectFrom('sites').select(PUBLIC_COLUMNS).where('id', 'in', ids).where('deleted_at', 'is', null).execute();
 }
 
+/** The versions of live sites by id: what the event streams compare with the versions they sent. */
+export function findSiteVersions(db: Kysely<Database>, ids: readonly string[]): Promise<Array<{ id: string; version: number }>> {
+  if (ids.length === 0) return Promise.resolve([]);
+  return db.selectFrom('sites').select(['id', 'version']).where('id', 'in', ids).where('deleted_at', 'is', null).execute();
+}
+
 /**
  * Replaces the key of a site read with findSiteForUpdate, in the same transaction. The version
  * moves, since the site's representation (its key) changed; updated_at does not, since it records

@@ -5,11 +5,13 @@ import type { App } from '../http/types.js';
 import type { PublicAnswer, PublicAnswers } from './answers.js';
 import { isPublicKey } from './public-key.js';
 import type { PublicConfigs } from './public-configs.js';
+import type { PublicStreams } from './streams.js';
 import { NoQuery, PublicConfigSchema, PublicKeyParams } from './schema.js';
 
 export interface PublicRouteDeps {
   configs: PublicConfigs;
   answers: PublicAnswers;
+  streams: PublicStreams;
   /** Told of each answer about a site, with the request's Origin or Referer (origins.ts). */
   answered: (siteId: string, origin: string | undefined, referer: string | undefined) => void;
 }
@@ -47,6 +49,48 @@ export function registerPublicRoutes(app: App, deps: PublicRouteDeps): void {
       if (document === undefined) return send(reply, deps.answers.notFound);
       deps.answered(document.siteId, request.headers.origin, request.headers.referer);
       return send(reply, deps.answers.config(document, request.headers['if-none-match'], request.headers['accept-encoding']));
+    },
+  );
+
+  app.get(
+    '/public/v1/sites/:public_key/events',
+    {
+      compress: false,
+      exposeHeadRoute: false,
+      schema: {
+        summary:
+          "The site's public configuration as Server-Sent Events: an event `config` (id: the version) at once, unless Last-Event-ID names the current version, then one for each new version; a comment every 25 s. At most PUBLIC_STREAMS_MAX per server (503 with Retry-After past it)",
+        tags,
+        security: [],
+        params: PublicKeyParams,
+        querystring: NoQuery,
+        headers: Type.Object({ 'last-event-id': Type.Optional(Type.String({ description: 'The id of the last event received: the version held' })) }),
+        response: { 200: Type.String({ description: 'text/event-stream' }), 400: ProblemSchema, 404: ProblemSchema, 503: ProblemSchema },
+      },
+    },
+    async (request, reply) => {
+      const key = request.params.public_key;
+      if (!isPublicKey(key)) return send(reply, deps.answers.invalidKey);
+      // The bound is counted before the site is read: requests arriving together cannot all pass it.
+      if (!deps.streams.reserve()) return send(reply, deps.answers.tooManyStreams);
+      let document;
+      try {
+        document = await deps.configs.load(key);
+      } catch (error) {
+        deps.streams.release();
+        throw error;
+      }
+      if (document === undefined) {
+        deps.streams.release();
+        return send(reply, deps.answers.notFound);
+      }
+      deps.answered(document.siteId, request.headers.origin, request.headers.referer);
+      reply.hijack();
+      // The stream's liveness is its heartbeat and its writes; an idle timer per socket would only cost memory.
+      request.raw.socket.setTimeout(0);
+      reply.raw.writeHead(200, deps.answers.streamHeaders);
+      deps.streams.open(reply.raw, key, document, request.headers['last-event-id']);
+      return reply;
     },
   );
 
