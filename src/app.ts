@@ -59,6 +59,7 @@ import { publicFastPath } from './delivery/fast-path.js';
 import { PublicKeyRotation } from './delivery/key-rotation.js';
 import { PublicConfigs } from './delivery/public-configs.js';
 import { registerPublicRoutes } from './delivery/routes.js';
+import { registerEmbedScript } from './delivery/embed-script.js';
 import { DEFAULT_STREAM_OPTIONS, PublicStreams, type PublicStreamOptions } from './delivery/streams.js';
 import { registerPublicKeyRoutes } from './delivery/key-routes.js';
 import { registerSettingsSchemaRoutes } from './sites/settings-schema-routes.js';
@@ -274,6 +275,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
     return { status: 'ok' };
   });
   app.get('/api/v1/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  registerEmbedScript(app);
   registerDashboard(app);
 
   return app;
