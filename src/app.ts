@@ -61,7 +61,9 @@ import { PublicConfigs } from './delivery/public-configs.js';
 import { registerPublicRoutes } from './delivery/routes.js';
 import { registerEmbedScript } from './delivery/embed-script.js';
 import { DEFAULT_STREAM_OPTIONS, PublicStreams, type PublicStreamOptions } from './delivery/streams.js';
-import { registerPublicKeyRoutes } from './delivery/key-routes.js';
+import { registerSiteDeliveryRoutes } from './delivery/site-routes.js';
+import { SiteInstall } from './delivery/install.js';
+import { DEFAULT_ORIGIN_OPTIONS, PublicOrigins, type PublicOriginOptions } from './delivery/origins.js';
 import { registerSettingsSchemaRoutes } from './sites/settings-schema-routes.js';
 import { registerTotpRoutes } from './totp/routes.js';
 import { upgradeLegacyRecoveryCodes } from './totp/queries.js';
@@ -105,6 +107,8 @@ export interface AppOptions {
   webhooks?: Partial<WebhookSenderOptions>;
   /** The public event streams' pacing and bounds (tests shorten them). */
   delivery?: Partial<PublicStreamOptions>;
+  /** How often where public configurations were fetched from is written (tests shorten it). */
+  publicOrigins?: Partial<PublicOriginOptions>;
 }
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
@@ -227,17 +231,27 @@ export async function buildApp(options: AppOptions): Promise<App> {
   registerAccessTokenRoutes(app, { guard, accessTokens, securityEvents });
   const reads = new SiteReads(sites, cache);
   registerSiteRoutes(app, { guard, sites, reads });
-  registerPublicKeyRoutes(app, { guard, rotation: new PublicKeyRotation({ db, dialect: database.dialect, clock, cache }) });
+  // Where pages fetch sites' configurations from: gathered in memory, written in batches, the rest at close.
+  const publicOrigins = new PublicOrigins({ db, clock, onError: backgroundFailure('recording where public configurations were fetched from failed') }, { ...DEFAULT_ORIGIN_OPTIONS, ...options.publicOrigins });
+  app.addHook('onClose', () => publicOrigins.close());
+  registerSiteDeliveryRoutes(app, {
+    guard,
+    rotation: new PublicKeyRotation({ db, dialect: database.dialect, clock, cache }),
+    install: new SiteInstall({ sites, origins: publicOrigins, clock, publicUrl: config.publicUrl }),
+  });
   const publicConfigs = new PublicConfigs(db, cache, clock);
   const publicAnswers = new PublicAnswers(headers.publicPath, config.publicMaxAgeSeconds);
   const publicStreams = new PublicStreams({ configs: publicConfigs, cache, clock, log: app.log, maxStreams: config.publicStreamsMax }, { ...DEFAULT_STREAM_OPTIONS, ...options.delivery });
   // Before the server stops taking connections: open streams would otherwise hold its close forever.
   app.addHook('preClose', async () => publicStreams.close());
-  registerPublicRoutes(app, { configs: publicConfigs, answers: publicAnswers, streams: publicStreams, answered: () => undefined });
+  registerPublicRoutes(app, { configs: publicConfigs, answers: publicAnswers, streams: publicStreams, answered: (siteId, origin, referer) => publicOrigins.record(siteId, origin, referer) });
   publicFastPathHandler = publicFastPath({
     configs: publicConfigs,
     answers: publicAnswers,
-    answered: (request, status, startedAt) => logRequestLine(loggers.requestLines, crypto.randomUUID(), request.method ?? 'GET', request.url ?? '', status, performance.now() - startedAt, undefined),
+    answered: (request, status, startedAt, siteId) => {
+      publicOrigins.record(siteId, request.headers.origin, request.headers.referer);
+      logRequestLine(loggers.requestLines, crypto.randomUUID(), request.method ?? 'GET', request.url ?? '', status, performance.now() - startedAt, undefined);
+    },
   });
   registerSettingsSchemaRoutes(app, { guard });
   registerPartnerRoutes(app, { guard, sites, limiter, config, database, clock, mailer });

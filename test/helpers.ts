@@ -70,6 +70,8 @@ export interface TestAppOptions {
   onQuery?: (sql: string) => void;
   /** The public event streams' pacing and bounds; see AppOptions. */
   delivery?: AppOptions['delivery'];
+  /** How often where public configurations were fetched from is written; see AppOptions. */
+  publicOrigins?: AppOptions['publicOrigins'];
 }
 
 /** Cheap argon2id parameters: the tests exercise the flow, not the hash's cost. */
@@ -154,6 +156,7 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
     ...(options.databaseOutage === undefined ? {} : { databaseOutage: options.databaseOutage }),
     webhooks: { pollIntervalMs: 20, ...options.webhooks },
     ...(options.delivery === undefined ? {} : { delivery: options.delivery }),
+    ...(options.publicOrigins === undefined ? {} : { publicOrigins: options.publicOrigins }),
   });
   options.beforeReady?.(app);
   await app.ready();

@@ -18,6 +18,7 @@ import * as siteTrash from './migrations/017-site-trash.js';
 import * as securityEvents from './migrations/018-security-events.js';
 import * as webhooks from './migrations/019-webhooks.js';
 import * as publicKeys from './migrations/020-public-keys.js';
+import * as publicOrigins from './migrations/021-public-origins.js';
 import type { DatabaseHandle } from './connect.js';
 import type { Database } from './schema.js';
 
@@ -42,6 +43,7 @@ const migrations: Record<string, Migration> = {
   '018-security-events': securityEvents,
   '019-webhooks': webhooks,
   '020-public-keys': publicKeys,
+  '021-public-origins': publicOrigins,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -25,6 +25,7 @@ export interface Database {
   webhooks: WebhooksTable;
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_attempts: WebhookAttemptsTable;
+  site_public_origins: SitePublicOriginsTable;
 }
 
 export interface UsersTable {
@@ -384,4 +385,12 @@ export interface WebhookAttemptsTable {
   duration_ms: number;
   /** What went wrong, in our words; null for a 2xx. */
   error: string | null;
+}
+
+/** An origin a site's public configuration was fetched from (src/delivery/origins.ts). */
+export interface SitePublicOriginsTable {
+  site_id: string;
+  /** scheme://host[:port], lower-case, as a browser's Origin header names a page's origin. */
+  origin: string;
+  last_seen_at: string;
 }

@@ -1,4 +1,4 @@
-import type { Kysely, Transaction } from 'kysely';
+import { type Kysely, sql, type Transaction } from 'kysely';
 import { PreparedQuery } from '../db/prepared-query.js';
 import type { Database } from '../db/schema.js';
 import type { SiteRow } from '../sites/queries.js';
@@ -73,4 +73,48 @@ export async function replacePublicKey(trx: Transaction<Database>, site: SiteRow
   const changes = { public_key: key, previous_public_key: site.public_key, previous_public_key_expires_at: previousExpiresAt, version: site.version + 1 };
   await trx.updateTable('sites').set(changes).where('workspace_id', '=', site.workspace_id).where('id', '=', site.id).execute();
   return { ...site, ...changes };
+}
+
+/** Origins a site keeps, the ones seen most recently: what the Install section lists. */
+export const ORIGINS_KEPT_PER_SITE = 20;
+
+/**
+ * Records that `origins` fetched the site's configuration at `seenAt`: one statement per origin,
+ * in the caller's transaction, for a live or trashed site only (a site deleted meanwhile takes
+ * nothing). Another server's later sighting is kept if it is later.
+ */
+export async function recordPublicOrigins(trx: Transaction<Database>, siteId: string, origins: readonly string[], seenAt: string): Promise<void> {
+  for (const origin of origins) {
+    await trx
+      .insertInto('site_public_origins')
+      .columns(['site_id', 'origin', 'last_seen_at'])
+      .expression((eb) => eb.selectFrom('sites').select([eb.val(siteId).as('site_id'), eb.val(origin).as('origin'), eb.val(seenAt).as('last_seen_at')]).where('id', '=', siteId))
+      .onConflict((conflict) =>
+        conflict.columns(['site_id', 'origin']).doUpdateSet({
+          // Times are ISO 8601 in UTC, which sort as text; one CASE for both databases (SQLite's max() is PostgreSQL's greatest()).
+          last_seen_at: sql<string>`case when excluded.last_seen_at > site_public_origins.last_seen_at then excluded.last_seen_at else site_public_origins.last_seen_at end`,
+        }),
+      )
+      .execute();
+  }
+  // The oldest go past the bound: a page that stopped embedding the site long ago is no longer news.
+  await trx
+    .deleteFrom('site_public_origins')
+    .where('site_id', '=', siteId)
+    .where('origin', 'not in', (eb) =>
+      eb.selectFrom('site_public_origins').select('origin').where('site_id', '=', siteId).orderBy('last_seen_at', 'desc').orderBy('origin').limit(ORIGINS_KEPT_PER_SITE),
+    )
+    .execute();
+}
+
+/** The origins a site was fetched from, most recent first. */
+export function listPublicOrigins(db: Kysely<Database>, siteId: string): Promise<Array<{ origin: string; last_seen_at: string }>> {
+  return db
+    .selectFrom('site_public_origins')
+    .select(['origin', 'last_seen_at'])
+    .where('site_id', '=', siteId)
+    .orderBy('last_seen_at', 'desc')
+    .orderBy('origin')
+    .limit(ORIGINS_KEPT_PER_SITE)
+    .execute();
 }

@@ -29,3 +29,24 @@ export const PublicKeyParams = Type.Object({
 
 /** The public path takes no query parameters: one URL per site keeps every HTTP cache in front of it to one entry. */
 export const NoQuery = Type.Object({}, { additionalProperties: false });
+
+/** What the dashboard's Install section shows of a site: its key, the snippet, and where it was fetched from. */
+export const SiteInstallSchema = Type.Object({
+  public_key: Type.String({ description: 'The key pages fetch the configuration with' }),
+  previous_key: Type.Union(
+    [Type.Object({ public_key: Type.String(), expires_at: Type.String({ format: 'date-time', description: 'When it stops answering' }) }), Type.Null()],
+    { description: 'The key the last rotation replaced, while it still answers; null otherwise' },
+  ),
+  script_url: Type.String({ description: '{PUBLIC_URL}/embed.js' }),
+  config_url: Type.String({ description: 'The public configuration, for clients without the script' }),
+  snippet: Type.String({ description: 'The script tag to put on a page' }),
+  fetched_from: Type.Array(
+    Type.Object({
+      origin: Type.String({ description: "The page's origin, as its request's Origin (or Referer) named it" }),
+      last_seen_at: Type.String({ format: 'date-time', description: 'When a request from it was last answered, to within a few minutes' }),
+    }),
+    { description: 'The origins the configuration was fetched from lately, most recent first (at most 20)' },
+  ),
+});
+export type SiteInstallJson = Static<typeof SiteInstallSchema>;
+export const SiteInstallEnvelope = Type.Object({ install: SiteInstallSchema });
