@@ -23,7 +23,7 @@ interface Running {
 }
 
 async function start(env: Record<string, string> = {}): Promise<Running> {
-  const t = await buildTestApp({ env, delivery: { heartbeatMs: HEARTBEAT_MS, pollIntervalMs: 50, maxBufferedBytes: MAX_BUFFERED_BYTES } });
+  const t = await buildTestApp({ env, delivery: { heartbeatMs: HEARTBEAT_MS, pollIntervalMs: 50, databasePollIntervalMs: 50, maxBufferedBytes: MAX_BUFFERED_BYTES } });
   await t.app.listen({ host: '127.0.0.1', port: 0 });
   return { t, base: `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`, owner: await signUp(t.app) };
 }

@@ -8,17 +8,15 @@ import type { PublicConfigs } from './public-configs.js';
 export interface PublicStreamOptions {
   /** A comment is sent on every stream this often, so proxies and browsers see it alive. */
   heartbeatMs: number;
-  /**
-   * How often the change feed is asked for other processes' changes (SQLite's counter is only read
-   * when asked), and the database polled while the feed cannot vouch for the cache (PostgreSQL's
-   * listener is away, or the cache is off).
-   */
+  /** How often the change feed is asked for other processes' changes: SQLite's counter is only read when asked. */
   pollIntervalMs: number;
+  /** How often the versions are read from the database instead while the feed cannot vouch for the cache (PostgreSQL's listener is away, or the cache is off). */
+  databasePollIntervalMs: number;
   /** Bytes a stream may hold unread by its client; a client that does not read past it is dropped. */
   maxBufferedBytes: number;
 }
 
-export const DEFAULT_STREAM_OPTIONS: PublicStreamOptions = { heartbeatMs: 25_000, pollIntervalMs: 500, maxBufferedBytes: 1024 * 1024 };
+export const DEFAULT_STREAM_OPTIONS: PublicStreamOptions = { heartbeatMs: 25_000, pollIntervalMs: 250, databasePollIntervalMs: 1000, maxBufferedBytes: 1024 * 1024 };
 
 /** What the hub logs: failures to re-read the sites it streams, and streams it dropped. */
 export interface StreamLog {
@@ -59,6 +57,8 @@ export class PublicStreams {
   /** Sites whose version must be read again. */
   readonly #pending = new Set<string>();
   #refreshing = false;
+  /** performance.now() of the last read of every channel's version while the feed could not vouch. */
+  #lastDatabasePoll = 0;
   #open = 0;
   #closed = false;
   readonly #heartbeat: NodeJS.Timeout;
@@ -237,8 +237,14 @@ export class PublicStreams {
     if (this.#channels.size === 0) return;
     // SQLite's counter is read here, and a move reported to the observers (#refreshAll). While the
     // feed cannot vouch for anything, no change may be heard: the versions are read instead.
-    if (!this.deps.cache.poll()) this.#refreshAll();
-    else this.#scheduleRefresh();
+    if (this.deps.cache.poll()) {
+      this.#scheduleRefresh();
+      return;
+    }
+    const now = performance.now();
+    if (now - this.#lastDatabasePoll < this.options.databasePollIntervalMs) return;
+    this.#lastDatabasePoll = now;
+    this.#refreshAll();
   }
 }
 
