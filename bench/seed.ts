@@ -20,6 +20,8 @@ export interface SeededUser {
   email: string;
   /** In id order, which is the order GET /api/v1/sites lists them. */
   siteIds: string[];
+  /** Each site's public key, in the order of siteIds. */
+  publicKeys: string[];
   /** The user's first personal access token in clear, or null when the user has none. */
   accessToken: string | null;
 }
@@ -118,12 +120,14 @@ export async function seedDatabase(db: Kysely<Database>, size: SeedSize): Promis
     workspaces.push({ id: workspaceId, name: 'Personal', personal_user_id: user.id, created_at: user.created_at, updated_at: user.created_at });
     members.push({ workspace_id: workspaceId, user_id: user.id, role: 'owner', joined_at: user.created_at });
     const siteIds: string[] = [];
+    const publicKeys: string[] = [];
     for (let j = 0; j < size.sitesPerUser; j++) {
       const site = siteRow(user.id, workspaceId, i * size.sitesPerUser + j, nextDate());
       sites.push(site);
       siteIds.push(site.id);
+      publicKeys.push(site.public_key);
     }
-    seeded.push({ id: user.id, email: user.email, siteIds, accessToken: null });
+    seeded.push({ id: user.id, email: user.email, siteIds, publicKeys, accessToken: null });
   }
   for (let k = 0; k < size.tokens; k++) {
     const owner = seeded[k % seeded.length];
