@@ -3,7 +3,7 @@ import type { AccessTokenRow } from '../src/access-tokens/queries.js';
 import { DEFAULT_PASSWORD_HASHING, PasswordHasher } from '../src/passwords/passwords.js';
 import { generateAccessToken, hashAccessToken } from '../src/auth/tokens.js';
 import type { Database, UsersTable, WorkspaceMembersTable, WorkspacesTable } from '../src/db/schema.js';
-import { generatePublicKey } from '../src/delivery/public-key.js';
+import { generatePublicKey } from '../src/lib/public-keys.js';
 import { newId } from '../src/lib/ids.js';
 import type { SiteRow } from '../src/sites/queries.js';
 import { DEFAULT_PARTNER_SETTINGS } from '../src/sites/service.js';

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { PublicAnswers } from './answers.js';
-import { PUBLIC_KEY_LENGTH, PUBLIC_KEY_PREFIX } from './public-key.js';
+import { PUBLIC_KEY_LENGTH, PUBLIC_KEY_PREFIX } from './contract.js';
 import type { PublicConfigs } from './public-configs.js';
 
 const PATH_PREFIX = `/public/v1/sites/${PUBLIC_KEY_PREFIX}`;

@@ -14,7 +14,8 @@ import type { WorkspaceRole } from '../memberships/permissions.js';
 import { SITE_ERRORS } from '../sites/errors.js';
 import { WORKSPACE_ERRORS } from '../workspaces/errors.js';
 import { WorkspaceService } from '../workspaces/service.js';
-import { isPublicKey, PUBLIC_KEY_PATTERN } from './public-key.js';
+import { isPublicKey } from '../lib/public-keys.js';
+import { PUBLIC_KEY_PATTERN } from './contract.js';
 
 // POST /api/v1/sites/{id}/public-key/rotate, on SQLite and (with TEST_DATABASE_URL) PostgreSQL;
 // what the old and new keys answer on /public/v1 is proven in public-config.test.ts.

@@ -9,7 +9,8 @@ import { assertCan } from '../memberships/permissions.js';
 import { siteChangeTags } from '../sites/changes.js';
 import { findSiteForUpdate, type SiteCaller, type SiteRow } from '../sites/queries.js';
 import { siteNotFound } from '../sites/service.js';
-import { generatePublicKey, PREVIOUS_KEY_OVERLAP_MS } from './public-key.js';
+import { generatePublicKey } from '../lib/public-keys.js';
+import { PREVIOUS_KEY_OVERLAP_MS } from './contract.js';
 import { replacePublicKey } from './queries.js';
 
 export interface PublicKeyRotationDeps {

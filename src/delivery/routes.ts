@@ -3,7 +3,7 @@ import { Type } from 'typebox';
 import { ProblemSchema } from '../http/schema.js';
 import type { App } from '../http/types.js';
 import type { PublicAnswer, PublicAnswers } from './answers.js';
-import { isPublicKey } from './public-key.js';
+import { isPublicKey } from '../lib/public-keys.js';
 import type { PublicConfigs } from './public-configs.js';
 import type { PublicStreams } from './streams.js';
 import { NoQuery, PublicConfigSchema, PublicKeyParams } from './schema.js';

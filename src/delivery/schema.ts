@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { PUBLIC_KEY_PATTERN } from './public-key.js';
+import { PUBLIC_KEY_PATTERN } from './contract.js';
 
 /** A public settings group: the JSON object its text holds, or null when the text is empty or not a JSON object. */
 const PublicGroup = Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Null()]);

@@ -7,7 +7,7 @@ import { ifMatchSatisfied, versionEtag } from '../http/etag.js';
 import type { Clock } from '../lib/clock.js';
 import type { SecretBox } from '../lib/crypto.js';
 import { newId } from '../lib/ids.js';
-import { generatePublicKey } from '../delivery/public-key.js';
+import { generatePublicKey } from '../lib/public-keys.js';
 import { encodeTokenOrigins, partnerOrigins, type PartnerTokenOrigins, readTokenOrigins, sameOrigins } from './partner-token-binding.js';
 import type { Cache } from '../cache/cache.js';
 import { siteChangeTags } from './changes.js';

@@ -3,6 +3,8 @@
 // widget code as window.Siteward.config and a `siteward:config` event on document
 // (docs/embedding.md). No dependencies, and small: the server's test holds it to 4 KB gzipped.
 
+import { PUBLIC_KEY_PATTERN } from '../../src/delivery/contract';
+
 interface PublicConfig {
   site: Record<string, unknown>;
   version: number;
@@ -27,7 +29,7 @@ const STREAM_RETRY_MS = 5 * 60_000;
 
 function start(script: HTMLScriptElement): void {
   const key = script.dataset.site ?? '';
-  if (!/^spk_[0-9A-Za-z]{24}$/.test(key)) {
+  if (!new RegExp(PUBLIC_KEY_PATTERN).test(key)) {
     console.error('Siteward: the embed script needs data-site="spk_…", the public key from the site\'s Install section.');
     return;
   }
@@ -103,6 +105,3 @@ function start(script: HTMLScriptElement): void {
 
 const current = document.currentScript;
 if (current instanceof HTMLScriptElement) start(current);
-
-// A module to the type checker (for the Window declaration above); the build makes it a classic script.
-export {};

@@ -1,8 +1,8 @@
 import { type Kysely, PostgresAdapter, sql } from 'kysely';
-import { generatePublicKey } from '../../delivery/public-key.js';
+import { generatePublicKey } from '../../lib/public-keys.js';
 
 /**
- * Each site's publishable key (src/delivery/public-key.ts), by which visitors' browsers fetch its
+ * Each site's publishable key (src/lib/public-keys.ts), by which visitors' browsers fetch its
  * public configuration, and the key it replaced, which keeps answering until
  * `previous_public_key_expires_at`. Existing sites get a key each here.
  *
