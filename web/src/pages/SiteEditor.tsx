@@ -9,6 +9,8 @@ import { Field } from '../components/Field';
 import { Loading } from '../components/Loading';
 import { DangerZone } from '../editor/DangerZone';
 import { HistorySection, siteVersionsKey } from '../editor/HistorySection';
+import { InstallOffer } from '../editor/InstallOffer';
+import { InstallSection } from '../editor/InstallSection';
 import { IntegrationSection } from '../editor/IntegrationSection';
 import { checkAnnouncement, type PartnerCheckResult } from '../editor/partnerCheckText';
 import { partnerChecksKey } from '../editor/RecentChecks';
@@ -18,7 +20,7 @@ import { WidgetPreview } from '../editor/WidgetPreview';
 import '../editor/editor.css';
 import { formatDateTime, formatRelative } from '../format';
 import { COLOR_PATTERN } from '../color';
-import { Link, navigate, useLeaveGuard } from '../router';
+import { Link, navigate, useLeaveGuard, useLocationState } from '../router';
 import { changesOf, clientErrors, draftOf, fieldLabel, hasChanges, messageFor, rebaseDraft, sameConfiguration, type SiteDraft, type TokenChange } from '../siteDraft';
 import { NAME_MAX_LENGTH, type SettingsField } from '@server/sites/contract';
 import type { PartnerDraft } from '@server/sites/schema';
@@ -162,6 +164,14 @@ function SiteEditorForm({ siteId, loaded, workspace, access, section, unknownSec
   const sectionId: SectionId = section?.id ?? 'general';
 
   const setLoaded = (next: LoadedSite) => queryClient.setQueryData(siteQueryKey(siteId), next);
+  // Sites.tsx arrives here with this state right after creating the site: the next step is offered.
+  const justCreated = (useLocationState() as { created?: unknown } | null)?.created === true;
+
+  /** A rotation moved the ETag; adopted only if no one saved in between (as after a check, below). */
+  function adoptRotatedKey(fresh: Site, tag: string | null) {
+    const current = queryClient.getQueryData<LoadedSite>(siteQueryKey(siteId)) ?? loaded;
+    setLoaded({ site: { ...current.site, public_key: fresh.public_key }, etag: sameConfiguration(current.site, fresh) ? tag : current.etag });
+  }
 
   const saving = useMutation({
     mutationFn: async (sent: { changes: typeof changes; etag: string | null }) =>
@@ -383,6 +393,7 @@ function SiteEditorForm({ siteId, loaded, workspace, access, section, unknownSec
 
           {sectionId === 'general' && section !== undefined && (
             <>
+              {justCreated && <InstallOffer siteId={siteId} />}
               <section className="card" aria-labelledby="general-title">
                 <div className="card-header">
                   <div>
@@ -424,6 +435,8 @@ function SiteEditorForm({ siteId, loaded, workspace, access, section, unknownSec
               )}
             </div>
           )}
+
+          {sectionId === 'install' && section !== undefined && <InstallSection siteId={siteId} name={saved.name} canRotate={access.edit} onRotated={adoptRotatedKey} />}
 
           {sectionId === 'history' && section !== undefined && (
             <HistorySection siteId={siteId} etag={etag} canRestore={access.edit} dirty={dirty} onRestored={(site, tag) => startOver({ site, etag: tag })} />
