@@ -25,6 +25,8 @@ const NEGOTIATED_LIMIT = 256;
  */
 export class PublicAnswers {
   readonly #ok: Readonly<Record<string, string>>;
+  /** A 304 carries what a 200 would about caching (RFC 9110 §15.4.5), not its body's type. */
+  readonly #notModified: Readonly<Record<string, string>>;
   readonly #notFound: PublicAnswer;
   readonly #invalidKey: PublicAnswer;
   readonly #tooManyStreams: PublicAnswer;
@@ -36,7 +38,8 @@ export class PublicAnswers {
     // A change reaches visitors within max-age; a cache may answer from an older copy while it
     // fetches a newer one (stale-while-revalidate), or for a day while we do not answer at all.
     const cacheControl = `public, max-age=${maxAgeSeconds}, stale-while-revalidate=600, stale-if-error=86400`;
-    this.#ok = Object.freeze({ ...base, 'cache-control': cacheControl, vary: 'Accept-Encoding', 'content-type': 'application/json; charset=utf-8' });
+    this.#notModified = Object.freeze({ ...base, 'cache-control': cacheControl, vary: 'Accept-Encoding' });
+    this.#ok = Object.freeze({ ...this.#notModified, 'content-type': 'application/json; charset=utf-8' });
     // Who has no site (a mistyped key, a rotated-out one, a trashed site) is told so as cacheably:
     // a page that keeps asking is answered by the cache in front for max-age.
     const errorHeaders = { ...base, 'cache-control': `public, max-age=${maxAgeSeconds}` };
@@ -72,7 +75,7 @@ export class PublicAnswers {
     const encoding = document.compressible ? this.#encodingFor(acceptEncoding) : undefined;
     const etag = document.etagFor(encoding);
     if (ifNoneMatch !== undefined && holdsVersion(ifNoneMatch, document.version)) {
-      return { status: 304, headers: { ...this.#ok, etag }, body: null };
+      return { status: 304, headers: { ...this.#notModified, etag }, body: null };
     }
     const body = encoding === undefined ? document.body : document.encoded(encoding);
     const headers: OutgoingHttpHeaders = { ...this.#ok, etag, 'content-length': body.length };
