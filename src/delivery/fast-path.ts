@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { PublicAnswers } from './answers.js';
+import { type PublicAnswers, writeAnswer } from './answers.js';
 import { PUBLIC_KEY_LENGTH, PUBLIC_KEY_PREFIX } from './contract.js';
 import type { PublicConfigs } from './public-configs.js';
 
@@ -31,10 +31,7 @@ export function publicFastPath(deps: { configs: PublicConfigs; answers: PublicAn
     const document = deps.configs.held(url.slice(KEY_START));
     if (document === undefined) return false;
     const answer = deps.answers.config(document, headers['if-none-match'], headers['accept-encoding']);
-    response.writeHead(answer.status, answer.headers);
-    // end() with no argument for a 304: end(null) costs a second write, and with it a wait for the client's ACK.
-    if (answer.body === null) response.end();
-    else response.end(answer.body);
+    writeAnswer(response, answer);
     deps.answered(request, answer.status, startedAt, document.siteId);
     return true;
   };

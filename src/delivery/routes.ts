@@ -2,7 +2,7 @@ import type { FastifyReply } from 'fastify';
 import { Type } from 'typebox';
 import { ProblemSchema } from '../http/schema.js';
 import type { App } from '../http/types.js';
-import type { PublicAnswer, PublicAnswers } from './answers.js';
+import { type PublicAnswer, type PublicAnswers, writeAnswer } from './answers.js';
 import { isPublicKey } from '../lib/public-keys.js';
 import type { PublicConfigs } from './public-configs.js';
 import type { PublicStreams } from './streams.js';
@@ -18,8 +18,15 @@ export interface PublicRouteDeps {
 
 const tags = ['public'];
 
+/**
+ * Sends an answer as the fast path does (answers.ts), byte for byte: Fastify would add a
+ * Content-Type to a 304 and end it with a second write. Its request line is still written when
+ * the response finishes.
+ */
 function send(reply: FastifyReply, answer: PublicAnswer): FastifyReply {
-  return reply.code(answer.status).headers(answer.headers).send(answer.body);
+  reply.hijack();
+  writeAnswer(reply.raw, answer);
+  return reply;
 }
 
 /**
