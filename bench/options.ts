@@ -20,6 +20,8 @@ export interface BenchOptions {
   users: number;
   sitesPerUser: number;
   tokens: number;
+  /** Event streams held open at once in the public-streams scenario. */
+  streams: number;
   scenarios: ScenarioId[];
   /** The app's LOG_LEVEL; "info" is the production default (src/config.ts). */
   logLevel: string;
@@ -49,6 +51,7 @@ export const USAGE = `Usage: npm run bench -- [options]
   --users N           seeded users (default 10000)
   --sites-per-user N  seeded sites per user (default 3, so 30000 sites)
   --tokens N          seeded personal access tokens, one per user (default: as many as users)
+  --streams N         event streams held open on one app in public-streams (default 10000; --quick: 200)
   --scenarios a,b     only these scenarios (${SCENARIO_IDS.join(', ')})
   --log-level L       the app's LOG_LEVEL (default info, the production default)
   --no-sqlite         with DATABASE_URL set, run on PostgreSQL only
@@ -71,7 +74,7 @@ const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'
 export function parseOptions(argv: readonly string[], env: Record<string, string | undefined>): BenchOptions {
   const values = new Map<string, string>();
   const flags = new Set<string>();
-  const valued = new Set(['duration', 'warmup', 'mixed-duration', 'connections', 'rounds', 'users', 'sites-per-user', 'tokens', 'scenarios', 'log-level', 'json', 'profile', 'node-args', 'postgres-apps']);
+  const valued = new Set(['duration', 'warmup', 'mixed-duration', 'connections', 'rounds', 'users', 'sites-per-user', 'tokens', 'streams', 'scenarios', 'log-level', 'json', 'profile', 'node-args', 'postgres-apps']);
   const booleans = new Set(['quick', 'no-sqlite', 'put-ceiling-without-history', 'help']);
   for (let i = 0; i < argv.length; i++) {
     const argument = argv[i] ?? '';
@@ -109,6 +112,7 @@ export function parseOptions(argv: readonly string[], env: Record<string, string
     users,
     sitesPerUser: integer(values, 'sites-per-user', 3, 1),
     tokens: integer(values, 'tokens', users, 1),
+    streams: integer(values, 'streams', quick ? 200 : 10_000, 1),
     scenarios,
     logLevel,
     databaseUrl,

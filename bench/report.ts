@@ -18,6 +18,22 @@ export interface PairedRun {
   appRssMb: number[];
 }
 
+/** What the event-stream scenario saw, for the lines under the table. */
+export interface StreamsFigures {
+  /** The app that held the streams, and the one the change went through. */
+  holder: string;
+  changer: string;
+  requested: number;
+  opened: number;
+  failed: number;
+  /** Streams the change had not reached when the wait ended. */
+  missed: number;
+  rssBeforeMb: number;
+  rssOpenMb: number;
+  medianDeliveryMs: number;
+  slowestDeliveryMs: number;
+}
+
 export interface ScenarioOutcome {
   id: ScenarioId;
   label: string;
@@ -30,6 +46,8 @@ export interface ScenarioOutcome {
   /** Why it was not measured, or what went wrong. */
   reason: string | null;
   runs: PairedRun[];
+  /** Set for the event streams. */
+  streams?: StreamsFigures;
 }
 
 export interface DatabaseOutcome {
@@ -41,6 +59,9 @@ export interface DatabaseOutcome {
   bodyBytes: number;
   baselineRssMb: number;
   putCeilingRssMb: number;
+  publicCeilingRssMb: number;
+  /** The public configuration's body, which the public ceiling sends too, with the app's headers. */
+  publicBodyBytes: number;
   /** Each app process's peak (VmHWM), MiB. */
   appPeakRssMb: number[];
   appLogBytes: number;
@@ -51,7 +72,7 @@ export interface DatabaseOutcome {
 
 export interface TableRow {
   database: string;
-  scenario: ScenarioId | 'baseline' | 'put-ceiling';
+  scenario: ScenarioId | 'baseline' | 'put-ceiling' | 'public-ceiling' | 'public-304-ceiling';
   request: string;
   requestsPerSecond: number | null;
   p50Ms: number | null;
@@ -81,7 +102,8 @@ export function databaseLabel(outcome: Pick<DatabaseOutcome, 'database' | 'appSe
   return outcome.appServers > 1 ? `${outcome.database} (${outcome.appServers} apps)` : outcome.database;
 }
 
-function describeTarget(target: Target, ceiling: Scenario['ceiling']): string {
+function describeTarget(target: Target, ceiling: Scenario['ceiling'], id?: ScenarioId): string {
+  if (id === 'public-streams') return `every stream told within ${target.maxP99Ms ?? '–'} ms, RSS growth < ${target.maxRssMb ?? '–'} MB`;
   const parts: string[] = [];
   if (target.minRatio !== null) parts.push(`ratio ≥ ${target.minRatio.toFixed(2)}${ceiling === 'put' ? ' of the PUT ceiling' : ''}`);
   if (target.maxP99Ms !== null) parts.push(`p99 < ${target.maxP99Ms} ms`);
@@ -105,7 +127,15 @@ function judge(target: Target, row: Pick<TableRow, 'ratio' | 'p99Ms' | 'rssMb' |
   return misses.length === 0 ? 'met' : `MISSED: ${misses.join(', ')}`;
 }
 
-function ceilingRow(database: string, scenario: 'baseline' | 'put-ceiling', request: string, runs: LoadResult[], ratio: number | null, rssMb: number): TableRow {
+function ceilingRow(
+  database: string,
+  scenario: 'baseline' | 'put-ceiling' | 'public-ceiling' | 'public-304-ceiling',
+  request: string,
+  runs: LoadResult[],
+  ratio: number | null,
+  rssMb: number,
+  expectedStatus = 200,
+): TableRow {
   return {
     database,
     scenario,
@@ -115,7 +145,7 @@ function ceilingRow(database: string, scenario: 'baseline' | 'put-ceiling', requ
     p99Ms: medianLatency(runs.map((run) => run.p99Ms)),
     ratio,
     rssMb,
-    unexpected: runs.reduce((sum, run) => sum + unexpectedAnswers(run, [200]), 0),
+    unexpected: runs.reduce((sum, run) => sum + unexpectedAnswers(run, [expectedStatus]), 0),
     target: '—',
     verdict: '—',
   };
@@ -123,12 +153,20 @@ function ceilingRow(database: string, scenario: 'baseline' | 'put-ceiling', requ
 
 export function tableRows(outcome: DatabaseOutcome): TableRow[] {
   const database = databaseLabel(outcome);
-  const ceilingRuns = (ceiling: 'get' | 'put') =>
-    outcome.scenarios.filter((scenario) => scenario.ceiling === ceiling).flatMap((scenario) => scenario.runs.flatMap((run) => (run.baseline === null ? [] : [run.baseline])));
+  const ceilingRuns = (ceiling: 'get' | 'put', only?: ScenarioId) =>
+    outcome.scenarios
+      .filter((scenario) => scenario.ceiling === ceiling && (only === undefined || scenario.id === only))
+      .flatMap((scenario) => scenario.runs.flatMap((run) => (run.baseline === null ? [] : [run.baseline])));
+  const publicRuns = (id: ScenarioId) => outcome.scenarios.filter((scenario) => scenario.id === id).flatMap((scenario) => scenario.runs.flatMap((run) => (run.baseline === null ? [] : [run.baseline])));
   const getRuns = ceilingRuns('get');
   const putRuns = ceilingRuns('put');
   // Without a GET scenario (--scenarios put-site, say) the GET ceiling never ran.
   const rows: TableRow[] = getRuns.length === 0 ? [] : [ceilingRow(database, 'baseline', `bare node:http, same ${outcome.bodyBytes}-byte JSON`, getRuns, 1, outcome.baselineRssMb)];
+  // The public ceiling answers both public scenarios: a row for its 200s and one for its 304s.
+  const publicOk = publicRuns('public-config');
+  if (publicOk.length > 0) rows.push(ceilingRow(database, 'public-ceiling', `bare node:http, the app's very 200 (same headers, same ${outcome.publicBodyBytes}-byte JSON)`, publicOk, 1, outcome.publicCeilingRssMb));
+  const publicNotModified = publicRuns('public-304');
+  if (publicNotModified.length > 0) rows.push(ceilingRow(database, 'public-304-ceiling', "bare node:http, the app's very 304", publicNotModified, 1, outcome.publicCeilingRssMb, 304));
   if (putRuns.length > 0) {
     const statement = outcome.putCeilingHistory ? 'UPDATE … RETURNING + history row' : 'UPDATE … RETURNING';
     // Not paired with the GET ceiling: the ratio of the two medians, to read against DESIGN.md's reference.
@@ -147,7 +185,7 @@ export function tableRows(outcome: DatabaseOutcome): TableRow[] {
         ratio: null,
         rssMb: null,
         unexpected: null,
-        target: describeTarget(scenario.target, scenario.ceiling),
+        target: describeTarget(scenario.target, scenario.ceiling, scenario.id),
         verdict: scenario.status === 'unavailable' ? 'not available yet' : `FAILED: ${scenario.reason ?? ''}`,
       });
       continue;
@@ -167,7 +205,7 @@ export function tableRows(outcome: DatabaseOutcome): TableRow[] {
       scenario: scenario.id,
       request: scenario.unit === 'logins/s' ? `${scenario.label}, logins/s` : scenario.label,
       ...row,
-      target: describeTarget(scenario.target, scenario.ceiling),
+      target: describeTarget(scenario.target, scenario.ceiling, scenario.id),
       verdict: judge(scenario.target, row),
     });
   }
@@ -220,7 +258,15 @@ export function formatSummary(outcome: DatabaseOutcome, logLevel: string): strin
   const pct = (share: number) => `${(share * 100).toFixed(1)}%`;
   const mixed = outcome.scenarios.find((scenario) => scenario.id === 'mixed' && scenario.status === 'measured')?.runs[0];
   const under = (values: readonly number[]) => (values.every((value) => value < MAX_RSS_MB) ? 'met' : 'MISSED');
+  const streams = outcome.scenarios.find((scenario) => scenario.id === 'public-streams')?.streams;
   return [
+    ...(streams === undefined
+      ? []
+      : [
+          `${label}: ${streams.opened} of ${streams.requested} event streams open on ${streams.holder} (${streams.failed} failed): RSS ${streams.rssBeforeMb.toFixed(1)} → ${streams.rssOpenMb.toFixed(1)} MB ` +
+            `(+${(streams.rssOpenMb - streams.rssBeforeMb).toFixed(1)} MB, ${(((streams.rssOpenMb - streams.rssBeforeMb) * 1024) / Math.max(1, streams.opened)).toFixed(1)} KB a stream); ` +
+            `a change made through ${streams.changer} reached every stream within ${streams.slowestDeliveryMs.toFixed(1)} ms of its answer (median ${streams.medianDeliveryMs.toFixed(1)} ms), ${streams.missed} missed`,
+        ]),
     ...(mixed === undefined
       ? []
       : [

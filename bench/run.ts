@@ -3,6 +3,7 @@
 // autocannon from this process. See docs/performance.md for the method and results.
 import { randomBytes } from 'node:crypto';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
@@ -15,16 +16,31 @@ import { systemClock } from '../src/lib/clock.js';
 import { runLoad, type LoadResult } from './load.js';
 import { type BenchOptions, parseOptions, UsageError, USAGE } from './options.js';
 import { createTemporaryDatabase, type TemporaryDatabase } from './postgres.js';
-import { type OwnProcesses, waitForQuietMachine } from './cpu.js';
+import { type OwnProcesses, otherShare, readCpu, waitForQuietMachine } from './cpu.js';
 import { freePort, readMemory, type ServerProcess, startServer, stopAllServers, waitUntilIdle } from './processes.js';
-import { type DatabaseKind, type DatabaseOutcome, DISTURBED_SHARE, formatSummary, formatTable, type PairedRun, type ScenarioOutcome, tableRows, unexpectedAnswers } from './report.js';
-import { buildScenarios, type HttpRequest, requestsForConnection, type Scenario } from './scenarios.js';
+import {
+  type DatabaseKind,
+  type DatabaseOutcome,
+  DISTURBED_SHARE,
+  formatSummary,
+  formatTable,
+  median,
+  type PairedRun,
+  type ScenarioOutcome,
+  type StreamsFigures,
+  tableRows,
+  unexpectedAnswers,
+} from './report.js';
+import type { CapturedAnswers } from './public-ceiling.js';
+import { buildScenarios, type HttpRequest, requestsForConnection, type Scenario, type StreamsPlan } from './scenarios.js';
+import { measureStreams } from './streams.js';
 import { type SeedData, seedDatabase } from './seed.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const APP_SCRIPT = path.join(here, '../src/main.js');
 const BASELINE_SCRIPT = path.join(here, 'baseline.js');
 const PUT_CEILING_SCRIPT = path.join(here, 'put-ceiling.js');
+const PUBLIC_CEILING_SCRIPT = path.join(here, 'public-ceiling.js');
 
 /** Undo steps, run last-in first-out on success, failure and Ctrl-C alike. */
 class Cleanup {
@@ -94,6 +110,8 @@ const MAX_ATTEMPTS = 3;
 const FULL_ROTATION = 10_000;
 const QUICK_ROTATION = 2_000;
 const QUIET_WAIT_MS = 30_000;
+/** How long the streams may take to hear of the change before those that did not count as missed. */
+const STREAMS_WAIT_MS = 10_000;
 
 function percent(share: number): string {
   return `${(share * 100).toFixed(0)}%`;
@@ -161,6 +179,8 @@ function appEnvironment(settings: AppSettings, options: BenchOptions, port: numb
     LOG_LEVEL: options.logLevel,
     // The default, stated: no periodic partner checks, so the app makes no outgoing requests.
     PARTNER_CHECK_INTERVAL: '0',
+    // The default bound (10,000), unless the streams scenario is asked for more.
+    ...(options.streams > 10_000 ? { PUBLIC_STREAMS_MAX: String(options.streams) } : {}),
     ...(settings.database.kind === 'postgres' ? { DATABASE_URL: settings.database.url } : {}),
   };
 }
@@ -277,6 +297,53 @@ async function startPutCeiling(settings: AppSettings, options: BenchOptions, cei
   return ceiling;
 }
 
+/** An answer as node:http gives it, headers and all, for the public ceiling to send again. */
+function rawGet(url: string, request: HttpRequest): Promise<{ status: number; headers: Record<string, string | string[]>; body: Buffer }> {
+  return new Promise((resolve, reject) => {
+    const sent = httpRequest(url + request.path, { headers: request.headers, agent: false }, (response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('end', () => {
+        const headers: Record<string, string | string[]> = {};
+        // The transport's own headers are node's to write, in the ceiling as in the app.
+        for (const [name, value] of Object.entries(response.headers)) if (value !== undefined && !['date', 'connection', 'keep-alive', 'transfer-encoding'].includes(name)) headers[name] = value;
+        resolve({ status: response.statusCode ?? 0, headers, body: Buffer.concat(chunks) });
+      });
+      response.on('error', reject);
+    });
+    sent.on('error', reject);
+    sent.end();
+  });
+}
+
+/**
+ * The public path's ceiling, sending exactly the answers the app gives the scenario's first
+ * requests: its 200 and its 304, headers and body, byte for byte.
+ */
+async function startPublicCeiling(app: ServerProcess, ok: HttpRequest, notModified: HttpRequest, dir: string): Promise<{ ceiling: ServerProcess; bodyBytes: number }> {
+  const okAnswer = await rawGet(app.url, ok);
+  const notModifiedAnswer = await rawGet(app.url, notModified);
+  if (okAnswer.status !== 200 || notModifiedAnswer.status !== 304) throw new Error(`the public configuration answered ${okAnswer.status} and ${notModifiedAnswer.status}, not 200 and 304`);
+  const captured: CapturedAnswers = { ok: { headers: okAnswer.headers, body: okAnswer.body.toString('base64') }, notModified: { headers: notModifiedAnswer.headers } };
+  const answersFile = path.join(dir, 'public.json');
+  writeFileSync(answersFile, JSON.stringify(captured));
+  const port = await freePort();
+  const ceiling = await startServer({
+    name: 'public ceiling',
+    args: [PUBLIC_CEILING_SCRIPT],
+    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', NODE_ENV: 'production', BENCH_ANSWERS_FILE: answersFile, PORT: String(port) },
+    port,
+    logFile: path.join(dir, 'public-ceiling.log'),
+    readyPath: '/healthz',
+  });
+  const echoed = await rawGet(ceiling.url, ok);
+  if (!echoed.body.equals(okAnswer.body) || JSON.stringify(echoed.headers) !== JSON.stringify(okAnswer.headers)) {
+    await ceiling.stop();
+    throw new Error('the public ceiling does not send the bytes the app sent');
+  }
+  return { ceiling, bodyBytes: okAnswer.body.length };
+}
+
 /** DATABASE_POOL_SIZE as the app reads it from the environment the benchmark gives it. */
 function poolSizeOfApp(settings: AppSettings, options: BenchOptions): number {
   const database = loadConfig(appEnvironment(settings, options, 1)).database;
@@ -334,6 +401,79 @@ async function measureMixed(kind: DatabaseKind, apps: readonly ServerProcess[], 
   return { round: 1, attempts: 1, baseline: null, scenario: run, appRssMb: appMemory(apps) };
 }
 
+/**
+ * The event streams: held open on the first app, the change made through the last (the other one
+ * on PostgreSQL with two), and the memory the streams took read between the two. No ceiling: the
+ * targets are absolute (DESIGN: < 150 MB more RSS, every stream told within 2 s).
+ */
+async function measureStreamsScenario(plan: StreamsPlan, apps: readonly ServerProcess[], context: RunContext): Promise<{ pair: PairedRun; figures: StreamsFigures }> {
+  const holder = apps[0];
+  const changer = apps.at(-1);
+  if (holder === undefined || changer === undefined) throw new Error('no app process started');
+  await waitUntilIdle(context.servers.map((server) => server.pid));
+  const cpuBefore = await readCpu(context.ownProcesses);
+  const rssBeforeMb = readMemory(holder.pid).rssMb;
+  let rssOpenMb = Number.NaN;
+  const startedAt = performance.now();
+  const result = await measureStreams({
+    url: holder.url,
+    path: `/public/v1/sites/${plan.publicKey}/events`,
+    count: plan.count,
+    opened: async () => {
+      // Settled: what the opening cost in passing (garbage) is not what holding them costs.
+      await waitUntilIdle([holder.pid]);
+      rssOpenMb = readMemory(holder.pid).rssMb;
+    },
+    change: async () => {
+      const answer = await fetch(`${changer.url}/api/v1/sites/${plan.siteId}`, {
+        method: 'PUT',
+        headers: { authorization: `Bearer ${plan.ownerJwt}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ name: 'Streamed and changed' }),
+      });
+      const body = (await answer.json()) as { site?: { id: string } };
+      if (answer.status !== 200 || body.site === undefined) throw new Error(`the streamed site's change answered ${answer.status}`);
+      return Number((answer.headers.get('etag') ?? '').replaceAll('"', ''));
+    },
+    waitMs: STREAMS_WAIT_MS,
+  });
+  for (const app of apps) app.assertAlive();
+  const cpuAfter = await readCpu(context.ownProcesses);
+  const slowest = result.deliveriesMs.at(-1) ?? Number.NaN;
+  const figures: StreamsFigures = {
+    holder: holder.name,
+    changer: changer.name,
+    requested: plan.count,
+    opened: result.opened,
+    failed: result.failed,
+    missed: result.missed,
+    rssBeforeMb,
+    rssOpenMb,
+    medianDeliveryMs: median(result.deliveriesMs),
+    slowestDeliveryMs: slowest,
+  };
+  // The table's columns, for this row: streams open, the median and the slowest delivery, the RSS growth.
+  const scenario = {
+    requestsPerSecond: result.opened,
+    p50Ms: figures.medianDeliveryMs,
+    p99Ms: result.missed > 0 ? Number.NaN : slowest,
+    responses: result.opened,
+    non2xx: 0,
+    errors: result.failed + result.missed,
+    statusCodes: { '200': result.opened },
+    responsesPerServer: apps.map((app) => (app === holder ? result.opened : 0)),
+    durationSeconds: (performance.now() - startedAt) / 1000,
+    otherCpuShare: otherShare(cpuBefore, cpuAfter),
+  };
+  return { pair: { round: 1, attempts: 1, baseline: null, scenario, appRssMb: [rssOpenMb - rssBeforeMb] }, figures };
+}
+
+function describeStreams(kind: DatabaseKind, figures: StreamsFigures): string {
+  return (
+    `${kind} public-streams: ${figures.opened} of ${figures.requested} streams open on ${figures.holder} (${figures.failed} failed), RSS ${figures.rssBeforeMb.toFixed(1)} → ${figures.rssOpenMb.toFixed(1)} MB; ` +
+    `a change through ${figures.changer} reached them in ${figures.medianDeliveryMs.toFixed(1)} ms (median), ${figures.slowestDeliveryMs.toFixed(1)} ms (slowest), ${figures.missed} missed`
+  );
+}
+
 function describePair(kind: DatabaseKind, scenario: Scenario, outcome: ScenarioOutcome, pair: PairedRun, rounds: number): string {
   const unexpected = unexpectedAnswers(pair.scenario, outcome.expectedStatuses);
   const ceiling = pair.baseline === null ? '' : ` (${scenario.ceiling === 'put' ? 'PUT ceiling' : 'baseline'} ${Math.round(pair.baseline.requestsPerSecond)})`;
@@ -387,7 +527,7 @@ async function benchmarkDatabase(kind: DatabaseKind, options: BenchOptions, clea
     apps.push(app);
     progress(`${kind}: ${app.name} started, pid ${app.pid}, ${app.url}`);
   }
-  const scenarios = buildScenarios({ seed, jwts, rotation: options.quick ? QUICK_ROTATION : FULL_ROTATION, connections: options.connections }).filter((scenario) =>
+  const scenarios = buildScenarios({ seed, jwts, rotation: options.quick ? QUICK_ROTATION : FULL_ROTATION, connections: options.connections, streams: options.streams }).filter((scenario) =>
     options.scenarios.includes(scenario.id),
   );
   const outcomes = await probeScenarios(kind, apps, scenarios);
@@ -410,19 +550,46 @@ async function benchmarkDatabase(kind: DatabaseKind, options: BenchOptions, clea
     progress(`${kind}: put ceiling started, pid ${putCeiling.pid}, ${putCeiling.url}`);
   }
 
-  const servers = [...apps, baseline, ...(putCeiling === undefined ? [] : [putCeiling])];
+  const publicPath = measured.find(({ scenario }) => scenario.ceiling === 'public')?.scenario.requests[0]?.path;
+  let publicCeiling: ServerProcess | undefined;
+  let publicBodyBytes = Number.NaN;
+  if (publicPath !== undefined) {
+    const started = await startPublicCeiling(firstApp, { method: 'GET', path: publicPath, headers: {} }, { method: 'GET', path: publicPath, headers: { 'if-none-match': '"1"' } }, dir);
+    publicCeiling = started.ceiling;
+    publicBodyBytes = started.bodyBytes;
+    cleanup.add(() => started.ceiling.stop());
+    progress(`${kind}: public ceiling started, pid ${started.ceiling.pid}, ${started.ceiling.url}`);
+  }
+
+  const servers = [...apps, baseline, ...(putCeiling === undefined ? [] : [putCeiling]), ...(publicCeiling === undefined ? [] : [publicCeiling])];
   const context: RunContext = {
     options,
     servers,
     ownProcesses: async () => [...servers.map((server) => server.pid), ...((await temporary?.serverPids()) ?? [])],
   };
-  const ceilingOf = (scenario: Scenario) =>
-    scenario.ceiling === 'put' && putCeiling !== undefined ? { server: putCeiling, requests: scenario.requests } : { server: baseline, requests: [BASELINE_REQUEST] };
+  const ceilingOf = (scenario: Scenario) => {
+    if (scenario.ceiling === 'put' && putCeiling !== undefined) return { server: putCeiling, requests: scenario.requests };
+    // The same requests as the scenario: the ceiling answers each with the app's own 200 or 304.
+    if (scenario.ceiling === 'public' && publicCeiling !== undefined) return { server: publicCeiling, requests: scenario.requests };
+    return { server: baseline, requests: [BASELINE_REQUEST] };
+  };
   const paired = measured.filter(({ scenario }) => scenario.ceiling !== null);
+  // The event streams first, on an app that has served nothing else yet: the memory they take is
+  // then theirs, not what a login's argon2id or the other scenarios' garbage left behind.
+  for (const { scenario, outcome } of measured.filter(({ scenario }) => scenario.streams !== undefined)) {
+    const plan = scenario.streams;
+    if (plan === undefined) continue;
+    progress(`${kind}: ${scenario.id}: opening ${plan.count} event streams on ${firstApp.name}`);
+    const run = await measureStreamsScenario(plan, apps, context);
+    outcome.runs.push(run.pair);
+    outcome.streams = run.figures;
+    progress(describeStreams(kind, run.figures));
+  }
   if (options.warmupSeconds > 0) {
     progress(`${kind}: warming up (${options.warmupSeconds} s per scenario)`);
     await load([baseline], [BASELINE_REQUEST], options.warmupSeconds, context);
     if (putCeiling !== undefined && putScenario !== undefined) await load([putCeiling], putScenario.requests, options.warmupSeconds, context);
+    for (const { scenario } of paired.filter((each) => each.scenario.ceiling === 'public')) await load([ceilingOf(scenario).server], scenario.requests, options.warmupSeconds, context);
     for (const { scenario } of paired) await load(apps, scenario.requests, options.warmupSeconds, context);
     for (const app of apps) app.assertAlive();
   }
@@ -433,7 +600,7 @@ async function benchmarkDatabase(kind: DatabaseKind, options: BenchOptions, clea
       progress(describePair(kind, scenario, outcome, pair, options.rounds));
     }
   }
-  for (const { scenario, outcome } of measured.filter(({ scenario }) => scenario.ceiling === null)) {
+  for (const { scenario, outcome } of measured.filter(({ scenario }) => scenario.ceiling === null && scenario.streams === undefined)) {
     progress(`${kind}: ${scenario.id} load for ${options.mixedSeconds} s`);
     const run = await measureMixed(kind, apps, scenario, context);
     outcome.runs.push(run);
@@ -447,6 +614,8 @@ async function benchmarkDatabase(kind: DatabaseKind, options: BenchOptions, clea
     bodyBytes,
     baselineRssMb: readMemory(baseline.pid).rssMb,
     putCeilingRssMb: putCeiling === undefined ? Number.NaN : readMemory(putCeiling.pid).rssMb,
+    publicCeilingRssMb: publicCeiling === undefined ? Number.NaN : readMemory(publicCeiling.pid).rssMb,
+    publicBodyBytes,
     appPeakRssMb: apps.map((app) => readMemory(app.pid).peakRssMb),
     appLogBytes: apps.reduce((sum, app) => sum + statSync(app.logFile).size, 0),
     putCeilingHistory: options.putCeilingHistory,

@@ -2,10 +2,12 @@ import type { Request } from 'autocannon';
 import type { SeedData } from './seed.js';
 
 /**
- * In running order: login after the rest, because argon2's buffers raise the RSS of everything
- * after it; the mixed load last, since its RSS at the end is the figure DESIGN.md sets a bound on.
+ * In the table's order, which is the running order but for the event streams, measured first on
+ * an app that has served nothing else (bench/run.ts): login after the rest, because argon2's
+ * buffers raise the RSS of everything after it; the mixed load last, since its RSS at the end is
+ * the figure DESIGN.md sets a bound on.
  */
-export const SCENARIO_IDS = ['list-jwt', 'list-pat', 'get-site', 'put-site', 'healthz', 'magic-page', 'login', 'mixed'] as const;
+export const SCENARIO_IDS = ['list-jwt', 'list-pat', 'get-site', 'public-config', 'public-304', 'public-streams', 'put-site', 'healthz', 'magic-page', 'login', 'mixed'] as const;
 export type ScenarioId = (typeof SCENARIO_IDS)[number];
 
 export const MAX_RSS_MB = 200;
@@ -22,9 +24,10 @@ const NO_TARGET: Target = { minRatio: null, maxP99Ms: null, maxRssMb: null };
 /**
  * What a scenario's ratio is taken against, run just before it in each round: the bare node:http
  * server sending the same JSON (GETs), the bare server doing the PUT's one UPDATE … RETURNING
- * (PUT), or nothing (the mixed load, run once for its memory).
+ * (PUT), the bare server sending the public path's very answers, 200 or 304 (public), or nothing
+ * (the mixed load, run once for its memory; the event streams, measured their own way).
  */
-export type Ceiling = 'get' | 'put' | null;
+export type Ceiling = 'get' | 'put' | 'public' | null;
 
 export interface HttpRequest {
   method: 'GET' | 'POST' | 'PUT';
@@ -45,17 +48,29 @@ export interface Probe {
   check: Check;
 }
 
+/** The event-stream scenario: many streams held open on one app, and one change made (through another, when there are two). */
+export interface StreamsPlan {
+  /** Streams to hold open at once. */
+  count: number;
+  siteId: string;
+  publicKey: string;
+  /** The JWT of the site's owner, who makes the change. */
+  ownerJwt: string;
+}
+
 export interface Scenario {
   id: ScenarioId;
   /** The request, as the table names it. */
   label: string;
-  unit: 'req/s' | 'logins/s';
+  unit: 'req/s' | 'logins/s' | 'streams';
   target: Target;
   ceiling: Ceiling;
   /** Cycled through by the connections, each taking every n-th, so load rotates over users and rows. */
   requests: HttpRequest[];
   /** One per kind of request in the scenario; empty when there was nothing to build them from. */
   probes: Probe[];
+  /** Set for the event streams, which are measured apart from autocannon's load. */
+  streams?: StreamsPlan;
 }
 
 export interface ScenarioInputs {
@@ -66,6 +81,8 @@ export interface ScenarioInputs {
   rotation: number;
   /** The load's connections: the mixed load gives each of them every kind of request. */
   connections: number;
+  /** Event streams to hold open in the streams scenario. */
+  streams: number;
 }
 
 const json = { 'content-type': 'application/json' };
@@ -179,7 +196,27 @@ function mixedRequests(kinds: readonly MixedKind[], connections: number, count: 
   return requests;
 }
 
-export function buildScenarios({ seed, jwts, rotation, connections }: ScenarioInputs): Scenario[] {
+/** DESIGN's targets for the public path. */
+export const PUBLIC_GET_TARGET: Target = { minRatio: 0.8, maxP99Ms: 5, maxRssMb: MAX_RSS_MB };
+export const PUBLIC_304_TARGET: Target = { minRatio: 0.85, maxP99Ms: 5, maxRssMb: MAX_RSS_MB };
+/** For the streams: p99 stands for the slowest delivery of the change, RSS for the growth with the streams open. */
+export const PUBLIC_STREAMS_TARGET: Target = { minRatio: null, maxP99Ms: 2000, maxRssMb: 150 };
+
+function publicConfigCheck(expectedStatus: 200 | 304): Check {
+  return (status: number, body: string) => {
+    if (status === 404 && body.includes('route_not_found')) return 'unavailable';
+    if (status !== expectedStatus) return `expected ${expectedStatus}, got ${status}: ${body.slice(0, 200)}`;
+    if (expectedStatus === 304) return body === '' ? 'ok' : 'a 304 with a body';
+    try {
+      const config = JSON.parse(body) as { site?: { widget?: unknown }; version?: unknown };
+      return typeof config.site === 'object' && config.version === 1 && 'widget' in config.site ? 'ok' : `not a public configuration: ${body.slice(0, 200)}`;
+    } catch {
+      return `expected JSON, got: ${body.slice(0, 200)}`;
+    }
+  };
+}
+
+export function buildScenarios({ seed, jwts, rotation, connections, streams }: ScenarioInputs): Scenario[] {
   const bearer = (user: number) => ({ authorization: `Bearer ${jwts[user] ?? ''}` });
   // Reads use the first half of the users, writes the second: a PUT never changes a page the
   // read scenarios fetch, so every list answer keeps the size of the baseline's body.
@@ -222,6 +259,21 @@ export function buildScenarios({ seed, jwts, rotation, connections }: ScenarioIn
     { weight: 4, request: (i) => ({ method: 'POST', path: '/auth/login', headers: json, body: JSON.stringify({ email: at(readers, i)?.user.email ?? '' }) }), check: statusCheck(400) },
   ];
 
+  // The public path: the first half's sites' keys, which no PUT touches, so every one stays at version 1.
+  const publicKeys = readSites.flatMap(({ user, siteId }) => {
+    const owner = seed.users[user];
+    const key = owner?.publicKeys[owner.siteIds.indexOf(siteId)];
+    return key === undefined ? [] : [key];
+  });
+  const publicGet = (key: string): HttpRequest => ({ method: 'GET', path: `/public/v1/sites/${key}`, headers: {} });
+  const publicRevalidation = (key: string): HttpRequest => ({ method: 'GET', path: `/public/v1/sites/${key}`, headers: { 'if-none-match': '"1"' } });
+  // The streams follow a site of the last user that no other scenario reads or writes: the PUTs
+  // take the second half's sites (user + pass) % 3 for passes 0 and 1 (siteTargets).
+  const streamer = seed.users.length - 1;
+  const streamerSites = seed.users[streamer];
+  const streamedIndex = streamerSites === undefined ? 0 : (streamer + 2) % Math.max(1, streamerSites.siteIds.length);
+  const streamedSite = streamerSites === undefined ? undefined : { siteId: streamerSites.siteIds[streamedIndex], publicKey: streamerSites.publicKeys[streamedIndex] };
+
   const scenarios: Scenario[] = [
     {
       id: 'list-jwt',
@@ -246,6 +298,33 @@ export function buildScenarios({ seed, jwts, rotation, connections }: ScenarioIn
       target: authenticatedGet,
       ceiling: 'get',
       ...probedByFirst(readSites.map(readSite), statusCheck(200)),
+    },
+    {
+      id: 'public-config',
+      label: 'GET /public/v1/sites/{public_key}, no credentials',
+      unit: 'req/s',
+      target: PUBLIC_GET_TARGET,
+      ceiling: 'public',
+      ...probedByFirst(publicKeys.map(publicGet), publicConfigCheck(200)),
+    },
+    {
+      id: 'public-304',
+      label: 'the same with If-None-Match of the version held: 304',
+      unit: 'req/s',
+      target: PUBLIC_304_TARGET,
+      ceiling: 'public',
+      ...probedByFirst(publicKeys.map(publicRevalidation), publicConfigCheck(304)),
+    },
+    {
+      id: 'public-streams',
+      label: `${streams} open event streams on one app: req/s is streams open, p50 and p99 the median and slowest delivery of a change (ms), RSS the growth`,
+      unit: 'streams',
+      target: PUBLIC_STREAMS_TARGET,
+      ceiling: null,
+      ...probedByFirst(streamedSite?.publicKey === undefined ? [] : [publicGet(streamedSite.publicKey)], publicConfigCheck(200)),
+      ...(streamedSite?.siteId === undefined || streamedSite.publicKey === undefined
+        ? {}
+        : { streams: { count: streams, siteId: streamedSite.siteId, publicKey: streamedSite.publicKey, ownerJwt: jwts[streamer] ?? '' } }),
     },
     {
       id: 'put-site',

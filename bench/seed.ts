@@ -3,6 +3,7 @@ import type { AccessTokenRow } from '../src/access-tokens/queries.js';
 import { DEFAULT_PASSWORD_HASHING, PasswordHasher } from '../src/passwords/passwords.js';
 import { generateAccessToken, hashAccessToken } from '../src/auth/tokens.js';
 import type { Database, UsersTable, WorkspaceMembersTable, WorkspacesTable } from '../src/db/schema.js';
+import { generatePublicKey } from '../src/lib/public-keys.js';
 import { newId } from '../src/lib/ids.js';
 import type { SiteRow } from '../src/sites/queries.js';
 import { DEFAULT_PARTNER_SETTINGS } from '../src/sites/service.js';
@@ -19,6 +20,8 @@ export interface SeededUser {
   email: string;
   /** In id order, which is the order GET /api/v1/sites lists them. */
   siteIds: string[];
+  /** Each site's public key, in the order of siteIds. */
+  publicKeys: string[];
   /** The user's first personal access token in clear, or null when the user has none. */
   accessToken: string | null;
 }
@@ -33,7 +36,7 @@ export interface SeedData {
 /** Every seeded user signs in with this; it is hashed once and the hash shared by all rows. */
 export const SEED_PASSWORD = 'bench-violet-harbour-cinnamon-42';
 
-// Multi-row inserts stay under SQLite's 32,766 bound parameters (16 columns × 500 rows).
+// Multi-row inserts stay under SQLite's 32,766 bound parameters (19 columns × 500 rows).
 const BATCH_ROWS = 500;
 
 /** Settings as a real help-centre site carries them: small JSON documents, about 1 KB in all. */
@@ -67,6 +70,9 @@ function siteRow(userId: string, workspaceId: string, index: number, createdAt: 
     updated_at: at,
     deleted_at: null,
     deleted_by: null,
+    public_key: generatePublicKey(),
+    previous_public_key: null,
+    previous_public_key_expires_at: null,
   };
 }
 
@@ -114,12 +120,14 @@ export async function seedDatabase(db: Kysely<Database>, size: SeedSize): Promis
     workspaces.push({ id: workspaceId, name: 'Personal', personal_user_id: user.id, require_two_factor: 0, created_at: user.created_at, updated_at: user.created_at });
     members.push({ workspace_id: workspaceId, user_id: user.id, role: 'owner', joined_at: user.created_at });
     const siteIds: string[] = [];
+    const publicKeys: string[] = [];
     for (let j = 0; j < size.sitesPerUser; j++) {
       const site = siteRow(user.id, workspaceId, i * size.sitesPerUser + j, nextDate());
       sites.push(site);
       siteIds.push(site.id);
+      publicKeys.push(site.public_key);
     }
-    seeded.push({ id: user.id, email: user.email, siteIds, accessToken: null });
+    seeded.push({ id: user.id, email: user.email, siteIds, publicKeys, accessToken: null });
   }
   for (let k = 0; k < size.tokens; k++) {
     const owner = seeded[k % seeded.length];

@@ -69,6 +69,7 @@ test('axe-core finds no serious or critical violation on any screen, light and d
           await target.locator('.cm-content').first().waitFor();
         },
       },
+      { name: 'site-editor-install', open: at(origin, `/sites/${site.id}/install`, 'Help centre') },
       { name: 'settings-profile', open: at(origin, '/settings/profile', 'Profile') },
       { name: 'settings-access-tokens', open: at(origin, '/settings/access-tokens', 'Access tokens') },
       { name: 'settings-security', open: at(origin, '/settings/security', 'Security') },

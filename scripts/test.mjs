@@ -22,11 +22,16 @@ const withPostgres = (process.env.TEST_DATABASE_URL ?? '') !== '';
 // that they were left out, so `npm test` needs nothing but Node.
 const withBrowser = process.env.SITEWARD_BROWSER_TESTS === '1' || existsSync('/usr/bin/chromium');
 if (!withBrowser) console.log('note: the browser tests (e2e/) are not run: /usr/bin/chromium is missing (apt-get install chromium)');
+// *.nginx.test.js files put Debian's nginx in front of the app: likewise, where it is installed,
+// and always with SITEWARD_NGINX_TESTS=1 (CI).
+const withNginx = process.env.SITEWARD_NGINX_TESTS === '1' || existsSync('/usr/sbin/nginx');
+if (!withNginx) console.log('note: the nginx tests (*.nginx.test.ts) are not run: /usr/sbin/nginx is missing (apt-get install nginx)');
 // Only tests whose TypeScript source still exists: a deleted test leaves no stale run behind.
 const files = findTests('dist')
   .filter((file) => existsSync(path.relative('dist', file).replace(/\.js$/, '.ts')))
   .filter((file) => withPostgres || !file.endsWith('.postgres.test.js'))
   .filter((file) => withBrowser || !file.startsWith(path.join('dist', 'e2e')))
+  .filter((file) => withNginx || !file.endsWith('.nginx.test.js'))
   .filter((file) => filters.length === 0 || filters.some((filter) => file.includes(filter)))
   .sort();
 const webUnitTests = findTests('web/src', '.test.ts').filter((file) => filters.length === 0 || filters.some((filter) => file.includes(filter)));

@@ -1,3 +1,4 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import path from 'node:path';
 import cookie from '@fastify/cookie';
 import swagger from '@fastify/swagger';
@@ -37,11 +38,12 @@ import { clientErrorHandler, errorHandler, frameworkErrorHandler, handleNotFound
 import { registerCompression } from './http/compression.js';
 import { registerProtocolRules } from './http/protocol-rules.js';
 import { registerJsonParser } from './http/json-body.js';
-import { createLoggers, lazyChildLoggerFactory, RequestLogController } from './http/logging.js';
+import { createLoggers, lazyChildLoggerFactory, logRequestLine, RequestLogController } from './http/logging.js';
 import { registerSecurityEventRoutes } from './security/routes.js';
 import { SecurityEvents } from './security/events.js';
 import { refusalLogger } from './security/refusals.js';
 import { registerSecurityHeaders, responseHeaders } from './http/security-headers.js';
+import { clientAddress } from './http/client-address.js';
 import { createHttpServer, DEFAULT_HTTP_LIMITS, fastifyTimeoutOptions, type HttpLimits } from './http/server.js';
 import type { App } from './http/types.js';
 import { validatorCompiler } from './http/validation.js';
@@ -55,6 +57,16 @@ import { ProfileService } from './profile/service.js';
 import { registerPasskeyRoutes } from './passkeys/routes.js';
 import { PasskeyService } from './passkeys/service.js';
 import { registerSiteRoutes } from './sites/routes.js';
+import { PublicAnswers } from './delivery/answers.js';
+import { publicFastPath } from './delivery/fast-path.js';
+import { PublicKeyRotation } from './delivery/key-rotation.js';
+import { PublicConfigs } from './delivery/public-configs.js';
+import { registerPublicRoutes } from './delivery/routes.js';
+import { registerEmbedScript } from './delivery/embed-script.js';
+import { DEFAULT_STREAM_OPTIONS, PublicStreams, type PublicStreamOptions } from './delivery/streams.js';
+import { registerSiteDeliveryRoutes } from './delivery/site-routes.js';
+import { SiteInstall } from './delivery/install.js';
+import { DEFAULT_ORIGIN_OPTIONS, PublicOrigins, type PublicOriginOptions } from './delivery/origins.js';
 import { registerSettingsSchemaRoutes } from './sites/settings-schema-routes.js';
 import { registerTotpRoutes } from './totp/routes.js';
 import { upgradeLegacyRecoveryCodes } from './totp/queries.js';
@@ -105,6 +117,10 @@ export interface AppOptions {
   webhooks?: Partial<WebhookSenderOptions>;
   /** How single sign-on providers are discovered and retried (tests shorten the waits). */
   oidc?: Partial<OidcDiscoveryOptions>;
+  /** The public event streams' pacing and bounds (tests shorten them). */
+  delivery?: Partial<PublicStreamOptions>;
+  /** How often where public configurations were fetched from is written (tests shorten it). */
+  publicOrigins?: Partial<PublicOriginOptions>;
 }
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
@@ -127,8 +143,13 @@ export async function buildApp(options: AppOptions): Promise<App> {
   );
   const securityEvents = new SecurityEvents(db, loggers.app, mailer, clock);
   const handleError = errorHandler(outage, refusalLogger(securityEvents));
+  // Set once the public path's parts exist, below; the server only calls it for requests.
+  let publicFastPathHandler: ((request: IncomingMessage, response: ServerResponse) => boolean) | undefined;
   const app: App = Fastify({
-    serverFactory: (handler, serverOptions) => createHttpServer(serverOptions, handler),
+    serverFactory: (handler, serverOptions) =>
+      createHttpServer(serverOptions, (request, response) => {
+        if (publicFastPathHandler?.(request, response) !== true) handler(request, response);
+      }),
     loggerInstance: loggers.app,
     logController: new RequestLogController(loggers.requestLines),
     childLoggerFactory: lazyChildLoggerFactory,
@@ -244,6 +265,29 @@ export async function buildApp(options: AppOptions): Promise<App> {
   registerAccessTokenRoutes(app, { guard, accessTokens, securityEvents });
   const reads = new SiteReads(sites, cache);
   registerSiteRoutes(app, { guard, sites, reads });
+  // Where pages fetch sites' configurations from: gathered in memory, written in batches, the rest at close.
+  const publicOrigins = new PublicOrigins({ db, clock, onError: backgroundFailure('recording where public configurations were fetched from failed') }, { ...DEFAULT_ORIGIN_OPTIONS, ...options.publicOrigins });
+  app.addHook('onClose', () => publicOrigins.close());
+  registerSiteDeliveryRoutes(app, {
+    guard,
+    rotation: new PublicKeyRotation({ db, dialect: database.dialect, clock, cache }),
+    install: new SiteInstall({ sites, origins: publicOrigins, clock, publicUrl: config.publicUrl }),
+  });
+  const publicConfigs = new PublicConfigs(db, cache, clock);
+  const publicAnswers = new PublicAnswers(headers.publicPath, config.publicMaxAgeSeconds);
+  const publicStreams = new PublicStreams({ configs: publicConfigs, cache, clock, log: app.log, maxStreams: config.publicStreamsMax }, { ...DEFAULT_STREAM_OPTIONS, ...options.delivery });
+  // Before the server stops taking connections: open streams would otherwise hold its close forever.
+  app.addHook('preClose', async () => publicStreams.close());
+  registerPublicRoutes(app, { configs: publicConfigs, answers: publicAnswers, streams: publicStreams, answered: (siteId, origin, referer) => publicOrigins.record(siteId, origin, referer) });
+  const fastPathClient = clientAddress(config.trustProxy);
+  publicFastPathHandler = publicFastPath({
+    configs: publicConfigs,
+    answers: publicAnswers,
+    answered: (request, status, startedAt, siteId) => {
+      publicOrigins.record(siteId, request.headers.origin, request.headers.referer);
+      logRequestLine(loggers.requestLines, { reqId: crypto.randomUUID(), method: request.method ?? 'GET', url: request.url ?? '', ip: fastPathClient(request), status, elapsedMs: performance.now() - startedAt }, undefined);
+    },
+  });
   registerSettingsSchemaRoutes(app, { guard });
   registerPartnerRoutes(app, { guard, sites, limiter, config, database, clock, mailer });
   const twoFactorNotices = new TwoFactorRequirementNotices(db, mailer, config.publicUrl);
@@ -281,6 +325,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
     return { status: 'ok' };
   });
   app.get('/api/v1/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  registerEmbedScript(app);
   registerDashboard(app);
 
   return app;

@@ -68,6 +68,9 @@ test('each bad value stops start-up with one line naming the variable', () => {
     [{ REAUTH_WINDOW_SECONDS: '86401' }, 'REAUTH_WINDOW_SECONDS'],
     [{ AUDIT_RETENTION_DAYS: '0' }, 'AUDIT_RETENTION_DAYS'],
     [{ AUDIT_RETENTION_DAYS: 'a year' }, 'AUDIT_RETENTION_DAYS'],
+    [{ PUBLIC_MAX_AGE_SECONDS: '-1' }, 'PUBLIC_MAX_AGE_SECONDS'],
+    [{ PUBLIC_MAX_AGE_SECONDS: '86401' }, 'PUBLIC_MAX_AGE_SECONDS'],
+    [{ PUBLIC_STREAMS_MAX: 'many' }, 'PUBLIC_STREAMS_MAX'],
   ];
   for (const [env, variable] of cases) {
     assert.throws(
@@ -82,6 +85,13 @@ test('REAUTH_WINDOW_SECONDS: ten minutes by default, from a minute to a day when
   assert.equal(loadConfig({ DATA_DIR: dataDir }).reauthWindowSeconds, 600);
   assert.equal(loadConfig({ DATA_DIR: dataDir, REAUTH_WINDOW_SECONDS: '60' }).reauthWindowSeconds, 60);
   assert.equal(loadConfig({ DATA_DIR: dataDir, REAUTH_WINDOW_SECONDS: '86400' }).reauthWindowSeconds, 86400);
+});
+
+test('PUBLIC_MAX_AGE_SECONDS is a minute and PUBLIC_STREAMS_MAX 10,000 unless set', () => {
+  const defaults = loadConfig({ DATA_DIR: dataDir });
+  assert.deepEqual([defaults.publicMaxAgeSeconds, defaults.publicStreamsMax], [60, 10_000]);
+  const set = loadConfig({ DATA_DIR: dataDir, PUBLIC_MAX_AGE_SECONDS: '0', PUBLIC_STREAMS_MAX: '5' });
+  assert.deepEqual([set.publicMaxAgeSeconds, set.publicStreamsMax], [0, 5]);
 });
 
 test('PUBLIC_URL keeps a path prefix but loses its trailing slash', () => {

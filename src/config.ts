@@ -46,6 +46,10 @@ export interface Config {
   trustProxy: boolean | string;
   /** OpenID Connect providers people may sign in with (OIDC_* or OIDC_PROVIDERS_FILE); empty when none. */
   oidcProviders: OidcProviderConfig[];
+  /** How long browsers and HTTP caches may keep a site's public configuration: a change reaches visitors within it. */
+  publicMaxAgeSeconds: number;
+  /** Event streams of public configurations one process holds open at most; past it, 503 with Retry-After. */
+  publicStreamsMax: number;
 }
 
 /** One OpenID Connect provider, as the operator configured it. */
@@ -129,6 +133,9 @@ export function loadConfig(env: Environment = process.env): Config {
     auditRetentionDays: parseWholeNumber('AUDIT_RETENTION_DAYS', env.AUDIT_RETENTION_DAYS, 365, 1, 36500),
     trashRetentionDays: parseWholeNumber('TRASH_RETENTION_DAYS', env.TRASH_RETENTION_DAYS, 30, 1, 36500),
     oidcProviders: parseOidcProviders(env),
+    // Up to a day: past that a change would take too long to reach visitors to call it live.
+    publicMaxAgeSeconds: parseWholeNumber('PUBLIC_MAX_AGE_SECONDS', env.PUBLIC_MAX_AGE_SECONDS, 60, 0, 86_400),
+    publicStreamsMax: parseWholeNumber('PUBLIC_STREAMS_MAX', env.PUBLIC_STREAMS_MAX, 10_000, 0, 1_000_000),
   };
 }
 

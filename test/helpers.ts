@@ -68,6 +68,12 @@ export interface TestAppOptions {
   webhooks?: AppOptions['webhooks'];
   /** Single sign-on discovery's pacing and timeouts. */
   oidc?: AppOptions['oidc'];
+  /** Told the SQL of every query the app runs. */
+  onQuery?: (sql: string) => void;
+  /** The public event streams' pacing and bounds; see AppOptions. */
+  delivery?: AppOptions['delivery'];
+  /** How often where public configurations were fetched from is written; see AppOptions. */
+  publicOrigins?: AppOptions['publicOrigins'];
 }
 
 /** Cheap argon2id parameters: the tests exercise the flow, not the hash's cost. */
@@ -128,7 +134,7 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
     ...(databaseUrl === undefined ? {} : { DATABASE_URL: databaseUrl }),
     ...options.env,
   });
-  const database = openDatabase(config.database);
+  const database = openDatabase(config.database, options.onQuery === undefined ? {} : { onQuery: options.onQuery });
   await migrate(database);
   const clock = options.clock ?? new ManualClock();
   const lines: string[] = [];
@@ -152,6 +158,8 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
     ...(options.databaseOutage === undefined ? {} : { databaseOutage: options.databaseOutage }),
     webhooks: { pollIntervalMs: 20, ...options.webhooks },
     ...(options.oidc === undefined ? {} : { oidc: options.oidc }),
+    ...(options.delivery === undefined ? {} : { delivery: options.delivery }),
+    ...(options.publicOrigins === undefined ? {} : { publicOrigins: options.publicOrigins }),
   });
   options.beforeReady?.(app);
   await app.ready();

@@ -8,6 +8,7 @@ import { after, before, type TestContext, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import pg from 'pg';
+import { EventStreamClient } from './event-stream.js';
 import { createPostgresDatabase, STRONG_PASSWORD, usingPostgres } from './helpers.js';
 import { freePort, type RunningServer, startServer, stopServer } from './processes.js';
 import { totp } from './rfc6238.js';
@@ -549,4 +550,44 @@ test('a passkey challenge issued by one server is verified by the other', async 
   // The challenge is used up on both.
   const replay = await call(b, 'POST', '/auth/passkey/verify', { body: { challenge_id: signIn.body.challenge_id, response }, headers: { origin } });
   assert.equal(replay.status, 401);
+});
+
+/**
+ * How long a change made through one server may take to reach an event stream held by the other:
+ * DESIGN's bound, a correctness limit far above what it takes (the PostgreSQL notification and one
+ * read; on SQLite the other server's next look at the counter, twice a second).
+ */
+const STREAM_BOUND_MS = 2000;
+
+test("a site's public configuration changed through one server reaches an event stream held by the other within 2 s, and its GET at once", async (t) => {
+  const [a, b] = pair();
+  const user = await operatorUser(a);
+  const headers = { authorization: user.bearer };
+  const created = await call(a, 'POST', '/api/v1/sites', { body: { name: 'Streamed', widget: '{"greeting":"Hi"}' }, headers });
+  const site = created.body.site as { id: string; public_key: string };
+  const publicPath = `/public/v1/sites/${site.public_key}`;
+  // B holds the document in memory: its next answer must not be the stale one.
+  assert.equal((await call(b, 'GET', publicPath)).body.version, 1);
+  const stream = await EventStreamClient.open(`${b.base}${publicPath}/events`);
+  try {
+    assert.equal((await stream.event(0)).id, '1');
+    const changed = await call(a, 'PUT', `/api/v1/sites/${site.id}`, { body: { widget: '{"greeting":"Hello"}' }, headers });
+    assert.equal(changed.status, 200);
+    const since = performance.now();
+    const event = await stream.event(1, STREAM_BOUND_MS);
+    t.diagnostic(`the change reached the stream on the other server ${(performance.now() - since).toFixed(1)} ms after its answer`);
+    assert.equal(event.id, '2');
+    assert.deepEqual((JSON.parse(event.data) as { site: { widget: unknown } }).site.widget, { greeting: 'Hello' });
+    await freshWithinBound(t, 'the public GET on the other server', since, () => call(b, 'GET', publicPath), (answer) => answer.body.version === 2);
+
+    // A rotation on A: B answers the new key at once, and the old one through the overlap.
+    const rotated = await call(a, 'POST', `/api/v1/sites/${site.id}/public-key/rotate`, { headers });
+    assert.equal(rotated.status, 200);
+    const newKey = (rotated.body.site as { public_key: string }).public_key;
+    assert.equal((await call(b, 'GET', `/public/v1/sites/${newKey}`)).status, 200);
+    assert.equal((await call(b, 'GET', publicPath)).status, 200);
+    assert.equal((await stream.event(2, STREAM_BOUND_MS)).id, '3');
+  } finally {
+    stream.close();
+  }
 });

@@ -14,6 +14,7 @@ export const AUDIT_ACTIONS = [
   'site.updated',
   'site.deleted',
   'site.restored',
+  'site.public_key_rotated',
   'partner.status_changed',
   'webhook.created',
   'webhook.updated',

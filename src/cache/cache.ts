@@ -21,6 +21,18 @@ export interface CacheOptions {
   maxBytes: number;
 }
 
+/**
+ * Told of every invalidation after the cache has dropped what it names: what keeps more than the
+ * cache itself up to date (the public configuration's event streams) hears of changes here, from
+ * this process's writes and other processes' alike.
+ */
+export interface CacheObserver {
+  /** Committed changes touched these rows. */
+  invalidated(tags: readonly string[]): void;
+  /** Anything may have changed: the feed could not say what (SQLite), or was away (PostgreSQL). */
+  cleared(): void;
+}
+
 export interface StoreOptions {
   /** The rows the value was read from (change-feed.ts, changeTag): a change to any of them drops it. */
   tags: readonly string[];
@@ -51,6 +63,7 @@ export class Cache {
   /** Tag → keys of the entries that depend on it. */
   readonly #dependents = new Map<string, Set<string>>();
   readonly #feed: ChangeFeed;
+  readonly #observers = new Set<CacheObserver>();
   #epoch = 0;
 
   constructor(options: CacheOptions) {
@@ -63,6 +76,21 @@ export class Cache {
       });
     }
     this.#feed.listen({ changed: (tags) => this.invalidate(tags), reset: () => this.clear() });
+  }
+
+  /** Adds an observer; the function returned removes it. */
+  observe(observer: CacheObserver): () => void {
+    this.#observers.add(observer);
+    return () => this.#observers.delete(observer);
+  }
+
+  /**
+   * Asks the change feed whether it can vouch for the cache now; a feed that learns of other
+   * processes' changes by asking (SQLite's counter) tells the observers of any it finds. What
+   * depends on hearing of changes while no request comes asks this now and then.
+   */
+  poll(): boolean {
+    return this.available;
   }
 
   /** A typed view of the entries whose keys start with `prefix`. */
@@ -113,13 +141,15 @@ export class Cache {
   /** Committed changes touched these rows: drops every entry that depends on one of them. */
   invalidate(tags: readonly string[]): void {
     this.#epoch++;
-    if (this.#entries === undefined) return;
-    for (const tag of tags) {
-      const keys = this.#dependents.get(tag);
-      if (keys === undefined) continue;
-      this.#dependents.delete(tag);
-      for (const key of keys) this.#entries.delete(key);
+    if (this.#entries !== undefined) {
+      for (const tag of tags) {
+        const keys = this.#dependents.get(tag);
+        if (keys === undefined) continue;
+        this.#dependents.delete(tag);
+        for (const key of keys) this.#entries.delete(key);
+      }
     }
+    for (const observer of this.#observers) observer.invalidated(tags);
   }
 
   /** Stops listening for changes; nothing is answered from the cache after. */
@@ -133,6 +163,7 @@ export class Cache {
     this.#epoch++;
     this.#dependents.clear();
     this.#entries?.clear();
+    for (const observer of this.#observers) observer.cleared();
   }
 
   #unindex(key: string, tags: readonly string[]): void {

@@ -4,6 +4,7 @@ import {
   type DatabaseConnection,
   type Driver,
   Kysely,
+  type LogEvent,
   PostgresDialect,
   SqliteDialect,
   type SqliteDatabase,
@@ -33,11 +34,18 @@ export interface DatabaseHandle {
   close(): Promise<void>;
 }
 
+export interface OpenDatabaseOptions {
+  /** Told the SQL text of every query run: tests count the queries a path makes. */
+  onQuery?: (sql: string) => void;
+}
+
 /**
  * Opens the configured database. Every difference between SQLite and PostgreSQL lives in this
  * file; the query code above it is the same for both.
  */
-export function openDatabase(config: DatabaseConfig): DatabaseHandle {
+export function openDatabase(config: DatabaseConfig, options: OpenDatabaseOptions = {}): DatabaseHandle {
+  const onQuery = options.onQuery;
+  const log = onQuery === undefined ? {} : { log: (event: LogEvent) => onQuery(event.query.sql) };
   if (config.kind === 'sqlite') {
     const sqlite = new SQLite(config.file);
     // WAL lets readers proceed during a write; NORMAL sync is durable across process crashes.
@@ -49,7 +57,7 @@ export function openDatabase(config: DatabaseConfig): DatabaseHandle {
     // missing here come from the operating system's file cache at a pread each; measured, the
     // smaller cache cost no throughput and keeps the process's memory (target < 200 MB) flat.
     sqlite.pragma('cache_size = -4000');
-    const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: new StatementCachingSqlite(sqlite, SQLITE_STATEMENT_CACHE_SIZE) }) });
+    const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: new StatementCachingSqlite(sqlite, SQLITE_STATEMENT_CACHE_SIZE) }), ...log });
     // data_version changes when another connection commits, never for this one's own commits. It
     // reads the WAL index in shared memory: about a microsecond, no disk access. Inside a write
     // transaction of this connection it reads the transaction's start, and while that lasts no
@@ -73,7 +81,7 @@ export function openDatabase(config: DatabaseConfig): DatabaseHandle {
     pool.on('connect', (client) => client.on('error', () => undefined));
     return pool;
   };
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: connect }) });
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: connect }), ...log });
   // Kysely's migrator holds a transaction-scoped advisory lock on PostgreSQL already.
   return {
     db,

@@ -18,7 +18,9 @@ import * as siteTrash from './migrations/017-site-trash.js';
 import * as securityEvents from './migrations/018-security-events.js';
 import * as webhooks from './migrations/019-webhooks.js';
 import * as workspaceTwoFactor from './migrations/020-workspace-two-factor.js';
-import * as singleSignOn from './migrations/022-single-sign-on.js';
+import * as publicKeys from './migrations/021-public-keys.js';
+import * as publicOrigins from './migrations/022-public-origins.js';
+import * as singleSignOn from './migrations/023-single-sign-on.js';
 import type { DatabaseHandle } from './connect.js';
 import type { Database } from './schema.js';
 
@@ -43,7 +45,9 @@ const migrations: Record<string, Migration> = {
   '018-security-events': securityEvents,
   '019-webhooks': webhooks,
   '020-workspace-two-factor': workspaceTwoFactor,
-  '022-single-sign-on': singleSignOn,
+  '021-public-keys': publicKeys,
+  '022-public-origins': publicOrigins,
+  '023-single-sign-on': singleSignOn,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

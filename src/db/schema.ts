@@ -28,6 +28,7 @@ export interface Database {
   user_identities: UserIdentitiesTable;
   oidc_authorization_requests: OidcAuthorizationRequestsTable;
   oidc_pending_links: OidcPendingLinksTable;
+  site_public_origins: SitePublicOriginsTable;
 }
 
 export interface UsersTable {
@@ -97,6 +98,11 @@ export interface SitesTable {
   deleted_at: string | null;
   /** JSON {id, email, name} of who moved it to the trash, as they were then; null when none is known. */
   deleted_by: string | null;
+  /** The publishable key its public configuration is fetched by (src/delivery/contract.ts, made by src/lib/public-keys.ts); not a secret. */
+  public_key: string;
+  /** The key the last rotation replaced; it answers too until `previous_public_key_expires_at`. */
+  previous_public_key: string | null;
+  previous_public_key_expires_at: string | null;
 }
 
 export interface RateLimitsTable {
@@ -432,4 +438,12 @@ export interface OidcPendingLinksTable {
   /** JSON {provider, subject, email, next}, AES-256-GCM encrypted with the session id as associated data. */
   sealed: string;
   created_at: string;
+}
+
+/** An origin a site's public configuration was fetched from (src/delivery/origins.ts). */
+export interface SitePublicOriginsTable {
+  site_id: string;
+  /** scheme://host[:port], lower-case, as a browser's Origin header names a page's origin. */
+  origin: string;
+  last_seen_at: string;
 }

@@ -88,7 +88,7 @@ export interface RequestCaller {
 }
 
 /** What a request line says of the request itself. */
-interface RequestFacts {
+export interface RequestFacts {
   reqId: string;
   method: string;
   /** As sent: credentials in its query are stripped here. */
@@ -105,7 +105,7 @@ interface RequestFacts {
  * did (or what was done with a stolen credential, and from where) can be traced in the log. Only
  * these fields: adding one that could hold a secret needs the redacting logger.
  */
-function logRequestLine(lines: FastifyBaseLogger, request: RequestFacts, caller: RequestCaller | undefined): void {
+export function logRequestLine(lines: FastifyBaseLogger, request: RequestFacts, caller: RequestCaller | undefined): void {
   const { reqId, method, ip, status } = request;
   const url = redactUrl(request.url);
   const ms = tenths(request.elapsedMs);

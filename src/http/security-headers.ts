@@ -52,23 +52,41 @@ export function securityHeaders(options: { https: boolean }): Readonly<Record<st
 export interface ResponseHeaders {
   common: Readonly<Record<string, string>>;
   noStore: Readonly<Record<string, string>>;
+  /**
+   * /public/v1, what visitors' browsers fetch from other sites' pages: readable by any origin
+   * (CORS) and loadable across origins (the resource policy), errors included, so a page's script
+   * learns why it got nothing. It names no person and takes no credential, so nothing is lost.
+   */
+  publicPath: Readonly<Record<string, string>>;
 }
 
 export function responseHeaders(options: { https: boolean }): ResponseHeaders {
   const common = securityHeaders(options);
-  return { common, noStore: Object.freeze({ ...common, 'cache-control': 'no-store' }) };
+  return {
+    common,
+    noStore: Object.freeze({ ...common, 'cache-control': 'no-store' }),
+    publicPath: Object.freeze({
+      ...common,
+      'cross-origin-resource-policy': 'cross-origin',
+      'access-control-allow-origin': '*',
+      'access-control-expose-headers': 'ETag',
+    }),
+  };
 }
 
 const API_PREFIXES = ['/api/v1', '/auth'];
+const PUBLIC_PREFIX = '/public/v1';
 
-/** The header set for a request URL (path and query as sent): no-store under /api/v1 and /auth. */
+function underPrefix(url: string, prefix: string): boolean {
+  if (!url.startsWith(prefix)) return false;
+  const next = url[prefix.length];
+  return next === undefined || next === '/' || next === '?';
+}
+
+/** The header set for a request URL (path and query as sent): no-store under /api/v1 and /auth, the public set under /public/v1. */
 export function headersFor(headers: ResponseHeaders, url: string): Readonly<Record<string, string>> {
-  for (const prefix of API_PREFIXES) {
-    if (!url.startsWith(prefix)) continue;
-    const next = url[prefix.length];
-    if (next === undefined || next === '/' || next === '?') return headers.noStore;
-  }
-  return headers.common;
+  for (const prefix of API_PREFIXES) if (underPrefix(url, prefix)) return headers.noStore;
+  return underPrefix(url, PUBLIC_PREFIX) ? headers.publicPath : headers.common;
 }
 
 /**

@@ -28,6 +28,9 @@ function row(id: string, overrides: Partial<SiteRow> = {}): SiteRow {
     updated_at: '2026-11-21T11:00:00.000Z',
     deleted_at: null,
     deleted_by: null,
+    public_key: 'spk_0123456789abcdefABCDEFGH',
+    previous_public_key: null,
+    previous_public_key_expires_at: null,
     ...overrides,
   };
 }

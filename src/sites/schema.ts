@@ -71,6 +71,7 @@ export const PartnerSettingsInput = Type.Object(
 const siteInputFields = {
   id: Type.Optional(Ignored),
   workspace_id: Type.Optional(Ignored),
+  public_key: Type.Optional(Ignored),
   created_at: Type.Optional(Ignored),
   updated_at: Type.Optional(Ignored),
   color: Type.Optional(Type.String({ pattern: COLOR_PATTERN, description: '#rgb or #rrggbb' })),
@@ -135,10 +136,19 @@ export const SiteSchema = Type.Object({
   public_theme: Type.String(),
   knowledge_sources: Type.String(),
   partner_settings: PartnerSettingsSchema,
+  public_key: Type.String({
+    description: 'The publishable key visitors\' browsers fetch the public configuration with (GET /public/v1/sites/{public_key}); not a secret. POST …/public-key/rotate replaces it',
+  }),
   created_at: Type.String({ format: 'date-time' }),
   updated_at: Type.String({ format: 'date-time' }),
 });
 export type SiteJson = Static<typeof SiteSchema>;
+/**
+ * A site as a version recorded it. The publishable key is not part of a site's history (rotating
+ * it is no change of configuration, and versions recorded before keys existed have none).
+ */
+export const SiteVersionSiteSchema = Type.Omit(SiteSchema, ['public_key']);
+export type SiteVersionSiteJson = Static<typeof SiteVersionSiteSchema>;
 
 export const SiteEnvelope = Type.Object({ site: SiteSchema });
 
@@ -227,7 +237,7 @@ export const SiteVersionSchema = Type.Object({
   }),
   changes: Type.Array(SiteChangeSchema),
   restored_from: Type.Union([Type.Integer(), Type.Null()], { description: 'The version this one restored, when it is a restore' }),
-  site: Type.Optional(SiteSchema),
+  site: Type.Optional(SiteVersionSiteSchema),
 });
 export type SiteVersionJson = Static<typeof SiteVersionSchema>;
 export const SiteVersionList = Type.Object({ versions: Type.Array(SiteVersionSchema), next_cursor: Type.Union([Type.String(), Type.Null()]) });

@@ -7,6 +7,7 @@ import { ifMatchSatisfied, versionEtag } from '../http/etag.js';
 import type { Clock } from '../lib/clock.js';
 import type { SecretBox } from '../lib/crypto.js';
 import { newId } from '../lib/ids.js';
+import { generatePublicKey } from '../lib/public-keys.js';
 import { encodeTokenOrigins, partnerOrigins, type PartnerTokenOrigins, readTokenOrigins, sameOrigins } from './partner-token-binding.js';
 import type { Cache } from '../cache/cache.js';
 import { siteChangeTags } from './changes.js';
@@ -40,6 +41,7 @@ import {
   type SiteCreate,
   type SiteJson,
   type SiteUpdate,
+  type SiteVersionSiteJson,
   type TrashEntryJson,
 } from './schema.js';
 import { SITE_ERRORS } from './errors.js';
@@ -57,7 +59,7 @@ function versionNotFound(version: number): AppError {
 }
 
 /** What restoring a version writes: every field a person sets, the partner token aside. */
-function restoreInput(site: SiteJson | undefined): SiteUpdate {
+function restoreInput(site: SiteVersionSiteJson | undefined): SiteUpdate {
   if (site === undefined) return {};
   const partner: Record<string, unknown> = {};
   for (const field of PARTNER_EDITABLE_FIELDS) {
@@ -141,6 +143,7 @@ export function siteToJson(row: SiteRow): SiteJson {
     public_theme: row.public_theme,
     knowledge_sources: row.knowledge_sources,
     partner_settings: { ...DEFAULT_PARTNER_SETTINGS, ...stored, access_token_configured: row.partner_access_token !== null },
+    public_key: row.public_key,
     created_at: row.created_at,
     updated_at: row.updated_at,
   };
@@ -307,6 +310,9 @@ export class SiteService {
       updated_at: now,
       deleted_at: null,
       deleted_by: null,
+      public_key: generatePublicKey(),
+      previous_public_key: null,
+      previous_public_key_expires_at: null,
     };
     const row: SiteRow = { ...empty, ...this.#changes(empty, input), version: 1 };
     try {

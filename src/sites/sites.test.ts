@@ -35,6 +35,7 @@ const SITE_KEYS = [
   'name',
   'partner_settings',
   'portal',
+  'public_key',
   'public_theme',
   'updated_at',
   'widget',

@@ -3,7 +3,7 @@ import { type ChangeOrigin, originColumns, originJson, originValues } from '../a
 import { PreparedQuery } from '../db/prepared-query.js';
 import type { Database, SiteVersionsTable } from '../db/schema.js';
 import type { SiteChange } from './diff.js';
-import type { SiteJson, SiteVersionJson } from './schema.js';
+import type { SiteJson, SiteVersionJson, SiteVersionSiteJson } from './schema.js';
 
 export type SiteVersionRow = SiteVersionsTable;
 export type { SiteVersionJson };
@@ -31,8 +31,14 @@ export function siteVersionRow(origin: ChangeOrigin, entry: { site: SiteJson; ve
     created_at: entry.site.updated_at,
     ...originColumns(origin),
     changes: JSON.stringify({ changes: entry.changes, restored_from: entry.restoredFrom ?? null }),
-    site: JSON.stringify(entry.site),
+    site: JSON.stringify(versionedSite(entry.site)),
   };
+}
+
+/** The site as a version keeps it: its publishable key is no part of its history. */
+function versionedSite(site: SiteJson): SiteVersionSiteJson {
+  const { public_key: _publicKey, ...rest } = site;
+  return rest;
 }
 
 /** Appends a version in the change's transaction. Nothing updates or deletes one (they go with their site). */
@@ -60,6 +66,6 @@ export function siteVersionToJson(row: SiteVersionRow, withSite: boolean): SiteV
     changes: recorded.changes,
     restored_from: recorded.restored_from,
   };
-  if (withSite) json.site = JSON.parse(row.site) as SiteJson;
+  if (withSite) json.site = JSON.parse(row.site) as SiteVersionSiteJson;
   return json;
 }

@@ -41,7 +41,7 @@ const CONTENT_TYPES: Record<string, string> = {
   '.woff2': 'font/woff2',
 };
 
-interface Asset {
+export interface Asset {
   body: Buffer;
   compressed: Compressed | undefined;
   contentType: string;
@@ -65,14 +65,14 @@ function compressedCopy(file: string, digest: string, body: Buffer): Compressed 
   return copy;
 }
 
-function loadAsset(file: string, contentType: string): Asset {
+export function loadAsset(file: string, contentType: string): Asset {
   const body = readFileSync(file);
   const digest = createHash('sha256').update(body).digest('base64url');
   return { body, compressed: isCompressible(file, body.length) ? compressedCopy(file, digest, body) : undefined, contentType, etag: `"${digest.slice(0, 27)}"` };
 }
 
 /** `cacheControl` undefined: an answer nobody keeps or revalidates (the not-found screen), so no ETag either. */
-function sendAsset(request: FastifyRequest, reply: FastifyReply, asset: Asset, cacheControl: string | undefined): FastifyReply {
+export function sendAsset(request: FastifyRequest, reply: FastifyReply, asset: Asset, cacheControl: string | undefined): FastifyReply {
   reply.header('content-type', asset.contentType).header('vary', 'accept-encoding');
   if (cacheControl === undefined) {
     reply.header('cache-control', 'no-store');

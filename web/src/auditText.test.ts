@@ -44,6 +44,9 @@ describe('the audit log in words', () => {
     expect(auditSentence(event({ action: 'site.deleted', target: site }))).toBe('moved the site Help desk to the trash');
     expect(auditSentence(event({ action: 'site.restored', target: site, details: { version: 4, from: 'trash' } }))).toBe('brought the site Help desk back from the trash');
     expect(auditSentence(event({ action: 'site.restored', target: site, details: { version: 5, restored_from: 2 } }))).toBe('restored version 2 of the site Help desk');
+    expect(auditSentence(event({ action: 'site.public_key_rotated', target: site, details: { version: 6 } }))).toBe(
+      'rotated the public key of the site Help desk (the old key works for 24 hours)',
+    );
   });
 
   test('Siteward noticing a partner connection break and a failing webhook', () => {

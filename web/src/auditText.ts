@@ -18,6 +18,7 @@ export const AUDIT_ACTION_LABELS: Record<AuditAction, string> = {
   'site.updated': 'Site changed',
   'site.deleted': 'Site deleted',
   'site.restored': 'Site restored',
+  'site.public_key_rotated': 'Site key rotated',
   'partner.status_changed': 'Partner connection changed',
   'webhook.created': 'Webhook created',
   'webhook.updated': 'Webhook changed',
@@ -86,6 +87,8 @@ export function auditSentence(event: AuditEvent): string {
     case 'site.restored':
       if (details.from === 'trash') return `brought the site ${target} back from the trash`;
       return typeof details.restored_from === 'number' ? `restored version ${details.restored_from} of the site ${target}` : `restored the site ${target}`;
+    case 'site.public_key_rotated':
+      return `rotated the public key of the site ${target} (the old key works for 24 hours)`;
     case 'partner.status_changed': {
       const status = change(details.status);
       if (status?.after === 'error') return `saw the partner connection of ${target} stop working`;

@@ -106,6 +106,9 @@ export const ERROR_MESSAGES: Record<ErrorCode, string> = {
   webhook_url_refused: 'Siteward does not send to this address.',
   webhook_disabled: 'The webhook is turned off. Turn it on first.',
   too_many_webhooks: `A workspace can have ${WEBHOOKS_PER_WORKSPACE} webhooks; delete one first.`,
+  // The public configuration (visitors' browsers, not the dashboard, meet these)
+  invalid_public_key: 'This is not a public key: it is spk_ followed by 24 letters and digits.',
+  too_many_streams: 'The server is serving as many live connections as it can. Try again shortly.',
 };
 
 /**

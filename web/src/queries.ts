@@ -8,7 +8,7 @@ import { ApiError } from './api/errors';
 import { AUTH_ERRORS } from '@server/auth/errors';
 import { fetchAccount, fetchIdentities, fetchPasskeys, fetchPendingEmailChange, fetchSecurityEvents, fetchSessions, fetchTotpStatus } from './api/account';
 import { fetchAuthConfig } from './api/signIn';
-import { fetchPartnerChecks, fetchSite, fetchSiteSummaries, fetchSiteVersions, fetchTrash } from './api/sites';
+import { fetchPartnerChecks, fetchSite, fetchSiteInstall, fetchSiteSummaries, fetchSiteVersions, fetchTrash } from './api/sites';
 import { fetchDeliveries, fetchWebhooks } from './api/webhooks';
 import { type AuditLogFilterQuery, fetchAuditLog, fetchInvitations, fetchMembers, fetchWorkspaces } from './api/workspaces';
 import { type AuditLogFilter, queryKeys } from './queryKeys';
@@ -200,6 +200,12 @@ export const partnerChecksQuery = (siteId: string) =>
     queryFn: ({ signal }) => fetchPartnerChecks(siteId, signal),
   });
 
+export const siteInstallQuery = (siteId: string) =>
+  queryOptions({
+    queryKey: queryKeys.sites.install(siteId),
+    queryFn: ({ signal }) => fetchSiteInstall(siteId, signal),
+  });
+
 const TRASH_PAGE = 50;
 
 export const trashQuery = () =>
@@ -213,4 +219,5 @@ export const trashQuery = () =>
 export const useSite = (siteId: string) => useQuery(siteQuery(siteId));
 export const useSiteVersions = (siteId: string) => useInfiniteQuery(siteVersionsQuery(siteId));
 export const usePartnerChecks = (siteId: string) => useQuery(partnerChecksQuery(siteId));
+export const useSiteInstall = (siteId: string) => useQuery(siteInstallQuery(siteId));
 export const useTrash = () => useInfiniteQuery(trashQuery());

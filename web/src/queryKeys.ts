@@ -51,6 +51,8 @@ export const queryKeys = {
     detail: (siteId: string) => ['sites', 'detail', siteId] as const,
     versions: (siteId: string) => ['sites', 'versions', siteId] as const,
     partnerChecks: (siteId: string) => ['sites', 'partner-checks', siteId] as const,
+    /** Apart from the detail: refreshing where a site was fetched from never reloads the form. */
+    install: (siteId: string) => ['sites', 'install', siteId] as const,
   },
   trash: {
     all: () => ['trash'] as const,

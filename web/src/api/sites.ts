@@ -57,6 +57,15 @@ export async function checkPartnerConnection(id: string) {
   return { site: data.site, etag: response.headers.get('etag') };
 }
 
+/** The Install section: the snippet, the public key (and the previous one while it still works), where it was fetched from. */
+export const fetchSiteInstall = async (id: string, signal?: AbortSignal) => (await dataOf(client.GET('/api/v1/sites/{id}/install', { ...path(id), signal }))).install;
+
+/** A new public key; the previous one keeps working for a day. Moves the site's ETag. */
+export async function rotatePublicKey(id: string) {
+  const { data, response } = await answer(client.POST('/api/v1/sites/{id}/public-key/rotate', path(id)));
+  return { site: data.site, etag: response.headers.get('etag') };
+}
+
 export const fetchPartnerChecks = async (id: string, signal?: AbortSignal) => (await dataOf(client.GET('/api/v1/sites/{id}/partner/checks', { ...path(id), signal }))).checks;
 export const testPartnerSettings = async (id: string, body: RequestJson<'/api/v1/sites/{id}/partner/test', 'post'>) =>
   (await dataOf(client.POST('/api/v1/sites/{id}/partner/test', { ...path(id), body }))).check;

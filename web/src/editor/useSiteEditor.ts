@@ -8,6 +8,7 @@ import type { SettingsField } from '@server/sites/contract';
 import type { PartnerDraft } from '@server/sites/schema';
 import { ApiError, type FieldError } from '../api/errors';
 import { checkPartnerConnection, fetchSite, type LoadedSite, updateSite } from '../api/sites';
+import type { Site } from '../api/types';
 import { partnerChecksQuery, siteQuery, usePartnerChecks } from '../queries';
 import { queryKeys } from '../queryKeys';
 import { changesOf, clientErrors, draftOf, hasChanges, rebaseDraft, sameConfiguration, type SiteChanges, type SiteDraft, type TokenChange } from '../siteDraft';
@@ -90,6 +91,12 @@ export function useSiteEditor({ siteId, loaded, readOnly, sectionId }: SiteEdito
     },
   });
   const reloading = useMutation({ mutationFn: () => fetchSite(siteId), onSuccess: (next) => startOver(next) });
+
+  /** A rotation moved the ETag: the new tag is adopted only if no one saved in between (as after a check). */
+  function adoptRotatedKey(rotated: Site, etag: string | null) {
+    const current = queryClient.getQueryData(siteQuery(siteId).queryKey) ?? loaded;
+    setLoaded({ site: { ...current.site, public_key: rotated.public_key }, etag: sameConfiguration(current.site, rotated) ? etag : current.etag });
+  }
   const checks = usePartnerChecks(siteId);
   const newestCheck = checks.data?.[0];
 
@@ -174,6 +181,7 @@ export function useSiteEditor({ siteId, loaded, readOnly, sectionId }: SiteEdito
     editSettings,
     submit,
     startOver,
+    adoptRotatedKey,
     discard: () => startOver(loaded),
     showTestFieldErrors,
   };

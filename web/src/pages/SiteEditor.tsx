@@ -10,6 +10,8 @@ import { Loading } from '../components/Loading';
 import { isTwoFactorRequired, TwoFactorRequiredNotice } from '../components/TwoFactorRequiredNotice';
 import { DangerZone } from '../editor/DangerZone';
 import { HistorySection } from '../editor/HistorySection';
+import { InstallOffer } from '../editor/InstallOffer';
+import { InstallSection } from '../editor/InstallSection';
 import { IntegrationSection } from '../editor/IntegrationSection';
 import { EditorHeader, SaveBar, SaveErrorSummary, SectionHeading, SectionNav } from '../editor/EditorParts';
 import { type EditorSection, findSection, type SectionId, sectionOfPath } from '../editor/sections';
@@ -17,7 +19,7 @@ import { useSiteEditor } from '../editor/useSiteEditor';
 import { SettingsGroupCard } from '../editor/SettingsGroupCard';
 import { WidgetPreview } from '../editor/WidgetPreview';
 import '../editor/editor.css';
-import { Link, useLeaveGuard } from '../router';
+import { Link, useLeaveGuard, useLocationState } from '../router';
 import { messageFor } from '../siteDraft';
 import { NAME_MAX_LENGTH } from '@server/sites/contract';
 import { useTitle } from '../useTitle';
@@ -121,6 +123,8 @@ function SiteEditorForm({ siteId, loaded, workspace, access, section, unknownSec
   const editor = useSiteEditor({ siteId, loaded, readOnly, sectionId });
   const { form, saved, draft, changes, dirty, errors } = editor;
   const [discarding, setDiscarding] = useState(false);
+  // Sites.tsx arrives here with this state right after creating the site: the next step is offered.
+  const justCreated = (useLocationState() as { created?: unknown } | null)?.created === true;
   const partnerUnsaved = changes.partner_settings !== undefined;
   const changedSections = new Set<SectionId>(Object.keys(changes).map((key) => sectionOfPath(`/${key}`)));
   const summaryErrors = editor.saveError !== undefined ? (editor.saveError instanceof ApiError ? editor.saveError.errors : []) : editor.clientRefusal;
@@ -154,6 +158,7 @@ function SiteEditorForm({ siteId, loaded, workspace, access, section, unknownSec
 
           {sectionId === 'general' && section !== undefined && (
             <>
+              {justCreated && <InstallOffer siteId={siteId} />}
               {!readOnly && <FirstRunChecklist site={saved} />}
               <section className="card" aria-labelledby="general-title">
                 <div className="card-header">
@@ -199,6 +204,8 @@ function SiteEditorForm({ siteId, loaded, workspace, access, section, unknownSec
               )}
             </div>
           )}
+
+          {sectionId === 'install' && section !== undefined && <InstallSection siteId={siteId} name={saved.name} canRotate={access.edit} onRotated={editor.adoptRotatedKey} />}
 
           {sectionId === 'history' && section !== undefined && (
             <HistorySection siteId={siteId} etag={editor.etag} canRestore={access.edit} dirty={dirty} onRestored={(site, tag) => editor.startOver({ site, etag: tag })} />

@@ -276,7 +276,7 @@ export function SitesPage() {
         </section>
       )}
 
-      <NewSiteDialog open={creating} workspaces={workspaces.data} selectedWorkspaceId={workspaceId} onClose={() => setCreating(false)} onCreated={(site) => navigate(`/sites/${encodeURIComponent(site.id)}`)} />
+      <NewSiteDialog open={creating} workspaces={workspaces.data} selectedWorkspaceId={workspaceId} onClose={() => setCreating(false)} onCreated={(site) => navigate(`/sites/${encodeURIComponent(site.id)}`, { state: { created: true } })} />
     </>
   );
 }

@@ -1,0 +1,134 @@
+import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import { type ContentEncoding, preferredEncoding } from '../http/compression.js';
+import { PROBLEM_CONTENT_TYPE, problem } from '../errors.js';
+import type { ErrorCode } from '../error-codes.js';
+import { SITE_ERRORS } from '../sites/errors.js';
+import type { PublicDocument } from './document.js';
+import { DELIVERY_ERRORS } from './errors.js';
+
+/** A complete answer of the public path: the same bytes whether Fastify or the fast path sends it. */
+export interface PublicAnswer {
+  status: number;
+  headers: Readonly<OutgoingHttpHeaders>;
+  /** Null for a 304; a HEAD request's answer leaves it out on the wire. */
+  body: Buffer | null;
+}
+
+/**
+ * Writes an answer: the one way both the fast path and the Fastify route send it, so that a
+ * client cannot tell which answered.
+ */
+export function writeAnswer(response: ServerResponse, answer: PublicAnswer): void {
+  response.writeHead(answer.status, answer.headers);
+  // end() with no argument for a 304: end(null) costs a second write, and with it a wait for the client's ACK.
+  if (answer.body === null) response.end();
+  else response.end(answer.body);
+}
+
+/** Accept-Encoding values seen, with the coding each prefers: a visitor's browser sends one of a few. */
+const NEGOTIATED_LIMIT = 256;
+
+/**
+ * The answers of GET /public/v1/sites/{public_key}, built once per kind and per document version.
+ * They start from the public path's header set (security-headers.ts: readable and loadable from
+ * any origin), and may be kept by browsers and shared caches alike: they name no person, and no
+ * cookie is read or set on this path (docs/security.md, "The public path").
+ */
+export class PublicAnswers {
+  readonly #ok: Readonly<Record<string, string>>;
+  /** A 304 carries what a 200 would about caching (RFC 9110 §15.4.5), not its body's type. */
+  readonly #notModified: Readonly<Record<string, string>>;
+  readonly #notFound: PublicAnswer;
+  readonly #invalidKey: PublicAnswer;
+  readonly #tooManyStreams: PublicAnswer;
+  /** The headers of an event stream: never kept by a cache, never buffered by a proxy in front. */
+  readonly streamHeaders: Readonly<Record<string, string>>;
+  readonly #negotiated = new Map<string, ContentEncoding | undefined>();
+
+  constructor(base: Readonly<Record<string, string>>, maxAgeSeconds: number) {
+    // A change reaches visitors within max-age; a cache may answer from an older copy while it
+    // fetches a newer one (stale-while-revalidate), or for a day while we do not answer at all.
+    const cacheControl = `public, max-age=${maxAgeSeconds}, stale-while-revalidate=600, stale-if-error=86400`;
+    this.#notModified = Object.freeze({ ...base, 'cache-control': cacheControl, vary: 'Accept-Encoding' });
+    this.#ok = Object.freeze({ ...this.#notModified, 'content-type': 'application/json; charset=utf-8' });
+    // Who has no site (a mistyped key, a rotated-out one, a trashed site) is told so as cacheably:
+    // a page that keeps asking is answered by the cache in front for max-age.
+    const errorHeaders = { ...base, 'cache-control': `public, max-age=${maxAgeSeconds}` };
+    this.#notFound = problemAnswer(errorHeaders, 404, SITE_ERRORS.SITE_NOT_FOUND, 'No site answers to this public key: it is unknown, was replaced more than 24 hours ago, or its site was deleted.');
+    this.#invalidKey = problemAnswer(
+      errorHeaders,
+      400,
+      DELIVERY_ERRORS.INVALID_PUBLIC_KEY,
+      "This is not a public key: a public key is spk_ followed by 24 letters and digits (the site's Install section in the dashboard shows it).",
+    );
+    // Another app server behind the same load balancer may have room: the client retries soon.
+    this.#tooManyStreams = problemAnswer(
+      { ...base, 'cache-control': 'no-store', 'retry-after': '10' },
+      503,
+      DELIVERY_ERRORS.TOO_MANY_STREAMS,
+      'This server holds as many event streams as it may; try again shortly, or poll the configuration instead.',
+    );
+    this.streamHeaders = Object.freeze({
+      ...base,
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-store',
+      // nginx passes the events on as they come instead of collecting them (docs/deployment.md).
+      'x-accel-buffering': 'no',
+    });
+  }
+
+  get tooManyStreams(): PublicAnswer {
+    return this.#tooManyStreams;
+  }
+
+  /** 200 with the document in the coding the client prefers, or 304 when it holds this version already. */
+  config(document: PublicDocument, ifNoneMatch: string | undefined, acceptEncoding: string | undefined): PublicAnswer {
+    const encoding = document.compressible ? this.#encodingFor(acceptEncoding) : undefined;
+    const etag = document.etagFor(encoding);
+    if (ifNoneMatch !== undefined && holdsVersion(ifNoneMatch, document.version)) {
+      return { status: 304, headers: { ...this.#notModified, etag }, body: null };
+    }
+    const body = encoding === undefined ? document.body : document.encoded(encoding);
+    const headers: OutgoingHttpHeaders = { ...this.#ok, etag, 'content-length': body.length };
+    if (encoding !== undefined) headers['content-encoding'] = encoding;
+    return { status: 200, headers, body };
+  }
+
+  get notFound(): PublicAnswer {
+    return this.#notFound;
+  }
+
+  get invalidKey(): PublicAnswer {
+    return this.#invalidKey;
+  }
+
+  #encodingFor(acceptEncoding: string | undefined): ContentEncoding | undefined {
+    if (acceptEncoding === undefined || acceptEncoding === '') return undefined;
+    if (this.#negotiated.has(acceptEncoding)) return this.#negotiated.get(acceptEncoding);
+    const encoding = preferredEncoding(acceptEncoding);
+    if (this.#negotiated.size >= NEGOTIATED_LIMIT) this.#negotiated.clear();
+    this.#negotiated.set(acceptEncoding, encoding);
+    return encoding;
+  }
+}
+
+function problemAnswer(headers: Record<string, string>, status: number, code: ErrorCode, detail: string): PublicAnswer {
+  const body = Buffer.from(JSON.stringify(problem(status, code, detail)));
+  return { status, headers: Object.freeze({ ...headers, 'content-type': PROBLEM_CONTENT_TYPE, 'content-length': String(body.length) }), body };
+}
+
+/**
+ * If-None-Match (weak comparison, RFC 9110 §13.1.2) against any coding of this version: "7",
+ * "7-gzip" and W/"7" all name version 7, whose content is the same in every coding. `*` matches.
+ */
+export function holdsVersion(ifNoneMatch: string, version: number): boolean {
+  const plain = `"${version}"`;
+  const prefix = `"${version}-`;
+  for (const listed of ifNoneMatch.split(',')) {
+    let tag = listed.trim();
+    if (tag === '*') return true;
+    if (tag.startsWith('W/')) tag = tag.slice(2);
+    if (tag === plain || (tag.startsWith(prefix) && (tag === `${prefix}gzip"` || tag === `${prefix}br"`))) return true;
+  }
+  return false;
+}

@@ -1,0 +1,255 @@
+import type { ServerResponse } from 'node:http';
+import type { Cache } from '../cache/cache.js';
+import { changeTag } from '../cache/change-feed.js';
+import type { Clock } from '../lib/clock.js';
+import type { PublicDocument } from './document.js';
+import type { PublicConfigs } from './public-configs.js';
+
+export interface PublicStreamOptions {
+  /** A comment is sent on every stream this often, so proxies and browsers see it alive. */
+  heartbeatMs: number;
+  /** How often the change feed is asked for other processes' changes: SQLite's counter is only read when asked. */
+  pollIntervalMs: number;
+  /** How often the versions are read from the database instead while the feed cannot vouch for the cache (PostgreSQL's listener is away, or the cache is off). */
+  databasePollIntervalMs: number;
+  /** Bytes a stream may hold unread by its client; a client that does not read past it is dropped. */
+  maxBufferedBytes: number;
+}
+
+export const DEFAULT_STREAM_OPTIONS: PublicStreamOptions = { heartbeatMs: 25_000, pollIntervalMs: 250, databasePollIntervalMs: 1000, maxBufferedBytes: 1024 * 1024 };
+
+/** What the hub logs: failures to re-read the sites it streams, and streams it dropped. */
+export interface StreamLog {
+  warn(details: { err?: unknown; site_id?: string }, message: string): void;
+}
+
+const HEARTBEAT = Buffer.from(':\n\n');
+/** Sent first on every stream: how long a browser waits before it reconnects. */
+const RETRY = Buffer.from('retry: 3000\n\n');
+/** Sites re-read in one query at most. */
+const READ_BATCH = 500;
+
+/** One open stream: the response it writes to and the key it was opened with. */
+interface Stream {
+  readonly response: ServerResponse;
+  readonly key: string;
+}
+
+/** The streams of one site, and the version they were last sent. */
+interface Channel {
+  document: PublicDocument;
+  readonly streams: Set<Stream>;
+}
+
+/**
+ * The open event streams of public configurations, in one process. Streams of a site share one
+ * channel: a change is read from the database once per site, encoded once, and the same bytes are
+ * written to each of its streams. Two timers serve them all, however many there are: the heartbeat
+ * and the poll; no stream has a timer of its own.
+ *
+ * Changes arrive as the cache hears of them (src/cache/cache.ts: this process's writes, and other
+ * processes' through the change feed); a change the feed cannot place (SQLite's counter moved, the
+ * PostgreSQL listener came back) re-reads every channel's version. While the feed cannot vouch for
+ * anything, the versions are polled from the database.
+ */
+export class PublicStreams {
+  readonly #channels = new Map<string, Channel>();
+  /** Sites whose version must be read again. */
+  readonly #pending = new Set<string>();
+  #refreshing = false;
+  /** performance.now() of the last read of every channel's version while the feed could not vouch. */
+  #lastDatabasePoll = 0;
+  #open = 0;
+  #closed = false;
+  readonly #heartbeat: NodeJS.Timeout;
+  readonly #poll: NodeJS.Timeout;
+  readonly #stopObserving: () => void;
+
+  constructor(
+    private readonly deps: { configs: PublicConfigs; cache: Cache; clock: Clock; log: StreamLog; maxStreams: number },
+    private readonly options: PublicStreamOptions,
+  ) {
+    this.#stopObserving = deps.cache.observe({
+      invalidated: (tags) => this.#invalidated(tags),
+      cleared: () => this.#refreshAll(),
+    });
+    this.#heartbeat = setInterval(() => this.#beat(), options.heartbeatMs).unref();
+    this.#poll = setInterval(() => this.#pollChanges(), options.pollIntervalMs).unref();
+  }
+
+  /** Streams open now. */
+  get size(): number {
+    return this.#open;
+  }
+
+  /**
+   * Takes a place for a stream about to open, if the per-process bound leaves one and the server is
+   * not closing. Taken before the stream's site is read, so that requests arriving together cannot
+   * all pass the bound; `open` uses the place, `release` gives it back.
+   */
+  reserve(): boolean {
+    if (this.#closed || this.#open >= this.deps.maxStreams) return false;
+    this.#open++;
+    return true;
+  }
+
+  release(): void {
+    this.#open--;
+  }
+
+  /**
+   * Starts a stream, in a place taken with `reserve`, on a response whose headers the caller has
+   * written: the configuration at once, unless the client holds this version already
+   * (Last-Event-ID), then every new version.
+   */
+  open(response: ServerResponse, key: string, document: PublicDocument, lastEventId: string | undefined): void {
+    if (this.#closed) {
+      this.#open--;
+      response.end();
+      return;
+    }
+    let channel = this.#channels.get(document.siteId);
+    if (channel === undefined) {
+      channel = { document, streams: new Set() };
+      this.#channels.set(document.siteId, channel);
+    } else if (document.version > channel.document.version) {
+      channel.document = document;
+    }
+    const stream: Stream = { response, key };
+    channel.streams.add(stream);
+    const site = channel;
+    response.on('close', () => {
+      if (!site.streams.delete(stream)) return;
+      this.#open--;
+      if (site.streams.size === 0 && this.#channels.get(document.siteId) === site) this.#channels.delete(document.siteId);
+    });
+    this.#write(stream, RETRY);
+    if (lastEventId?.trim() !== String(channel.document.version)) this.#write(stream, channel.document.event);
+  }
+
+  /** Ends every stream (their clients reconnect, to this server's successor or another) and stops listening. */
+  close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    clearInterval(this.#heartbeat);
+    clearInterval(this.#poll);
+    this.#stopObserving();
+    for (const channel of this.#channels.values()) for (const stream of channel.streams) stream.response.end();
+    this.#channels.clear();
+  }
+
+  #write(stream: Stream, bytes: Buffer): void {
+    const response = stream.response;
+    if (response.destroyed || response.writableEnded) return;
+    response.write(bytes);
+    // A client that does not read would have us keep every event for it; it is dropped instead
+    // (its browser reconnects, and is sent the current version).
+    if (response.writableLength > this.options.maxBufferedBytes) {
+      this.deps.log.warn({}, 'public event stream dropped: its client does not read what it is sent');
+      response.destroy();
+    }
+  }
+
+  #invalidated(tags: readonly string[]): void {
+    for (const tag of tags) {
+      const siteId = siteIdOfTag(tag);
+      if (siteId !== undefined && this.#channels.has(siteId)) this.#pending.add(siteId);
+    }
+    this.#scheduleRefresh();
+  }
+
+  #refreshAll(): void {
+    if (this.#closed) return;
+    for (const siteId of this.#channels.keys()) this.#pending.add(siteId);
+    this.#scheduleRefresh();
+  }
+
+  #scheduleRefresh(): void {
+    if (this.#pending.size === 0 || this.#refreshing || this.#closed) return;
+    this.#refreshing = true;
+    // After the write that reported the change has finished its turn (its answer is on its way).
+    setImmediate(() => void this.#refresh());
+  }
+
+  /** Reads the versions of the pending sites, and the documents of those that moved, until none is pending. */
+  async #refresh(): Promise<void> {
+    try {
+      while (this.#pending.size > 0 && !this.#closed) {
+        const batch = [...this.#pending].slice(0, READ_BATCH);
+        for (const siteId of batch) this.#pending.delete(siteId);
+        try {
+          await this.#refreshSites(batch);
+        } catch (error) {
+          // Tried again at the next poll: the database may be away for a moment.
+          for (const siteId of batch) if (this.#channels.has(siteId)) this.#pending.add(siteId);
+          this.deps.log.warn({ err: error }, 'reading public configurations for their event streams failed; tried again shortly');
+          return;
+        }
+      }
+    } finally {
+      this.#refreshing = false;
+    }
+  }
+
+  async #refreshSites(siteIds: readonly string[]): Promise<void> {
+    const versions = await this.deps.configs.versions(siteIds);
+    const moved = siteIds.filter((siteId) => {
+      const channel = this.#channels.get(siteId);
+      const version = versions.get(siteId);
+      return channel !== undefined && (version === undefined || version > channel.document.version);
+    });
+    if (moved.length === 0) return;
+    const documents = await this.deps.configs.loadSites(moved);
+    for (const siteId of moved) {
+      const channel = this.#channels.get(siteId);
+      if (channel === undefined) continue;
+      const document = documents.get(siteId);
+      if (document === undefined) {
+        // Trashed or deleted: its keys answer nothing any more.
+        this.#endChannel(siteId, channel);
+        continue;
+      }
+      if (document.version <= channel.document.version) continue;
+      channel.document = document;
+      for (const stream of channel.streams) {
+        if (document.answersFor(stream.key, this.deps.clock)) this.#write(stream, document.event);
+        else stream.response.end();
+      }
+    }
+  }
+
+  #endChannel(siteId: string, channel: Channel): void {
+    this.#channels.delete(siteId);
+    for (const stream of channel.streams) stream.response.end();
+  }
+
+  #beat(): void {
+    for (const channel of this.#channels.values()) {
+      for (const stream of channel.streams) {
+        // A key replaced more than 24 hours ago stops here, as it would on a new request.
+        if (channel.document.answersFor(stream.key, this.deps.clock)) this.#write(stream, HEARTBEAT);
+        else stream.response.end();
+      }
+    }
+  }
+
+  #pollChanges(): void {
+    if (this.#channels.size === 0) return;
+    // SQLite's counter is read here, and a move reported to the observers (#refreshAll). While the
+    // feed cannot vouch for anything, no change may be heard: the versions are read instead.
+    if (this.deps.cache.poll()) {
+      this.#scheduleRefresh();
+      return;
+    }
+    const now = performance.now();
+    if (now - this.#lastDatabasePoll < this.options.databasePollIntervalMs) return;
+    this.#lastDatabasePoll = now;
+    this.#refreshAll();
+  }
+}
+
+const SITE_TAG_PREFIX = changeTag('sites', 'id', '');
+
+function siteIdOfTag(tag: string): string | undefined {
+  return tag.startsWith(SITE_TAG_PREFIX) ? tag.slice(SITE_TAG_PREFIX.length) : undefined;
+}
