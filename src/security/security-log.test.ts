@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, test } from 'node:test';
-import { buildTestApp, createAccessToken, enableTotp, mailedMagicLink, type SignedUpUser, signUp, signUpConfirmed, type TestApp } from '../../test/helpers.js';
+import { buildTestApp, createAccessToken, createSite, enableTotp, mailedMagicLink, type SignedUpUser, signUp, signUpConfirmed, type TestApp } from '../../test/helpers.js';
 import { type HttpClient, listenOnLoopback, TEST_ORIGIN } from '../../test/http.js';
 import { totp } from '../../test/rfc6238.js';
 import { startSmtpServer, type TestSmtpServer, verificationLinkIn, verificationMailTo } from '../../test/smtp.js';
@@ -63,6 +63,20 @@ describe('request lines', () => {
     assert.equal(byUrl('/api/v1/me?line=proxied').ip, '198.51.100.23');
     assert.equal(byUrl('/api/v1/me?line=proxied').user_id, user.id);
     assert.equal(byUrl('/api/v1/nothing-here?line=failed').ip, '198.51.100.24');
+  });
+
+  test('a public configuration names the same address whether Fastify answered it or the fast path before it', async () => {
+    await start({ TRUST_PROXY: '127.0.0.1' });
+    const user = await signUp(t.app);
+    const site = await createSite(t.app, user.bearer);
+    const url = `/public/v1/sites/${String(site.public_key)}`;
+    // The first request reads the database through Fastify's route; the second is answered from memory.
+    for (let i = 0; i < 2; i++) assert.equal((await http.request('GET', url, { headers: { 'x-forwarded-for': '198.51.100.25' } })).status, 200);
+    const found = lines().filter((line) => line.msg === 'request' && line.url === url);
+    assert.deepEqual(
+      found.map((line) => line.ip),
+      ['198.51.100.25', '198.51.100.25'],
+    );
   });
 
   test('without TRUST_PROXY a forwarded address is not believed', async () => {
