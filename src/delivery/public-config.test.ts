@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
 import { request as httpRequest } from 'node:http';
-import { type AddressInfo, connect } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { after, before, describe, test } from 'node:test';
 import { EventStreamClient } from '../../test/event-stream.js';
 import { buildTestApp, createSite, type SignedUpUser, signUp, type TestApp } from '../../test/helpers.js';
+import { rawRequest } from '../../test/raw-http.js';
 import { HTTP_ERRORS } from '../http/errors.js';
 import { SITE_ERRORS } from '../sites/errors.js';
 import { WorkspaceService } from '../workspaces/service.js';
@@ -346,36 +347,22 @@ describe('keys that answer nothing, and bad input', () => {
   });
 });
 
-/** Sends `head` as written (a raw request, which no HTTP client would send) and answers the status line and body. */
-function raw(head: string): Promise<{ status: number; text: string; contentType: string }> {
-  const { port } = t.app.server.address() as AddressInfo;
-  return new Promise((resolve, reject) => {
-    const socket = connect(port, '127.0.0.1', () => socket.end(head));
-    const chunks: Buffer[] = [];
-    socket.on('data', (chunk: Buffer) => chunks.push(chunk));
-    socket.on('error', reject);
-    socket.on('close', () => {
-      const text = Buffer.concat(chunks).toString('utf8');
-      const [top = '', body = ''] = text.split('\r\n\r\n');
-      resolve({ status: Number(top.split(' ')[1]), text: body, contentType: /^content-type: (.*)$/im.exec(top)?.[1] ?? '' });
-    });
-  });
-}
-
 describe('requests node:http would answer itself, with the site held in memory', () => {
   test('no Host and an unknown Expect are problems from Fastify, not configurations; an absolute-form target is served as its path', async () => {
     const site = await createSite(t.app, owner.bearer, { name: 'Held in memory' });
     const key = String(site.public_key);
     const warm = await getTwice(publicUrl(key));
     assert.equal(warm.status, 200);
+    const { port } = t.app.server.address() as AddressInfo;
+    const raw = (request: string) => rawRequest(port, request);
     const noHost = await raw(`GET ${publicUrl(key)} HTTP/1.1\r\nConnection: close\r\n\r\n`);
-    assert.equal(noHost.status, 400, noHost.text);
-    assert.match(noHost.contentType, /^application\/problem\+json/);
+    assert.equal(noHost.status, 400, noHost.body);
+    assert.match(noHost.headers['content-type'] ?? '', /^application\/problem\+json/);
     const expectation = await raw(`GET ${publicUrl(key)} HTTP/1.1\r\nHost: 127.0.0.1\r\nExpect: something-else\r\nConnection: close\r\n\r\n`);
-    assert.equal(expectation.status, 417, expectation.text);
-    assert.match(expectation.contentType, /^application\/problem\+json/);
+    assert.equal(expectation.status, 417, expectation.body);
+    assert.match(expectation.headers['content-type'] ?? '', /^application\/problem\+json/);
     const absolute = await raw(`GET http://elsewhere.example${publicUrl(key)} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n`);
     assert.equal(absolute.status, 200);
-    assert.equal(absolute.text, warm.text);
+    assert.equal(absolute.body, warm.text);
   });
 });
