@@ -65,6 +65,10 @@ export interface TestOidcProvider {
  */
 export async function startOidcProvider(options: TestOidcProviderOptions): Promise<TestOidcProvider> {
   const server = createServer();
+  // Idle connections are the client's to close. With node's 5-second default, the server may drop
+  // one just as the app's fetch reuses it (both in this process, on a busy machine): ECONNRESET,
+  // and a sign-in refused as if the provider were down.
+  server.keepAliveTimeout = 0;
   await listen(server, 0);
   const port = (server.address() as AddressInfo).port;
   const issuer = `http://127.0.0.1:${port}`;
