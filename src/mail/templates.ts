@@ -184,3 +184,25 @@ export function partnerStatusMessage(to: string, change: { siteName: string; wor
   const subject = status === 'error' ? `Partner connection failing: ${headerText(siteName)}` : `Partner connection working again: ${headerText(siteName)}`;
   return { to, subject, text, html };
 }
+
+/** To a change request's author when its scheduled apply could not be made. */
+export function changeRequestFailedMessage(to: string, failure: { title: string; siteName: string; reason: string; link: string }): MailMessage {
+  const { title, siteName, reason, link } = failure;
+  const text = [
+    'Hello,',
+    '',
+    `Your change "${title}" to the site "${siteName}" was due to go live now, but was not applied: ${reason}`,
+    '',
+    'Nothing of the site changed. Open the request to see why, and propose the change again:',
+    '',
+    link,
+  ].join('\n');
+  const html = `<!doctype html>
+<html lang="en"><body style="font-family: system-ui, sans-serif; color: #1f2937; line-height: 1.5">
+<p>Hello,</p>
+<p>Your change <strong>${escapeHtml(title)}</strong> to the site <strong>${escapeHtml(siteName)}</strong> was due to go live now, but was not applied: ${escapeHtml(reason)}</p>
+<p>Nothing of the site changed. Open the request to see why, and propose the change again.</p>
+<p><a href="${escapeHtml(link)}" style="display: inline-block; background: #4f46e5; color: #ffffff; padding: 10px 18px; border-radius: 6px; text-decoration: none">Open the site</a></p>
+</body></html>`;
+  return { to, subject: `Scheduled change not applied: ${headerText(title)}`, text, html };
+}
