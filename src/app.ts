@@ -285,7 +285,13 @@ export async function buildApp(options: AppOptions): Promise<App> {
   const publicStreams = new PublicStreams({ configs: publicConfigs, cache, clock, log: app.log, maxStreams: config.publicStreamsMax }, { ...DEFAULT_STREAM_OPTIONS, ...options.delivery });
   // Before the server stops taking connections: open streams would otherwise hold its close forever.
   app.addHook('preClose', async () => publicStreams.close());
-  registerPublicRoutes(app, { configs: publicConfigs, answers: publicAnswers, streams: publicStreams, answered: (siteId, origin, referer) => publicOrigins.record(siteId, origin, referer) });
+  registerPublicRoutes(app, {
+    configs: publicConfigs,
+    answers: publicAnswers,
+    streams: publicStreams,
+    answered: (siteId, origin, referer) => publicOrigins.record(siteId, origin, referer),
+    preview: (publicKey, token) => changeRequests.preview(publicKey, token),
+  });
   const fastPathClient = clientAddress(config.trustProxy);
   publicFastPathHandler = publicFastPath({
     configs: publicConfigs,

@@ -67,7 +67,6 @@ test('two app servers: requests scheduled for the same moment are each applied e
 
   // Three sites, two requests each on different paths, all due at one moment a little ahead.
   const SITES = 3;
-  const at = new Date(Date.now() + 2_000).toISOString();
   const scheduled: Array<{ site: string; request: string }> = [];
   for (let index = 0; index < SITES; index++) {
     const site = await call<{ site: { id: string } }>(index % 2 === 0 ? a : b, 'POST', '/api/v1/sites', authorization, { name: `Site ${index}` });
@@ -75,11 +74,18 @@ test('two app servers: requests scheduled for the same moment are each applied e
     for (const field of ['ai_settings', 'widget']) {
       const opened = await call<{ change_request: Request }>(a, 'POST', `/api/v1/sites/${site.json.site.id}/change-requests`, authorization, { title: `${field} ${index}`, changes: { [field]: `scheduled ${field}` } });
       assert.equal(opened.status, 201, JSON.stringify(opened.json));
-      const applied = await call<{ change_request: Request }>(b, 'POST', `/api/v1/sites/${site.json.site.id}/change-requests/${opened.json.change_request.id}/apply`, authorization, { at });
-      assert.equal(applied.json.change_request.status, 'scheduled', JSON.stringify(applied.json));
       scheduled.push({ site: site.json.site.id, request: opened.json.change_request.id });
     }
   }
+  // Scheduled once every request exists, for a moment just after the last is scheduled.
+  const at = new Date(Date.now() + 3_000).toISOString();
+  await Promise.all(
+    scheduled.map(async ({ site, request }, index) => {
+      const applied = await call<{ change_request: Request }>(index % 2 === 0 ? a : b, 'POST', `/api/v1/sites/${site}/change-requests/${request}/apply`, authorization, { at });
+      assert.equal(applied.status, 200, JSON.stringify(applied.json));
+      assert.equal(applied.json.change_request.status, 'scheduled');
+    }),
+  );
 
   // Waits for the event: every request applied (bounded; both servers look every second).
   const deadline = Date.now() + 30_000;

@@ -392,3 +392,45 @@ test('access tokens read and propose changes, but review needs a signed-in perso
   // Tokens stay off PUT too while review is required.
   assert.equal((await call(token, 'PUT', `/api/v1/sites/${team.site}`, { ai_settings: 'direct' })).json().code, CHANGE_REQUEST_ERRORS.REVIEW_REQUIRED);
 });
+
+test('a preview token shows the configuration as the request would leave it, never cached, and dies with its request', async () => {
+  const team = await newTeam({ required: false, approvals: 1 });
+  const site = await siteNow(team);
+  const key = site.public_key as string;
+  const request = await propose(team, { widget: '{"greeting":"Hi!"}', color: '#112233', ai_settings: 'secret instructions' });
+  const token = request.preview_token ?? '';
+  const previewUrl = `/public/v1/sites/${key}?preview=${encodeURIComponent(token)}`;
+  const preview = await t.app.inject({ method: 'GET', url: previewUrl });
+  assert.equal(preview.statusCode, 200, preview.body);
+  assert.equal(preview.headers['cache-control'], 'no-store');
+  assert.deepEqual(preview.json().site.widget, { greeting: 'Hi!' });
+  assert.equal(preview.json().site.color, '#112233');
+  // Only the public groups, as ever: the proposal's AI settings are not there.
+  assert.equal(preview.body.includes('secret instructions'), false);
+  // The live configuration is unchanged, and the preview did not become it for anyone without the token.
+  for (let index = 0; index < 2; index++) {
+    const live = await t.app.inject({ method: 'GET', url: `/public/v1/sites/${key}` });
+    assert.equal(live.json().site.widget, null);
+    assert.match(String(live.headers['cache-control']), /^public/);
+  }
+  for (const wrong of [`${token.slice(0, -1)}A`, 'swp_', token.slice(4), 'x'.repeat(100)]) {
+    const refused = await t.app.inject({ method: 'GET', url: `/public/v1/sites/${key}?preview=${encodeURIComponent(wrong)}` });
+    assert.equal(refused.statusCode, 404, wrong);
+    assert.equal(refused.headers['cache-control'], 'no-store');
+  }
+  assert.equal((await t.app.inject({ method: 'GET', url: `/public/v1/sites/${key}?preview=${'x'.repeat(101)}` })).statusCode, 400);
+  assert.equal((await t.app.inject({ method: 'GET', url: `/public/v1/sites/${key}?other=1` })).statusCode, 400);
+  // Another site's key with this token shows nothing.
+  const other = await createSite(t.app, team.people.owner.bearer, { name: 'Other', workspace_id: team.workspace });
+  assert.equal((await t.app.inject({ method: 'GET', url: `/public/v1/sites/${other.public_key as string}?preview=${encodeURIComponent(token)}` })).statusCode, 404);
+  // Applied: the token is dead; the live configuration now holds the change.
+  assert.equal((await call(team.people.author.bearer, 'POST', requestUrl(team, request, '/apply'), {})).statusCode, 200);
+  assert.equal((await t.app.inject({ method: 'GET', url: previewUrl })).statusCode, 404);
+  assert.deepEqual((await t.app.inject({ method: 'GET', url: `/public/v1/sites/${key}` })).json().site.widget, { greeting: 'Hi!' });
+  for (const end of ['/close', '/decline']) {
+    const ended = await propose(team, { portal: '{"title":"x"}' });
+    assert.equal((await t.app.inject({ method: 'GET', url: `/public/v1/sites/${key}?preview=${encodeURIComponent(ended.preview_token ?? '')}` })).statusCode, 200);
+    await call(team.people.owner.bearer, 'POST', requestUrl(team, ended, end), {});
+    assert.equal((await t.app.inject({ method: 'GET', url: `/public/v1/sites/${key}?preview=${encodeURIComponent(ended.preview_token ?? '')}` })).statusCode, 404, end);
+  }
+});

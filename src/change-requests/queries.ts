@@ -2,6 +2,7 @@ import type { Kysely, Selectable, Transaction } from 'kysely';
 import { type DialectName, forUpdate } from '../db/connect.js';
 import type { ChangeRequestsTable, Database } from '../db/schema.js';
 import type { ChangeRequestStatus } from './contract.js';
+import type { PublicSiteRow } from '../delivery/queries.js';
 
 export type ChangeRequestRow = Selectable<ChangeRequestsTable>;
 
@@ -94,6 +95,17 @@ export function insertComment(trx: Transaction<Database>, row: CommentRow): Prom
 export function listComments(db: Kysely<Database>, ids: readonly string[]): Promise<CommentRow[]> {
   if (ids.length === 0) return Promise.resolve([]);
   return db.selectFrom('change_request_comments').selectAll().where('change_request_id', 'in', [...ids]).orderBy('id').execute();
+}
+
+/** A live site's public columns, when `publicKey` is its current key. */
+export function findPreviewSite(db: Kysely<Database>, siteId: string, publicKey: string): Promise<PublicSiteRow | undefined> {
+  return db
+    .selectFrom('sites')
+    .select(['id', 'workspace_id', 'name', 'color', 'widget', 'portal', 'branding', 'public_theme', 'version', 'updated_at', 'public_key', 'previous_public_key', 'previous_public_key_expires_at'])
+    .where('id', '=', siteId)
+    .where('public_key', '=', publicKey)
+    .where('deleted_at', 'is', null)
+    .executeTakeFirst();
 }
 
 /** The request a preview token names, by the token's hash, while it is open or scheduled, with its site. */

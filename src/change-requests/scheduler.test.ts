@@ -135,3 +135,23 @@ test('a request closed after it was claimed is not applied; a lease that ran out
   assert.equal((await requestOf(s, closed)).status, 'closed');
   await runner.close();
 });
+
+test('reviewers are mailed when a request opens; its author when it is approved, declined or applied', async () => {
+  const s = await setup();
+  const from = smtp.messages.length;
+  const opened = await t.app.inject({ method: 'POST', url: `/api/v1/sites/${s.site}/change-requests`, headers: { authorization: s.author.bearer }, payload: { title: 'Mail me', changes: { widget: 'm' } } });
+  const id = opened.json().change_request.id as string;
+  const toReviewer = await smtp.waitForMessage(from, (mail) => mail.subject === 'Change waiting for review: Mail me');
+  assert.deepEqual(toReviewer.to, [s.owner.email]);
+  assert.match(toReviewer.text, new RegExp(`/sites/${s.site}`));
+  const url = `/api/v1/sites/${s.site}/change-requests/${id}`;
+  await t.app.inject({ method: 'POST', url: `${url}/approve`, headers: { authorization: s.owner.bearer } });
+  assert.deepEqual((await smtp.waitForMessage(from, (mail) => mail.subject === 'Change approved: Mail me')).to, [s.author.email]);
+  await t.app.inject({ method: 'POST', url: `${url}/apply`, headers: { authorization: s.owner.bearer }, payload: {} });
+  assert.deepEqual((await smtp.waitForMessage(from, (mail) => mail.subject === 'Change applied: Mail me')).to, [s.author.email]);
+  const other = await t.app.inject({ method: 'POST', url: `/api/v1/sites/${s.site}/change-requests`, headers: { authorization: s.author.bearer }, payload: { title: 'Not this', changes: { widget: 'n' } } });
+  await t.app.inject({ method: 'POST', url: `/api/v1/sites/${s.site}/change-requests/${other.json().change_request.id as string}/decline`, headers: { authorization: s.owner.bearer }, payload: {} });
+  assert.deepEqual((await smtp.waitForMessage(from, (mail) => mail.subject === 'Change declined: Not this')).to, [s.author.email]);
+  // Nobody is told of what they did themselves: the owner got no approval or decline notices.
+  assert.equal(smtp.messages.slice(from).some((mail) => mail.to.includes(s.owner.email) && /approved|declined|applied/.test(mail.subject)), false);
+});

@@ -1,7 +1,7 @@
 import type { Kysely, Transaction } from 'kysely';
 import { type ChangeOrigin, type PersonOrigin, SYSTEM } from '../audit/origin.js';
 import type { Mailer } from '../mail/mailer.js';
-import { changeRequestFailedMessage } from '../mail/templates.js';
+import { changeRequestFailedMessage, type ChangeRequestEvent, changeRequestMessage } from '../mail/templates.js';
 import { recordAuditEvent } from '../audit/queries.js';
 import type { Cache } from '../cache/cache.js';
 import type { DialectName } from '../db/connect.js';
@@ -9,10 +9,11 @@ import type { Database } from '../db/schema.js';
 import { AppError } from '../errors.js';
 import { validationError } from '../http/validation-error.js';
 import type { Clock } from '../lib/clock.js';
-import { randomToken, type SecretBox, sha256 } from '../lib/crypto.js';
+import { randomToken, type SecretBox, secretsEqual, sha256 } from '../lib/crypto.js';
+import type { PublicSiteRow } from '../delivery/queries.js';
 import { newId } from '../lib/ids.js';
 import { assertCan, assertTwoFactorMet, can, workspaceNotFound, type WorkspaceRole } from '../memberships/permissions.js';
-import { findRole } from '../memberships/queries.js';
+import { findAdminEmails, findRole } from '../memberships/queries.js';
 import { siteChangeTags } from '../sites/changes.js';
 import { findSiteForUpdate, findTrashedSiteForUpdate, lockSiteInWorkspace, type SiteCaller, type SiteRow } from '../sites/queries.js';
 import type { SiteUpdate } from '../sites/schema.js';
@@ -26,6 +27,8 @@ import {
   type ChangeRequestRow,
   deleteApprovals,
   findChangeRequest,
+  findPreviewByTokenHash,
+  findPreviewSite,
   insertApproval,
   insertChangeRequest,
   insertComment,
@@ -57,6 +60,9 @@ export interface ChangeRequestInput {
 }
 
 const PREVIEW_TOKEN_PREFIX = 'swp_';
+/** The public configuration's fields a proposal may change. */
+const PREVIEWED_FIELDS: readonly string[] = ['name', 'color', 'widget', 'portal', 'branding', 'public_theme'];
+type PreviewedField = 'name' | 'color' | 'widget' | 'portal' | 'branding' | 'public_theme';
 
 function changeRequestNotFound(): AppError {
   return new AppError(404, CHANGE_REQUEST_ERRORS.CHANGE_REQUEST_NOT_FOUND, 'This site has no change request with this id.');
@@ -141,6 +147,10 @@ export class ChangeRequestService {
         data: () => ({ change_request: this.#summary(row), site: { id: site.id, name: site.name }, ...eventActor(origin) }),
       });
     });
+    // The reviewers are told; the author, if one of them, knows already.
+    for (const to of await findAdminEmails(this.deps.db, row.workspace_id)) {
+      if (to !== origin.actor.email) this.#notify(to, 'opened', row, site.name, origin);
+    }
     return this.#present(row);
   }
 
@@ -214,6 +224,7 @@ export class ChangeRequestService {
       await this.#recordEvent(trx, origin, locked, 'change_request.approved', {});
       return locked;
     });
+    await this.#notifyAuthor(row, 'approved', origin);
     return this.#present(row);
   }
 
@@ -228,6 +239,7 @@ export class ChangeRequestService {
       await this.#recordEvent(trx, origin, locked, 'change_request.declined', {});
       return ended;
     });
+    await this.#notifyAuthor(row, 'declined', origin);
     return this.#present(row);
   }
 
@@ -279,6 +291,7 @@ export class ChangeRequestService {
         if (conflicts.length > 0) throw conflictError(conflicts);
         return this.#applyMerged(trx, origin, { row: found.site, webhooks: found.webhooks }, locked, input);
       });
+      if (row.status === 'applied') await this.#notifyAuthor(row, 'applied', origin);
       return await this.#present(row);
     } finally {
       this.deps.cache.invalidate(siteChangeTags(workspaceId, siteId));
@@ -293,6 +306,7 @@ export class ChangeRequestService {
    */
   async applyScheduled(claimed: { id: string; site_id: string; workspace_id: string }, leaseOwner: string): Promise<void> {
     const failed: { row?: ChangeRequestRow; siteName?: string; reason?: string } = {};
+    let applied: ChangeRequestRow | undefined;
     try {
       await this.deps.db.transaction().execute(async (trx) => {
         const site = await lockSiteInWorkspace(trx, this.deps.dialect, claimed.workspace_id, claimed.site_id);
@@ -311,16 +325,30 @@ export class ChangeRequestService {
           return;
         }
         // The outbox reads the workspace's subscriptions itself: no count was read with this lock.
-        await this.#applyMerged(trx, SYSTEM, { row: site, webhooks: 1 }, locked, input);
+        applied = await this.#applyMerged(trx, SYSTEM, { row: site, webhooks: 1 }, locked, input);
       });
     } finally {
       this.deps.cache.invalidate(siteChangeTags(claimed.workspace_id, claimed.site_id));
     }
+    if (applied !== undefined) await this.#notifyAuthor(applied, 'applied', SYSTEM);
     const { row, reason } = failed;
     if (row !== undefined && reason !== undefined && row.author_id !== null) {
       const link = new URL(`/sites/${row.site_id}`, this.deps.publicUrl).href;
       this.deps.mailer.send(changeRequestFailedMessage(row.author_email, { title: row.title, siteName: failed.siteName ?? 'in the trash', reason, link }));
     }
+  }
+
+  /** Tells the author, unless they did it themselves or their account is gone. */
+  async #notifyAuthor(row: ChangeRequestRow, event: ChangeRequestEvent, origin: ChangeOrigin): Promise<void> {
+    if (row.author_id === null || row.author_id === origin.actor?.id) return;
+    const site = await this.deps.db.selectFrom('sites').select('name').where('id', '=', row.site_id).executeTakeFirst();
+    this.#notify(row.author_email, event, row, site?.name ?? '', origin);
+  }
+
+  #notify(to: string, event: ChangeRequestEvent, row: ChangeRequestRow, siteName: string, origin: ChangeOrigin): void {
+    const actor = origin.actor === null ? 'Siteward' : origin.actor.name === '' ? origin.actor.email : origin.actor.name;
+    const link = new URL(`/sites/${row.site_id}`, this.deps.publicUrl).href;
+    this.deps.mailer.send(changeRequestMessage(to, event, { title: row.title, siteName, actor, link }));
   }
 
   async #fail(trx: Transaction<Database>, row: ChangeRequestRow, failure: { code: string; conflicts?: MergeConflict[] }): Promise<ChangeRequestRow> {
@@ -329,6 +357,28 @@ export class ChangeRequestService {
     const failed = { ...row, ...changes };
     await this.#recordEvent(trx, SYSTEM, failed, 'change_request.failed', { reason: failure.code, ...(failure.conflicts === undefined ? {} : { paths: failure.conflicts.map((conflict) => conflict.path) }) });
     return failed;
+  }
+
+  /**
+   * The site's public columns as the request would leave them, for the holder of its preview
+   * token, while the request is open or scheduled and the key is its site's current one. The token
+   * is found by its hash and the hashes compared in constant time.
+   */
+  async preview(publicKey: string, token: string): Promise<PublicSiteRow | undefined> {
+    if (!token.startsWith(PREVIEW_TOKEN_PREFIX)) return undefined;
+    const tokenHash = sha256(token);
+    const request = await findPreviewByTokenHash(this.deps.db, tokenHash);
+    if (request === undefined || !secretsEqual(request.preview_token_hash, tokenHash)) return undefined;
+    const site = await findPreviewSite(this.deps.db, request.site_id, publicKey);
+    if (site === undefined) return undefined;
+    // The proposal's values, conflicts included: what the request asks for, as reviewers judge it.
+    const proposal = JSON.parse(request.changes) as ProposedChange[];
+    const previewed: PublicSiteRow = { ...site };
+    for (const change of proposal) {
+      const field = change.path.slice(1);
+      if (PREVIEWED_FIELDS.includes(field) && typeof change.after === 'string') previewed[field as PreviewedField] = change.after;
+    }
+    return previewed;
   }
 
   /** Writes the merged change as the site's next version and marks the request applied, in the caller's transaction. */
