@@ -117,7 +117,7 @@ export async function seedDatabase(db: Kysely<Database>, size: SeedSize): Promis
     };
     users.push(user);
     const workspaceId = newId(createdAt);
-    workspaces.push({ id: workspaceId, name: 'Personal', personal_user_id: user.id, require_two_factor: 0, created_at: user.created_at, updated_at: user.created_at });
+    workspaces.push({ id: workspaceId, name: 'Personal', personal_user_id: user.id, require_two_factor: 0, review_required: 0, review_approvals: 1, created_at: user.created_at, updated_at: user.created_at });
     members.push({ workspace_id: workspaceId, user_id: user.id, role: 'owner', joined_at: user.created_at });
     const siteIds: string[] = [];
     const publicKeys: string[] = [];

@@ -57,6 +57,9 @@ import { ProfileService } from './profile/service.js';
 import { registerPasskeyRoutes } from './passkeys/routes.js';
 import { PasskeyService } from './passkeys/service.js';
 import { registerSiteRoutes } from './sites/routes.js';
+import { registerChangeRequestRoutes } from './change-requests/routes.js';
+import { ChangeRequestService } from './change-requests/service.js';
+import { ScheduledChanges, type ScheduledChangesOptions } from './change-requests/scheduler.js';
 import { PublicAnswers } from './delivery/answers.js';
 import { publicFastPath } from './delivery/fast-path.js';
 import { PublicKeyRotation } from './delivery/key-rotation.js';
@@ -115,6 +118,8 @@ export interface AppOptions {
   databaseOutage?: Pick<DatabaseOutageOptions, 'summaryIntervalMs' | 'probeIntervalMs'>;
   /** The webhook sender's pacing (tests shorten it). */
   webhooks?: Partial<WebhookSenderOptions>;
+  /** How often scheduled change requests are looked for, and their lease (tests shorten them). */
+  scheduledChanges?: Partial<ScheduledChangesOptions>;
   /** How single sign-on providers are discovered and retried (tests shorten the waits). */
   oidc?: Partial<OidcDiscoveryOptions>;
   /** The public event streams' pacing and bounds (tests shorten them). */
@@ -265,6 +270,8 @@ export async function buildApp(options: AppOptions): Promise<App> {
   registerAccessTokenRoutes(app, { guard, accessTokens, securityEvents });
   const reads = new SiteReads(sites, cache);
   registerSiteRoutes(app, { guard, sites, reads });
+  const changeRequests = new ChangeRequestService({ db, dialect: database.dialect, clock, secrets, cache, sites, mailer, publicUrl: config.publicUrl });
+  registerChangeRequestRoutes(app, { guard, changeRequests });
   // Where pages fetch sites' configurations from: gathered in memory, written in batches, the rest at close.
   const publicOrigins = new PublicOrigins({ db, clock, onError: backgroundFailure('recording where public configurations were fetched from failed') }, { ...DEFAULT_ORIGIN_OPTIONS, ...options.publicOrigins });
   app.addHook('onClose', () => publicOrigins.close());
@@ -278,7 +285,13 @@ export async function buildApp(options: AppOptions): Promise<App> {
   const publicStreams = new PublicStreams({ configs: publicConfigs, cache, clock, log: app.log, maxStreams: config.publicStreamsMax }, { ...DEFAULT_STREAM_OPTIONS, ...options.delivery });
   // Before the server stops taking connections: open streams would otherwise hold its close forever.
   app.addHook('preClose', async () => publicStreams.close());
-  registerPublicRoutes(app, { configs: publicConfigs, answers: publicAnswers, streams: publicStreams, answered: (siteId, origin, referer) => publicOrigins.record(siteId, origin, referer) });
+  registerPublicRoutes(app, {
+    configs: publicConfigs,
+    answers: publicAnswers,
+    streams: publicStreams,
+    answered: (siteId, origin, referer) => publicOrigins.record(siteId, origin, referer),
+    preview: (publicKey, token) => changeRequests.preview(publicKey, token),
+  });
   const fastPathClient = clientAddress(config.trustProxy);
   publicFastPathHandler = publicFastPath({
     configs: publicConfigs,
@@ -305,6 +318,10 @@ export async function buildApp(options: AppOptions): Promise<App> {
   registerWebhookRoutes(app, { guard, webhooks, sender: webhookSender, recentAuthentication });
   app.addHook('onReady', async () => webhookSender.start());
   app.addHook('onClose', () => webhookSender.close());
+  // Every app server looks for due scheduled changes; each is claimed by one of them (src/change-requests/scheduler.ts).
+  const scheduledChanges = new ScheduledChanges({ db, dialect: database.dialect, clock, changeRequests, onError: backgroundFailure('applying scheduled changes failed') }, options.scheduledChanges);
+  app.addHook('onReady', async () => scheduledChanges.start());
+  app.addHook('onClose', () => scheduledChanges.close());
 
   // Hourly clean-up of ended sessions, tokens, rate-limit windows and old audit events; every server may run it.
   const pruning = setInterval(() => {

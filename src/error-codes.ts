@@ -1,6 +1,7 @@
 import { ACCESS_TOKEN_ERRORS } from './access-tokens/errors.js';
 import { ACCOUNT_ERRORS } from './account/errors.js';
 import { AUTH_ERRORS } from './auth/errors.js';
+import { CHANGE_REQUEST_ERRORS } from './change-requests/errors.js';
 import { DELIVERY_ERRORS } from './delivery/errors.js';
 import { EMAIL_VERIFICATION_ERRORS } from './email-verification/errors.js';
 import { HTTP_ERRORS } from './http/errors.js';
@@ -33,6 +34,7 @@ export const ERROR_CODE_LISTS = [
   WEBHOOK_ERRORS,
   OIDC_ERRORS,
   DELIVERY_ERRORS,
+  CHANGE_REQUEST_ERRORS,
 ] as const;
 
 /** Distributes over the union of lists: `keyof` of a union would keep only the keys all share. */

@@ -66,6 +66,8 @@ export interface TestAppOptions {
   databaseOutage?: AppOptions['databaseOutage'];
   /** The webhook sender's pacing; by default it looks for due deliveries every 20 ms. */
   webhooks?: AppOptions['webhooks'];
+  /** The scheduled changes' pacing and lease; see AppOptions. */
+  scheduledChanges?: AppOptions['scheduledChanges'];
   /** Single sign-on discovery's pacing and timeouts. */
   oidc?: AppOptions['oidc'];
   /** Told the SQL of every query the app runs. */
@@ -157,6 +159,7 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
     ...(options.httpLimits === undefined ? {} : { httpLimits: options.httpLimits }),
     ...(options.databaseOutage === undefined ? {} : { databaseOutage: options.databaseOutage }),
     webhooks: { pollIntervalMs: 20, ...options.webhooks },
+    ...(options.scheduledChanges === undefined ? {} : { scheduledChanges: options.scheduledChanges }),
     ...(options.oidc === undefined ? {} : { oidc: options.oidc }),
     ...(options.delivery === undefined ? {} : { delivery: options.delivery }),
     ...(options.publicOrigins === undefined ? {} : { publicOrigins: options.publicOrigins }),

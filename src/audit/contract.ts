@@ -21,6 +21,11 @@ export const AUDIT_ACTIONS = [
   'webhook.secret_rotated',
   'webhook.disabled',
   'webhook.deleted',
+  'change_request.opened',
+  'change_request.approved',
+  'change_request.declined',
+  'change_request.applied',
+  'change_request.failed',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

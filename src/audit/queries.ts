@@ -12,7 +12,7 @@ export type AuditEventRow = AuditEventsTable;
 export interface AuditEntry {
   workspaceId: string;
   action: AuditAction;
-  target: { type: 'workspace' | 'member' | 'invitation' | 'site' | 'webhook'; id: string; name: string };
+  target: { type: 'workspace' | 'member' | 'invitation' | 'site' | 'webhook' | 'change_request'; id: string; name: string };
   /** Facts about the change that name no secret (a role, changed paths, a version number). */
   details?: Record<string, unknown>;
 }

@@ -21,6 +21,7 @@ import * as workspaceTwoFactor from './migrations/020-workspace-two-factor.js';
 import * as publicKeys from './migrations/021-public-keys.js';
 import * as publicOrigins from './migrations/022-public-origins.js';
 import * as singleSignOn from './migrations/023-single-sign-on.js';
+import * as changeRequests from './migrations/024-change-requests.js';
 import type { DatabaseHandle } from './connect.js';
 import type { Database } from './schema.js';
 
@@ -48,6 +49,7 @@ const migrations: Record<string, Migration> = {
   '021-public-keys': publicKeys,
   '022-public-origins': publicOrigins,
   '023-single-sign-on': singleSignOn,
+  '024-change-requests': changeRequests,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -29,6 +29,9 @@ export interface Database {
   oidc_authorization_requests: OidcAuthorizationRequestsTable;
   oidc_pending_links: OidcPendingLinksTable;
   site_public_origins: SitePublicOriginsTable;
+  change_requests: ChangeRequestsTable;
+  change_request_approvals: ChangeRequestApprovalsTable;
+  change_request_comments: ChangeRequestCommentsTable;
 }
 
 export interface UsersTable {
@@ -247,6 +250,10 @@ export interface WorkspacesTable {
    * neither TOTP nor a passkey reaches none of its sites, members or settings.
    */
   require_two_factor: number;
+  /** 1 while direct changes by editors and admins are refused: they go through change requests. */
+  review_required: number;
+  /** How many approvals a change request needs before it is applied (1-5), while review is required. */
+  review_approvals: number;
   created_at: string;
   updated_at: string;
 }
@@ -446,4 +453,48 @@ export interface SitePublicOriginsTable {
   /** scheme://host[:port], lower-case, as a browser's Origin header names a page's origin. */
   origin: string;
   last_seen_at: string;
+}
+
+export interface ChangeRequestsTable {
+  id: string;
+  workspace_id: string;
+  site_id: string;
+  title: string;
+  description: string;
+  status: 'open' | 'scheduled' | 'applied' | 'declined' | 'closed' | 'failed';
+  /** Null once the author's account is deleted; their name and address stay as they were. */
+  author_id: string | null;
+  author_email: string;
+  author_name: string;
+  base_version: number;
+  /** JSON array of `{path, before, after}`, `before` being the value at base_version. */
+  changes: string;
+  scheduled_at: string | null;
+  applied_version: number | null;
+  /** JSON `{code, conflicts?}` when a scheduled apply failed. */
+  failure: string | null;
+  /** SHA-256 of the preview token: how the public endpoint finds the request. */
+  preview_token_hash: string;
+  /** The preview token, encrypted with ENCRYPTION_KEY and bound to the request's id. */
+  preview_token: string;
+  lease_owner: string | null;
+  lease_until: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ChangeRequestApprovalsTable {
+  change_request_id: string;
+  user_id: string;
+  at: string;
+}
+
+export interface ChangeRequestCommentsTable {
+  id: string;
+  change_request_id: string;
+  user_id: string | null;
+  user_email: string;
+  user_name: string;
+  body: string;
+  at: string;
 }

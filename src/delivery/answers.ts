@@ -41,6 +41,9 @@ export class PublicAnswers {
   readonly #notFound: PublicAnswer;
   readonly #invalidKey: PublicAnswer;
   readonly #tooManyStreams: PublicAnswer;
+  /** A change request's preview: for the one holding its token, never kept by any cache. */
+  readonly #preview: Readonly<Record<string, string>>;
+  readonly #previewNotFound: PublicAnswer;
   /** The headers of an event stream: never kept by a cache, never buffered by a proxy in front. */
   readonly streamHeaders: Readonly<Record<string, string>>;
   readonly #negotiated = new Map<string, ContentEncoding | undefined>();
@@ -68,6 +71,13 @@ export class PublicAnswers {
       DELIVERY_ERRORS.TOO_MANY_STREAMS,
       'This server holds as many event streams as it may; try again shortly, or poll the configuration instead.',
     );
+    this.#preview = Object.freeze({ ...base, 'cache-control': 'no-store', 'content-type': 'application/json; charset=utf-8' });
+    this.#previewNotFound = problemAnswer(
+      { ...base, 'cache-control': 'no-store' },
+      404,
+      SITE_ERRORS.SITE_NOT_FOUND,
+      'No change request of this site answers to this preview token: it is unknown, or the request has ended.',
+    );
     this.streamHeaders = Object.freeze({
       ...base,
       'content-type': 'text/event-stream; charset=utf-8',
@@ -75,6 +85,16 @@ export class PublicAnswers {
       // nginx passes the events on as they come instead of collecting them (docs/deployment.md).
       'x-accel-buffering': 'no',
     });
+  }
+
+  /** The configuration a change request would make, uncompressed and uncacheable: it is asked for by a few reviewers. */
+  preview(json: string): PublicAnswer {
+    const body = Buffer.from(json);
+    return { status: 200, headers: { ...this.#preview, 'content-length': body.length }, body };
+  }
+
+  get previewNotFound(): PublicAnswer {
+    return this.#previewNotFound;
   }
 
   get tooManyStreams(): PublicAnswer {

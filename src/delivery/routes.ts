@@ -6,7 +6,9 @@ import { type PublicAnswer, type PublicAnswers, writeAnswer } from './answers.js
 import { isPublicKey } from '../lib/public-keys.js';
 import type { PublicConfigs } from './public-configs.js';
 import type { PublicStreams } from './streams.js';
-import { NoQuery, PublicConfigSchema, PublicKeyParams } from './schema.js';
+import { NoQuery, PreviewQuery, PublicConfigSchema, PublicKeyParams } from './schema.js';
+import { publicConfig } from './document.js';
+import type { PublicSiteRow } from './queries.js';
 
 export interface PublicRouteDeps {
   configs: PublicConfigs;
@@ -14,6 +16,8 @@ export interface PublicRouteDeps {
   streams: PublicStreams;
   /** Told of each answer about a site, with the request's Origin or Referer (origins.ts). */
   answered: (siteId: string, origin: string | undefined, referer: string | undefined) => void;
+  /** The configuration as a change request would leave it, for its preview token; undefined when the token names none of this key's site. */
+  preview: (publicKey: string, token: string) => Promise<PublicSiteRow | undefined>;
 }
 
 const tags = ['public'];
@@ -45,13 +49,20 @@ export function registerPublicRoutes(app: App, deps: PublicRouteDeps): void {
         tags,
         security: [],
         params: PublicKeyParams,
-        querystring: NoQuery,
+        querystring: PreviewQuery,
         response: { 200: PublicConfigSchema, 304: Type.Null(), 400: ProblemSchema, 404: ProblemSchema },
       },
     },
     async (request, reply) => {
       const key = request.params.public_key;
       if (!isPublicKey(key)) return send(reply, deps.answers.invalidKey);
+      // A preview never goes through the cache of documents, and is sent with no-store: it must
+      // not reach anyone without the token, from this process or from a cache in front.
+      const token = request.query.preview;
+      if (token !== undefined) {
+        const previewed = await deps.preview(key, token);
+        return send(reply, previewed === undefined ? deps.answers.previewNotFound : deps.answers.preview(JSON.stringify(publicConfig(previewed))));
+      }
       const document = await deps.configs.load(key);
       if (document === undefined) return send(reply, deps.answers.notFound);
       deps.answered(document.siteId, request.headers.origin, request.headers.referer);

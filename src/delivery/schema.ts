@@ -29,6 +29,14 @@ export const PublicKeyParams = Type.Object({
 
 /** The public path takes no query parameters: one URL per site keeps every HTTP cache in front of it to one entry. */
 export const NoQuery = Type.Object({}, { additionalProperties: false });
+export const PreviewQuery = Type.Object(
+  {
+    preview: Type.Optional(
+      Type.String({ maxLength: 100, description: "A change request's preview token: the configuration as the request would leave it, Cache-Control: no-store; 404 once the request has ended" }),
+    ),
+  },
+  { additionalProperties: false },
+);
 
 /** What the dashboard's Install section shows of a site: its key, the snippet, and where it was fetched from. */
 export const SiteInstallSchema = Type.Object({

@@ -184,3 +184,49 @@ export function partnerStatusMessage(to: string, change: { siteName: string; wor
   const subject = status === 'error' ? `Partner connection failing: ${headerText(siteName)}` : `Partner connection working again: ${headerText(siteName)}`;
   return { to, subject, text, html };
 }
+
+/** To a change request's author when its scheduled apply could not be made. */
+export function changeRequestFailedMessage(to: string, failure: { title: string; siteName: string; reason: string; link: string }): MailMessage {
+  const { title, siteName, reason, link } = failure;
+  const text = [
+    'Hello,',
+    '',
+    `Your change "${title}" to the site "${siteName}" was due to go live now, but was not applied: ${reason}`,
+    '',
+    'Nothing of the site changed. Open the request to see why, and propose the change again:',
+    '',
+    link,
+  ].join('\n');
+  const html = `<!doctype html>
+<html lang="en"><body style="font-family: system-ui, sans-serif; color: #1f2937; line-height: 1.5">
+<p>Hello,</p>
+<p>Your change <strong>${escapeHtml(title)}</strong> to the site <strong>${escapeHtml(siteName)}</strong> was due to go live now, but was not applied: ${escapeHtml(reason)}</p>
+<p>Nothing of the site changed. Open the request to see why, and propose the change again.</p>
+<p><a href="${escapeHtml(link)}" style="display: inline-block; background: #4f46e5; color: #ffffff; padding: 10px 18px; border-radius: 6px; text-decoration: none">Open the site</a></p>
+</body></html>`;
+  return { to, subject: `Scheduled change not applied: ${headerText(title)}`, text, html };
+}
+
+/** What happened to a change request, told to those who act next: reviewers when it opens, its author after. */
+export type ChangeRequestEvent = 'opened' | 'approved' | 'declined' | 'applied';
+
+const CHANGE_REQUEST_EVENT_TEXT: Record<ChangeRequestEvent, { subject: string; sentence: (who: string) => string }> = {
+  opened: { subject: 'Change waiting for review', sentence: (who) => `${who} proposed a change that waits for your review.` },
+  approved: { subject: 'Change approved', sentence: (who) => `${who} approved your change.` },
+  declined: { subject: 'Change declined', sentence: (who) => `${who} declined your change.` },
+  applied: { subject: 'Change applied', sentence: () => 'Your change is live: it was applied as a new version of the site.' },
+};
+
+export function changeRequestMessage(to: string, event: ChangeRequestEvent, request: { title: string; siteName: string; actor: string; link: string }): MailMessage {
+  const { title, siteName, actor, link } = request;
+  const { subject, sentence } = CHANGE_REQUEST_EVENT_TEXT[event];
+  const text = ['Hello,', '', sentence(actor), '', `"${title}" on the site "${siteName}":`, '', link].join('\n');
+  const html = `<!doctype html>
+<html lang="en"><body style="font-family: system-ui, sans-serif; color: #1f2937; line-height: 1.5">
+<p>Hello,</p>
+<p>${escapeHtml(sentence(actor))}</p>
+<p><strong>${escapeHtml(title)}</strong> on the site <strong>${escapeHtml(siteName)}</strong>.</p>
+<p><a href="${escapeHtml(link)}" style="display: inline-block; background: #4f46e5; color: #ffffff; padding: 10px 18px; border-radius: 6px; text-decoration: none">Open the site</a></p>
+</body></html>`;
+  return { to, subject: `${subject}: ${headerText(title)}`, text, html };
+}

@@ -22,6 +22,9 @@ export const WORKSPACE_ACTIONS = [
   'audit.read',
   'webhook.manage',
   'owner.grant',
+  'review.manage',
+  'change_request.open',
+  'change_request.review',
 ] as const;
 export type WorkspaceAction = (typeof WORKSPACE_ACTIONS)[number];
 
@@ -33,7 +36,8 @@ const OWNERS: readonly WorkspaceRole[] = ['owner'];
 /**
  * The permission table: which roles may take each action. A viewer reads sites and members; an
  * editor also creates and updates sites and runs partner checks; an admin also deletes sites,
- * manages members below owner, invitations and webhooks, and reads the audit log; an owner also renames or
+ * manages members below owner, invitations and webhooks, sets the review policy, approves
+ * change requests and reads the audit log; an owner also renames or
  * deletes the workspace and makes (or unmakes) owners.
  */
 export const PERMISSIONS: Readonly<Record<WorkspaceAction, readonly WorkspaceRole[]>> = {
@@ -52,4 +56,10 @@ export const PERMISSIONS: Readonly<Record<WorkspaceAction, readonly WorkspaceRol
   'audit.read': ADMINS,
   'webhook.manage': ADMINS,
   'owner.grant': OWNERS,
+  // The review policy: whether changes need review and how many approvals.
+  'review.manage': ADMINS,
+  // Proposing a change, and commenting on one.
+  'change_request.open': EDITORS,
+  // Approving, declining and applying someone else's change request.
+  'change_request.review': ADMINS,
 };

@@ -34,7 +34,7 @@ export const PERSONAL_WORKSPACE_NAME = 'Personal';
 /** A new user's personal workspace, with them as its owner; in the transaction that creates the user. */
 export async function insertPersonalWorkspace(trx: Transaction<Database>, userId: string, now: Date): Promise<WorkspaceRow> {
   const at = now.toISOString();
-  const workspace: WorkspaceRow = { id: newId(now), name: PERSONAL_WORKSPACE_NAME, personal_user_id: userId, require_two_factor: 0, created_at: at, updated_at: at };
+  const workspace: WorkspaceRow = { id: newId(now), name: PERSONAL_WORKSPACE_NAME, personal_user_id: userId, require_two_factor: 0, review_required: 0, review_approvals: 1, created_at: at, updated_at: at };
   await trx.insertInto('workspaces').values(workspace).execute();
   await trx.insertInto('workspace_members').values({ workspace_id: workspace.id, user_id: userId, role: 'owner', joined_at: at }).execute();
   return workspace;
@@ -201,6 +201,10 @@ export function deleteMember(trx: Transaction<Database>, workspaceId: string, us
 
 export function renameWorkspace(trx: Transaction<Database>, workspaceId: string, name: string, now: string): Promise<unknown> {
   return trx.updateTable('workspaces').set({ name, updated_at: now }).where('id', '=', workspaceId).execute();
+}
+
+export function setReviewPolicy(trx: Transaction<Database>, workspaceId: string, review: { required: boolean; approvals: number }, now: string): Promise<unknown> {
+  return trx.updateTable('workspaces').set({ review_required: review.required ? 1 : 0, review_approvals: review.approvals, updated_at: now }).where('id', '=', workspaceId).execute();
 }
 
 export function setRequireTwoFactor(trx: Transaction<Database>, workspaceId: string, required: boolean, now: string): Promise<unknown> {

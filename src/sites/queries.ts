@@ -105,6 +105,8 @@ const siteForUpdateIn = (dialect: DialectName) =>
           .where('webhooks.enabled', '=', 1)
           .as('webhook_count'),
       )
+      // Whether the workspace requires review of direct changes, read in the same round trip.
+      .select((eb) => eb.selectFrom('workspaces').select('workspaces.review_required').whereRef('workspaces.id', '=', 'sites.workspace_id').as('review_required'))
       .where('sites.id', '=', p.id);
     // The site's row alone: a role change committed while the write runs orders after it, and one
     // user's writes to different sites do not wait for each other on their membership row.
@@ -143,18 +145,19 @@ export async function findSite(db: Kysely<Database>, caller: SiteCaller, id: str
   return splitRole(await siteById.executeTakeFirst(db, { userId: caller.userId, scope: caller.workspaceId, id }));
 }
 
-/** A site locked for a change, with how many enabled webhooks its workspace has. */
+/** A site locked for a change, with how many enabled webhooks its workspace has and whether it requires review. */
 export interface LockedSiteRow extends MemberSiteRow {
   webhooks: number;
+  reviewRequired: boolean;
 }
 
 /** The row and the caller's membership, locked until the transaction ends, so a read-merge-write cannot interleave. */
 export async function findSiteForUpdate(trx: Transaction<Database>, dialect: DialectName, caller: SiteCaller, id: string): Promise<LockedSiteRow | undefined> {
   const row = await siteForUpdate[dialect].executeTakeFirst(trx, { userId: caller.userId, scope: caller.workspaceId, id });
   if (row === undefined) return undefined;
-  const { webhook_count, ...rest } = row;
+  const { webhook_count, review_required, ...rest } = row;
   const found = splitRole(rest);
-  return found === undefined ? undefined : { ...found, webhooks: Number(webhook_count ?? 0) };
+  return found === undefined ? undefined : { ...found, webhooks: Number(webhook_count ?? 0), reviewRequired: Number(review_required ?? 0) === 1 };
 }
 
 /**

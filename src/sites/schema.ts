@@ -234,6 +234,8 @@ export const SiteVersionSchema = Type.Object({
   via: Type.Object({
     type: Type.Enum(AUDIT_VIA_TYPES),
     access_token: Type.Optional(Type.Object({ id: Type.String(), name: Type.String() })),
+    change_request: Type.Optional(Type.Object({ id: Type.String(), title: Type.String() }, { description: 'The change request this version applied' })),
+    review_bypassed: Type.Optional(Type.Boolean({ description: 'true when an owner changed the site directly while its workspace required review' })),
   }),
   changes: Type.Array(SiteChangeSchema),
   restored_from: Type.Union([Type.Integer(), Type.Null()], { description: 'The version this one restored, when it is a restore' }),

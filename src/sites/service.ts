@@ -21,6 +21,7 @@ import {
   listSites,
   listSitesOrdered,
   listTrashedSites,
+  type LockedSiteRow,
   lockSiteInWorkspace,
   type MemberSiteRow,
   type SiteCaller,
@@ -49,10 +50,11 @@ import { type ChangeOrigin, SYSTEM } from '../audit/origin.js';
 import { auditEventRow, recordAuditEvent } from '../audit/queries.js';
 import { eventActor, publishWebhookEvent } from '../webhooks/outbox.js';
 import type { WebhookEventType } from '../webhooks/contract.js';
-import { changedPaths, siteChanges } from './diff.js';
+import { changedPaths, type SiteChange, siteChanges } from './diff.js';
 import { decodeTrashCursor, encodeTrashCursor, trashEntry } from './trash.js';
 import { saveSiteChange } from './save.js';
-import { findSiteVersion, insertSiteVersion, listSiteVersions, type SiteVersionJson, siteVersionRow, siteVersionToJson } from './versions.js';
+import { findSiteVersion, insertSiteVersion, listSiteVersions, type SiteVersionJson, siteVersionRow, siteVersionToJson, type VersionReview } from './versions.js';
+import { CHANGE_REQUEST_ERRORS } from '../change-requests/errors.js';
 
 function versionNotFound(version: number): AppError {
   return new AppError(404, SITE_ERRORS.VERSION_NOT_FOUND, `This site has no version ${version}.`);
@@ -100,9 +102,25 @@ export const DEFAULT_PARTNER_SETTINGS: StoredPartnerSettings = {
 const CLIENT_PARTNER_FIELDS: ReadonlyArray<keyof StoredPartnerSettings & keyof PartnerSettingsUpdate> = PARTNER_EDITABLE_FIELDS;
 
 /** A site locked for a change, and whether its workspace has webhooks to tell (counted in the same read). */
-interface LockedSite {
+export interface LockedSite {
   row: SiteRow;
   webhooks: number;
+}
+
+/**
+ * While a workspace requires review, a direct change is an owner's alone, and its version says
+ * it bypassed review; editors and admins propose a change request instead.
+ */
+function directChangeReview(found: LockedSiteRow): VersionReview | undefined {
+  if (!found.reviewRequired) return undefined;
+  if (found.role !== 'owner') {
+    throw new AppError(
+      403,
+      CHANGE_REQUEST_ERRORS.REVIEW_REQUIRED,
+      'This workspace requires review of changes: propose this change as a change request (POST /api/v1/sites/{id}/change-requests) instead.',
+    );
+  }
+  return { review_bypassed: true };
 }
 
 /** A partner connection that stopped working, or works again: what its workspace's admins are told. */
@@ -350,12 +368,13 @@ export class SiteService {
   /** `touched` learns the site's workspace once it is read, for the cache to be told. */
   #updateLocked(caller: SiteCaller, origin: ChangeOrigin, id: string, input: SiteUpdate, ifMatch: string | undefined, touched: { workspaceId?: string }): Promise<SiteRow> {
     return this.deps.db.transaction().execute(async (trx) => {
-      const locked = await this.#lockFor(trx, caller, id, 'site.update');
-      touched.workspaceId = locked.row.workspace_id;
-      if (!ifMatchSatisfied(ifMatch, siteEtag(locked.row))) {
+      const found = await this.#lockFoundFor(trx, caller, id, 'site.update');
+      touched.workspaceId = found.site.workspace_id;
+      const review = directChangeReview(found);
+      if (!ifMatchSatisfied(ifMatch, siteEtag(found.site))) {
         throw new AppError(412, SITE_ERRORS.PRECONDITION_FAILED, 'The site has changed since you read it (If-Match does not match); reload it and apply your change again.');
       }
-      return this.#save(trx, origin, locked, input);
+      return this.#save(trx, origin, { row: found.site, webhooks: found.webhooks }, input, { review });
     });
   }
 
@@ -363,15 +382,29 @@ export class SiteService {
    * Saves an update of a locked row as the next version, in the caller's transaction: the row, its
    * version in the history and its audit event commit together or not at all.
    */
-  async #save(trx: Transaction<Database>, origin: ChangeOrigin, { row, webhooks }: LockedSite, input: SiteUpdate, restoredFrom?: number): Promise<SiteRow> {
+  async #save(
+    trx: Transaction<Database>,
+    origin: ChangeOrigin,
+    { row, webhooks }: LockedSite,
+    input: SiteUpdate,
+    how: { restoredFrom?: number; review?: VersionReview | undefined } = {},
+  ): Promise<SiteRow> {
+    const { restoredFrom, review } = how;
     const updated: SiteRow = { ...row, ...this.#changes(row, input), version: row.version + 1, updated_at: this.deps.clock.now().toISOString() };
     const changes = siteChanges(row, updated);
-    const version = siteVersionRow(origin, { site: siteToJson(updated), version: updated.version, changes, ...(restoredFrom === undefined ? {} : { restoredFrom }) });
+    const version = siteVersionRow(origin, {
+      site: siteToJson(updated),
+      version: updated.version,
+      changes,
+      ...(restoredFrom === undefined ? {} : { restoredFrom }),
+      ...(review === undefined ? {} : { review }),
+    });
     const { paths, token } = changedPaths(changes);
     const facts = {
       changed: paths,
       ...(token === undefined ? {} : { access_token: token }),
       ...(restoredFrom === undefined ? {} : { restored_from: restoredFrom }),
+      ...review,
     };
     const action = restoredFrom === undefined ? 'site.updated' : 'site.restored';
     const event = auditEventRow(this.deps.clock, origin, { workspaceId: row.workspace_id, action, target: siteTarget(updated), details: { version: updated.version, ...facts } });
@@ -407,15 +440,17 @@ export class SiteService {
     let workspaceId: string | undefined;
     try {
       return await this.deps.db.transaction().execute(async (trx) => {
-        const locked = await this.#lockFor(trx, caller, id, 'site.update');
+        const found = await this.#lockFoundFor(trx, caller, id, 'site.update');
+        const locked = { row: found.site, webhooks: found.webhooks };
         const { row } = locked;
         workspaceId = row.workspace_id;
+        const review = directChangeReview(found);
         if (!ifMatchSatisfied(ifMatch, siteEtag(row))) {
           throw new AppError(412, SITE_ERRORS.PRECONDITION_FAILED, 'The site has changed since you read it (If-Match does not match); reload it and restore again.');
         }
-        const found = await findSiteVersion(trx, id, version);
-        if (found === undefined) throw versionNotFound(version);
-        const site = await this.#save(trx, origin, locked, restoreInput(siteVersionToJson(found, true).site), version);
+        const recorded = await findSiteVersion(trx, id, version);
+        if (recorded === undefined) throw versionNotFound(version);
+        const site = await this.#save(trx, origin, locked, restoreInput(siteVersionToJson(recorded, true).site), { restoredFrom: version, review });
         // The token stays unless the restored URLs point at other origins, which it is not bound to.
         const token = row.partner_access_token !== null && site.partner_access_token === null ? 'cleared' : 'kept';
         return { site, token };
@@ -494,11 +529,36 @@ export class SiteService {
 
   /** The site, locked, with the caller's role read under the same lock; it must allow `action`. */
   async #lockFor(trx: Transaction<Database>, caller: SiteCaller, id: string, action: WorkspaceAction): Promise<LockedSite> {
+    const found = await this.#lockFoundFor(trx, caller, id, action);
+    return { row: found.site, webhooks: found.webhooks };
+  }
+
+  /** As #lockFor, with the caller's role and the workspace's review policy. */
+  async #lockFoundFor(trx: Transaction<Database>, caller: SiteCaller, id: string, action: WorkspaceAction): Promise<LockedSiteRow> {
     const found = await findSiteForUpdate(trx, this.deps.dialect, caller, id);
     if (found === undefined) throw siteNotFound();
     assertTwoFactorMet(caller.twoFactorMissingIn, found.site.workspace_id);
     assertCan(found.role, action, siteNotFound);
-    return { row: found.site, webhooks: found.webhooks };
+    return found;
+  }
+
+  /**
+   * Saves a reviewed change (an applied change request) onto a site already locked in the caller's
+   * transaction, as the next version naming the request: the same merge, history, audit event and
+   * webhook event as a PUT. The caller reports the write to the cache (`changeTags`) after it ends.
+   */
+  saveReviewed(trx: Transaction<Database>, origin: ChangeOrigin, locked: LockedSite, input: SiteUpdate, changeRequest: { id: string; title: string }): Promise<SiteRow> {
+    return this.#save(trx, origin, locked, input, { review: { change_request: changeRequest } });
+  }
+
+  /**
+   * The proposal a PUT body would make of the site, nothing written: the same checks (400 naming
+   * the field, 413 for sizes) and the same merge, and what it changes, path by path.
+   */
+  proposeChange(row: SiteRow, input: SiteUpdate): { proposed: SiteRow; changes: SiteChange[] } {
+    checkSiteInput(input);
+    const proposed: SiteRow = { ...row, ...this.#changes(row, input) };
+    return { proposed, changes: siteChanges(row, proposed) };
   }
 
   /** The columns an input changes; fields left out keep their value. */

@@ -23,14 +23,23 @@ export function insertVersionQuery(db: QueryCreator<Database>, p: SiteVersionRow
 // Written on every site change, so built and compiled once.
 const insertVersion = new PreparedQuery(insertVersionQuery);
 
+/** How review saw a version: made by applying a change request, or directly by an owner while review is required. */
+export interface VersionReview {
+  change_request?: { id: string; title: string };
+  review_bypassed?: true;
+}
+
 /** A site's version as stored: who made it and how, the site as the API shows it, what changed. */
-export function siteVersionRow(origin: ChangeOrigin, entry: { site: SiteJson; version: number; changes: readonly SiteChange[]; restoredFrom?: number }): SiteVersionRow {
+export function siteVersionRow(
+  origin: ChangeOrigin,
+  entry: { site: SiteJson; version: number; changes: readonly SiteChange[]; restoredFrom?: number; review?: VersionReview },
+): SiteVersionRow {
   return {
     site_id: entry.site.id,
     version: entry.version,
     created_at: entry.site.updated_at,
     ...originColumns(origin),
-    changes: JSON.stringify({ changes: entry.changes, restored_from: entry.restoredFrom ?? null }),
+    changes: JSON.stringify({ changes: entry.changes, restored_from: entry.restoredFrom ?? null, ...entry.review }),
     site: JSON.stringify(versionedSite(entry.site)),
   };
 }
@@ -58,11 +67,17 @@ export function findSiteVersion(db: Kysely<Database>, siteId: string, version: n
 }
 
 export function siteVersionToJson(row: SiteVersionRow, withSite: boolean): SiteVersionJson {
-  const recorded = JSON.parse(row.changes) as { changes: SiteChange[]; restored_from: number | null };
+  const recorded = JSON.parse(row.changes) as { changes: SiteChange[]; restored_from: number | null } & VersionReview;
+  const origin = originJson(row);
   const json: SiteVersionJson = {
     version: row.version,
     created_at: row.created_at,
-    ...originJson(row),
+    actor: origin.actor,
+    via: {
+      ...origin.via,
+      ...(recorded.change_request === undefined ? {} : { change_request: recorded.change_request }),
+      ...(recorded.review_bypassed === true ? { review_bypassed: true } : {}),
+    },
     changes: recorded.changes,
     restored_from: recorded.restored_from,
   };

@@ -9,6 +9,8 @@ export const WEBHOOK_EVENT_TYPES = [
   'partner.status_changed',
   'member.joined',
   'member.removed',
+  'change_request.opened',
+  'change_request.applied',
 ] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 

@@ -247,7 +247,7 @@ describe('the link and accepting', () => {
 
     const accepted = await acceptByApi(person.bearer, token);
     assert.equal(accepted.status, 200, accepted.text);
-    assert.deepEqual(accepted.json().workspace, { id: workspace, name: 'Support team', role: 'editor', personal: false, require_two_factor: false, created_at: accepted.json().workspace.created_at });
+    assert.deepEqual(accepted.json().workspace, { id: workspace, name: 'Support team', role: 'editor', personal: false, require_two_factor: false, review: { required: false, approvals: 1 }, created_at: accepted.json().workspace.created_at });
     assert.equal(await roleIn(workspace, person.id), 'editor');
     // The new member sees the workspace at once (the membership caches were told).
     const list = (await call('GET', '/api/v1/workspaces', { headers: { authorization: person.bearer } })).json();

@@ -5,7 +5,15 @@ import type { InvitationJson, MemberJson, WorkspaceJson } from './schema.js';
 
 /** A workspace as its member `userId` sees it. */
 export function workspaceToJson(row: MemberWorkspaceRow, userId: string): WorkspaceJson {
-  return { id: row.id, name: row.name, role: row.role, personal: row.personal_user_id === userId, require_two_factor: row.require_two_factor === 1, created_at: row.created_at };
+  return {
+    id: row.id,
+    name: row.name,
+    role: row.role,
+    personal: row.personal_user_id === userId,
+    require_two_factor: row.require_two_factor === 1,
+    review: { required: row.review_required === 1, approvals: row.review_approvals },
+    created_at: row.created_at,
+  };
 }
 
 export function memberToJson(row: MemberRow): MemberJson {

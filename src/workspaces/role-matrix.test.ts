@@ -38,6 +38,8 @@ interface Team {
   invitation: string;
   /** A webhook of the workspace. */
   webhook: string;
+  /** An open change request on the site, proposed by the editor. */
+  changeRequest: string;
 }
 
 interface Route {
@@ -125,6 +127,34 @@ const ROUTES: Route[] = [
   { action: 'webhook.manage', method: 'POST', status: 202, kind: 'workspace', url: (team) => `/api/v1/workspaces/${team.workspace}/webhooks/${team.webhook}/test` },
   { action: 'webhook.manage', method: 'GET', status: 200, kind: 'workspace', url: (team) => `/api/v1/workspaces/${team.workspace}/webhooks/${team.webhook}/deliveries` },
   { action: 'webhook.manage', method: 'DELETE', status: 204, kind: 'workspace', url: (team) => `/api/v1/workspaces/${team.workspace}/webhooks/${team.webhook}` },
+  {
+    action: 'review.manage',
+    method: 'PATCH',
+    status: 200,
+    kind: 'workspace',
+    url: (team) => `/api/v1/workspaces/${team.workspace}`,
+    payload: () => ({ review: { required: false, approvals: 2 } }),
+  },
+  {
+    action: 'change_request.open',
+    method: 'POST',
+    status: 201,
+    kind: 'site',
+    url: (team) => `/api/v1/sites/${team.site}/change-requests`,
+    payload: () => ({ title: 'Proposal', changes: { ai_settings: 'proposed' } }),
+  },
+  {
+    action: 'change_request.open',
+    method: 'POST',
+    status: 200,
+    kind: 'site',
+    url: (team) => `/api/v1/sites/${team.site}/change-requests/${team.changeRequest}/comments`,
+    payload: () => ({ body: 'A comment' }),
+  },
+  { action: 'change_request.review', method: 'POST', status: 200, kind: 'site', url: (team) => `/api/v1/sites/${team.site}/change-requests/${team.changeRequest}/approve` },
+  { action: 'change_request.review', method: 'POST', status: 200, kind: 'site', url: (team) => `/api/v1/sites/${team.site}/change-requests/${team.changeRequest}/decline`, payload: () => ({}) },
+  { action: 'site.read', method: 'GET', status: 200, kind: 'site', url: (team) => `/api/v1/sites/${team.site}/change-requests/${team.changeRequest}` },
+  { action: 'site.read', method: 'GET', status: 200, kind: 'workspace', url: (team) => `/api/v1/change-requests?workspace_id=${team.workspace}` },
   { action: 'partner.read', method: 'GET', status: 200, kind: 'site', url: (team) => `/api/v1/sites/${team.site}/partner/checks` },
   { action: 'partner.check', method: 'POST', status: 200, kind: 'site', url: (team) => `/api/v1/sites/${team.site}/partner/check` },
   { action: 'partner.check', method: 'POST', status: 200, kind: 'site', url: (team) => `/api/v1/sites/${team.site}/partner/test`, payload: () => ({ partner_settings: {} }) },
@@ -165,6 +195,13 @@ async function newTeam(people: { actors: Record<Actor, SignedUpUser>; subject: S
     payload: { url: 'http://127.0.0.1:9/', events: ['site.updated'] },
   });
   assert.equal(webhook.statusCode, 201, webhook.body);
+  const proposed = await t.app.inject({
+    method: 'POST',
+    url: `/api/v1/sites/${site.id}/change-requests`,
+    headers: { authorization: actors.editor.bearer },
+    payload: { title: 'Open request', changes: { widget: 'proposed' } },
+  });
+  assert.equal(proposed.statusCode, 201, proposed.body);
   return {
     workspace,
     actors,
@@ -173,6 +210,7 @@ async function newTeam(people: { actors: Record<Actor, SignedUpUser>; subject: S
     trashed: trashed.id,
     invitation: invited.json<{ invitation: { id: string } }>().invitation.id,
     webhook: webhook.json<{ webhook: { id: string } }>().webhook.id,
+    changeRequest: proposed.json<{ change_request: { id: string } }>().change_request.id,
   };
 }
 
@@ -214,6 +252,10 @@ for (const route of ROUTES) {
         assert.equal(workspace?.name, 'Matrix');
         const invitations = await t.database.db.selectFrom('invitations').select('email').where('workspace_id', '=', team.workspace).where('revoked_at', 'is', null).execute();
         assert.deepEqual(invitations, [{ email: 'pending@example.com' }]);
+        const requests = await t.database.db.selectFrom('change_requests').select(['status', 'title']).where('site_id', '=', team.site).execute();
+        assert.deepEqual(requests, [{ status: 'open', title: 'Open request' }]);
+        const reviewed = await t.database.db.selectFrom('workspaces').select(['review_required', 'review_approvals']).where('id', '=', team.workspace).executeTakeFirst();
+        assert.deepEqual(reviewed, { review_required: 0, review_approvals: 1 });
         const webhooks = await t.database.db.selectFrom('webhooks').select(['url', 'description']).where('workspace_id', '=', team.workspace).execute();
         assert.deepEqual(webhooks, [{ url: 'http://127.0.0.1:9/', description: '' }]);
       }

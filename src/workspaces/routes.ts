@@ -80,7 +80,7 @@ export function registerWorkspaceRoutes(
       preValidation: trimName,
       schema: {
         summary:
-          'Change a workspace (owner): rename it, or require two-factor authentication of its members (turning it on needs it on your own account: 409 two_factor_setup_required; the members who lack it are mailed)',
+          'Change a workspace: rename it or require two-factor authentication of its members (owners; turning it on needs it on your own account: 409 two_factor_setup_required; the members who lack it are mailed), or set its review policy (admins and owners)',
         tags,
         security,
         params: WorkspaceParams,
@@ -89,10 +89,11 @@ export function registerWorkspaceRoutes(
       },
     },
     async (request) => {
-      const { name, require_two_factor: requireTwoFactor } = request.body;
+      const { name, require_two_factor: requireTwoFactor, review } = request.body;
       const { workspace, requirementTurnedOn } = await workspaces.update(changeOriginOf(request), request.params.id, {
         ...(name === undefined ? {} : { name }),
         ...(requireTwoFactor === undefined ? {} : { requireTwoFactor }),
+        ...(review === undefined ? {} : { review }),
       });
       if (requirementTurnedOn) await deps.twoFactorNotices.send(workspace);
       return { workspace };

@@ -1,14 +1,23 @@
 import { Type, type Static } from 'typebox';
 import { WORKSPACE_ROLES } from '../memberships/contract.js';
-import { WORKSPACE_NAME_MAX_LENGTH } from './contract.js';
+import { REVIEW_APPROVALS_MAX, REVIEW_APPROVALS_MIN, WORKSPACE_NAME_MAX_LENGTH } from './contract.js';
 import { EMAIL_MAX_LENGTH } from '../users/schema.js';
 
-export { WORKSPACE_NAME_MAX_LENGTH } from './contract.js';
+export { REVIEW_APPROVALS_MAX, REVIEW_APPROVALS_MIN, WORKSPACE_NAME_MAX_LENGTH } from './contract.js';
 
 const Role = Type.Enum(WORKSPACE_ROLES);
 // As sites' ids: any text up to 64 characters; one that names nothing of the caller's is 404.
 const Id = Type.String({ maxLength: 64 });
 const Name = Type.String({ minLength: 1, maxLength: WORKSPACE_NAME_MAX_LENGTH });
+
+export const ReviewPolicySchema = Type.Object(
+  {
+    required: Type.Boolean({ description: 'Whether changes to sites go through change requests: editors and admins cannot change a site directly (403 review_required); owners can, recorded as bypassing review' }),
+    approvals: Type.Integer({ minimum: REVIEW_APPROVALS_MIN, maximum: REVIEW_APPROVALS_MAX, description: 'Approvals a change request needs before it is applied, while review is required' }),
+  },
+  { additionalProperties: false },
+);
+export type ReviewPolicy = Static<typeof ReviewPolicySchema>;
 
 export const WorkspaceSchema = Type.Object({
   id: Type.String(),
@@ -18,6 +27,7 @@ export const WorkspaceSchema = Type.Object({
   require_two_factor: Type.Boolean({
     description: 'Whether members need two-factor authentication (TOTP or a passkey) to reach its sites, members and settings; owners set it (PATCH)',
   }),
+  review: ReviewPolicySchema,
   created_at: Type.String({ format: 'date-time' }),
 });
 export type WorkspaceJson = Static<typeof WorkspaceSchema>;
@@ -41,8 +51,17 @@ export const WorkspaceUpdateBody = Type.Object(
     require_two_factor: Type.Optional(
       Type.Boolean({ description: 'Require two-factor authentication of every member. Turning it on needs it on your own account first (409 two_factor_setup_required), and mails the members who lack it' }),
     ),
+    review: Type.Optional(
+      Type.Object(
+        {
+          required: Type.Optional(ReviewPolicySchema.properties.required),
+          approvals: Type.Optional(ReviewPolicySchema.properties.approvals),
+        },
+        { additionalProperties: false, description: 'The review policy (admins and owners); a field left out keeps its value' },
+      ),
+    ),
   },
-  { additionalProperties: false, minProperties: 1, description: 'What to change (owner); a field left out keeps its value' },
+  { additionalProperties: false, minProperties: 1, description: 'What to change: the name and the two-factor requirement (owners), the review policy (admins and owners); a field left out keeps its value' },
 );
 export const MemberUpdateBody = Type.Object({ role: Role }, { additionalProperties: false });
 

@@ -32,6 +32,7 @@ import {
   type MemberWorkspaceRow,
   renameWorkspace,
   setRequireTwoFactor,
+  setReviewPolicy,
   updateMemberRole,
   type WorkspaceRow,
 } from '../memberships/queries.js';
@@ -52,6 +53,8 @@ export const MAX_WORKSPACES_PER_USER = 100;
 export interface WorkspaceChanges {
   name?: string;
   requireTwoFactor?: boolean;
+  /** The review policy (admins and owners); a field left out keeps its value. */
+  review?: { required?: boolean; approvals?: number };
 }
 
 const memberNotFound = () => new AppError(404, WORKSPACE_ERRORS.MEMBER_NOT_FOUND, 'This user is not a member of the workspace.');
@@ -80,7 +83,7 @@ export class WorkspaceService {
   async create(origin: PersonOrigin, name: string): Promise<WorkspaceJson> {
     const userId = origin.actor.id;
     const now = this.deps.clock.now();
-    const workspace: WorkspaceRow = { id: newId(now), name: name.trim(), personal_user_id: null, require_two_factor: 0, created_at: now.toISOString(), updated_at: now.toISOString() };
+    const workspace: WorkspaceRow = { id: newId(now), name: name.trim(), personal_user_id: null, require_two_factor: 0, review_required: 0, review_approvals: 1, created_at: now.toISOString(), updated_at: now.toISOString() };
     try {
       await this.deps.db.transaction().execute(async (trx) => {
         if ((await countMemberships(trx, userId)) >= MAX_WORKSPACES_PER_USER) {
@@ -104,14 +107,16 @@ export class WorkspaceService {
 
   /**
    * Renames the workspace and turns its requirement of two-factor authentication on or off
-   * (owners). An owner turns it on only with a second factor of their own (409
+   * (owners), and sets its review policy (admins and owners). An owner turns it on only with a second factor of their own (409
    * two_factor_setup_required): they would otherwise shut themselves out. Every member's principal
    * depends on the workspace's row (workspaceTag), so the requirement holds from their next request.
    */
   async update(origin: PersonOrigin, workspaceId: string, changes: WorkspaceChanges): Promise<{ workspace: WorkspaceJson; requirementTurnedOn: boolean }> {
     const userId = origin.actor.id;
     return this.#locked(userId, workspaceId, [workspaceTag(workspaceId)], async (trx, workspace) => {
-      assertCan(workspace.role, 'workspace.update', workspaceNotFound);
+      // The name and the two-factor requirement are the owners'; the review policy is the admins' too.
+      if (changes.name !== undefined || changes.requireTwoFactor !== undefined) assertCan(workspace.role, 'workspace.update', workspaceNotFound);
+      if (changes.review !== undefined) assertCan(workspace.role, 'review.manage', workspaceNotFound);
       const now = this.deps.clock.now().toISOString();
       const details: Record<string, { before: unknown; after: unknown }> = {};
       const name = changes.name?.trim() ?? workspace.name;
@@ -125,10 +130,22 @@ export class WorkspaceService {
         await setRequireTwoFactor(trx, workspaceId, required, now);
         details.require_two_factor = { before: !required, after: required };
       }
+      const review = { required: changes.review?.required ?? workspace.review_required === 1, approvals: changes.review?.approvals ?? workspace.review_approvals };
+      if (review.required !== (workspace.review_required === 1) || review.approvals !== workspace.review_approvals) {
+        await setReviewPolicy(trx, workspaceId, review, now);
+        details.review = { before: { required: workspace.review_required === 1, approvals: workspace.review_approvals }, after: review };
+      }
       if (Object.keys(details).length > 0) {
         await recordAuditEvent(trx, this.deps.clock, origin, { workspaceId, action: 'workspace.updated', target: { type: 'workspace', id: workspaceId, name }, details });
       }
-      const updated = { ...workspace, name, require_two_factor: required ? 1 : 0, updated_at: details.name === undefined && details.require_two_factor === undefined ? workspace.updated_at : now };
+      const updated = {
+        ...workspace,
+        name,
+        require_two_factor: required ? 1 : 0,
+        review_required: review.required ? 1 : 0,
+        review_approvals: review.approvals,
+        updated_at: Object.keys(details).length === 0 ? workspace.updated_at : now,
+      };
       return { workspace: workspaceToJson(updated, userId), requirementTurnedOn: details.require_two_factor !== undefined && required };
     });
   }

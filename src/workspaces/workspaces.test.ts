@@ -58,7 +58,7 @@ describe('personal workspaces', () => {
     const signedUp = await signUp(t.app);
     const listed = (await send('GET', '/api/v1/workspaces', signedUp.bearer)).json();
     assert.equal(listed.workspaces.length, 1);
-    assert.deepEqual(Object.keys(listed.workspaces[0]).sort(), ['created_at', 'id', 'name', 'personal', 'require_two_factor', 'role']);
+    assert.deepEqual(Object.keys(listed.workspaces[0]).sort(), ['created_at', 'id', 'name', 'personal', 'require_two_factor', 'review', 'role']);
     assert.equal(listed.workspaces[0].role, 'owner');
     assert.equal(listed.workspaces[0].personal, true);
 
@@ -133,7 +133,7 @@ describe('workspaces and members', () => {
     assert.equal(created.statusCode, 201);
     const workspace = created.json().workspace;
     assert.equal(created.headers.location, `/api/v1/workspaces/${workspace.id}`);
-    assert.deepEqual(workspace, { id: workspace.id, name: 'Docs team', role: 'owner', personal: false, require_two_factor: false, created_at: t.clock.now().toISOString() });
+    assert.deepEqual(workspace, { id: workspace.id, name: 'Docs team', role: 'owner', personal: false, require_two_factor: false, review: { required: false, approvals: 1 }, created_at: t.clock.now().toISOString() });
     // Members are listed in the order they joined.
     t.clock.advance(1000);
     await addMember(workspace.id, editor, 'editor');

@@ -25,6 +25,11 @@ export const AUDIT_ACTION_LABELS: Record<AuditAction, string> = {
   'webhook.secret_rotated': 'Webhook secret rotated',
   'webhook.disabled': 'Webhook turned off',
   'webhook.deleted': 'Webhook deleted',
+  'change_request.opened': 'Change proposed',
+  'change_request.approved': 'Change approved',
+  'change_request.declined': 'Change declined',
+  'change_request.applied': 'Change applied',
+  'change_request.failed': 'Scheduled change failed',
 };
 
 export const AUDIT_ACTION_OPTIONS = AUDIT_ACTIONS.map((action) => ({ value: action, label: AUDIT_ACTION_LABELS[action] }));

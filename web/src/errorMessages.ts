@@ -109,6 +109,15 @@ export const ERROR_MESSAGES: Record<ErrorCode, string> = {
   // The public configuration (visitors' browsers, not the dashboard, meet these)
   invalid_public_key: 'This is not a public key: it is spk_ followed by 24 letters and digits.',
   too_many_streams: 'The server is serving as many live connections as it can. Try again shortly.',
+  review_required: 'This workspace reviews changes before they go live: propose the change instead of saving it.',
+  change_request_not_found: 'That change request does not exist on this site.',
+  change_request_conflict: 'The site changed since this request was made. Choose, for each changed setting, which value to keep.',
+  approvals_missing: 'This change needs more approvals before it can go live.',
+  change_request_not_open: 'This change request has already ended and can no longer change.',
+  self_approval: 'You cannot approve your own change; another admin or owner reviews it.',
+  not_the_author: 'Only the person who proposed this change can edit it.',
+  site_in_trash: 'The site of this change is in the trash. Restore it first.',
+  nothing_to_change: 'The proposal leaves the site as it is. Change at least one setting.',
 };
 
 /**

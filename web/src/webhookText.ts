@@ -14,6 +14,8 @@ const EVENT_TEXT: Record<WebhookEventType, { label: string; description: string 
   'partner.status_changed': { label: 'Partner connection broke or recovered', description: 'A check found the partner connection failing after it worked, or working again.' },
   'member.joined': { label: 'Member joined', description: 'Someone joined the workspace.' },
   'member.removed': { label: 'Member left or was removed', description: 'Someone left the workspace or was removed from it.' },
+  'change_request.opened': { label: 'Change proposed', description: 'Someone proposed a change to a site for review.' },
+  'change_request.applied': { label: 'Change applied', description: 'A reviewed change went live as a new version of its site.' },
 };
 
 /** The events a webhook may receive, in the server's order, with words for each. */

@@ -1,0 +1,12 @@
+/** Error codes of change requests and review. Values are the wire's `code`. No imports: the dashboard imports this list too. */
+export const CHANGE_REQUEST_ERRORS = {
+  REVIEW_REQUIRED: 'review_required',
+  CHANGE_REQUEST_NOT_FOUND: 'change_request_not_found',
+  CHANGE_REQUEST_CONFLICT: 'change_request_conflict',
+  APPROVALS_MISSING: 'approvals_missing',
+  CHANGE_REQUEST_NOT_OPEN: 'change_request_not_open',
+  SELF_APPROVAL: 'self_approval',
+  NOT_THE_AUTHOR: 'not_the_author',
+  SITE_IN_TRASH: 'site_in_trash',
+  NOTHING_TO_CHANGE: 'nothing_to_change',
+} as const;

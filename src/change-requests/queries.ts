@@ -1,0 +1,114 @@
+import type { Kysely, Selectable, Transaction } from 'kysely';
+import { type DialectName, forUpdate } from '../db/connect.js';
+import type { ChangeRequestsTable, Database } from '../db/schema.js';
+import type { ChangeRequestStatus } from './contract.js';
+import type { PublicSiteRow } from '../delivery/queries.js';
+
+export type ChangeRequestRow = Selectable<ChangeRequestsTable>;
+
+// Every query that answers a caller is scoped by the site (or workspace) the caller was found to be
+// a member of first: a change request id alone never reaches another workspace's request.
+
+export function insertChangeRequest(trx: Transaction<Database>, row: ChangeRequestRow): Promise<unknown> {
+  return trx.insertInto('change_requests').values(row).execute();
+}
+
+export function findChangeRequest(db: Kysely<Database>, siteId: string, id: string): Promise<ChangeRequestRow | undefined> {
+  return db.selectFrom('change_requests').selectAll().where('site_id', '=', siteId).where('id', '=', id).executeTakeFirst();
+}
+
+/** The request, locked until the transaction ends: every change of one request runs after the other. */
+export function lockChangeRequest(trx: Transaction<Database>, dialect: DialectName, siteId: string, id: string): Promise<ChangeRequestRow | undefined> {
+  return forUpdate(dialect, trx.selectFrom('change_requests').selectAll().where('site_id', '=', siteId).where('id', '=', id)).executeTakeFirst();
+}
+
+export function updateChangeRequest(trx: Transaction<Database>, id: string, changes: Partial<Omit<ChangeRequestRow, 'id'>>): Promise<unknown> {
+  return trx.updateTable('change_requests').set(changes).where('id', '=', id).execute();
+}
+
+/** A site's requests, newest first. */
+export function listSiteChangeRequests(db: Kysely<Database>, siteId: string, status: ChangeRequestStatus | undefined, limit: number): Promise<ChangeRequestRow[]> {
+  let query = db.selectFrom('change_requests').selectAll().where('site_id', '=', siteId);
+  if (status !== undefined) query = query.where('status', '=', status);
+  return query.orderBy('id', 'desc').limit(limit).execute();
+}
+
+/** A workspace's requests on its live sites (the review queue), newest first. */
+export function listWorkspaceChangeRequests(db: Kysely<Database>, workspaceId: string, statuses: readonly ChangeRequestStatus[], limit: number): Promise<ChangeRequestRow[]> {
+  return db
+    .selectFrom('change_requests')
+    .innerJoin('sites', 'sites.id', 'change_requests.site_id')
+    .selectAll('change_requests')
+    .where('change_requests.workspace_id', '=', workspaceId)
+    .where('sites.deleted_at', 'is', null)
+    .where('change_requests.status', 'in', [...statuses])
+    .orderBy('change_requests.id', 'desc')
+    .limit(limit)
+    .execute();
+}
+
+export interface ApprovalRow {
+  change_request_id: string;
+  user_id: string;
+  email: string;
+  name: string;
+  at: string;
+}
+
+/**
+ * The approvals of the requests that still count: given by someone who is an admin or owner of
+ * the workspace now (an approver since demoted or gone approves nothing).
+ */
+export function listApprovals(db: Kysely<Database>, workspaceId: string, ids: readonly string[]): Promise<ApprovalRow[]> {
+  if (ids.length === 0) return Promise.resolve([]);
+  return db
+    .selectFrom('change_request_approvals as approval')
+    .innerJoin('users', 'users.id', 'approval.user_id')
+    .innerJoin('workspace_members as member', (join) => join.onRef('member.user_id', '=', 'approval.user_id').on('member.workspace_id', '=', workspaceId))
+    .select(['approval.change_request_id', 'approval.user_id', 'users.email', 'users.name', 'approval.at'])
+    .where('approval.change_request_id', 'in', [...ids])
+    .where('member.role', 'in', ['owner', 'admin'])
+    .orderBy('approval.at')
+    .orderBy('approval.user_id')
+    .execute();
+}
+
+/** Records an approval; a second one by the same person changes nothing. */
+export function insertApproval(trx: Transaction<Database>, changeRequestId: string, userId: string, at: string): Promise<unknown> {
+  return trx
+    .insertInto('change_request_approvals')
+    .values({ change_request_id: changeRequestId, user_id: userId, at })
+    .onConflict((conflict) => conflict.columns(['change_request_id', 'user_id']).doNothing())
+    .execute();
+}
+
+export function deleteApprovals(trx: Transaction<Database>, changeRequestId: string): Promise<unknown> {
+  return trx.deleteFrom('change_request_approvals').where('change_request_id', '=', changeRequestId).execute();
+}
+
+export type CommentRow = Selectable<Database['change_request_comments']>;
+
+export function insertComment(trx: Transaction<Database>, row: CommentRow): Promise<unknown> {
+  return trx.insertInto('change_request_comments').values(row).execute();
+}
+
+export function listComments(db: Kysely<Database>, ids: readonly string[]): Promise<CommentRow[]> {
+  if (ids.length === 0) return Promise.resolve([]);
+  return db.selectFrom('change_request_comments').selectAll().where('change_request_id', 'in', [...ids]).orderBy('id').execute();
+}
+
+/** A live site's public columns, when `publicKey` is its current key. */
+export function findPreviewSite(db: Kysely<Database>, siteId: string, publicKey: string): Promise<PublicSiteRow | undefined> {
+  return db
+    .selectFrom('sites')
+    .select(['id', 'workspace_id', 'name', 'color', 'widget', 'portal', 'branding', 'public_theme', 'version', 'updated_at', 'public_key', 'previous_public_key', 'previous_public_key_expires_at'])
+    .where('id', '=', siteId)
+    .where('public_key', '=', publicKey)
+    .where('deleted_at', 'is', null)
+    .executeTakeFirst();
+}
+
+/** The request a preview token names, by the token's hash, while it is open or scheduled, with its site. */
+export function findPreviewByTokenHash(db: Kysely<Database>, tokenHash: string): Promise<ChangeRequestRow | undefined> {
+  return db.selectFrom('change_requests').selectAll().where('preview_token_hash', '=', tokenHash).where('status', 'in', ['open', 'scheduled']).executeTakeFirst();
+}
