@@ -12,7 +12,7 @@ function track(by: number): void {
   for (const listener of listeners) listener();
 }
 
-/** React.lazy for a named export: `loadOnFirstUse(() => import('./pages/Trash').then((module) => module.TrashPage))`. */
+/** React.lazy for a named export: pass a function that imports the module and picks the component from it. */
 export function loadOnFirstUse<Props extends object>(load: () => Promise<ComponentType<Props>>): LazyExoticComponent<ComponentType<Props>> {
   return lazy(async () => {
     track(1);
