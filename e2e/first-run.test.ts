@@ -20,12 +20,12 @@ test('the first-run checklist: shown on the empty list, then ticked in a new sit
     await page.goto(`${origin}/`);
     const checklist = page.getByRole('region', { name: 'Get started' });
     await checklist.getByText('Create a site, then set it up in a few steps:').waitFor();
-    assert.deepEqual(await checklist.locator('strong').allTextContents(), ['Set up the assistant', 'Style the chat widget', 'Add knowledge', 'Connect the partner service']);
+    assert.deepEqual(await checklist.locator('strong').allTextContents(), ['Set up the assistant', 'Style the chat widget', 'Add knowledge', 'Connect the partner service', 'Put the site on your pages']);
     await dashboard.screenshot('first-run-empty-list');
 
     const site = await createSite(t.app, user.bearer, { name: 'Fresh site' });
     await page.goto(`${origin}/sites/${site.id}`);
-    await checklist.getByText('0 of 4 done.', { exact: false }).waitFor();
+    await checklist.getByText('0 of 5 done.', { exact: false }).waitFor();
     // A step leads to its section; saving the assistant's model ticks it.
     await checklist.getByRole('link', { name: 'Set up the assistant' }).click();
     await page.waitForURL(`${origin}/sites/${site.id}/ai`);
@@ -33,7 +33,7 @@ test('the first-run checklist: shown on the empty list, then ticked in a new sit
     await page.getByRole('button', { name: 'Save', exact: true }).click();
     await page.getByRole('region', { name: 'Save changes' }).getByText('Saved', { exact: true }).waitFor();
     await page.getByRole('navigation', { name: 'Site settings' }).getByRole('link', { name: 'General' }).click();
-    await checklist.getByText('1 of 4 done.', { exact: false }).waitFor();
+    await checklist.getByText('1 of 5 done.', { exact: false }).waitFor();
     await checklist.getByText('Set up the assistant (done)').waitFor();
 
     // Knowledge added through the API, the partner connected and checked: ticked on the next load.
@@ -50,9 +50,18 @@ test('the first-run checklist: shown on the empty list, then ticked in a new sit
     const check = await t.app.inject({ method: 'POST', url: `/api/v1/sites/${site.id}/partner/check`, headers: { authorization: user.bearer } });
     assert.equal(check.json<{ site: { partner_settings: { last_status: string } } }>().site.partner_settings.last_status, 'ok');
     await page.reload();
-    await checklist.getByText('3 of 4 done.', { exact: false }).waitFor();
+    await checklist.getByText('3 of 5 done.', { exact: false }).waitFor();
     assert.equal(await checklist.getByText('Style the chat widget (to do)').count(), 1);
+    assert.equal(await checklist.getByRole('link', { name: 'Put the site on your pages' }).getAttribute('href'), `/sites/${site.id}/install`);
     await dashboard.screenshot('first-run-site');
+
+    // A page loads the site's public configuration: its origin is recorded, and the install step ticks.
+    const { public_key: publicKey } = (await t.app.inject({ method: 'GET', url: `/api/v1/sites/${site.id}`, headers: { authorization: user.bearer } })).json<{ site: { public_key: string } }>().site;
+    const fetched = await fetch(`${origin}/public/v1/sites/${publicKey}`, { headers: { origin: 'https://shop.example' } });
+    assert.equal(fetched.status, 200);
+    await page.reload();
+    await checklist.getByText('4 of 5 done.', { exact: false }).waitFor();
+    await checklist.getByText('Put the site on your pages (done)').waitFor();
 
     // The last step done: the checklist is gone for good.
     assert.equal((await t.app.inject({ method: 'PUT', url: `/api/v1/sites/${site.id}`, headers: { authorization: user.bearer }, payload: { widget: '{"greeting":"Hello"}' } })).statusCode, 200);

@@ -20,7 +20,15 @@ export default defineConfig({
     // No source maps: served beside the bundle they would publish the dashboard's whole source.
     sourcemap: false,
     // The compressed copies take seconds on purpose (brotli's highest setting): no warning for it.
-    rolldownOptions: { checks: { bundlerTimings: false } },
+    rolldownOptions: {
+      checks: { bundlerTimings: false },
+      output: {
+        // The frameworks every screen runs on change only when they are upgraded: in a chunk of
+        // their own, browsers keep them cached across releases, and the entry script holds the
+        // dashboard's own first screens. The screens and CodeMirror load on first use (App.tsx).
+        codeSplitting: { groups: [{ name: 'framework', test: /node_modules[\\/](react|react-dom|scheduler|react-router|@tanstack)[\\/]/ }] },
+      },
+    },
   },
   server: {
     // `npx vite --config web/vite.config.ts` for UI work: API calls go to a running `npm start`.

@@ -1,5 +1,5 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { lazy, Suspense, useEffect, useRef, useState } from 'react';
+import { Suspense, useEffect, useRef, useState } from 'react';
 import { createBrowserRouter, Outlet, RouterProvider, useLocation as useRouterLocation, useParams } from 'react-router';
 import { errorMessage } from './api/errors';
 import { AuthScreen } from './components/AuthScreen';
@@ -9,26 +9,29 @@ import { VerifyEmailBanner } from './components/VerifyEmailBanner';
 import { NotFoundPage } from './pages/NotFound';
 import { AppError, ScreenError } from './pages/ScreenError';
 import { SignInPage } from './pages/SignIn';
-import { SignUpPage } from './pages/SignUp';
 import { SitesPage } from './pages/Sites';
+import { loadOnFirstUse, useLoadingCode } from './loadOnFirstUse';
 import { confirmLeaving, connectRouter, Link, navigate, queryOf, screenOf, useLocation } from './router';
 import { siteQuery } from './queries';
 import { SHORTCUT_MODIFIER } from './shortcuts';
 import { useSession } from './session';
 import { goAfterSignIn, takeNextAfterSignInLink } from './signInRedirect';
 
-// The first screens anyone sees (sign-in, the sites list) are in the main bundle; the editor (with
-// its forms and compiled schemas) and the settings screens load when first opened.
-const SiteEditorPage = lazy(() => import('./pages/SiteEditor').then((module) => ({ default: module.SiteEditorPage })));
-const ProfilePage = lazy(() => import('./pages/Profile').then((module) => ({ default: module.ProfilePage })));
-const AccessTokensPage = lazy(() => import('./pages/AccessTokens').then((module) => ({ default: module.AccessTokensPage })));
-const WorkspacesPage = lazy(() => import('./pages/Workspaces').then((module) => ({ default: module.WorkspacesPage })));
-const WorkspaceAuditLogPage = lazy(() => import('./pages/WorkspaceAuditLog').then((module) => ({ default: module.WorkspaceAuditLogPage })));
-const WorkspaceWebhooksPage = lazy(() => import('./pages/WorkspaceWebhooks').then((module) => ({ default: module.WorkspaceWebhooksPage })));
-const WorkspaceDetailPage = lazy(() => import('./pages/WorkspaceDetail').then((module) => ({ default: module.WorkspaceDetailPage })));
-const SecurityPage = lazy(() => import('./pages/Security').then((module) => ({ default: module.SecurityPage })));
-const CommandPalette = lazy(() => import('./CommandPalette').then((module) => ({ default: module.CommandPalette })));
-const TrashPage = lazy(() => import('./pages/Trash').then((module) => ({ default: module.TrashPage })));
+// The first screens anyone sees (sign-in, the sites list) are in the entry script; every other
+// screen (the editor with its forms and compiled schemas, settings, workspaces, trash, sign-up)
+// loads when first opened. A screen whose code fails to load (a newer version was deployed since
+// the page loaded) throws like any failing screen: the error screen offers a reload.
+const SignUpPage = loadOnFirstUse(() => import('./pages/SignUp').then((module) => module.SignUpPage));
+const SiteEditorPage = loadOnFirstUse(() => import('./pages/SiteEditor').then((module) => module.SiteEditorPage));
+const ProfilePage = loadOnFirstUse(() => import('./pages/Profile').then((module) => module.ProfilePage));
+const AccessTokensPage = loadOnFirstUse(() => import('./pages/AccessTokens').then((module) => module.AccessTokensPage));
+const WorkspacesPage = loadOnFirstUse(() => import('./pages/Workspaces').then((module) => module.WorkspacesPage));
+const WorkspaceAuditLogPage = loadOnFirstUse(() => import('./pages/WorkspaceAuditLog').then((module) => module.WorkspaceAuditLogPage));
+const WorkspaceWebhooksPage = loadOnFirstUse(() => import('./pages/WorkspaceWebhooks').then((module) => module.WorkspaceWebhooksPage));
+const WorkspaceDetailPage = loadOnFirstUse(() => import('./pages/WorkspaceDetail').then((module) => module.WorkspaceDetailPage));
+const SecurityPage = loadOnFirstUse(() => import('./pages/Security').then((module) => module.SecurityPage));
+const CommandPalette = loadOnFirstUse(() => import('./CommandPalette').then((module) => module.CommandPalette));
+const TrashPage = loadOnFirstUse(() => import('./pages/Trash').then((module) => module.TrashPage));
 
 // The dashboard's screens. The server answers index.html for exactly these paths (and for any
 // other one with status 404, which the catch-all shows as the not-found screen).
@@ -167,7 +170,11 @@ function SignedOutOnly() {
   const location = useLocation();
   // Signed in on a sign-in screen: go where the sign-in was asked to lead (same-site only).
   if (user !== null && user !== undefined) return <AfterSignIn next={queryOf(location).get('next')} />;
-  return <Outlet />;
+  return (
+    <Suspense fallback={<Loading label="Loading…" />}>
+      <Outlet />
+    </Suspense>
+  );
 }
 
 function SignedInOnly() {
@@ -215,6 +222,7 @@ function Shell({ children }: { children: React.ReactNode }) {
   const inSettings = path.startsWith('/settings');
   const inSites = path === '/' || path.startsWith('/sites');
   const [paletteOpen, setPaletteOpen] = useState(false);
+  const loadingCode = useLoadingCode();
   const queryClient = useQueryClient();
   // The site being edited, if any: the palette then offers its sections and settings by name.
   const editedSiteId = /^\/sites\/([^/]+)/.exec(path)?.[1];
@@ -268,6 +276,11 @@ function Shell({ children }: { children: React.ReactNode }) {
           </button>
         </div>
       </header>
+      {loadingCode && (
+        <div className="code-loading" role="status">
+          <span className="visually-hidden">Loading…</span>
+        </div>
+      )}
       {user !== null && user !== undefined && !user.email_verified && <VerifyEmailBanner email={user.email} />}
       {signingOut.error !== null && (
         <div className="alert alert-error" role="alert">

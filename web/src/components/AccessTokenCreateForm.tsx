@@ -1,4 +1,5 @@
-import { useId, useState } from 'react';
+import { useMutation } from '@tanstack/react-query';
+import { useId } from 'react';
 import { useForm } from 'react-hook-form';
 import { ACCESS_TOKEN_SCOPES, type AccessTokenScope } from '@server/auth/scopes';
 import type { CreatedAccessTokenJson as CreatedAccessToken } from '@server/access-tokens/schema';
@@ -31,29 +32,25 @@ const ALL_SCOPES = SCOPES.map(({ scope }) => scope);
 export function AccessTokenCreateForm({ workspaces, onCreated }: { workspaces: Workspace[] | undefined; onCreated: (token: CreatedAccessToken) => void }) {
   const { register, handleSubmit, reset, formState } = useForm<Values>({ defaultValues: { name: '', scopes: ALL_SCOPES, workspace: '' } });
   const workspaceFieldId = useId();
-  const [error, setError] = useState<unknown>();
-
-  async function submit(values: Values) {
-    setError(undefined);
-    try {
-      const ordered = ALL_SCOPES.filter((scope) => values.scopes.includes(scope));
-      const created = await createAccessToken({
+  const create = useMutation({
+    mutationFn: (values: Values) =>
+      createAccessToken({
         name: values.name.trim(),
-        scopes: ordered,
+        scopes: ALL_SCOPES.filter((scope) => values.scopes.includes(scope)),
         workspace_id: values.workspace === '' ? null : values.workspace,
-      });
+      }),
+    onSuccess: (created) => {
       reset();
       onCreated(created);
-    } catch (caught) {
-      setError(caught);
-    }
-  }
+    },
+  });
+  const error = create.error ?? undefined;
 
   const nameError = formState.errors.name?.message ?? serverProblem(error, 'name', 'Name');
   const scopesError = formState.errors.scopes?.message ?? serverProblem(error, 'scopes', 'Scopes');
   const showAlert = error !== undefined && serverProblem(error, 'name', 'Name') === undefined && serverProblem(error, 'scopes', 'Scopes') === undefined;
   return (
-    <form onSubmit={handleSubmit(submit)} noValidate className="token-create">
+    <form onSubmit={handleSubmit((values) => create.mutate(values))} noValidate className="token-create">
       {showAlert && <Alert kind="error">{errorMessage(error)}</Alert>}
       <Field
         label="Token name"
@@ -98,7 +95,7 @@ export function AccessTokenCreateForm({ workspaces, onCreated }: { workspaces: W
           </p>
         )}
       </fieldset>
-      <Button type="submit" variant="primary" busy={formState.isSubmitting}>
+      <Button type="submit" variant="primary" busy={create.isPending}>
         Create token
       </Button>
     </form>

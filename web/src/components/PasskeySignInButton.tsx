@@ -1,5 +1,4 @@
-import { startAuthentication } from '@simplewebauthn/browser';
-import { useState } from 'react';
+import { useMutation } from '@tanstack/react-query';
 import { errorMessage } from '../api/errors';
 import type { User } from '../api/types';
 import { Alert } from './Alert';
@@ -21,33 +20,30 @@ function wasCancelled(error: unknown): boolean {
  * hands out a challenge, the authenticator names the account, the server checks the signature.
  */
 export function PasskeySignInButton({ onSignedIn }: { onSignedIn: (user: User) => Promise<void> }) {
-  const [busy, setBusy] = useState(false);
-  const [message, setMessage] = useState<{ kind: 'info' | 'error'; text: string }>();
+  const signIn = useMutation({
+    mutationFn: async () => {
+      // The WebAuthn helpers load on first use (most sign-ins never need them), beside the challenge.
+      const [data, { startAuthentication }] = await Promise.all([passkeySignInOptions(), import('@simplewebauthn/browser')]);
+      const response = await startAuthentication({ optionsJSON: data.options });
+      const verified = await passkeySignIn(data.challenge_id, response);
+      // Stays busy until the dashboard has moved on.
+      await onSignedIn(verified);
+    },
+  });
 
   if (!browserHasWebAuthn()) return null;
 
-  async function signIn() {
-    setBusy(true);
-    setMessage(undefined);
-    try {
-      const data = await passkeySignInOptions();
-      const response = await startAuthentication({ optionsJSON: data.options });
-      const verified = await passkeySignIn(data.challenge_id, response);
-      await onSignedIn(verified);
-    } catch (error) {
-      if (wasCancelled(error)) {
-        setMessage({ kind: 'info', text: 'Passkey sign-in was cancelled. Try again, or sign in another way.' });
-      } else {
-        setMessage({ kind: 'error', text: errorMessage(error) });
-      }
-      setBusy(false);
-    }
-  }
+  const message =
+    signIn.error === null
+      ? undefined
+      : wasCancelled(signIn.error)
+        ? { kind: 'info' as const, text: 'Passkey sign-in was cancelled. Try again, or sign in another way.' }
+        : { kind: 'error' as const, text: errorMessage(signIn.error) };
 
   return (
     <div className="passkey-sign-in">
       {message !== undefined && <Alert kind={message.kind}>{message.text}</Alert>}
-      <Button className="button-block" onClick={signIn} busy={busy}>
+      <Button className="button-block" onClick={() => signIn.mutate()} busy={signIn.isPending}>
         <PasskeyIcon />
         Sign in with a passkey
       </Button>

@@ -123,32 +123,40 @@ export function PasskeysSection() {
 function PasskeyItem({ passkey, onRenamed, onRemove }: { passkey: Passkey; onRenamed: () => Promise<void>; onRemove: () => void }) {
   const [editing, setEditing] = useState(false);
   const [name, setName] = useState(passkey.name);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string>();
+  // Saved with no name: said at the field, before any request.
+  const [nameMissing, setNameMissing] = useState(false);
+  const rename = useMutation({
+    mutationFn: async (newName: string) => {
+      await renamePasskey(passkey.id, newName);
+      await onRenamed();
+    },
+    onSuccess: () => setEditing(false),
+  });
+  const busy = rename.isPending;
+  const error = nameMissing
+    ? 'Enter a name.'
+    : rename.error === null
+      ? undefined
+      : rename.error instanceof ApiError
+        ? (rename.error.fieldMessage('name') ?? errorMessage(rename.error))
+        : errorMessage(rename.error);
 
   function cancel() {
     setEditing(false);
     setName(passkey.name);
-    setError(undefined);
+    setNameMissing(false);
+    rename.reset();
   }
 
-  async function save(event: FormEvent) {
+  function save(event: FormEvent) {
     event.preventDefault();
-    if (name.trim() === '') {
-      setError('Enter a name.');
+    const missing = name.trim() === '';
+    setNameMissing(missing);
+    if (missing) {
+      rename.reset();
       return;
     }
-    setBusy(true);
-    setError(undefined);
-    try {
-      await renamePasskey(passkey.id, name.trim());
-      await onRenamed();
-      setEditing(false);
-    } catch (caught) {
-      setError(caught instanceof ApiError ? (caught.fieldMessage('name') ?? errorMessage(caught)) : errorMessage(caught));
-    } finally {
-      setBusy(false);
-    }
+    rename.mutate(name.trim());
   }
 
   if (editing) {
@@ -199,38 +207,41 @@ function PasskeyItem({ passkey, onRenamed, onRemove }: { passkey: Passkey; onRen
 
 function AddPasskeyForm({ onAdded, onCancelled, onStart }: { onAdded: (passkey: Passkey) => Promise<void>; onCancelled: () => void; onStart: () => void }) {
   const [name, setName] = useState(defaultPasskeyName);
-  const [busy, setBusy] = useState(false);
-  const [fieldError, setFieldError] = useState<string>();
-  const [alert, setAlert] = useState<string>();
-
-  async function add(event: FormEvent) {
-    event.preventDefault();
-    if (name.trim() === '') {
-      setFieldError('Enter a name, so you can tell your passkeys apart.');
-      return;
-    }
-    setBusy(true);
-    setFieldError(undefined);
-    setAlert(undefined);
-    onStart();
-    try {
+  // Submitted with no name: said at the field, before any request.
+  const [nameMissing, setNameMissing] = useState(false);
+  const add = useMutation({
+    mutationFn: async (newName: string) => {
       const options = await passkeyRegistrationOptions();
       const response = await startRegistration({ optionsJSON: options });
-      const created = await addPasskey(name.trim(), response);
+      const created = await addPasskey(newName, response);
       await onAdded(created);
-      setName(defaultPasskeyName());
-    } catch (error) {
+    },
+    onSuccess: () => setName(defaultPasskeyName()),
+    onError: (error) => {
       if (isCancelled(error)) onCancelled();
-      else if (error instanceof ApiError && error.fieldMessage('name') !== undefined) setFieldError(error.fieldMessage('name'));
-      else if (error instanceof WebAuthnError && error.code === 'ERROR_AUTHENTICATOR_PREVIOUSLY_REGISTERED') setAlert('This authenticator already holds one of your passkeys.');
-      else setAlert(errorMessage(error));
-    } finally {
-      setBusy(false);
-    }
+    },
+  });
+  const busy = add.isPending;
+  const nameRefusal = add.error instanceof ApiError ? add.error.fieldMessage('name') : undefined;
+  const fieldError = nameMissing ? 'Enter a name, so you can tell your passkeys apart.' : nameRefusal;
+  const alert =
+    add.error === null || isCancelled(add.error) || nameRefusal !== undefined
+      ? undefined
+      : add.error instanceof WebAuthnError && add.error.code === 'ERROR_AUTHENTICATOR_PREVIOUSLY_REGISTERED'
+        ? 'This authenticator already holds one of your passkeys.'
+        : errorMessage(add.error);
+
+  function submit(event: FormEvent) {
+    event.preventDefault();
+    const missing = name.trim() === '';
+    setNameMissing(missing);
+    if (missing) return;
+    onStart();
+    add.mutate(name.trim());
   }
 
   return (
-    <form className="passkey-add" onSubmit={add} noValidate>
+    <form className="passkey-add" onSubmit={submit} noValidate>
       <h3>Add a passkey</h3>
       {alert !== undefined && <Alert kind="error">{alert}</Alert>}
       <div className="passkey-add-row">

@@ -1,4 +1,4 @@
-import { useState } from 'react';
+import { useMutation } from '@tanstack/react-query';
 import { useForm } from 'react-hook-form';
 import { ApiError, errorMessage } from '../api/errors';
 import { asSentence } from '../format';
@@ -30,28 +30,27 @@ export function PasswordSection({ onChanged }: { onChanged: () => void }) {
   const hasPassword = user?.has_password !== false;
   const needsCurrent = hasPassword && !recent;
   const { register, handleSubmit, reset, setError, getValues, formState } = useForm<Values>({ defaultValues: { current: '', next: '', confirm: '' } });
-  const [alert, setAlert] = useState<string>();
-  const [done, setDone] = useState(false);
-
-  async function submit({ current, next }: Values) {
-    setDone(false);
-    setAlert(undefined);
-    try {
-      await changePassword( current === '' ? { new_password: next } : { current_password: current, new_password: next });
+  const change = useMutation({
+    mutationFn: async ({ current, next }: Values) => {
+      await changePassword(current === '' ? { new_password: next } : { current_password: current, new_password: next });
       if (!hasPassword) await refresh();
+    },
+    onSuccess: () => {
       reset();
-      setDone(true);
       onChanged();
-    } catch (error) {
+    },
+    // A refusal about a field is said at that field (the form's own error state), anything else above the form.
+    onError: (error) => {
       if (error instanceof ApiError && error.code === USER_ERRORS.CURRENT_PASSWORD_INVALID) {
         setError('current', { message: 'This is not your current password.' });
       } else if (error instanceof ApiError && error.fieldMessage('new_password') !== undefined) {
         setError('next', { message: asSentence(error.fieldMessage('new_password') ?? '') });
-      } else {
-        setAlert(errorMessage(error));
       }
-    }
-  }
+    },
+  });
+  const done = change.isSuccess;
+  const refusedField = change.error instanceof ApiError && (change.error.code === USER_ERRORS.CURRENT_PASSWORD_INVALID || change.error.fieldMessage('new_password') !== undefined);
+  const alert = change.error === null || refusedField ? undefined : errorMessage(change.error);
 
   const { errors } = formState;
   return (
@@ -72,7 +71,7 @@ export function PasswordSection({ onChanged }: { onChanged: () => void }) {
         </Alert>
       )}
       {alert !== undefined && <Alert kind="error">{alert}</Alert>}
-      <form onSubmit={handleSubmit(submit)} noValidate className="password-form">
+      <form onSubmit={handleSubmit((values) => change.mutate(values))} noValidate className="password-form">
         {/* Lets password managers file the new password under the right account. */}
         <input type="email" name="username" autoComplete="username" value={user?.email ?? ''} readOnly hidden />
         {hasPassword && recent && <p className="muted">You signed in a moment ago, so your current password is not needed.</p>}
@@ -106,7 +105,7 @@ export function PasswordSection({ onChanged }: { onChanged: () => void }) {
           />
         </div>
         <div className="row">
-          <Button type="submit" variant="primary" busy={formState.isSubmitting}>
+          <Button type="submit" variant="primary" busy={change.isPending}>
             {hasPassword ? 'Change password' : 'Set password'}
           </Button>
         </div>

@@ -1,4 +1,4 @@
-import { startAuthentication } from '@simplewebauthn/browser';
+import { useMutation } from '@tanstack/react-query';
 import { type FormEvent, useEffect, useId, useRef, useState } from 'react';
 import { ApiError, errorMessage } from '../api/errors';
 import { useTotpStatus } from '../queries';
@@ -38,62 +38,73 @@ export function ReauthenticateDialog({ onConfirmed, onCancel }: ReauthenticateDi
   const twoFactor = useTotpStatus();
   const [codeRefused, setNeedsCode] = useState(false);
   const needsCode = codeRefused || twoFactor.data?.enabled === true;
-  const [errors, setErrors] = useState<{ password?: string; code?: string; alert?: string }>({});
-  const [busy, setBusy] = useState<'password' | 'passkey'>();
+  // Submitted with a field empty: said at that field, before any request.
+  const [missing, setMissing] = useState<'password' | 'code'>();
+
+  const withPassword = useMutation({
+    mutationFn: (proof: { password: string; code: string | undefined }) => reauthenticateWithPassword(proof.password, proof.code),
+    onSuccess: onConfirmed,
+    onError: (error) => {
+      const refused = error instanceof ApiError ? error.code : undefined;
+      if (refused === ACCOUNT_ERRORS.PASSWORD_INVALID) setPassword('');
+      else if (refused === TOTP_ERRORS.OTP_REQUIRED) setNeedsCode(true);
+      else if (refused === TOTP_ERRORS.OTP_INVALID) setCode('');
+    },
+  });
+  const withPasskey = useMutation({
+    mutationFn: async () => {
+      // The WebAuthn helpers load on first use, beside the challenge.
+      const [data, { startAuthentication }] = await Promise.all([reauthenticationPasskeyOptions(), import('@simplewebauthn/browser')]);
+      const response = await startAuthentication({ optionsJSON: data.options });
+      await reauthenticateWithPasskey(data.challenge_id, response);
+    },
+    onSuccess: onConfirmed,
+  });
+  const busy = withPassword.isPending ? 'password' : withPasskey.isPending ? 'passkey' : undefined;
 
   useEffect(() => {
     const element = dialog.current;
     if (element !== null && !element.open) element.showModal();
   }, []);
 
-  async function confirmWithPassword(event: FormEvent) {
+  function confirmWithPassword(event: FormEvent) {
     event.preventDefault();
-    if (password === '') {
-      setErrors({ password: 'Enter your password.' });
+    withPasskey.reset();
+    const empty = password === '' ? 'password' : needsCode && code.trim() === '' ? 'code' : undefined;
+    setMissing(empty);
+    if (empty !== undefined) {
+      withPassword.reset();
       return;
     }
-    if (needsCode && code.trim() === '') {
-      setErrors({ code: 'Enter a code from your authenticator app, or a recovery code.' });
-      return;
-    }
-    setBusy('password');
-    setErrors({});
-    try {
-      await reauthenticateWithPassword(password, needsCode ? code : undefined);
-      onConfirmed();
-    } catch (error) {
-      if (error instanceof ApiError && error.code === ACCOUNT_ERRORS.PASSWORD_INVALID) {
-        setPassword('');
-        setErrors({ password: 'That is not your password.' });
-      } else if (error instanceof ApiError && error.code === TOTP_ERRORS.OTP_REQUIRED) {
-        setNeedsCode(true);
-        setErrors({ code: 'Two-factor authentication is on: enter the code from your app, or a recovery code.' });
-      } else if (error instanceof ApiError && error.code === TOTP_ERRORS.OTP_INVALID) {
-        setCode('');
-        setErrors({ code: 'That code is wrong or has already been used. Wait for the next one and try again.' });
-      } else {
-        setErrors({ alert: errorMessage(error) });
-      }
-    } finally {
-      setBusy(undefined);
-    }
+    withPassword.mutate({ password, code: needsCode ? code : undefined });
   }
 
-  async function confirmWithPasskey() {
-    setBusy('passkey');
-    setErrors({});
-    try {
-      const data = await reauthenticationPasskeyOptions();
-      const response = await startAuthentication({ optionsJSON: data.options });
-      await reauthenticateWithPasskey(data.challenge_id, response);
-      onConfirmed();
-    } catch (error) {
-      if (wasCancelled(error)) setErrors({ alert: 'The passkey prompt was closed. Try again, or use your password.' });
-      else setErrors({ alert: errorMessage(error) });
-    } finally {
-      setBusy(undefined);
-    }
+  function confirmWithPasskey() {
+    setMissing(undefined);
+    withPassword.reset();
+    withPasskey.mutate();
   }
+
+  const refused = withPassword.error instanceof ApiError ? withPassword.error.code : undefined;
+  const errors = {
+    password: missing === 'password' ? 'Enter your password.' : refused === ACCOUNT_ERRORS.PASSWORD_INVALID ? 'That is not your password.' : undefined,
+    code:
+      missing === 'code'
+        ? 'Enter a code from your authenticator app, or a recovery code.'
+        : refused === TOTP_ERRORS.OTP_REQUIRED
+          ? 'Two-factor authentication is on: enter the code from your app, or a recovery code.'
+          : refused === TOTP_ERRORS.OTP_INVALID
+            ? 'That code is wrong or has already been used. Wait for the next one and try again.'
+            : undefined,
+    alert:
+      withPasskey.error !== null
+        ? wasCancelled(withPasskey.error)
+          ? 'The passkey prompt was closed. Try again, or use your password.'
+          : errorMessage(withPasskey.error)
+        : withPassword.error !== null && refused !== ACCOUNT_ERRORS.PASSWORD_INVALID && refused !== TOTP_ERRORS.OTP_REQUIRED && refused !== TOTP_ERRORS.OTP_INVALID
+          ? errorMessage(withPassword.error)
+          : undefined,
+  };
 
   return (
     <dialog
@@ -124,7 +135,7 @@ export function ReauthenticateDialog({ onConfirmed, onCancel }: ReauthenticateDi
         {needsCode && <CodeField value={code} onChange={setCode} error={errors.code} allowRecoveryCode autoFocus={codeRefused} label="Code" />}
         <div className="dialog-actions">
           {typeof window.PublicKeyCredential !== 'undefined' && (
-            <Button onClick={() => void confirmWithPasskey()} busy={busy === 'passkey'} disabled={busy === 'password'}>
+            <Button onClick={confirmWithPasskey} busy={busy === 'passkey'} disabled={busy === 'password'}>
               Use a passkey
             </Button>
           )}

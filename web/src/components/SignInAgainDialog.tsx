@@ -33,8 +33,7 @@ export function SignInAgainDialog({ email, onSignedIn, onCancel }: SignInAgainDi
   const dialog = useRef<HTMLDialogElement>(null);
   const titleId = useId();
   const [needsCode, setNeedsCode] = useState(false);
-  const [alert, setAlert] = useState<string>();
-  const { register, handleSubmit, setError, setValue, setFocus, formState } = useForm<Values>({ defaultValues: { password: '', code: '' } });
+  const { register, handleSubmit, setError, clearErrors, setValue, setFocus, formState } = useForm<Values>({ defaultValues: { password: '', code: '' } });
 
   useEffect(() => {
     const element = dialog.current;
@@ -50,7 +49,7 @@ export function SignInAgainDialog({ email, onSignedIn, onCancel }: SignInAgainDi
   }
 
   async function submit(values: Values) {
-    setAlert(undefined);
+    otherTab.reset();
     try {
       if (needsCode) {
         signedIn(await finishSecondFactor(values.code.trim()));
@@ -72,26 +71,26 @@ export function SignInAgainDialog({ email, onSignedIn, onCancel }: SignInAgainDi
         setError('code', { message: 'That code is wrong or has already been used. Wait for the next one and try again.' });
         setFocus('code');
       } else {
-        setAlert(errorMessage(error));
+        setError('root', { message: errorMessage(error) });
       }
     }
   }
 
   /** A sign-in finished in another tab (an e-mail link, a passkey) set the same cookie. */
   const otherTab = useMutation({
-    mutationFn: () => fetchAccount(),
-    onMutate: () => setAlert(undefined),
-    onSuccess: (account) => {
-      const user = account?.user ?? null;
-      if (user === null) setAlert('You are not signed in yet. Finish signing in in the other tab, or enter your password here.');
-      else if (user.email !== email) setAlert(`That tab signed in as ${user.email}. Sign in as ${email} to keep your changes.`);
-      else signedIn(user);
+    mutationFn: async () => {
+      const user = (await fetchAccount())?.user ?? null;
+      if (user === null) throw new Error('You are not signed in yet. Finish signing in in the other tab, or enter your password here.');
+      if (user.email !== email) throw new Error(`That tab signed in as ${user.email}. Sign in as ${email} to keep your changes.`);
+      return user;
     },
-    onError: (error) => setAlert(errorMessage(error)),
+    onMutate: () => clearErrors('root'),
+    onSuccess: signedIn,
   });
   const checking = otherTab.isPending;
 
   const busy = formState.isSubmitting || checking;
+  const alert = formState.errors.root?.message ?? (otherTab.error === null ? undefined : errorMessage(otherTab.error));
   return (
     <dialog
       ref={dialog}

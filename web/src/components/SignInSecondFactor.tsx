@@ -1,3 +1,4 @@
+import { useMutation } from '@tanstack/react-query';
 import { type FormEvent, useRef, useState } from 'react';
 import { ApiError, errorMessage } from '../api/errors';
 import type { User } from '../api/types';
@@ -15,16 +16,22 @@ interface SignInSecondFactorProps {
   onRestart: (notice?: string) => void;
 }
 
+function isWrongCode(error: unknown): boolean {
+  return error instanceof ApiError && (error.code === TOTP_ERRORS.OTP_INVALID || error.code === TOTP_ERRORS.OTP_REQUIRED);
+}
+
+function isExpired(error: unknown): boolean {
+  return error instanceof ApiError && error.code === AUTH_ERRORS.SECOND_FACTOR_NOT_PENDING;
+}
+
 /**
  * The second sign-in step with TOTP on: the password opened only a pending session, which this code
  * (or a recovery code) turns into a real one. Cancelling ends the pending session on the server.
  */
 export function SignInSecondFactor({ email, onSignedIn, onRestart }: SignInSecondFactorProps) {
   const [code, setCode] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [cancelling, setCancelling] = useState(false);
-  const [codeError, setCodeError] = useState<string>();
-  const [error, setError] = useState<string>();
+  // Submitted with no code: said at the field, before any request.
+  const [codeMissing, setCodeMissing] = useState(false);
   const form = useRef<HTMLFormElement>(null);
 
   function focusCode() {
@@ -32,45 +39,43 @@ export function SignInSecondFactor({ email, onSignedIn, onRestart }: SignInSecon
     if (field instanceof HTMLInputElement) field.focus();
   }
 
-  async function submit(event: FormEvent) {
+  const verify = useMutation({
+    mutationFn: async (submitted: string) => {
+      const user = await finishSecondFactor(submitted);
+      // Stays busy until the dashboard has moved on.
+      await onSignedIn(user);
+    },
+    onError: (caught) => {
+      if (isExpired(caught)) {
+        onRestart('That sign-in waited too long and has ended. Sign in again.');
+      } else if (isWrongCode(caught)) {
+        setCode('');
+        focusCode();
+      }
+    },
+  });
+  const cancel = useMutation({ mutationFn: signOut, onSuccess: () => onRestart() });
+
+  function submit(event: FormEvent) {
     event.preventDefault();
-    setError(undefined);
+    cancel.reset();
     if (code.trim() === '') {
-      setCodeError('Enter the code from your authenticator app.');
+      verify.reset();
+      setCodeMissing(true);
       focusCode();
       return;
     }
-    setBusy(true);
-    setCodeError(undefined);
-    try {
-      const user = await finishSecondFactor(code.trim());
-      await onSignedIn(user);
-    } catch (caught) {
-      setBusy(false);
-      if (caught instanceof ApiError && caught.code === AUTH_ERRORS.SECOND_FACTOR_NOT_PENDING) {
-        onRestart('That sign-in waited too long and has ended. Sign in again.');
-        return;
-      }
-      if (caught instanceof ApiError && (caught.code === TOTP_ERRORS.OTP_INVALID || caught.code === TOTP_ERRORS.OTP_REQUIRED)) {
-        setCodeError('That code is wrong or has already been used. Wait for the next code and try again.');
-        setCode('');
-        focusCode();
-        return;
-      }
-      setError(errorMessage(caught));
-    }
+    setCodeMissing(false);
+    verify.mutate(code.trim());
   }
 
-  async function cancel() {
-    setCancelling(true);
-    try {
-      await signOut();
-      onRestart();
-    } catch (caught) {
-      setError(errorMessage(caught));
-      setCancelling(false);
-    }
-  }
+  const codeError = codeMissing
+    ? 'Enter the code from your authenticator app.'
+    : isWrongCode(verify.error)
+      ? 'That code is wrong or has already been used. Wait for the next code and try again.'
+      : undefined;
+  const failure = cancel.error ?? (verify.error !== null && !isWrongCode(verify.error) && !isExpired(verify.error) ? verify.error : null);
+  const error = failure === null ? undefined : errorMessage(failure);
 
   return (
     <form ref={form} onSubmit={submit} noValidate>
@@ -92,10 +97,10 @@ export function SignInSecondFactor({ email, onSignedIn, onRestart }: SignInSecon
         error={codeError}
         hint="Codes change every 30 seconds. A recovery code works once."
       />
-      <Button type="submit" variant="primary" className="button-block" busy={busy} disabled={cancelling}>
+      <Button type="submit" variant="primary" className="button-block" busy={verify.isPending} disabled={cancel.isPending}>
         Verify and sign in
       </Button>
-      <Button variant="ghost" className="button-block auth-secondary-action" onClick={cancel} busy={cancelling} disabled={busy}>
+      <Button variant="ghost" className="button-block auth-secondary-action" onClick={() => cancel.mutate()} busy={cancel.isPending} disabled={verify.isPending}>
         Cancel
       </Button>
     </form>

@@ -1,3 +1,4 @@
+import { useMutation } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { ApiError, errorMessage } from '../api/errors';
 import { Alert } from './Alert';
@@ -48,21 +49,12 @@ export function TwoFactorSection({ onChanged }: { onChanged: () => void }) {
   };
   const [view, setView] = useState<View>({ kind: 'status' });
   const [notice, setNotice] = useState<string>();
-  const [actionError, setActionError] = useState<string>();
-  const [starting, setStarting] = useState(false);
+  const start = useMutation({ mutationFn: startTotpSetup, onSuccess: (setup) => setView({ kind: 'setup', setup }) });
+  const actionError = start.error === null ? undefined : errorMessage(start.error);
 
-  async function startSetup() {
-    setStarting(true);
-    setActionError(undefined);
+  function startSetup() {
     setNotice(undefined);
-    try {
-      const data = await startTotpSetup();
-      setView({ kind: 'setup', setup: data });
-    } catch (error) {
-      setActionError(errorMessage(error));
-    } finally {
-      setStarting(false);
-    }
+    start.mutate();
   }
 
   function showCodes(codes: string[], message: string) {
@@ -115,7 +107,7 @@ export function TwoFactorSection({ onChanged }: { onChanged: () => void }) {
         />
       ) : (
         <div className="row">
-          <Button variant="primary" busy={starting} onClick={() => void startSetup()}>
+          <Button variant="primary" busy={start.isPending} onClick={startSetup}>
             Set up two-factor authentication
           </Button>
         </div>
@@ -126,24 +118,13 @@ export function TwoFactorSection({ onChanged }: { onChanged: () => void }) {
 
 function TotpSetupPanel({ setup, onCancel, onEnabled }: { setup: TotpSetupJson; onCancel: () => void; onEnabled: (codes: string[]) => void }) {
   const [code, setCode] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [fieldError, setFieldError] = useState<string>();
-  const [alert, setAlert] = useState<string>();
+  const enable = useMutation({ mutationFn: enableTotp, onSuccess: onEnabled });
+  const { field: fieldError, alert } = enable.error === null ? {} : codeError(enable.error);
+  const busy = enable.isPending;
 
-  async function enable(event: FormEvent) {
+  function submit(event: FormEvent) {
     event.preventDefault();
-    setBusy(true);
-    setFieldError(undefined);
-    setAlert(undefined);
-    try {
-      const recoveryCodes = await enableTotp(code);
-      onEnabled(recoveryCodes);
-    } catch (error) {
-      const message = codeError(error);
-      setFieldError(message.field);
-      setAlert(message.alert);
-      setBusy(false);
-    }
+    enable.mutate(code);
   }
 
   return (
@@ -168,7 +149,7 @@ function TotpSetupPanel({ setup, onCancel, onEnabled }: { setup: TotpSetupJson; 
         </div>
         <h3>2. Enter the code the app shows</h3>
         {alert !== undefined && <Alert kind="error">{alert}</Alert>}
-        <form onSubmit={enable} noValidate>
+        <form onSubmit={submit} noValidate>
           <CodeField value={code} onChange={setCode} error={fieldError} label="6-digit code" />
           <div className="row">
             <Button type="submit" variant="primary" busy={busy}>
@@ -189,43 +170,38 @@ type CodeAction = 'disable' | 'regenerate';
 function EnabledTotp({ remaining, onRegenerated, onDisabled }: { remaining: number; onRegenerated: (codes: string[]) => void; onDisabled: () => void }) {
   const [action, setAction] = useState<CodeAction>();
   const [code, setCode] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [fieldError, setFieldError] = useState<string>();
-  const [alert, setAlert] = useState<string>();
+  // Confirmed with no code: said at the field, before any request.
+  const [codeMissing, setCodeMissing] = useState(false);
+  const confirmation = useMutation({
+    mutationFn: async ({ chosen, confirmingCode }: { chosen: CodeAction; confirmingCode: string }): Promise<string[] | undefined> => {
+      if (chosen === 'regenerate') return regenerateRecoveryCodes(confirmingCode);
+      await disableTotp(confirmingCode);
+      return undefined;
+    },
+    onSuccess: (recoveryCodes) => {
+      setAction(undefined);
+      if (recoveryCodes === undefined) onDisabled();
+      else onRegenerated(recoveryCodes);
+    },
+  });
+  const refusal = confirmation.error === null ? {} : codeError(confirmation.error);
+  const fieldError = codeMissing ? 'Enter a code to confirm.' : refusal.field;
+  const alert = refusal.alert;
+  const busy = confirmation.isPending;
 
   function open(next: CodeAction) {
     setAction(next);
     setCode('');
-    setFieldError(undefined);
-    setAlert(undefined);
+    setCodeMissing(false);
+    confirmation.reset();
   }
 
-  async function confirm() {
+  function confirm() {
     if (action === undefined) return;
-    if (code.trim() === '') {
-      setFieldError('Enter a code to confirm.');
-      return;
-    }
-    setBusy(true);
-    setFieldError(undefined);
-    setAlert(undefined);
-    try {
-      if (action === 'disable') {
-        await disableTotp(code);
-        setAction(undefined);
-        onDisabled();
-      } else {
-        const recoveryCodes = await regenerateRecoveryCodes(code);
-        setAction(undefined);
-        onRegenerated(recoveryCodes);
-      }
-    } catch (error) {
-      const message = codeError(error);
-      setFieldError(message.field);
-      setAlert(message.alert);
-    } finally {
-      setBusy(false);
-    }
+    const missing = code.trim() === '';
+    setCodeMissing(missing);
+    if (missing) return;
+    confirmation.mutate({ chosen: action, confirmingCode: code });
   }
 
   return (
@@ -246,7 +222,7 @@ function EnabledTotp({ remaining, onRegenerated, onDisabled }: { remaining: numb
         confirmLabel={action === 'disable' ? 'Turn off' : 'Replace codes'}
         danger={action === 'disable'}
         busy={busy}
-        onConfirm={() => void confirm()}
+        onConfirm={confirm}
         onCancel={() => setAction(undefined)}
       >
         <p>
@@ -259,7 +235,7 @@ function EnabledTotp({ remaining, onRegenerated, onDisabled }: { remaining: numb
         <form
           onSubmit={(event) => {
             event.preventDefault();
-            void confirm();
+            confirm();
           }}
           noValidate
         >

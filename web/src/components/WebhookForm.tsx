@@ -1,3 +1,4 @@
+import { useMutation } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useForm } from 'react-hook-form';
 import { WEBHOOK_DESCRIPTION_MAX_LENGTH, WEBHOOK_URL_MAX_LENGTH, type WebhookEventType } from '@server/webhooks/contract';
@@ -27,18 +28,13 @@ interface WebhookFormProps {
 /** The URL, a description and the events of a webhook: for adding one, and for changing one. */
 export function WebhookForm({ initial, submitLabel, onSubmit, onCancel, idPrefix }: WebhookFormProps) {
   const { register, handleSubmit, reset, formState } = useForm<WebhookFormValues>({ defaultValues: initial });
-  const [error, setError] = useState<unknown>();
+  const send = useMutation({ mutationFn: onSubmit, onSuccess: () => reset(initial) });
+  const error = send.error ?? undefined;
   const eventsErrorId = `${idPrefix}-events-error`;
 
-  async function submit(values: WebhookFormValues) {
-    setError(undefined);
+  function submit(values: WebhookFormValues) {
     setEditedSince(new Set());
-    try {
-      await onSubmit({ url: values.url.trim(), description: values.description.trim(), events: WEBHOOK_EVENTS.map(({ type }) => type).filter((type) => values.events.includes(type)) });
-      reset(initial);
-    } catch (caught) {
-      setError(caught);
-    }
+    send.mutate({ url: values.url.trim(), description: values.description.trim(), events: WEBHOOK_EVENTS.map(({ type }) => type).filter((type) => values.events.includes(type)) });
   }
 
   // The server's word on what was sent stops applying once the field is edited.
@@ -97,7 +93,7 @@ export function WebhookForm({ initial, submitLabel, onSubmit, onCancel, idPrefix
         )}
       </fieldset>
       <div className="row">
-        <Button type="submit" variant="primary" busy={formState.isSubmitting}>
+        <Button type="submit" variant="primary" busy={send.isPending}>
           {submitLabel}
         </Button>
         {onCancel !== undefined && <Button onClick={onCancel}>Cancel</Button>}

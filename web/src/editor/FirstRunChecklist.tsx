@@ -1,9 +1,11 @@
+import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import type { Site } from '../api/types';
 import { goToSection } from './editorNavigation';
 import { sectionPath } from './sections';
 import { firstRunSteps } from './firstRun';
 import { Button } from '../components/Button';
+import { siteInstallQuery } from '../queries';
 
 const HIDDEN_KEY = 'siteward.first-run-hidden';
 
@@ -23,7 +25,10 @@ function hiddenSites(): string[] {
  */
 export function FirstRunChecklist({ site }: { site?: Site }) {
   const [hidden, setHidden] = useState(() => site !== undefined && hiddenSites().includes(site.id));
-  const steps = firstRunSteps(site);
+  // Where the site's public configuration was fetched from ticks "Put the site on your pages";
+  // asked only while the checklist is on screen for a site.
+  const install = useQuery({ ...siteInstallQuery(site?.id ?? ''), enabled: site !== undefined && !hidden });
+  const steps = firstRunSteps(site, install.data?.fetched_from.length ?? 0);
   const done = steps.filter((step) => step.done).length;
   if (hidden || (site !== undefined && done === steps.length)) return null;
 

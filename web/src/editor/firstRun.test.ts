@@ -31,4 +31,15 @@ describe('the first-run steps', () => {
     expect(done(site({ partner_settings: { ...partner, enabled: false, last_status: 'ok' } }))).toEqual([]);
     expect(done(site({ partner_settings: { ...partner, enabled: true, last_status: 'ok' } }))).toEqual(['partner']);
   });
+
+  test('install counts once a page origin has fetched the public configuration', () => {
+    const ids = (value: Site | undefined, pages: number) => firstRunSteps(value, pages).filter((step) => step.done).map((step) => step.id);
+    expect(firstRunSteps(undefined).map((step) => step.id)).toEqual(['ai', 'widget', 'knowledge', 'partner', 'install']);
+    expect(ids(site({}), 0)).toEqual([]);
+    expect(ids(site({}), 1)).toEqual(['install']);
+    expect(ids(site({}), 20)).toEqual(['install']);
+    // With no site, nothing is done, whatever the count says.
+    expect(ids(undefined, 3)).toEqual([]);
+    expect(firstRunSteps(site({}), 1).find((step) => step.id === 'install')?.section).toBe('install');
+  });
 });

@@ -1,11 +1,12 @@
 // The first steps of a new site, each ticked from what the server holds: the assistant set up,
-// the widget styled, knowledge to answer from, the partner connection working. Shown on the empty
+// the widget styled, knowledge to answer from, the partner connection working, the site put on
+// pages (its public configuration fetched from at least one page's origin). Shown on the empty
 // sites list (as what lies ahead) and in a site until every step is done.
 import type { Site } from '../api/types';
 import type { SectionId } from './sections';
 
 export interface FirstRunStep {
-  id: 'ai' | 'widget' | 'knowledge' | 'partner';
+  id: 'ai' | 'widget' | 'knowledge' | 'partner' | 'install';
   label: string;
   /** What the step is for, in a line. */
   hint: string;
@@ -39,8 +40,11 @@ function knowledgeSources(site: Site): number {
   return Array.isArray(sources) ? sources.length : 0;
 }
 
-/** The steps for a site, in the order they are best taken; with no site, none is done. */
-export function firstRunSteps(site: Site | undefined): FirstRunStep[] {
+/**
+ * The steps for a site, in the order they are best taken; with no site, none is done.
+ * `pagesFetchedFrom`: how many page origins the Install section lists (0 while unknown).
+ */
+export function firstRunSteps(site: Site | undefined, pagesFetchedFrom = 0): FirstRunStep[] {
   return [
     { id: 'ai', label: 'Set up the assistant', hint: 'Its model, instructions and tone.', section: 'ai', done: site !== undefined && configured('ai_settings', site) },
     { id: 'widget', label: 'Style the chat widget', hint: 'Its position, greeting and colours.', section: 'widget', done: site !== undefined && configured('widget', site) },
@@ -52,5 +56,6 @@ export function firstRunSteps(site: Site | undefined): FirstRunStep[] {
       section: 'integration',
       done: site !== undefined && site.partner_settings.enabled && site.partner_settings.last_status === 'ok',
     },
+    { id: 'install', label: 'Put the site on your pages', hint: 'Paste one line into them; the step ticks once a page has loaded it.', section: 'install', done: site !== undefined && pagesFetchedFrom > 0 },
   ];
 }

@@ -1,4 +1,4 @@
-import { useState } from 'react';
+import { useMutation } from '@tanstack/react-query';
 import { useForm } from 'react-hook-form';
 import { ApiError, errorMessage } from '../api/errors';
 import { Alert } from '../components/Alert';
@@ -44,26 +44,20 @@ export function SignUpPage() {
   const nextParameter = parameters.get('next');
   // An invitation's page sends the invited address along (?email=): the form starts with it.
   const { register, handleSubmit, formState } = useForm<{ name: string; email: string; password: string }>({ defaultValues: { name: '', email: parameters.get('email') ?? '', password: '' } });
-  const [error, setError] = useState<unknown>();
-  const [createdButNotSignedIn, setCreatedButNotSignedIn] = useState<string>();
-
-  async function submit({ name, email, password }: { name: string; email: string; password: string }) {
-    setError(undefined);
-    try {
-      await signUp({ email: email.trim(), password, ...(name.trim() === '' ? {} : { name: name.trim() }) });
-    } catch (caught) {
-      setError(caught);
-      return;
-    }
-    try {
-      await signInWithPassword({ email: email.trim(), password });
+  // The account exists once the first step succeeds; only the sign-in after it may still fail (a rate limit, say).
+  const signInAfter = useMutation({
+    mutationFn: async (credentials: { email: string; password: string }) => {
+      await signInWithPassword(credentials);
       await refresh();
       goAfterSignIn(nextParameter);
-    } catch (caught) {
-      // The account exists now; only the sign-in step failed (a rate limit, say).
-      setCreatedButNotSignedIn(errorMessage(caught));
-    }
-  }
+    },
+  });
+  const create = useMutation({
+    mutationFn: (values: { name: string; email: string; password: string }) => signUp({ email: values.email.trim(), password: values.password, ...(values.name.trim() === '' ? {} : { name: values.name.trim() }) }),
+    onSuccess: (_created, values) => signInAfter.mutate({ email: values.email.trim(), password: values.password }),
+  });
+  const error = create.error ?? undefined;
+  const createdButNotSignedIn = signInAfter.error === null ? undefined : errorMessage(signInAfter.error);
 
   if (signup === 'closed') {
     return (
@@ -97,7 +91,7 @@ export function SignUpPage() {
         </Alert>
       )}
       <SingleSignOnButtons next={nextParameter} separator />
-      <form onSubmit={handleSubmit(submit)} noValidate>
+      <form onSubmit={handleSubmit((values) => create.mutate(values))} noValidate>
         <Field label="Name (optional)" autoComplete="name" error={fieldErrors.name} {...register('name')} />
         <Field
           label="E-mail"
@@ -117,7 +111,7 @@ export function SignUpPage() {
           {...register('password', { required: 'Choose a password.' })}
           hint="8 to 256 characters. Common passwords, repeats, sequences and your own e-mail address or name are refused; a few unrelated words make a strong one."
         />
-        <Button type="submit" variant="primary" className="button-block" busy={formState.isSubmitting}>
+        <Button type="submit" variant="primary" className="button-block" busy={create.isPending || signInAfter.isPending}>
           Create account
         </Button>
       </form>

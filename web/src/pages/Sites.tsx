@@ -1,12 +1,11 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
-import { useEffect, useId, useRef, useState } from 'react';
+import { Suspense, useEffect, useId, useRef, useState } from 'react';
 import { errorMessage } from '../api/errors';
 import { Alert } from '../components/Alert';
 import { Button } from '../components/Button';
-import { FirstRunChecklist } from '../editor/FirstRunChecklist';
-import { NewSiteDialog } from '../components/NewSiteDialog';
 import { isTwoFactorRequired, TwoFactorRequiredNotice } from '../components/TwoFactorRequiredNotice';
 import { formatDateTime, formatRelative } from '../format';
+import { loadOnFirstUse } from '../loadOnFirstUse';
 import { Link, navigate, pathOf, queryOf, useLocation, useLocationState } from '../router';
 import { DEFAULT_SITE_SORT, isSiteSort, SITE_LIST_PAGE_SIZE, siteListQueryFrom, type SiteSort, type SiteSummary } from '../siteList';
 import { useTitle } from '../useTitle';
@@ -14,6 +13,10 @@ import { can, ROLE_LABELS, roleWithArticle } from '../workspaceAccess';
 import { type Workspace } from '../workspaces';
 import { siteListQuery, useWorkspaces } from '../queries';
 import { type SettingsField, SITE_SEARCH_MAX_LENGTH } from '@server/sites/contract';
+
+// Not needed to show the list: loaded when someone creates a site, or has none yet.
+const NewSiteDialog = loadOnFirstUse(() => import('../components/NewSiteDialog').then((module) => module.NewSiteDialog));
+const FirstRunChecklist = loadOnFirstUse(() => import('../editor/FirstRunChecklist').then((module) => module.FirstRunChecklist));
 
 /** Typing pauses this long before the search goes out: one request per word, not per key. */
 const SEARCH_DELAY_MS = 300;
@@ -223,7 +226,11 @@ export function SitesPage() {
           </Button>
         </section>
       )}
-      {page !== undefined && page.total === 0 && q === '' && onFirstPage && workspaceId === null && <FirstRunChecklist />}
+      {page !== undefined && page.total === 0 && q === '' && onFirstPage && workspaceId === null && (
+        <Suspense fallback={null}>
+          <FirstRunChecklist />
+        </Suspense>
+      )}
 
       {page !== undefined && page.total === 0 && q === '' && onFirstPage && workspaceId !== null && (
         <section className="card empty">
@@ -276,7 +283,11 @@ export function SitesPage() {
         </section>
       )}
 
-      <NewSiteDialog open={creating} workspaces={workspaces.data} selectedWorkspaceId={workspaceId} onClose={() => setCreating(false)} onCreated={(site) => navigate(`/sites/${encodeURIComponent(site.id)}`, { state: { created: true } })} />
+      {creating && (
+        <Suspense fallback={null}>
+          <NewSiteDialog open workspaces={workspaces.data} selectedWorkspaceId={workspaceId} onClose={() => setCreating(false)} onCreated={(site) => navigate(`/sites/${encodeURIComponent(site.id)}`, { state: { created: true } })} />
+        </Suspense>
+      )}
     </>
   );
 }
