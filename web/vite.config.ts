@@ -2,6 +2,7 @@ import { fileURLToPath } from 'node:url';
 import react from '@vitejs/plugin-react';
 import { defineConfig } from 'vite';
 import { precompressed } from './precompressPlugin.ts';
+import { preloadDashboard } from './preloadDashboardPlugin.ts';
 import { settingsValidators } from './settingsValidatorsPlugin.ts';
 
 const root = fileURLToPath(new URL('.', import.meta.url));
@@ -9,7 +10,7 @@ const root = fileURLToPath(new URL('.', import.meta.url));
 // The dashboard is built into dist/web, beside the compiled server, which serves it (src/web/static.ts).
 export default defineConfig({
   root,
-  plugins: [react(), settingsValidators(), precompressed()],
+  plugins: [react(), settingsValidators(), preloadDashboard(fileURLToPath(new URL('src/main.tsx', import.meta.url))), precompressed()],
   // The server's contract: web code imports its import-free value modules (limits, enums, error codes) and only types from the rest.
   resolve: { alias: { '@server': fileURLToPath(new URL('../src', import.meta.url)) } },
   build: {

@@ -1,5 +1,4 @@
-// First: the colour theme, before anything renders (see theme.ts).
-import './theme';
+// The dashboard itself, loaded by the entry script (boot.ts) once it has started the first requests.
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
@@ -9,18 +8,18 @@ import { accountQuery, siteListQuery } from './queries';
 import { SessionProvider } from './session';
 import { SignInAgainProvider } from './signInAgain';
 import { ToastProvider } from './toasts';
-import { siteListQueryFrom } from './siteList';
-import './styles.css';
+import { earlyAccount, earlySiteList } from './earlyRequests';
 
 // Server state lives in one query cache; a failed request is shown, not retried behind the person's back.
 const queryClient = new QueryClient({ defaultOptions: { queries: { retry: false, refetchOnWindowFocus: false } } });
 
-// A cold load asks who is signed in and, on the sites list, for its first page at once, instead of
-// one after the other. Signed out, the list's 401 is dropped: the sign-in screen shows instead.
-void queryClient.prefetchQuery({ ...accountQuery(), staleTime: Number.POSITIVE_INFINITY });
-if (window.location.pathname === '/' || window.location.pathname === '/sites') {
-  const list = siteListQuery(siteListQueryFrom(new URLSearchParams(window.location.search)), { quiet: true });
-  queryClient.fetchQuery(list).catch(() => {
+// The first requests started in boot.ts land in the cache as these queries' first answers.
+// Signed out, the list's 401 is dropped: the sign-in screen shows instead.
+void queryClient.prefetchQuery({ ...accountQuery(), queryFn: () => earlyAccount, staleTime: Number.POSITIVE_INFINITY });
+if (earlySiteList !== undefined) {
+  const { query, page } = earlySiteList;
+  const list = siteListQuery(query);
+  queryClient.fetchQuery({ ...list, queryFn: () => page }).catch(() => {
     queryClient.removeQueries({ queryKey: list.queryKey, exact: true });
   });
 }

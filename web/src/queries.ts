@@ -176,8 +176,11 @@ export const useWebhooks = (workspaceId: string) => useQuery(webhooksQuery(works
 
 // ---- Sites ----
 
-export const siteListQuery = (query: SiteListQuery, options: { quiet?: boolean } = {}) =>
-  queryOptions({ queryKey: queryKeys.sites.list(query), queryFn: ({ signal }) => fetchSiteSummaries(query, signal, options) });
+/** A page read moments ago (the cold load's early start, the page just left) is shown without asking again; a change made here refreshes every list at once. */
+const SITE_LIST_FRESH_MS = 5_000;
+
+export const siteListQuery = (query: SiteListQuery) =>
+  queryOptions({ queryKey: queryKeys.sites.list(query), queryFn: ({ signal }) => fetchSiteSummaries(query, signal), staleTime: SITE_LIST_FRESH_MS });
 
 export type { LoadedSite } from './api/sites';
 

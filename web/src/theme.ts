@@ -1,7 +1,7 @@
 // Light, dark, or whatever the system says. The choice lives in localStorage and is applied when
-// this module is first evaluated: main.tsx imports it before anything else, so the first paint
-// already has the right colours (the CSP allows no inline script in index.html to do it earlier).
-import { useSyncExternalStore } from 'react';
+// this module is first evaluated: the entry script (boot.ts) imports it before anything else, so the
+// first paint already has the right colours (the CSP allows no inline script in index.html to do it
+// earlier). No React here: the entry script loads without the frameworks.
 
 export const THEME_CHOICES = ['system', 'light', 'dark'] as const;
 export type ThemeChoice = (typeof THEME_CHOICES)[number];
@@ -56,11 +56,10 @@ window.addEventListener('storage', (event) => {
   for (const listener of listeners) listener();
 });
 
-function subscribe(listener: () => void): () => void {
+/** For ThemeSwitch, through useSyncExternalStore. */
+export function subscribeToTheme(listener: () => void): () => void {
   listeners.add(listener);
   return () => listeners.delete(listener);
 }
 
-export function useTheme(): ThemeChoice {
-  return useSyncExternalStore(subscribe, () => current);
-}
+export const currentTheme = (): ThemeChoice => current;

@@ -1,11 +1,11 @@
-import { useId } from 'react';
-import { setTheme, THEME_CHOICES, type ThemeChoice, useTheme } from '../theme';
+import { useId, useSyncExternalStore } from 'react';
+import { currentTheme, setTheme, subscribeToTheme, THEME_CHOICES, type ThemeChoice } from '../theme';
 
 const LABELS: Record<ThemeChoice, string> = { system: 'System', light: 'Light', dark: 'Dark' };
 
 /** Light, dark, or the system's setting; remembered on this browser. */
 export function ThemeSwitch() {
-  const choice = useTheme();
+  const choice = useSyncExternalStore(subscribeToTheme, currentTheme);
   const id = useId();
   return (
     <div className="theme-switch">
