@@ -1,8 +1,14 @@
 // The entry script: small and free of the frameworks, so the first screen's requests start as soon
-// as it runs, while React, the router and the screens (main.tsx) download and parse beside them.
+// as it runs, while React, the router and the screens (main.tsx) download and parse beside them
+// (index.html preloads them: web/preloadDashboardPlugin.ts).
 // First: the colour theme, before anything paints (see theme.ts).
 import './theme';
 import './earlyRequests';
 import './styles.css';
 
-void import('./main');
+import('./main').catch(() => {
+  // The dashboard's code did not arrive (the network failed, or a newer version was deployed
+  // between this page and its code): say so instead of leaving a blank page.
+  const root = document.getElementById('root');
+  if (root !== null) root.textContent = 'The dashboard could not load. Reload the page to try again.';
+});
