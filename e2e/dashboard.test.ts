@@ -420,7 +420,7 @@ test('cold load with 200 sites: the time to the first site row is reported', { t
     const requests = timings.requests.map((request) => `${request.path} ${request.start}–${request.end} ms`);
     console.log(
       `diagnostic: cold load with 200 sites, first site row visible ${Math.round(firstRowAt)} ms after navigation start; /api/v1/me started at ${started('/api/v1/me')} ms, /api/v1/sites at ${started('/api/v1/sites')} ms; ` +
-        `page received ${timings.html} ms, scripts run by ${timings.ready} ms; requests: ${requests.join(', ')}`,
+        `page received ${timings.html} ms, entry script run (DOMContentLoaded) by ${timings.ready} ms; requests: ${requests.join(', ')}`,
     );
   } finally {
     await dashboard.close();
