@@ -100,7 +100,7 @@ export function SectionHeading({ section }: { section: EditorSection }) {
  * a target (scroll-padding), and after the browser has scrolled a newly focused element into view,
  * the rest is scrolled here, since browsers differ in whether their focus scrolling honours it.
  */
-export function SaveBar({ editor, onDiscard }: { editor: SiteEditorState; onDiscard: () => void }) {
+export function SaveBar({ editor, onDiscard, bypassNote }: { editor: SiteEditorState; onDiscard: () => void; bypassNote?: string | undefined }) {
   const bar = useRef<HTMLDivElement>(null);
   useEffect(() => {
     const element = bar.current;
@@ -138,6 +138,7 @@ export function SaveBar({ editor, onDiscard }: { editor: SiteEditorState; onDisc
           </Button>
         </div>
       )}
+      {bypassNote !== undefined && <p className="review-note muted">{bypassNote}</p>}
       <div className="save-bar-inner">
         <span className={`save-state ${dirty ? 'save-state-dirty' : ''}`} role="status">
           {saving.isPending ? 'Saving…' : dirty ? 'Unsaved changes' : justSaved ? 'Saved' : 'No changes'}
@@ -150,7 +151,7 @@ export function SaveBar({ editor, onDiscard }: { editor: SiteEditorState; onDisc
             Discard
           </Button>
           <Button type="submit" variant="primary" busy={saving.isPending} disabled={!dirty || conflict || checking.isPending} aria-keyshortcuts="Control+S Meta+S">
-            Save
+            {editor.propose ? 'Propose change…' : 'Save'}
           </Button>
         </div>
       </div>

@@ -4,8 +4,10 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef, useState } from 'react';
 import { type FieldNamesMarkedBoolean, useForm } from 'react-hook-form';
+import { CHANGE_REQUEST_ERRORS } from '@server/change-requests/errors';
 import type { SettingsField } from '@server/sites/contract';
 import type { PartnerDraft } from '@server/sites/schema';
+import type { ChangeRequest } from '../api/changeRequests';
 import { ApiError, type FieldError } from '../api/errors';
 import { checkPartnerConnection, fetchSite, type LoadedSite, updateSite } from '../api/sites';
 import type { Site } from '../api/types';
@@ -37,9 +39,11 @@ interface SiteEditorOptions {
   loaded: LoadedSite;
   readOnly: boolean;
   sectionId: SectionId;
+  /** The workspace requires review and the person is not an owner: Save becomes "Propose change". */
+  propose: boolean;
 }
 
-export function useSiteEditor({ siteId, loaded, readOnly, sectionId }: SiteEditorOptions) {
+export function useSiteEditor({ siteId, loaded, readOnly, sectionId, propose }: SiteEditorOptions) {
   const queryClient = useQueryClient();
   const toasts = useToasts();
   const saved = loaded.site;
@@ -52,6 +56,9 @@ export function useSiteEditor({ siteId, loaded, readOnly, sectionId }: SiteEdito
   const showClientErrors = form.formState.submitCount > 0;
   // A test of the unsaved partner settings refused these fields (the panel's own request).
   const [testErrors, setTestErrors] = useState<FieldError[]>([]);
+  // Proposing: the dialog asking for a title is open; then the request the changes went to.
+  const [proposing, setProposing] = useState(false);
+  const [proposed, setProposed] = useState<ChangeRequest>();
 
   const setLoaded = (next: LoadedSite) => queryClient.setQueryData(siteQuery(siteId).queryKey, next);
 
@@ -70,6 +77,8 @@ export function useSiteEditor({ siteId, loaded, readOnly, sectionId }: SiteEdito
       // The errors describe what was sent: "edited since" counts from now. Every edit stays on screen.
       form.reset(form.getValues(), { keepSubmitCount: true });
       if (error instanceof ApiError && !isConflict(error)) focusFirstInvalid(siteId, sectionId, error.errors);
+      // The workspace began requiring review while this editor was open: Save becomes Propose.
+      if (error instanceof ApiError && error.code === CHANGE_REQUEST_ERRORS.REVIEW_REQUIRED) void queryClient.invalidateQueries({ queryKey: queryKeys.workspaces.list() });
     },
   });
   const checking = useMutation({
@@ -122,7 +131,19 @@ export function useSiteEditor({ siteId, loaded, readOnly, sectionId }: SiteEdito
       focusFirstInvalid(siteId, sectionId, localErrors);
       return;
     }
+    if (propose) {
+      setProposed(undefined);
+      setProposing(true);
+      return;
+    }
     saving.mutate({ changes, etag: loaded.etag, draft: form.getValues() });
+  }
+
+  /** The changes went to a change request: the form goes back to the live site, and the request is offered. */
+  function afterProposal(request: ChangeRequest) {
+    setProposing(false);
+    setProposed(request);
+    startOver(loaded);
   }
   const submit = form.handleSubmit(save);
 
@@ -183,6 +204,11 @@ export function useSiteEditor({ siteId, loaded, readOnly, sectionId }: SiteEdito
     startOver,
     adoptRotatedKey,
     discard: () => startOver(loaded),
+    propose,
+    proposing,
+    proposed,
+    cancelProposal: () => setProposing(false),
+    afterProposal,
     showTestFieldErrors,
   };
 }
