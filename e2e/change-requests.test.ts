@@ -58,8 +58,13 @@ async function api<T>(user: SignedUpUser, method: 'GET' | 'POST' | 'PUT' | 'PATC
   return response.json<T>();
 }
 
-const siteNow = async (id: string) => (await api<{ site: SiteJson }>(owner, 'GET', `/api/v1/sites/${id}`)).site;
+const siteNow = async (id: string, reader: SignedUpUser = owner) => (await api<{ site: SiteJson }>(reader, 'GET', `/api/v1/sites/${id}`)).site;
 const requestsOf = async (id: string) => (await api<{ change_requests: ChangeRequestJson[] }>(owner, 'GET', `/api/v1/sites/${id}/change-requests`)).change_requests;
+
+/** A section of the editor, opened from its own navigation (the draft stays, as it would not over a page load). */
+function sectionLink(page: Page, title: string) {
+  return page.getByRole('navigation', { name: 'Site settings' }).getByRole('link', { name: new RegExp(`^${title}`) });
+}
 
 async function screenshot(name: string, page: Page): Promise<void> {
   await dashboard.screenshot(`change-requests-${name}`, page);
@@ -207,4 +212,59 @@ test('review is required in the workspace settings; an editor proposes, an admin
   assert.equal(merged.name, 'Help centre EU', 'the path without a conflict merged');
 
   assert.deepEqual(accessibility, [], `axe found:\n${accessibility.join('\n')}`);
+});
+
+test("the editor's own conflict: two tabs save the same site, and the second chooses path by path what to keep", { timeout: 180_000 }, async () => {
+  const { origin, context } = dashboard;
+  // The admin's own site (their personal workspace, without review): saves go live directly.
+  const site = await createSite(dashboard.t.app, admin.bearer, { name: 'Shared', color: '#0f766e', widget: '{"greeting":"Hello"}', ai_settings: '{"tone":"friendly"}' });
+  const first = dashboard.page;
+  const second = await context.newPage();
+  try {
+    for (const tab of [first, second]) {
+      await tab.goto(`${origin}/sites/${site.id}/widget`);
+      await tab.getByRole('heading', { name: 'Shared', level: 1 }).waitFor();
+    }
+    // The second tab saves first: the greeting, the tone and the name.
+    await second.getByLabel('Greeting').fill('From the second tab');
+    await sectionLink(second, 'AI').click();
+    await second.getByLabel('Tone').selectOption('professional');
+    await sectionLink(second, 'General').click();
+    await second.getByRole('textbox', { name: 'Name' }).fill('Shared by two');
+    await second.getByRole('button', { name: 'Save', exact: true }).click();
+    await second.getByRole('region', { name: 'Save changes' }).getByRole('status').filter({ hasText: /^Saved$/ }).waitFor();
+  } catch (error) {
+    await second.close();
+    throw error;
+  }
+  await second.close();
+
+  // The first tab changed the greeting and the tone too, and the colour, which the second left alone.
+  await first.getByLabel('Greeting').fill('From the first tab');
+  await sectionLink(first, 'AI').click();
+  await first.getByLabel('Tone').selectOption('concise');
+  await first.getByRole('button', { name: 'Save', exact: true }).click();
+  await first.getByText('Someone else saved this site since you opened it').waitFor();
+  const panel = first.getByRole('region', { name: 'Choose what to keep' });
+  await panel.getByText('You both changed 2 settings').waitFor();
+  const widget = panel.getByRole('group', { name: 'Chat widget' });
+  const tone = panel.getByRole('group', { name: 'AI assistant' });
+  assert.deepEqual(await widget.getByRole('row').nth(1).getByRole('cell').allInnerTexts(), ['Hello', 'From the second tab', 'From the first tab']);
+  assert.deepEqual(await tone.getByRole('row').nth(1).getByRole('cell').allInnerTexts(), ['Friendly', 'Professional', 'Concise']);
+  assert.equal(await panel.getByRole('group', { name: 'Name' }).count(), 0, 'only the second tab changed the name: no conflict');
+  assert.equal(await panel.getByRole('button', { name: 'Save on top of their version' }).isDisabled(), true);
+  const accessibility: string[] = [];
+  await axeEverywhere(first, 'editor-conflict', accessibility);
+  assert.deepEqual(accessibility, [], `axe found:\n${accessibility.join('\n')}`);
+
+  await widget.getByLabel('Keep mine').check();
+  await tone.getByLabel('Take theirs').check();
+  await panel.getByRole('button', { name: 'Save on top of their version' }).click();
+  await first.getByRole('region', { name: 'Save changes' }).getByRole('status').filter({ hasText: /^Saved$/ }).waitFor();
+  const stored = await siteNow(site.id, admin);
+  assert.equal(JSON.parse(stored.widget).greeting, 'From the first tab', 'mine kept for the greeting');
+  assert.equal(JSON.parse(stored.ai_settings).tone, 'professional', 'theirs taken for the tone');
+  assert.equal(stored.name, 'Shared by two', 'their change elsewhere kept');
+  await first.getByRole('heading', { name: 'Shared by two', level: 1 }).waitFor();
+  assert.equal(await first.getByLabel('Tone').inputValue(), 'professional', 'the form shows what was saved');
 });

@@ -125,17 +125,13 @@ export function SaveBar({ editor, onDiscard, bypassNote }: { editor: SiteEditorS
     };
   }, []);
 
-  const { saving, checking, reloading, dirty, conflict, justSaved } = editor;
+  const { saving, checking, dirty, conflict, justSaved } = editor;
   return (
     <div className="save-bar" role="region" aria-label="Save changes" ref={bar}>
       {conflict && (
         <div className="alert alert-warning save-conflict" role="alert">
           <strong className="alert-title">Someone else saved this site since you opened it</strong>
-          <p>Your changes have not been saved and are still on screen. Saving now would overwrite their work, so it is blocked.</p>
-          {reloading.error !== null && <p className="field-error">{errorMessage(reloading.error)}</p>}
-          <Button variant="danger" busy={reloading.isPending} onClick={() => reloading.mutate()}>
-            Reload their version (your changes will be lost)
-          </Button>
+          <p>Your changes are not saved yet and are still on screen: choose what to keep at the top of the page.</p>
         </div>
       )}
       {bypassNote !== undefined && <p className="review-note muted">{bypassNote}</p>}

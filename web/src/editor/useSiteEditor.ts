@@ -4,6 +4,7 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef, useState } from 'react';
 import { type FieldNamesMarkedBoolean, useForm } from 'react-hook-form';
+import type { ConflictResolution } from '@server/change-requests/contract';
 import { CHANGE_REQUEST_ERRORS } from '@server/change-requests/errors';
 import type { SettingsField } from '@server/sites/contract';
 import type { PartnerDraft } from '@server/sites/schema';
@@ -13,6 +14,7 @@ import { checkPartnerConnection, fetchSite, type LoadedSite, updateSite } from '
 import type { Site } from '../api/types';
 import { partnerChecksQuery, siteQuery, usePartnerChecks } from '../queries';
 import { queryKeys } from '../queryKeys';
+import { allSettled, type ConflictChoices, editorConflicts, rebasedDraft } from '../changeRequests';
 import { changesOf, clientErrors, draftOf, hasChanges, rebaseDraft, sameConfiguration, type SiteChanges, type SiteDraft, type TokenChange } from '../siteDraft';
 import { checkAnnouncement } from './partnerCheckText';
 import { focusFirstInvalid } from './editorNavigation';
@@ -76,6 +78,8 @@ export function useSiteEditor({ siteId, loaded, readOnly, sectionId, propose }: 
     onError: (error) => {
       // The errors describe what was sent: "edited since" counts from now. Every edit stays on screen.
       form.reset(form.getValues(), { keepSubmitCount: true });
+      // Their version is fetched at once, so the person can choose path by path what to keep.
+      if (isConflict(error)) fetchingTheirs.mutate();
       if (error instanceof ApiError && !isConflict(error)) focusFirstInvalid(siteId, sectionId, error.errors);
       // The workspace began requiring review while this editor was open: Save becomes Propose.
       if (error instanceof ApiError && error.code === CHANGE_REQUEST_ERRORS.REVIEW_REQUIRED) void queryClient.invalidateQueries({ queryKey: queryKeys.workspaces.list() });
@@ -100,6 +104,16 @@ export function useSiteEditor({ siteId, loaded, readOnly, sectionId, propose }: 
     },
   });
   const reloading = useMutation({ mutationFn: () => fetchSite(siteId), onSuccess: (next) => startOver(next) });
+  // Someone else saved meanwhile (412): their version, and which side each path both changed keeps.
+  const [theirs, setTheirs] = useState<LoadedSite>();
+  const [choices, setChoices] = useState<ConflictChoices>({});
+  const fetchingTheirs = useMutation({
+    mutationFn: () => fetchSite(siteId),
+    onSuccess: (next) => {
+      setTheirs(next);
+      setChoices({});
+    },
+  });
 
   /** A rotation moved the ETag: the new tag is adopted only if no one saved in between (as after a check). */
   function adoptRotatedKey(rotated: Site, etag: string | null) {
@@ -110,6 +124,7 @@ export function useSiteEditor({ siteId, loaded, readOnly, sectionId, propose }: 
   const newestCheck = checks.data?.[0];
 
   const conflict = isConflict(saving.error);
+  const conflicts = conflict && theirs !== undefined ? editorConflicts(saved, theirs.site, draft) : [];
   const saveError = saving.error !== null && !conflict ? saving.error : undefined;
   const reported = [...(saveError instanceof ApiError ? saveError.errors : []), ...testErrors].filter((error) => !editedSince(form.formState.dirtyFields, error.path));
   const errors = [...(showClientErrors ? localErrors : []), ...reported];
@@ -167,6 +182,27 @@ export function useSiteEditor({ siteId, loaded, readOnly, sectionId, propose }: 
     form.reset(draftOf(next.site));
     saving.reset();
     setTestErrors([]);
+    setTheirs(undefined);
+  }
+
+  /**
+   * After a 412: the draft moves onto their version (their changes stay, mine are laid over them,
+   * each path both changed as chosen) and is saved against it. With nothing of mine left, the
+   * editor simply shows their version.
+   */
+  function saveOverTheirs() {
+    if (theirs === undefined || !allSettled(conflicts, choices)) return;
+    const resolved = rebasedDraft(saved, theirs.site, form.getValues(), choices);
+    const resolvedChanges = changesOf(theirs.site, resolved);
+    setTheirs(undefined);
+    setLoaded(theirs);
+    saving.reset();
+    form.reset(resolved);
+    if (!hasChanges(resolvedChanges)) {
+      toasts.show({ message: 'Nothing of yours was left to save: the editor shows their version.' });
+      return;
+    }
+    saving.mutate({ changes: resolvedChanges, etag: theirs.etag, draft: resolved });
   }
 
   /** A test of the unsaved settings was refused for these fields (or, with none, accepted them all). */
@@ -191,6 +227,13 @@ export function useSiteEditor({ siteId, loaded, readOnly, sectionId, propose }: 
     saving,
     saveError,
     conflict,
+    /** After a 412: their version once fetched, the paths both sides changed, and the choices made. */
+    theirs: conflict ? theirs : undefined,
+    fetchingTheirs,
+    conflicts,
+    choices,
+    choose: (path: string, choice: ConflictResolution) => setChoices({ ...choices, [path]: choice }),
+    saveOverTheirs,
     justSaved: saving.isSuccess && !dirty,
     checking,
     checkError: checking.error ?? undefined,

@@ -8,6 +8,7 @@ import { Field } from '../components/Field';
 import { FirstRunChecklist } from '../editor/FirstRunChecklist';
 import { Loading } from '../components/Loading';
 import { isTwoFactorRequired, TwoFactorRequiredNotice } from '../components/TwoFactorRequiredNotice';
+import { ConflictPanel } from '../editor/ConflictPanel';
 import { DangerZone } from '../editor/DangerZone';
 import { HistorySection } from '../editor/HistorySection';
 import { InstallOffer } from '../editor/InstallOffer';
@@ -157,6 +158,8 @@ function SiteEditorForm({ siteId, loaded, workspace, access, section, unknownSec
             </p>
           </Alert>
         )}
+
+        {editor.conflict && <ConflictPanel editor={editor} />}
 
         {summaryErrors !== undefined && <SaveErrorSummary error={editor.saveError} fieldErrors={summaryErrors} siteId={siteId} />}
 
