@@ -211,6 +211,26 @@ test('review is required in the workspace settings; an editor proposes, an admin
   assert.equal(merged.color, '#991b1b', 'the current value taken for the colour');
   assert.equal(merged.name, 'Help centre EU', 'the path without a conflict merged');
 
+  // A third, approved, is scheduled for tomorrow at 10:30 in the person's time zone, then withdrawn.
+  const third = (await api<{ change_request: ChangeRequestJson }>(editor, 'POST', `/api/v1/sites/${site.id}/change-requests`, { title: 'Holiday greeting', changes: { widget: '{"greeting":"Happy holidays"}' } })).change_request;
+  await api(admin, 'POST', `/api/v1/sites/${site.id}/change-requests/${third.id}/approve`);
+  const tomorrow = new Date(Date.now() + 86_400_000);
+  const pad = (value: number) => String(value).padStart(2, '0');
+  const localTime = `${tomorrow.getFullYear()}-${pad(tomorrow.getMonth() + 1)}-${pad(tomorrow.getDate())}T10:30`;
+  await page.goto(`${origin}/sites/${site.id}/change-requests/${third.id}`);
+  await page.getByLabel('Or apply at a time').fill(localTime);
+  await page.getByRole('button', { name: 'Schedule' }).click();
+  await page.getByRole('status').filter({ hasText: 'It goes live on' }).waitFor();
+  const scheduled = (await requestsOf(site.id)).find((each) => each.id === third.id);
+  assert.equal(scheduled?.status, 'scheduled');
+  // The browser and this process share the machine's time zone: the same local time is the same instant.
+  assert.equal(scheduled.scheduled_at, new Date(localTime).toISOString());
+  await page.getByRole('button', { name: 'Withdraw…' }).click();
+  await page.getByRole('dialog', { name: 'Withdraw “Holiday greeting”?' }).getByRole('button', { name: 'Withdraw' }).click();
+  await page.getByRole('status').filter({ hasText: 'Withdrawn: it will not go live.' }).waitFor();
+  assert.equal((await requestsOf(site.id)).find((each) => each.id === third.id)?.status, 'closed');
+  assert.equal(JSON.parse((await siteNow(site.id)).widget).greeting, 'Welcome aboard', 'nothing of it was applied');
+
   assert.deepEqual(accessibility, [], `axe found:\n${accessibility.join('\n')}`);
 });
 

@@ -74,16 +74,18 @@ export function ChangeRequestPage({ siteId, changeRequestId }: { siteId: string;
   if (request.isError) return <LoadFailed title="The change request could not be loaded" message={errorMessage(request.error)} error={request.error} onRetry={() => void request.refetch()} />;
   if (request.data === undefined || workspaces.isPending) return <Loading label="Loading the change request…" />;
   const workspace = workspaces.data?.find((each) => each.id === request.data.workspace_id);
-  return <ChangeRequestScreen request={request.data} site={site.data?.site} workspace={workspace} />;
+  return <ChangeRequestScreen request={request.data} site={site.data?.site} siteError={site.error ?? undefined} workspace={workspace} />;
 }
 
 interface ScreenProps {
   request: ChangeRequest;
   site: Site | undefined;
+  /** The site could not be read (in the trash, or a failure): the preview says so. */
+  siteError: Error | undefined;
   workspace: Workspace | undefined;
 }
 
-function ChangeRequestScreen({ request, site, workspace }: ScreenProps) {
+function ChangeRequestScreen({ request, site, siteError, workspace }: ScreenProps) {
   const queryClient = useQueryClient();
   const { user } = useSession();
   const siteId = request.site_id;
@@ -120,7 +122,7 @@ function ChangeRequestScreen({ request, site, workspace }: ScreenProps) {
   const act = useMutation({
     mutationFn: (action: () => Promise<ChangeRequest>) => action(),
     onMutate: () => setNotice(undefined),
-    onSuccess: (next, _action) => adopt(next),
+    onSuccess: (next) => adopt(next),
     onError: (error) => {
       if (error instanceof ApiError && error.code === CHANGE_REQUEST_ERRORS.CHANGE_REQUEST_CONFLICT && error.extensions.conflicts !== undefined) {
         setConflicts(error.extensions.conflicts);
@@ -290,7 +292,13 @@ function ChangeRequestScreen({ request, site, workspace }: ScreenProps) {
             <h2 id="preview-title" className="visually-hidden">
               Preview of the proposal
             </h2>
-            {site === undefined ? <Loading label="Loading the preview…" /> : <WidgetPreview draft={proposedDraft(site, request.changes)} caption="as a visitor would see it with this change" />}
+            {siteError !== undefined ? (
+              <p className="muted">No preview: the site could not be loaded. {errorMessage(siteError)}</p>
+            ) : site === undefined ? (
+              <Loading label="Loading the preview…" />
+            ) : (
+              <WidgetPreview draft={proposedDraft(site, request.changes)} caption="as a visitor would see it with this change" />
+            )}
           </section>
         </div>
       </div>
