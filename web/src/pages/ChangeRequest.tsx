@@ -183,7 +183,7 @@ function ChangeRequestScreen({ request, site, siteError, workspace }: ScreenProp
       <StatusNote request={request} />
 
       <div className="change-request-layout">
-        <div className="settings-groups">
+        <div className="change-request-column">
           {conflicts !== undefined && pending && (
             <section className="card" aria-labelledby="conflicts-title">
               <div className="card-header">
@@ -245,7 +245,7 @@ function ChangeRequestScreen({ request, site, siteError, workspace }: ScreenProp
           <CommentsSection request={request} canComment={pending && can(role, 'change_request.open')} onCommented={adopt} />
         </div>
 
-        <div className="settings-groups">
+        <div className="change-request-column">
           <section className="card" aria-labelledby="review-title">
             <h2 id="review-title">Review</h2>
             <p>
