@@ -132,9 +132,19 @@ test('review is required in the workspace settings; an editor proposes, an admin
 
   await editorPage.goto(`${origin}/sites/${site.id}/widget`);
   await editorPage.getByLabel('Greeting').fill('Welcome aboard');
+  // Meanwhile the owner changes the greeting directly: the proposal, made on the older version, is not sent.
+  await api(owner, 'PUT', `/api/v1/sites/${site.id}`, { widget: '{"greeting":"Hi there"}' });
   await editorPage.getByRole('button', { name: 'Propose change…' }).click();
   await dialog.getByLabel('Title').fill('Warmer greeting');
   await dialog.getByLabel('Description (optional)').fill('Visitors found "Hello" curt.');
+  await dialog.getByRole('button', { name: 'Propose change' }).click();
+  const newer = editorPage.getByRole('region', { name: 'Choose what to keep' });
+  const greeting = newer.getByRole('group', { name: 'Chat widget' });
+  assert.deepEqual(await greeting.getByRole('row').nth(1).getByRole('cell').allInnerTexts(), ['Hello', 'Hi there', 'Welcome aboard']);
+  assert.equal((await requestsOf(site.id)).length, 0, 'nothing was proposed over the newer version');
+  await greeting.getByLabel('Keep mine').check();
+  await newer.getByRole('button', { name: 'Propose on top of their version…' }).click();
+  assert.equal(await dialog.getByLabel('Title').inputValue(), 'Warmer greeting', 'what was typed in the dialog stays');
   await dialog.getByRole('button', { name: 'Propose change' }).click();
   const proposedNotice = editorPage.getByRole('status').filter({ hasText: 'Your change was proposed' });
   await proposedNotice.waitFor();
@@ -142,9 +152,9 @@ test('review is required in the workspace settings; an editor proposes, an admin
   assert.ok(first !== undefined);
   assert.equal(first.title, 'Warmer greeting');
   assert.equal(first.description, 'Visitors found "Hello" curt.');
-  assert.deepEqual(first.changes, [{ path: '/widget', before: '{"greeting":"Hello"}', after: JSON.stringify({ greeting: 'Welcome aboard' }, null, 2) }]);
-  assert.equal((await siteNow(site.id)).widget, '{"greeting":"Hello"}', 'the site is unchanged until the change is applied');
-  assert.equal(await editorPage.getByLabel('Greeting').inputValue(), 'Hello', 'the editor shows the live site again');
+  assert.deepEqual(first.changes, [{ path: '/widget', before: '{"greeting":"Hi there"}', after: JSON.stringify({ greeting: 'Welcome aboard' }, null, 2) }]);
+  assert.equal((await siteNow(site.id)).widget, '{"greeting":"Hi there"}', 'the site is unchanged until the change is applied');
+  assert.equal(await editorPage.getByLabel('Greeting').inputValue(), 'Hi there', 'the editor shows the live site again');
 
   // The author's own page: no approving one's own change, and nothing to apply before the approval.
   await proposedNotice.getByRole('link', { name: 'Open “Warmer greeting”' }).click();
@@ -166,7 +176,7 @@ test('review is required in the workspace settings; an editor proposes, an admin
   // The diff in the form's words, the preview of the proposal; approve, then apply.
   await page.getByRole('heading', { name: 'Warmer greeting', level: 1 }).waitFor();
   const changes = page.getByRole('list', { name: 'Proposed changes' });
-  assert.deepEqual((await changes.getByRole('listitem').allInnerTexts()).map((text) => text.replace(/\s+/g, ' ').trim()), ['Chat widget › Greeting Hello → became Welcome aboard']);
+  assert.deepEqual((await changes.getByRole('listitem').allInnerTexts()).map((text) => text.replace(/\s+/g, ' ').trim()), ['Chat widget › Greeting Hi there → became Welcome aboard']);
   await page.getByTestId('widget-preview').getByText('Welcome aboard').waitFor();
   await page.getByText('Visitors found "Hello" curt.').waitFor();
   await axeEverywhere(page, 'request', accessibility);

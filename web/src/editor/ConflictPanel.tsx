@@ -49,7 +49,7 @@ export function ConflictPanel({ editor }: { editor: SiteEditorState }) {
           {conflicts.length > 0 && <ConflictChoicesList conflicts={conflicts} choices={choices} onChoose={editor.choose} wording={EDITOR_WORDING} />}
           {!allSettled(conflicts, choices) && <p className="muted">Choose for every setting listed, then save.</p>}
           <Button variant="primary" disabled={!allSettled(conflicts, choices)} busy={editor.saving.isPending} onClick={editor.saveOverTheirs}>
-            Save on top of their version
+            {editor.propose ? 'Propose on top of their version…' : 'Save on top of their version'}
           </Button>
         </>
       )}

@@ -107,6 +107,8 @@ export function useSiteEditor({ siteId, loaded, readOnly, sectionId, propose }: 
   // Someone else saved meanwhile (412): their version, and which side each path both changed keeps.
   const [theirs, setTheirs] = useState<LoadedSite>();
   const [choices, setChoices] = useState<ConflictChoices>({});
+  // A proposal found the site changed since the editor loaded it (the API takes no If-Match there).
+  const [staleProposal, setStaleProposal] = useState(false);
   const fetchingTheirs = useMutation({
     mutationFn: () => fetchSite(siteId),
     onSuccess: (next) => {
@@ -123,7 +125,7 @@ export function useSiteEditor({ siteId, loaded, readOnly, sectionId, propose }: 
   const checks = usePartnerChecks(siteId);
   const newestCheck = checks.data?.[0];
 
-  const conflict = isConflict(saving.error);
+  const conflict = isConflict(saving.error) || staleProposal;
   const conflicts = conflict && theirs !== undefined ? editorConflicts(saved, theirs.site, draft) : [];
   const saveError = saving.error !== null && !conflict ? saving.error : undefined;
   const reported = [...(saveError instanceof ApiError ? saveError.errors : []), ...testErrors].filter((error) => !editedSince(form.formState.dirtyFields, error.path));
@@ -183,18 +185,28 @@ export function useSiteEditor({ siteId, loaded, readOnly, sectionId, propose }: 
     saving.reset();
     setTestErrors([]);
     setTheirs(undefined);
+    setStaleProposal(false);
+  }
+
+  /** The proposal was not sent: the site changed since the editor loaded it. The same choice as after a 412 follows. */
+  function proposalFoundNewer(next: LoadedSite) {
+    setProposing(false);
+    setTheirs(next);
+    setChoices({});
+    setStaleProposal(true);
   }
 
   /**
-   * After a 412: the draft moves onto their version (their changes stay, mine are laid over them,
+   * After a 412 (or a proposal that found a newer version): the draft moves onto their version (their changes stay, mine are laid over them,
    * each path both changed as chosen) and is saved against it. With nothing of mine left, the
-   * editor simply shows their version.
+   * editor simply shows their version. A proposal is then offered again instead of a save.
    */
   function saveOverTheirs() {
     if (theirs === undefined || !allSettled(conflicts, choices)) return;
     const resolved = rebasedDraft(saved, theirs.site, form.getValues(), choices);
     const resolvedChanges = changesOf(theirs.site, resolved);
     setTheirs(undefined);
+    setStaleProposal(false);
     setLoaded(theirs);
     saving.reset();
     form.reset(resolved);
@@ -202,7 +214,9 @@ export function useSiteEditor({ siteId, loaded, readOnly, sectionId, propose }: 
       toasts.show({ message: 'Nothing of yours was left to save: the editor shows their version.' });
       return;
     }
-    saving.mutate({ changes: resolvedChanges, etag: theirs.etag, draft: resolved });
+    // Proposing: the dialog opens again on the rebased draft, its title and description kept.
+    if (propose) setProposing(true);
+    else saving.mutate({ changes: resolvedChanges, etag: theirs.etag, draft: resolved });
   }
 
   /** A test of the unsaved settings was refused for these fields (or, with none, accepted them all). */
@@ -252,6 +266,7 @@ export function useSiteEditor({ siteId, loaded, readOnly, sectionId, propose }: 
     proposed,
     cancelProposal: () => setProposing(false),
     afterProposal,
+    proposalFoundNewer,
     showTestFieldErrors,
   };
 }

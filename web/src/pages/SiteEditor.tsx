@@ -272,7 +272,16 @@ function SiteEditorForm({ siteId, loaded, workspace, access, section, unknownSec
       </form>
       {/* Outside the editor's form: a form inside a form is not allowed, and its submit would reach the editor's. */}
       {editor.propose && (
-        <ProposeChangeDialog open={editor.proposing} siteId={siteId} siteName={saved.name} changes={changes} onClose={editor.cancelProposal} onProposed={editor.afterProposal} />
+        <ProposeChangeDialog
+          open={editor.proposing}
+          siteId={siteId}
+          siteName={saved.name}
+          changes={changes}
+          loaded={loaded}
+          onClose={editor.cancelProposal}
+          onProposed={editor.afterProposal}
+          onNewerVersion={editor.proposalFoundNewer}
+        />
       )}
     </>
   );

@@ -3,6 +3,7 @@ import { type Ref, type TextareaHTMLAttributes, useEffect, useId, useRef } from 
 import { useForm } from 'react-hook-form';
 import { CHANGE_REQUEST_DESCRIPTION_MAX_LENGTH, CHANGE_REQUEST_TITLE_MAX_LENGTH } from '@server/change-requests/contract';
 import { type ChangeRequest, openChangeRequest } from '../api/changeRequests';
+import { fetchSite, type LoadedSite } from '../api/sites';
 import { ApiError, errorMessage } from '../api/errors';
 import { proposalFieldPath } from '../changeRequests';
 import { Alert } from '../components/Alert';
@@ -10,7 +11,7 @@ import { Button } from '../components/Button';
 import { Field } from '../components/Field';
 import { asSentence } from '../format';
 import { queryKeys } from '../queryKeys';
-import { fieldLabel, type SiteChanges } from '../siteDraft';
+import { fieldLabel, sameConfiguration, type SiteChanges } from '../siteDraft';
 import './review.css';
 
 interface ProposeChangeDialogProps {
@@ -19,8 +20,19 @@ interface ProposeChangeDialogProps {
   siteName: string;
   /** The editor's unsaved changes: the proposal, made against the version the editor holds. */
   changes: SiteChanges;
+  /** The version the editor holds (its site and ETag): a proposal is only sent while it is still the site's. */
+  loaded: LoadedSite;
   onClose: () => void;
   onProposed: (request: ChangeRequest) => void;
+  /** The site changed since the editor loaded it: nothing was sent, and the editor shows the choice. */
+  onNewerVersion: (current: LoadedSite) => void;
+}
+
+/** Thrown when the site is no longer the version the editor's changes were made on. */
+class NewerVersion extends Error {
+  constructor(readonly current: LoadedSite) {
+    super('The site changed since the editor loaded it.');
+  }
 }
 
 interface Values {
@@ -38,16 +50,27 @@ function tokenInProposal(changes: SiteChanges): boolean {
  * request with a title and a description instead of going live. The server checks the proposal
  * as a save (400 naming the field, 413 for sizes), and those answers are shown here in the form's words.
  */
-export function ProposeChangeDialog({ open, siteId, siteName, changes, onClose, onProposed }: ProposeChangeDialogProps) {
+export function ProposeChangeDialog({ open, siteId, siteName, changes, loaded, onClose, onProposed, onNewerVersion }: ProposeChangeDialogProps) {
   const dialog = useRef<HTMLDialogElement>(null);
   const titleId = useId();
   const queryClient = useQueryClient();
   const { register, handleSubmit, reset, formState } = useForm<Values>({ defaultValues: { title: '', description: '' } });
   const propose = useMutation({
-    mutationFn: (values: Values) => openChangeRequest(siteId, { title: values.title.trim(), ...(values.description.trim() === '' ? {} : { description: values.description }), changes }),
+    mutationFn: async (values: Values) => {
+      // A proposal is made against the site as it is when it is opened, and the API takes no
+      // If-Match there: the editor's changes, made on an older version, would quietly undo the
+      // newer one's in every setting both touched. So the site is read first, as a save's If-Match would.
+      const current = await fetchSite(siteId);
+      if (current.etag !== loaded.etag && !sameConfiguration(loaded.site, current.site)) throw new NewerVersion(current);
+      return openChangeRequest(siteId, { title: values.title.trim(), ...(values.description.trim() === '' ? {} : { description: values.description }), changes });
+    },
     onSuccess: (request) => {
       void queryClient.invalidateQueries({ queryKey: queryKeys.changeRequests.all() });
+      reset({ title: '', description: '' });
       onProposed(request);
+    },
+    onError: (error) => {
+      if (error instanceof NewerVersion) onNewerVersion(error.current);
     },
   });
   const resetMutation = propose.reset;
@@ -55,13 +78,13 @@ export function ProposeChangeDialog({ open, siteId, siteName, changes, onClose, 
   useEffect(() => {
     const element = dialog.current;
     if (element === null) return;
+    // What was typed stays when the dialog opens again (after settling a newer version); a proposal sent clears it.
     if (open && !element.open) {
-      reset({ title: '', description: '' });
       resetMutation();
       element.showModal();
     }
     if (!open && element.open) element.close();
-  }, [open, reset, resetMutation]);
+  }, [open, resetMutation]);
 
   const serverError = propose.error instanceof ApiError ? propose.error : undefined;
   const titleError = formState.errors.title?.message ?? (serverError?.fieldMessage('title') === undefined ? undefined : asSentence(serverError.fieldMessage('title') ?? ''));
@@ -89,7 +112,7 @@ export function ProposeChangeDialog({ open, siteId, siteName, changes, onClose, 
             <p>A partner access token is a secret: an owner sets it on the site directly. Keep the saved token under Integration, then propose the rest.</p>
           </Alert>
         )}
-        {propose.error !== null && titleError === undefined && descriptionError === undefined && (
+        {propose.error !== null && !(propose.error instanceof NewerVersion) && titleError === undefined && descriptionError === undefined && (
           <Alert kind="error" title="The change was not proposed">
             {proposalErrors.length === 0 ? (
               <p>{errorMessage(propose.error)}</p>
