@@ -45,6 +45,10 @@ test('axe-core finds no serious or critical violation on any screen, light and d
     await createSite(t.app, user.bearer, { name: 'Sales assistant', color: '#e11d48' });
     const workspaces = await t.app.inject({ method: 'GET', url: '/api/v1/workspaces', headers: { authorization: user.bearer } });
     const workspace = workspaces.json<{ workspaces: Array<{ id: string; personal: boolean }> }>().workspaces.find((each) => each.personal)?.id ?? '';
+    // A change request, proposed by the site's owner, for its screen and the site's list.
+    const proposed = await t.app.inject({ method: 'POST', url: `/api/v1/sites/${site.id}/change-requests`, headers: { authorization: user.bearer }, payload: { title: 'Concise answers', description: 'Shorter replies.', changes: { ai_settings: '{"model":"small","tone":"concise"}', color: '#0f766e' } } });
+    assert.equal(proposed.statusCode, 201, proposed.body);
+    const changeRequest = proposed.json<{ change_request: { id: string } }>().change_request.id;
     const retired = await createSite(t.app, user.bearer, { name: 'Retired assistant' });
     assert.equal((await t.app.inject({ method: 'DELETE', url: `/api/v1/sites/${retired.id}`, headers: { authorization: user.bearer } })).statusCode, 204);
 
@@ -70,6 +74,8 @@ test('axe-core finds no serious or critical violation on any screen, light and d
         },
       },
       { name: 'site-editor-install', open: at(origin, `/sites/${site.id}/install`, 'Help centre') },
+      { name: 'site-editor-change-requests', open: at(origin, `/sites/${site.id}/change-requests`, 'Help centre') },
+      { name: 'change-request', open: at(origin, `/sites/${site.id}/change-requests/${changeRequest}`, 'Concise answers') },
       { name: 'settings-profile', open: at(origin, '/settings/profile', 'Profile') },
       { name: 'settings-access-tokens', open: at(origin, '/settings/access-tokens', 'Access tokens') },
       { name: 'settings-security', open: at(origin, '/settings/security', 'Security') },

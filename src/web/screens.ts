@@ -10,6 +10,7 @@ export const SCREENS = [
   '/sites',
   '/sites/:id',
   '/sites/:id/:section',
+  '/sites/:id/change-requests/:cr_id',
   '/trash',
   '/settings',
   '/settings/profile',

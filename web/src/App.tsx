@@ -32,6 +32,7 @@ const WorkspaceDetailPage = loadOnFirstUse(() => import('./pages/WorkspaceDetail
 const SecurityPage = loadOnFirstUse(() => import('./pages/Security').then((module) => module.SecurityPage));
 const CommandPalette = loadOnFirstUse(() => import('./CommandPalette').then((module) => module.CommandPalette));
 const TrashPage = loadOnFirstUse(() => import('./pages/Trash').then((module) => module.TrashPage));
+const ChangeRequestPage = loadOnFirstUse(() => import('./pages/ChangeRequest').then((module) => module.ChangeRequestPage));
 
 // The dashboard's screens. The server answers index.html for exactly these paths (and for any
 // other one with status 404, which the catch-all shows as the not-found screen).
@@ -60,6 +61,7 @@ const router = createBrowserRouter([
               { path: '/sites', element: <SitesPage /> },
               { path: '/sites/:id', element: <SiteEditorRoute /> },
               { path: '/sites/:id/:section', element: <SiteEditorRoute /> },
+              { path: '/sites/:id/change-requests/:crId', element: <ChangeRequestRoute /> },
               { path: '/trash', element: <TrashPage /> },
               {
                 path: '/settings',
@@ -101,6 +103,12 @@ function SiteEditorRoute() {
   const { id = '', section } = useParams();
   const props = { siteId: id, section };
   return <SiteEditorPage {...props} key={id} />;
+}
+
+/** A change request's screen, keyed by it: moving to another starts its forms afresh. */
+function ChangeRequestRoute() {
+  const { id = '', crId = '' } = useParams();
+  return <ChangeRequestPage siteId={id} changeRequestId={crId} key={`${id}/${crId}`} />;
 }
 
 /** One workspace's screen, keyed by it: moving to another starts its forms afresh. */

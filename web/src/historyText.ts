@@ -49,7 +49,7 @@ function groupObject(value: unknown): JsonObject | undefined {
 }
 
 /** Where a value sits: a settings group and the pointer inside it, or a field of the site. */
-interface ValuePlace {
+export interface ValuePlace {
   field?: SettingsField;
   pointer: string;
 }
@@ -77,7 +77,7 @@ export function displayValue(value: unknown, place?: ValuePlace): string {
 }
 
 /** The colour a value is, when its place holds a colour. */
-function colourOf(value: unknown, place: ValuePlace): string | undefined {
+export function colourOf(value: unknown, place: ValuePlace): string | undefined {
   const isColourPlace = place.field === undefined ? place.pointer === '/color' : /(^|_)colou?r$/.test(place.pointer.split('/').at(-1) ?? '');
   return isColourPlace && typeof value === 'string' && COLOR_PATTERN.test(value) ? value : undefined;
 }

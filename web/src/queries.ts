@@ -4,6 +4,7 @@
 // under a key (queryClient.setQueryData) does not compile.
 import { infiniteQueryOptions, queryOptions, useInfiniteQuery, useQuery } from '@tanstack/react-query';
 import { fetchAccessTokens } from './api/accessTokens';
+import { fetchChangeRequest, fetchReviewQueue, fetchSiteChangeRequests } from './api/changeRequests';
 import { ApiError } from './api/errors';
 import { AUTH_ERRORS } from '@server/auth/errors';
 import { fetchAccount, fetchIdentities, fetchPasskeys, fetchPendingEmailChange, fetchSecurityEvents, fetchSessions, fetchTotpStatus } from './api/account';
@@ -224,3 +225,28 @@ export const useSiteVersions = (siteId: string) => useInfiniteQuery(siteVersions
 export const usePartnerChecks = (siteId: string) => useQuery(partnerChecksQuery(siteId));
 export const useSiteInstall = (siteId: string) => useQuery(siteInstallQuery(siteId));
 export const useTrash = () => useInfiniteQuery(trashQuery());
+
+// ---- Change requests ----
+
+export const reviewQueueQuery = (workspaceId: string) =>
+  queryOptions({
+    queryKey: queryKeys.changeRequests.queue(workspaceId),
+    queryFn: ({ signal }) => fetchReviewQueue(workspaceId, signal),
+  });
+
+/** Every request of a site, newest first; the screens split waiting from ended ones. */
+export const siteChangeRequestsQuery = (siteId: string) =>
+  queryOptions({
+    queryKey: queryKeys.changeRequests.site(siteId),
+    queryFn: ({ signal }) => fetchSiteChangeRequests(siteId, undefined, signal),
+  });
+
+export const changeRequestQuery = (siteId: string, changeRequestId: string) =>
+  queryOptions({
+    queryKey: queryKeys.changeRequests.detail(siteId, changeRequestId),
+    queryFn: ({ signal }) => fetchChangeRequest(siteId, changeRequestId, signal),
+  });
+
+export const useReviewQueue = (workspaceId: string) => useQuery(reviewQueueQuery(workspaceId));
+export const useSiteChangeRequests = (siteId: string) => useQuery(siteChangeRequestsQuery(siteId));
+export const useChangeRequest = (siteId: string, changeRequestId: string) => useQuery(changeRequestQuery(siteId, changeRequestId));

@@ -28,6 +28,9 @@ function everyKey(id: string): Array<[string, readonly unknown[]]> {
     ['sites.detail', queryKeys.sites.detail(id)],
     ['sites.versions', queryKeys.sites.versions(id)],
     ['sites.partnerChecks', queryKeys.sites.partnerChecks(id)],
+    ['changeRequests.queue', queryKeys.changeRequests.queue(id)],
+    ['changeRequests.site', queryKeys.changeRequests.site(id)],
+    ['changeRequests.detail', queryKeys.changeRequests.detail(id, id)],
     ['trash.list', queryKeys.trash.list()],
   ];
 }

@@ -54,6 +54,13 @@ export const queryKeys = {
     /** Apart from the detail: refreshing where a site was fetched from never reloads the form. */
     install: (siteId: string) => ['sites', 'install', siteId] as const,
   },
+  /** Change requests: a workspace's review queue, a site's requests, one request. */
+  changeRequests: {
+    all: () => ['change-requests'] as const,
+    queue: (workspaceId: string) => ['change-requests', 'queue', workspaceId] as const,
+    site: (siteId: string) => ['change-requests', 'site', siteId] as const,
+    detail: (siteId: string, changeRequestId: string) => ['change-requests', 'detail', siteId, changeRequestId] as const,
+  },
   trash: {
     all: () => ['trash'] as const,
     list: () => ['trash', 'list'] as const,

@@ -61,9 +61,11 @@ export function queryOf(location: string): URLSearchParams {
 
 /**
  * The screen a path belongs to: the editor's sections (/sites/:id/ai) are one screen with one
- * draft, so moving between them is not leaving.
+ * draft, so moving between them is not leaving; a change request's page is a screen of its own.
  */
 export function screenOf(pathname: string): string {
+  // A change request has a screen of its own under its site's address.
+  if (/^\/sites\/[^/]+\/change-requests\/[^/]+/.test(pathname)) return pathname;
   return /^\/sites\/[^/]+/.exec(pathname)?.[0] ?? pathname;
 }
 

@@ -19,7 +19,7 @@ export class ApiError extends Error {
     readonly detail: string,
     readonly errors: FieldError[] = [],
     readonly retryAfterSeconds?: number,
-    /** What the problem carries beyond the standard members (the workspaces to hand over). */
+    /** What the problem carries beyond the standard members (the workspaces to hand over, a change request's conflicts). */
     readonly extensions: ProblemExtensions = {},
   ) {
     super(detail);
@@ -72,7 +72,7 @@ export function problemError(response: Response, body: unknown): ApiError {
     problem.detail ?? problem.title ?? `The server answered ${response.status}.`,
     Array.isArray(problem.errors) ? problem.errors : [],
     Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter : undefined,
-    Array.isArray(problem.workspaces) ? { workspaces: problem.workspaces } : {},
+    { ...(Array.isArray(problem.workspaces) ? { workspaces: problem.workspaces } : {}), ...(Array.isArray(problem.conflicts) ? { conflicts: problem.conflicts } : {}) },
   );
 }
 

@@ -11,6 +11,9 @@ export const renameWorkspace = async (id: string, name: string) => (await dataOf
 /** Owners: whether every member must have a second factor to open the workspace. */
 export const setWorkspaceTwoFactorRequirement = async (id: string, required: boolean) =>
   (await dataOf(client.PATCH('/api/v1/workspaces/{id}', { ...path(id), body: { require_two_factor: required } }))).workspace;
+/** Admins and owners: whether changes to the workspace's sites go through review, and how many approvals they need. */
+export const setWorkspaceReviewPolicy = async (id: string, review: { required: boolean; approvals: number }) =>
+  (await dataOf(client.PATCH('/api/v1/workspaces/{id}', { ...path(id), body: { review } }))).workspace;
 export const deleteWorkspace = (id: string) => dataOf(client.DELETE('/api/v1/workspaces/{id}', path(id)));
 
 export const fetchMembers = async (id: string, signal?: AbortSignal) => (await dataOf(client.GET('/api/v1/workspaces/{id}/members', { ...path(id), signal }))).members;

@@ -100,7 +100,7 @@ export function SectionHeading({ section }: { section: EditorSection }) {
  * a target (scroll-padding), and after the browser has scrolled a newly focused element into view,
  * the rest is scrolled here, since browsers differ in whether their focus scrolling honours it.
  */
-export function SaveBar({ editor, onDiscard }: { editor: SiteEditorState; onDiscard: () => void }) {
+export function SaveBar({ editor, onDiscard, bypassNote }: { editor: SiteEditorState; onDiscard: () => void; bypassNote?: string | undefined }) {
   const bar = useRef<HTMLDivElement>(null);
   useEffect(() => {
     const element = bar.current;
@@ -125,19 +125,16 @@ export function SaveBar({ editor, onDiscard }: { editor: SiteEditorState; onDisc
     };
   }, []);
 
-  const { saving, checking, reloading, dirty, conflict, justSaved } = editor;
+  const { saving, checking, dirty, conflict, justSaved } = editor;
   return (
     <div className="save-bar" role="region" aria-label="Save changes" ref={bar}>
       {conflict && (
         <div className="alert alert-warning save-conflict" role="alert">
           <strong className="alert-title">Someone else saved this site since you opened it</strong>
-          <p>Your changes have not been saved and are still on screen. Saving now would overwrite their work, so it is blocked.</p>
-          {reloading.error !== null && <p className="field-error">{errorMessage(reloading.error)}</p>}
-          <Button variant="danger" busy={reloading.isPending} onClick={() => reloading.mutate()}>
-            Reload their version (your changes will be lost)
-          </Button>
+          <p>Your changes are not saved yet and are still on screen: choose what to keep at the top of the page.</p>
         </div>
       )}
+      {bypassNote !== undefined && <p className="review-note muted">{bypassNote}</p>}
       <div className="save-bar-inner">
         <span className={`save-state ${dirty ? 'save-state-dirty' : ''}`} role="status">
           {saving.isPending ? 'Saving…' : dirty ? 'Unsaved changes' : justSaved ? 'Saved' : 'No changes'}
@@ -150,7 +147,7 @@ export function SaveBar({ editor, onDiscard }: { editor: SiteEditorState; onDisc
             Discard
           </Button>
           <Button type="submit" variant="primary" busy={saving.isPending} disabled={!dirty || conflict || checking.isPending} aria-keyshortcuts="Control+S Meta+S">
-            Save
+            {editor.propose ? 'Propose change…' : 'Save'}
           </Button>
         </div>
       </div>

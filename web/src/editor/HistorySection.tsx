@@ -176,7 +176,7 @@ function VersionItem({ version, current, canRestore, dirty, onRestore }: { versi
   );
 }
 
-function ChangeItem({ line }: { line: ChangeLine }) {
+export function ChangeItem({ line }: { line: ChangeLine }) {
   const [expanded, setExpanded] = useState(false);
   const before = expanded ? (line.full?.before ?? line.before) : line.before;
   const after = expanded ? (line.full?.after ?? line.after) : line.after;
@@ -215,7 +215,7 @@ function ChangeItem({ line }: { line: ChangeLine }) {
 }
 
 /** A colour value's sample beside its code, as the form's colour fields show it. */
-function Swatch({ colour }: { colour: string | undefined }) {
+export function Swatch({ colour }: { colour: string | undefined }) {
   if (colour === undefined) return null;
   return <span className="swatch history-swatch" style={{ backgroundColor: colour }} aria-hidden="true" />;
 }

@@ -41,7 +41,8 @@ export function logoSource(url: string): { kind: 'none' } | { kind: 'shown'; src
   }
 }
 
-export function WidgetPreview({ draft }: { draft: SiteDraft }) {
+/** `caption` says whose values these are: the editor's unsaved changes unless told otherwise. */
+export function WidgetPreview({ draft, caption = 'as a visitor sees it, with your unsaved changes' }: { draft: SiteDraft; caption?: string }) {
   const widget = objectOf(draft.widget);
   const branding = objectOf(draft.branding);
   const theme = objectOf(draft.public_theme);
@@ -72,7 +73,7 @@ export function WidgetPreview({ draft }: { draft: SiteDraft }) {
   return (
     <figure className="widget-preview" aria-labelledby="widget-preview-title">
       <figcaption id="widget-preview-title">
-        <strong>Preview</strong> <span className="muted">as a visitor sees it, with your unsaved changes</span>
+        <strong>Preview</strong> <span className="muted">{caption}</span>
       </figcaption>
       <div className={`preview-page preview-${position} preview-appearance-${appearance} ${theme.density === 'compact' ? 'preview-compact' : ''}`} style={style} data-testid="widget-preview">
         <div className="preview-page-lines" aria-hidden="true">

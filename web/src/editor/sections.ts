@@ -12,6 +12,7 @@ export const EDITOR_SECTIONS = [
   { id: 'branding', title: 'Branding & theme', description: 'Your name, logo, colours and the look of the public pages.', groups: ['branding', 'public_theme'] },
   { id: 'knowledge', title: 'Knowledge', description: 'Where the assistant looks for answers.', groups: ['knowledge_sources'] },
   { id: 'integration', title: 'Integration', description: 'The partner service, reached over HTTP and MCP.', groups: [] },
+  { id: 'change-requests', title: 'Change requests', description: 'Changes proposed for review: the ones waiting first, then earlier ones. Each opens with its changes, approvals and comments.', groups: [] },
   { id: 'history', title: 'History', description: 'Every saved change: who made it, when, how, and what it changed. Any earlier version can be restored.', groups: [] },
 ] as const satisfies ReadonlyArray<{ id: string; title: string; description: string; groups: readonly SettingsField[] }>;
 

@@ -4,13 +4,17 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef, useState } from 'react';
 import { type FieldNamesMarkedBoolean, useForm } from 'react-hook-form';
+import type { ConflictResolution } from '@server/change-requests/contract';
+import { CHANGE_REQUEST_ERRORS } from '@server/change-requests/errors';
 import type { SettingsField } from '@server/sites/contract';
 import type { PartnerDraft } from '@server/sites/schema';
+import type { ChangeRequest } from '../api/changeRequests';
 import { ApiError, type FieldError } from '../api/errors';
 import { checkPartnerConnection, fetchSite, type LoadedSite, updateSite } from '../api/sites';
 import type { Site } from '../api/types';
 import { partnerChecksQuery, siteQuery, usePartnerChecks } from '../queries';
 import { queryKeys } from '../queryKeys';
+import { allSettled, type ConflictChoices, editorConflicts, rebasedDraft } from '../changeRequests';
 import { changesOf, clientErrors, draftOf, hasChanges, rebaseDraft, sameConfiguration, type SiteChanges, type SiteDraft, type TokenChange } from '../siteDraft';
 import { checkAnnouncement } from './partnerCheckText';
 import { focusFirstInvalid } from './editorNavigation';
@@ -37,9 +41,11 @@ interface SiteEditorOptions {
   loaded: LoadedSite;
   readOnly: boolean;
   sectionId: SectionId;
+  /** The workspace requires review and the person is not an owner: Save becomes "Propose change". */
+  propose: boolean;
 }
 
-export function useSiteEditor({ siteId, loaded, readOnly, sectionId }: SiteEditorOptions) {
+export function useSiteEditor({ siteId, loaded, readOnly, sectionId, propose }: SiteEditorOptions) {
   const queryClient = useQueryClient();
   const toasts = useToasts();
   const saved = loaded.site;
@@ -52,6 +58,9 @@ export function useSiteEditor({ siteId, loaded, readOnly, sectionId }: SiteEdito
   const showClientErrors = form.formState.submitCount > 0;
   // A test of the unsaved partner settings refused these fields (the panel's own request).
   const [testErrors, setTestErrors] = useState<FieldError[]>([]);
+  // Proposing: the dialog asking for a title is open; then the request the changes went to.
+  const [proposing, setProposing] = useState(false);
+  const [proposed, setProposed] = useState<ChangeRequest>();
 
   const setLoaded = (next: LoadedSite) => queryClient.setQueryData(siteQuery(siteId).queryKey, next);
 
@@ -69,7 +78,11 @@ export function useSiteEditor({ siteId, loaded, readOnly, sectionId }: SiteEdito
     onError: (error) => {
       // The errors describe what was sent: "edited since" counts from now. Every edit stays on screen.
       form.reset(form.getValues(), { keepSubmitCount: true });
+      // Their version is fetched at once, so the person can choose path by path what to keep.
+      if (isConflict(error)) fetchingTheirs.mutate();
       if (error instanceof ApiError && !isConflict(error)) focusFirstInvalid(siteId, sectionId, error.errors);
+      // The workspace began requiring review while this editor was open: Save becomes Propose.
+      if (error instanceof ApiError && error.code === CHANGE_REQUEST_ERRORS.REVIEW_REQUIRED) void queryClient.invalidateQueries({ queryKey: queryKeys.workspaces.list() });
     },
   });
   const checking = useMutation({
@@ -91,6 +104,18 @@ export function useSiteEditor({ siteId, loaded, readOnly, sectionId }: SiteEdito
     },
   });
   const reloading = useMutation({ mutationFn: () => fetchSite(siteId), onSuccess: (next) => startOver(next) });
+  // Someone else saved meanwhile (412): their version, and which side each path both changed keeps.
+  const [theirs, setTheirs] = useState<LoadedSite>();
+  const [choices, setChoices] = useState<ConflictChoices>({});
+  // A proposal found the site changed since the editor loaded it (the API takes no If-Match there).
+  const [staleProposal, setStaleProposal] = useState(false);
+  const fetchingTheirs = useMutation({
+    mutationFn: () => fetchSite(siteId),
+    onSuccess: (next) => {
+      setTheirs(next);
+      setChoices({});
+    },
+  });
 
   /** A rotation moved the ETag: the new tag is adopted only if no one saved in between (as after a check). */
   function adoptRotatedKey(rotated: Site, etag: string | null) {
@@ -100,7 +125,8 @@ export function useSiteEditor({ siteId, loaded, readOnly, sectionId }: SiteEdito
   const checks = usePartnerChecks(siteId);
   const newestCheck = checks.data?.[0];
 
-  const conflict = isConflict(saving.error);
+  const conflict = isConflict(saving.error) || staleProposal;
+  const conflicts = conflict && theirs !== undefined ? editorConflicts(saved, theirs.site, draft) : [];
   const saveError = saving.error !== null && !conflict ? saving.error : undefined;
   const reported = [...(saveError instanceof ApiError ? saveError.errors : []), ...testErrors].filter((error) => !editedSince(form.formState.dirtyFields, error.path));
   const errors = [...(showClientErrors ? localErrors : []), ...reported];
@@ -122,7 +148,19 @@ export function useSiteEditor({ siteId, loaded, readOnly, sectionId }: SiteEdito
       focusFirstInvalid(siteId, sectionId, localErrors);
       return;
     }
+    if (propose) {
+      setProposed(undefined);
+      setProposing(true);
+      return;
+    }
     saving.mutate({ changes, etag: loaded.etag, draft: form.getValues() });
+  }
+
+  /** The changes went to a change request: the form goes back to the live site, and the request is offered. */
+  function afterProposal(request: ChangeRequest) {
+    setProposing(false);
+    setProposed(request);
+    startOver(loaded);
   }
   const submit = form.handleSubmit(save);
 
@@ -146,6 +184,39 @@ export function useSiteEditor({ siteId, loaded, readOnly, sectionId }: SiteEdito
     form.reset(draftOf(next.site));
     saving.reset();
     setTestErrors([]);
+    setTheirs(undefined);
+    setStaleProposal(false);
+  }
+
+  /** The proposal was not sent: the site changed since the editor loaded it. The same choice as after a 412 follows. */
+  function proposalFoundNewer(next: LoadedSite) {
+    setProposing(false);
+    setTheirs(next);
+    setChoices({});
+    setStaleProposal(true);
+  }
+
+  /**
+   * After a 412 (or a proposal that found a newer version): the draft moves onto their version (their changes stay, mine are laid over them,
+   * each path both changed as chosen) and is saved against it. With nothing of mine left, the
+   * editor simply shows their version. A proposal is then offered again instead of a save.
+   */
+  function saveOverTheirs() {
+    if (theirs === undefined || !allSettled(conflicts, choices)) return;
+    const resolved = rebasedDraft(saved, theirs.site, form.getValues(), choices);
+    const resolvedChanges = changesOf(theirs.site, resolved);
+    setTheirs(undefined);
+    setStaleProposal(false);
+    setLoaded(theirs);
+    saving.reset();
+    form.reset(resolved);
+    if (!hasChanges(resolvedChanges)) {
+      toasts.show({ message: 'Nothing of yours was left to save: the editor shows their version.' });
+      return;
+    }
+    // Proposing: the dialog opens again on the rebased draft, its title and description kept.
+    if (propose) setProposing(true);
+    else saving.mutate({ changes: resolvedChanges, etag: theirs.etag, draft: resolved });
   }
 
   /** A test of the unsaved settings was refused for these fields (or, with none, accepted them all). */
@@ -170,6 +241,13 @@ export function useSiteEditor({ siteId, loaded, readOnly, sectionId }: SiteEdito
     saving,
     saveError,
     conflict,
+    /** After a 412: their version once fetched, the paths both sides changed, and the choices made. */
+    theirs: conflict ? theirs : undefined,
+    fetchingTheirs,
+    conflicts,
+    choices,
+    choose: (path: string, choice: ConflictResolution) => setChoices({ ...choices, [path]: choice }),
+    saveOverTheirs,
     justSaved: saving.isSuccess && !dirty,
     checking,
     checkError: checking.error ?? undefined,
@@ -183,6 +261,12 @@ export function useSiteEditor({ siteId, loaded, readOnly, sectionId }: SiteEdito
     startOver,
     adoptRotatedKey,
     discard: () => startOver(loaded),
+    propose,
+    proposing,
+    proposed,
+    cancelProposal: () => setProposing(false),
+    afterProposal,
+    proposalFoundNewer,
     showTestFieldErrors,
   };
 }

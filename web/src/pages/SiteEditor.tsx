@@ -8,6 +8,7 @@ import { Field } from '../components/Field';
 import { FirstRunChecklist } from '../editor/FirstRunChecklist';
 import { Loading } from '../components/Loading';
 import { isTwoFactorRequired, TwoFactorRequiredNotice } from '../components/TwoFactorRequiredNotice';
+import { ConflictPanel } from '../editor/ConflictPanel';
 import { DangerZone } from '../editor/DangerZone';
 import { HistorySection } from '../editor/HistorySection';
 import { InstallOffer } from '../editor/InstallOffer';
@@ -16,6 +17,9 @@ import { IntegrationSection } from '../editor/IntegrationSection';
 import { EditorHeader, SaveBar, SaveErrorSummary, SectionHeading, SectionNav } from '../editor/EditorParts';
 import { type EditorSection, findSection, type SectionId, sectionOfPath } from '../editor/sections';
 import { useSiteEditor } from '../editor/useSiteEditor';
+import { ProposeChangeDialog } from '../review/ProposeChangeDialog';
+import { SiteChangeRequestsSection } from '../review/SiteChangeRequests';
+import { changeRequestPath } from '../changeRequests';
 import { SettingsGroupCard } from '../editor/SettingsGroupCard';
 import { WidgetPreview } from '../editor/WidgetPreview';
 import '../editor/editor.css';
@@ -120,7 +124,10 @@ interface SiteEditorFormProps {
 function SiteEditorForm({ siteId, loaded, workspace, access, section, unknownSection, onDeleted, onRestored }: SiteEditorFormProps) {
   const readOnly = !access.edit;
   const sectionId: SectionId = section?.id ?? 'general';
-  const editor = useSiteEditor({ siteId, loaded, readOnly, sectionId });
+  // Review required: editors and admins propose; owners save directly, recorded as bypassing review.
+  const reviewRequired = workspace?.review.required === true;
+  const editor = useSiteEditor({ siteId, loaded, readOnly, sectionId, propose: reviewRequired && !readOnly && workspace.role !== 'owner' });
+  const bypassNote = reviewRequired && workspace.role === 'owner' ? `${workspace.name} requires review: as an owner, your save goes live at once and is recorded as bypassing review.` : undefined;
   const { form, saved, draft, changes, dirty, errors } = editor;
   const [discarding, setDiscarding] = useState(false);
   // Sites.tsx arrives here with this state right after creating the site: the next step is offered.
@@ -130,124 +137,152 @@ function SiteEditorForm({ siteId, loaded, workspace, access, section, unknownSec
   const summaryErrors = editor.saveError !== undefined ? (editor.saveError instanceof ApiError ? editor.saveError.errors : []) : editor.clientRefusal;
 
   return (
-    <form className="site-editor" onSubmit={(event) => void editor.submit(event)} noValidate aria-labelledby="site-editor-title">
-      <LeaveGuard key={sectionId} active={dirty} />
-      <EditorHeader saved={saved} workspace={workspace} />
+    <>
+      <form className="site-editor" onSubmit={(event) => void editor.submit(event)} noValidate aria-labelledby="site-editor-title">
+        <LeaveGuard key={sectionId} active={dirty} />
+        <EditorHeader saved={saved} workspace={workspace} />
 
-      {readOnly && workspace !== undefined && (
-        <Alert kind="info" title="View only">
-          <p>
-            You are {roleWithArticle(workspace.role)} in {workspace.name}: ask an admin for editor access.
-          </p>
-        </Alert>
-      )}
+        {readOnly && workspace !== undefined && (
+          <Alert kind="info" title="View only">
+            <p>
+              You are {roleWithArticle(workspace.role)} in {workspace.name}: ask an admin for editor access.
+            </p>
+          </Alert>
+        )}
 
-      {summaryErrors !== undefined && <SaveErrorSummary error={editor.saveError} fieldErrors={summaryErrors} siteId={siteId} />}
+        {editor.proposed !== undefined && (
+          <Alert kind="success" title="Your change was proposed">
+            <p>
+              It goes live once it is approved and applied. The editor shows the live site again.{' '}
+              <Link to={changeRequestPath(siteId, editor.proposed.id)}>Open “{editor.proposed.title}”</Link>
+            </p>
+          </Alert>
+        )}
 
-      <div className="editor-layout">
-        <SectionNav siteId={siteId} sectionId={sectionId} known={section !== undefined} errors={errors} changedSections={changedSections} />
+        {editor.conflict && <ConflictPanel editor={editor} />}
 
-        <div className="editor-body">
-          {section === undefined ? (
-            <Alert kind="warning" title="There is no such section">
-              <p>This site has no settings section called “{unknownSection}”. Choose one from the list.</p>
-            </Alert>
-          ) : (
-            <SectionHeading section={section} />
-          )}
+        {summaryErrors !== undefined && <SaveErrorSummary error={editor.saveError} fieldErrors={summaryErrors} siteId={siteId} />}
 
-          {sectionId === 'general' && section !== undefined && (
-            <>
-              {justCreated && <InstallOffer siteId={siteId} />}
-              {!readOnly && <FirstRunChecklist site={saved} />}
-              <section className="card" aria-labelledby="general-title">
-                <div className="card-header">
-                  <div>
-                    <h3 id="general-title">Name and colour</h3>
-                    <p>How the site is named and coloured in the dashboard.</p>
+        <div className="editor-layout">
+          <SectionNav siteId={siteId} sectionId={sectionId} known={section !== undefined} errors={errors} changedSections={changedSections} />
+
+          <div className="editor-body">
+            {section === undefined ? (
+              <Alert kind="warning" title="There is no such section">
+                <p>This site has no settings section called “{unknownSection}”. Choose one from the list.</p>
+              </Alert>
+            ) : (
+              <SectionHeading section={section} />
+            )}
+
+            {sectionId === 'general' && section !== undefined && (
+              <>
+                {justCreated && <InstallOffer siteId={siteId} />}
+                {!readOnly && <FirstRunChecklist site={saved} />}
+                <section className="card" aria-labelledby="general-title">
+                  <div className="card-header">
+                    <div>
+                      <h3 id="general-title">Name and colour</h3>
+                      <p>How the site is named and coloured in the dashboard.</p>
+                    </div>
                   </div>
+                  <fieldset className="form-grid" disabled={readOnly}>
+                    <Field
+                      label="Name"
+                      maxLength={NAME_MAX_LENGTH}
+                      required
+                      {...form.register('name')}
+                      hint={
+                        <>
+                          Spaces at the start and end are removed when you save.{' '}
+                          <span className={draft.name.length >= NAME_MAX_LENGTH ? 'name-count name-count-full' : 'name-count'}>
+                            {draft.name.length} of {NAME_MAX_LENGTH} characters
+                          </span>
+                        </>
+                      }
+                      error={messageFor(errors, '/name')}
+                    />
+                    <ColorField label="Colour" value={draft.color} onChange={(color) => editor.edit({ color })} error={messageFor(errors, '/color')} />
+                  </fieldset>
+                </section>
+                {access.delete && <DangerZone siteId={siteId} name={saved.name} onDeleted={() => onDeleted(saved.name)} onRestored={onRestored} />}
+              </>
+            )}
+
+            {section !== undefined && section.groups.length > 0 && (
+              <div className={section.id === 'widget' || section.id === 'branding' ? 'editor-with-preview' : undefined}>
+                <div className="settings-groups">
+                  {section.groups.map((field) => (
+                    <SettingsGroupCard key={field} field={field} text={draft[field]} savedText={saved[field]} onChange={(value) => editor.editSettings(field, value)} errors={errors} readOnly={readOnly} />
+                  ))}
                 </div>
-                <fieldset className="form-grid" disabled={readOnly}>
-                  <Field
-                    label="Name"
-                    maxLength={NAME_MAX_LENGTH}
-                    required
-                    {...form.register('name')}
-                    hint={
-                      <>
-                        Spaces at the start and end are removed when you save.{' '}
-                        <span className={draft.name.length >= NAME_MAX_LENGTH ? 'name-count name-count-full' : 'name-count'}>
-                          {draft.name.length} of {NAME_MAX_LENGTH} characters
-                        </span>
-                      </>
-                    }
-                    error={messageFor(errors, '/name')}
-                  />
-                  <ColorField label="Colour" value={draft.color} onChange={(color) => editor.edit({ color })} error={messageFor(errors, '/color')} />
-                </fieldset>
-              </section>
-              {access.delete && <DangerZone siteId={siteId} name={saved.name} onDeleted={() => onDeleted(saved.name)} onRestored={onRestored} />}
-            </>
-          )}
-
-          {section !== undefined && section.groups.length > 0 && (
-            <div className={section.id === 'widget' || section.id === 'branding' ? 'editor-with-preview' : undefined}>
-              <div className="settings-groups">
-                {section.groups.map((field) => (
-                  <SettingsGroupCard key={field} field={field} text={draft[field]} savedText={saved[field]} onChange={(value) => editor.editSettings(field, value)} errors={errors} readOnly={readOnly} />
-                ))}
+                {(section.id === 'widget' || section.id === 'branding') && (
+                  <aside className="editor-preview" aria-label="Widget preview">
+                    <WidgetPreview draft={draft} />
+                  </aside>
+                )}
               </div>
-              {(section.id === 'widget' || section.id === 'branding') && (
-                <aside className="editor-preview" aria-label="Widget preview">
-                  <WidgetPreview draft={draft} />
-                </aside>
-              )}
-            </div>
-          )}
+            )}
 
-          {sectionId === 'install' && section !== undefined && <InstallSection siteId={siteId} name={saved.name} canRotate={access.edit} onRotated={editor.adoptRotatedKey} />}
+            {sectionId === 'install' && section !== undefined && <InstallSection siteId={siteId} name={saved.name} canRotate={access.edit} onRotated={editor.adoptRotatedKey} />}
 
-          {sectionId === 'history' && section !== undefined && (
-            <HistorySection siteId={siteId} etag={editor.etag} canRestore={access.edit} dirty={dirty} onRestored={(site, tag) => editor.startOver({ site, etag: tag })} />
-          )}
+            {sectionId === 'change-requests' && section !== undefined && <SiteChangeRequestsSection siteId={siteId} workspace={workspace} />}
 
-          {sectionId === 'integration' && section !== undefined && (
-            <IntegrationSection
-              siteId={siteId}
-              saved={saved}
-              draft={draft}
-              readOnly={readOnly}
-              canCheck={access.check}
-              partnerUnsaved={partnerUnsaved}
-              checkBusy={editor.checking.isPending}
-              checkError={editor.checkError === undefined ? undefined : errorMessage(editor.checkError)}
-              checkAnnouncement={editor.checkDone}
-              onCheck={() => editor.checking.mutate()}
-              onPartnerChange={editor.editPartner}
-              onTokenChange={editor.editToken}
-              errors={errors}
-              onTestFieldErrors={editor.showTestFieldErrors}
-              lastSavedToken={editor.saving.isSuccess ? (editor.saving.variables.changes.partner_settings?.access_token ?? undefined) : undefined}
-            />
-          )}
+            {sectionId === 'history' && section !== undefined && (
+              <HistorySection siteId={siteId} etag={editor.etag} canRestore={access.edit} dirty={dirty} onRestored={(site, tag) => editor.startOver({ site, etag: tag })} />
+            )}
+
+            {sectionId === 'integration' && section !== undefined && (
+              <IntegrationSection
+                siteId={siteId}
+                saved={saved}
+                draft={draft}
+                readOnly={readOnly}
+                canCheck={access.check}
+                partnerUnsaved={partnerUnsaved}
+                checkBusy={editor.checking.isPending}
+                checkError={editor.checkError === undefined ? undefined : errorMessage(editor.checkError)}
+                checkAnnouncement={editor.checkDone}
+                onCheck={() => editor.checking.mutate()}
+                onPartnerChange={editor.editPartner}
+                onTokenChange={editor.editToken}
+                errors={errors}
+                onTestFieldErrors={editor.showTestFieldErrors}
+                lastSavedToken={editor.saving.isSuccess ? (editor.saving.variables.changes.partner_settings?.access_token ?? undefined) : undefined}
+              />
+            )}
+          </div>
         </div>
-      </div>
 
-      {!readOnly && <SaveBar editor={editor} onDiscard={() => setDiscarding(true)} />}
+        {!readOnly && <SaveBar editor={editor} onDiscard={() => setDiscarding(true)} bypassNote={bypassNote} />}
 
-      <ConfirmDialog
-        open={discarding}
-        title="Discard your changes?"
-        confirmLabel="Discard changes"
-        danger
-        onCancel={() => setDiscarding(false)}
-        onConfirm={() => {
-          setDiscarding(false);
-          editor.discard();
-        }}
-      >
-        <p>Every section goes back to the saved version of {saved.name}.</p>
-      </ConfirmDialog>
-    </form>
+        <ConfirmDialog
+          open={discarding}
+          title="Discard your changes?"
+          confirmLabel="Discard changes"
+          danger
+          onCancel={() => setDiscarding(false)}
+          onConfirm={() => {
+            setDiscarding(false);
+            editor.discard();
+          }}
+        >
+          <p>Every section goes back to the saved version of {saved.name}.</p>
+        </ConfirmDialog>
+      </form>
+      {/* Outside the editor's form: a form inside a form is not allowed, and its submit would reach the editor's. */}
+      {editor.propose && (
+        <ProposeChangeDialog
+          open={editor.proposing}
+          siteId={siteId}
+          siteName={saved.name}
+          changes={changes}
+          loaded={loaded}
+          onClose={editor.cancelProposal}
+          onProposed={editor.afterProposal}
+          onNewerVersion={editor.proposalFoundNewer}
+        />
+      )}
+    </>
   );
 }

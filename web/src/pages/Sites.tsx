@@ -17,6 +17,8 @@ import { type SettingsField, SITE_SEARCH_MAX_LENGTH } from '@server/sites/contra
 // Not needed to show the list: loaded when someone creates a site, or has none yet.
 const NewSiteDialog = loadOnFirstUse(() => import('../components/NewSiteDialog').then((module) => module.NewSiteDialog));
 const FirstRunChecklist = loadOnFirstUse(() => import('../editor/FirstRunChecklist').then((module) => module.FirstRunChecklist));
+// Only where a workspace reviews changes: its queue, "Waiting for review".
+const ReviewQueues = loadOnFirstUse(() => import('../review/ReviewQueue').then((module) => module.ReviewQueues));
 
 /** Typing pauses this long before the search goes out: one request per word, not per key. */
 const SEARCH_DELAY_MS = 300;
@@ -89,6 +91,7 @@ export function SitesPage() {
   const createRefusal = selected !== undefined && !can(selected.role, 'site.create') ? `You are ${roleWithArticle(selected.role)} in ${selected.name}: you can open its sites but not create them.` : undefined;
   // With one workspace there is nothing to switch between or to tell rows apart by.
   const showSwitcher = workspaceList.length > 1 || workspaceId !== null;
+  const reviewed = workspaceList.filter((workspace) => workspace.review.required && (workspaceId === null || workspace.id === workspaceId));
 
   const list = useQuery({
     ...siteListQuery(query),
@@ -251,6 +254,12 @@ export function SitesPage() {
           <p>Try another name, or clear the search to see every site.</p>
           <Button onClick={() => setSearchText('')}>Clear search</Button>
         </section>
+      )}
+
+      {reviewed.length > 0 && (
+        <Suspense fallback={null}>
+          <ReviewQueues workspaces={reviewed} />
+        </Suspense>
       )}
 
       {page !== undefined && page.sites.length > 0 && (
