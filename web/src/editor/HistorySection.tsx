@@ -10,6 +10,7 @@ import { Button } from '../components/Button';
 import { ConfirmDialog } from '../components/ConfirmDialog';
 import { LoadFailed } from '../components/LoadFailed';
 import { Loading } from '../components/Loading';
+import { Swatch } from '../components/Swatch';
 import { formatDateTime, formatRelative } from '../format';
 import { type ChangeLine, changeLines, type SiteVersion, versionGap, versionSummary } from '../historyText';
 import { restoreSiteVersion } from '../api/sites';
@@ -214,8 +215,3 @@ export function ChangeItem({ line }: { line: ChangeLine }) {
   );
 }
 
-/** A colour value's sample beside its code, as the form's colour fields show it. */
-export function Swatch({ colour }: { colour: string | undefined }) {
-  if (colour === undefined) return null;
-  return <span className="swatch history-swatch" style={{ backgroundColor: colour }} aria-hidden="true" />;
-}

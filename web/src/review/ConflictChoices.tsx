@@ -1,7 +1,7 @@
 import type { ConflictResolution } from '@server/change-requests/contract';
 import { useId } from 'react';
 import { type ConflictChoices as Choices, conflictLines, type PathConflict } from '../changeRequests';
-import { Swatch } from '../editor/HistorySection';
+import { Swatch } from '../components/Swatch';
 import { fieldLabel } from '../siteDraft';
 import './review.css';
 
