@@ -126,7 +126,7 @@ test('npm run bench -- --quick prints every scenario and both ceilings with figu
       checkRow(row);
     }
     const put = rows.find((row) => row.scenario === 'put-site');
-    assert.match(put?.target ?? '', /ratio ≥ 0\.60 of the PUT ceiling, p99 < 25 ms/);
+    assert.match(put?.target ?? '', /ratio ≥ 0\.40 of the PUT ceiling, p99 < 25 ms/);
     assert.match(finished.stdout, /sqlite: RSS of each app process after the mixed load \(\d+ s\): \d+\.\d MB, target < 200 MB: (met|MISSED)/);
     assert.match(finished.stdout, /sqlite: app peak RSS \(VmHWM\) \d+\.\d MB, target < 200 MB: (met|MISSED)/);
 

@@ -330,7 +330,7 @@ export function buildScenarios({ seed, jwts, rotation, connections, streams }: S
       id: 'put-site',
       label: 'PUT /api/v1/sites/{id}, 1 KB partial, JWT',
       unit: 'req/s',
-      target: { minRatio: 0.6, maxP99Ms: 25, maxRssMb: MAX_RSS_MB },
+      target: { minRatio: 0.4, maxP99Ms: 25, maxRssMb: MAX_RSS_MB },
       ceiling: 'put',
       ...probedByFirst(writeSites.map((target, index) => putSite(target, siteUpdateBody(index))), statusCheck(200)),
     },

@@ -2,6 +2,7 @@ import { buildApp } from './app.js';
 import { ConfigError, loadConfig } from './config.js';
 import { openDatabase } from './db/connect.js';
 import { migrate } from './db/migrate.js';
+import { logDestination } from './http/logging.js';
 
 /** The process entry: configuration, database, listen, and a graceful close on SIGTERM/SIGINT. */
 async function main(): Promise<void> {
@@ -18,7 +19,8 @@ async function main(): Promise<void> {
 
   const database = openDatabase(config.database);
   await migrate(database);
-  const app = await buildApp({ config, database });
+  const log = logDestination();
+  const app = await buildApp({ config, database, logStream: log });
 
   let closing = false;
   const close = async (signal: string) => {
@@ -30,6 +32,7 @@ async function main(): Promise<void> {
     await app.close();
     await database.close();
     clearTimeout(timer);
+    // process.exit writes the log lines still buffered, synchronously (http/logging.ts).
     process.exit(0);
   };
   process.on('SIGTERM', () => void close('SIGTERM'));
@@ -40,6 +43,8 @@ async function main(): Promise<void> {
     { url: config.publicUrl, database: config.database.kind, dataDir: config.dataDir },
     `Siteward is serving ${config.publicUrl}`,
   );
+  // The log is written in batches (http/logging.ts): whoever waits for this line sees it now.
+  log.flush();
 }
 
 main().catch((error: unknown) => {

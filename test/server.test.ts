@@ -47,6 +47,8 @@ test('a restart keeps JWTs, access tokens and encrypted secrets valid; SIGTERM c
   const siteId = (created.body.site as { id: string }).id;
   assert.equal(await stopServer(first), 0);
   assert.match(first.output(), /shutting down/);
+  // Request lines are written in batches; a clean stop writes the last of them.
+  assert.match(first.output(), /"method":"POST","url":"\/api\/v1\/sites","ip":"127\.0\.0\.1","status":201/);
   assert.ok(!first.output().includes('partner-secret-survives'));
   assert.ok(!first.output().includes(token));
 

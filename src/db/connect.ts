@@ -53,9 +53,9 @@ export function openDatabase(config: DatabaseConfig, options: OpenDatabaseOption
     sqlite.pragma('synchronous = NORMAL');
     sqlite.pragma('foreign_keys = ON');
     sqlite.pragma('busy_timeout = 5000');
-    // Page cache per connection: 4 MB, not the 16 MB better-sqlite3 builds SQLite with. Pages
-    // missing here come from the operating system's file cache at a pread each; measured, the
-    // smaller cache cost no throughput and keeps the process's memory (target < 200 MB) flat.
+    // A smaller page cache per connection than better-sqlite3 builds SQLite with: pages missing
+    // here come from the operating system's file cache at a pread each, which costs no
+    // throughput, and the process's memory stays flat (docs/performance.md, "Memory").
     sqlite.pragma('cache_size = -4000');
     const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: new StatementCachingSqlite(sqlite, SQLITE_STATEMENT_CACHE_SIZE) }), ...log });
     // data_version changes when another connection commits, never for this one's own commits. It
@@ -139,8 +139,8 @@ export const SQLITE_STATEMENT_CACHE_SIZE = 200;
 
 /**
  * better-sqlite3 behind Kysely, with each distinct SQL text prepared once and reused (least
- * recently used dropped past `capacity`). Kysely's driver prepares every query anew, which was
- * 13–20% of an API request (docs/performance.md). Reuse is safe because Kysely's SQLite driver
+ * recently used dropped past `capacity`). Kysely's driver prepares every query anew, which cost
+ * more than running the hot queries (docs/performance.md). Reuse is safe because Kysely's SQLite driver
  * runs one query at a time on its single connection (a mutex), so no statement is ever asked to
  * run while it is still running; SQLite re-prepares a statement by itself after a schema change.
  * Parameters are bound anew on every run: a reused statement carries no value from one query to

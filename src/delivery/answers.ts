@@ -47,6 +47,12 @@ export class PublicAnswers {
   /** The headers of an event stream: never kept by a cache, never buffered by a proxy in front. */
   readonly streamHeaders: Readonly<Record<string, string>>;
   readonly #negotiated = new Map<string, ContentEncoding | undefined>();
+  /**
+   * Each document's answers, built on first use: a document is one version, so its answers never
+   * change, and they go with it when the cache lets it go. Indexed 200 plain, gzip, br, then 304
+   * plain, gzip, br.
+   */
+  readonly #answers = new WeakMap<PublicDocument, Array<PublicAnswer | undefined>>();
 
   constructor(base: Readonly<Record<string, string>>, maxAgeSeconds: number) {
     // A change reaches visitors within max-age; a cache may answer from an older copy while it
@@ -104,14 +110,29 @@ export class PublicAnswers {
   /** 200 with the document in the coding the client prefers, or 304 when it holds this version already. */
   config(document: PublicDocument, ifNoneMatch: string | undefined, acceptEncoding: string | undefined): PublicAnswer {
     const encoding = document.compressible ? this.#encodingFor(acceptEncoding) : undefined;
-    const etag = document.etagFor(encoding);
-    if (ifNoneMatch !== undefined && holdsVersion(ifNoneMatch, document.version)) {
-      return { status: 304, headers: { ...this.#notModified, etag }, body: null };
+    let answers = this.#answers.get(document);
+    if (answers === undefined) {
+      answers = [];
+      this.#answers.set(document, answers);
     }
+    // The tag a browser sends back is most often the plain one it was given, found without parsing the header.
+    const notModified = ifNoneMatch !== undefined && (ifNoneMatch === document.etag || holdsVersion(ifNoneMatch, document.version));
+    const kind = (notModified ? 3 : 0) + (encoding === undefined ? 0 : encoding === 'gzip' ? 1 : 2);
+    let answer = answers[kind];
+    if (answer === undefined) {
+      answer = this.#configAnswer(document, encoding, notModified);
+      answers[kind] = answer;
+    }
+    return answer;
+  }
+
+  #configAnswer(document: PublicDocument, encoding: ContentEncoding | undefined, notModified: boolean): PublicAnswer {
+    const etag = document.etagFor(encoding);
+    if (notModified) return { status: 304, headers: Object.freeze({ ...this.#notModified, etag }), body: null };
     const body = encoding === undefined ? document.body : document.encoded(encoding);
     const headers: OutgoingHttpHeaders = { ...this.#ok, etag, 'content-length': body.length };
     if (encoding !== undefined) headers['content-encoding'] = encoding;
-    return { status: 200, headers, body };
+    return { status: 200, headers: Object.freeze(headers), body };
   }
 
   get notFound(): PublicAnswer {

@@ -264,6 +264,39 @@ describe('caching by browsers and HTTP caches', () => {
   });
 });
 
+describe('the log', () => {
+  test('every public request gets its request line with the client address, from the cache as from the database, refusals included', async () => {
+    const site = await createSite(t.app, owner.bearer, { name: 'Logged' });
+    const key = String(site.public_key);
+    const unknown = `spk_${'z'.repeat(24)}`;
+    const before = t.logs().length;
+    await get(publicUrl(key));
+    await get(publicUrl(key));
+    await get(publicUrl(key), { 'if-none-match': '"1"' });
+    await get(publicUrl(unknown));
+    await get(publicUrl('not-a-key'));
+    const lines = t
+      .logs()
+      .slice(before)
+      .split('\n')
+      .filter((text) => text !== '')
+      .map((text) => JSON.parse(text) as Record<string, unknown>)
+      .filter((line) => line.msg === 'request');
+    assert.deepEqual(
+      lines.map((line) => [line.url, line.status, line.ip]),
+      [
+        [publicUrl(key), 200, '127.0.0.1'],
+        [publicUrl(key), 200, '127.0.0.1'],
+        [publicUrl(key), 304, '127.0.0.1'],
+        [publicUrl(unknown), 404, '127.0.0.1'],
+        [publicUrl('not-a-key'), 400, '127.0.0.1'],
+      ],
+    );
+    for (const line of lines) assert.deepEqual(Object.keys(line).sort(), ['hostname', 'ip', 'level', 'method', 'ms', 'msg', 'pid', 'reqId', 'status', 'time', 'url']);
+    assert.equal(new Set(lines.map((line) => line.reqId)).size, lines.length, 'each line its own request id');
+  });
+});
+
 describe('keys that answer nothing, and bad input', () => {
   test('an unknown key, and a trashed site’s, are 404 site_not_found, cacheable for max-age; restored from the trash it answers again', async () => {
     const unknown = await getTwice(publicUrl('spk_000000000000000000000000'));

@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
+import { once } from 'node:events';
 import { Writable } from 'node:stream';
 import { test } from 'node:test';
 import { buildTestApp } from '../../test/helpers.js';
@@ -60,4 +62,49 @@ test("a request's own logger, made on first use, carries its bindings and redact
   assert.equal(second?.step, 'two');
   assert.equal(second?.otp, '[REDACTED]');
   assert.equal(requestLog.level, 'info');
+});
+
+/** Runs a process that logs through the service's own destination, then ends as `ending` says. */
+function logThenEnd(ending: string): { stdout: string; status: number | null } {
+  const logging = new URL('./logging.js', import.meta.url).href;
+  const script = `import { createLoggers } from ${JSON.stringify(logging)};
+const { app, requestLines } = createLoggers('info');
+for (let i = 0; i < 500; i++) requestLines.info({ i }, 'request');
+app.error('last words');
+${ending}`;
+  const result = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', timeout: 30_000 });
+  return { stdout: result.stdout, status: result.status };
+}
+
+function loggedNumbers(stdout: string): number[] {
+  return stdout
+    .split('\n')
+    .filter((line) => line !== '')
+    .map((line) => JSON.parse(line) as { i?: number })
+    .flatMap((line) => (line.i === undefined ? [] : [line.i]));
+}
+
+test('lines buffered by the log are all written when the process exits, cleanly or on an uncaught error', () => {
+  for (const ending of ['process.exit(0);', "throw new Error('crash');", "Promise.reject(new Error('crash'));", '']) {
+    const { stdout, status } = logThenEnd(ending);
+    assert.deepEqual(loggedNumbers(stdout), Array.from({ length: 500 }, (_, i) => i), `every line, in order, after: ${ending || 'a natural end'}`);
+    assert.match(stdout.slice(-200), /"msg":"last words"\}\n$/, `the last line, after: ${ending || 'a natural end'}`);
+    assert.equal(status, ending.includes('crash') ? 1 : 0);
+  }
+});
+
+test('a quiet server writes its lines without waiting for the buffer to fill', async () => {
+  const logging = new URL('./logging.js', import.meta.url).href;
+  const script = `import { createLoggers } from ${JSON.stringify(logging)};
+const { requestLines } = createLoggers('info');
+requestLines.info('one line');
+setInterval(() => {}, 1000);`;
+  const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+  try {
+    const [chunk] = (await once(child.stdout, 'data')) as [Buffer];
+    assert.match(chunk.toString('utf8'), /"msg":"one line"/);
+  } finally {
+    child.kill('SIGKILL');
+    await once(child, 'exit');
+  }
 });

@@ -5,7 +5,7 @@ import type { App } from './types.js';
  * @fastify/helmet 13 (helmet 8) sends with our options (security-headers.test.ts compares them
  * with the plugin's, so an upgrade that changes helmet's defaults fails the test). They are fixed
  * strings, so they are built once at start-up: the plugin rebuilt helmet's middleware, parsing
- * the CSP directives, on every request, about a tenth of a small request's cost.
+ * the CSP directives, on every request (docs/performance.md).
  *
  * What each one stops: the CSP keeps injected markup from loading scripts, plugins or forms from
  * elsewhere and from being framed by another origin (clickjacking, with X-Frame-Options for old

@@ -18,7 +18,7 @@ export interface MailTransport {
 }
 
 /**
- * nodemailer is loaded with the first message, not at start-up: it holds about 4 MB of heap in
+ * nodemailer is loaded with the first message, not at start-up: it holds megabytes of heap in
  * every process, and most never send (docs/decisions.md, "Rarely used libraries load on first use").
  */
 async function loadNodemailer() {

@@ -22,11 +22,11 @@ const ARGON2ID = 2;
 export class PasswordHasher {
   #dummyHash: Promise<string> | undefined;
   /**
-   * At most one argon2id computation per core, plus one, at a time; each holds its 19 MiB while
-   * it runs. Left to libuv's pool, four ran at once on two cores. Measured on two cores: the same
-   * logins per second as four (the extra one keeps a core busy while the next hash is handed
-   * over; one per core lost 10%), 17 MB less peak memory, and one of the pool's threads free for
-   * its other work (file writes, DNS lookups) during a burst of sign-ins.
+   * At most one argon2id computation per core, plus one, at a time; each holds its memory cost
+   * while it runs. Left to libuv's pool, as many run at once as the pool has threads: no more
+   * logins per second, since the cores are busy already (the extra one keeps a core busy while
+   * the next hash is handed over), but a higher peak of memory and no thread left for the pool's
+   * other work (file writes, DNS lookups) during a burst of sign-ins (docs/performance.md).
    */
   readonly #semaphore = pLimit(availableParallelism() + 1);
 
