@@ -7,6 +7,7 @@ import { EMAIL_VERIFICATION_ERRORS } from './email-verification/errors.js';
 import { HTTP_ERRORS } from './http/errors.js';
 import { OIDC_ERRORS } from './oidc/errors.js';
 import { PARTNER_ERRORS } from './partner/errors.js';
+import { PAGINATION_ERRORS } from './pagination/errors.js';
 import { PASSKEY_ERRORS } from './passkeys/errors.js';
 import { PROFILE_ERRORS } from './profile/errors.js';
 import { SITE_ERRORS } from './sites/errors.js';
@@ -28,6 +29,7 @@ export const ERROR_CODE_LISTS = [
   EMAIL_VERIFICATION_ERRORS,
   PROFILE_ERRORS,
   SITE_ERRORS,
+  PAGINATION_ERRORS,
   PARTNER_ERRORS,
   WORKSPACE_ERRORS,
   SETTINGS_SCHEMA_ERRORS,

@@ -1,16 +1,12 @@
 import type { Guard } from '../auth/guard.js';
 import { currentUser } from '../auth/principal.js';
-import { AppError } from '../errors.js';
 import { ProblemSchema } from '../http/schema.js';
 import type { App } from '../http/types.js';
-import { ID_PATTERN } from '../lib/ids.js';
-import { SITE_ERRORS } from '../sites/errors.js';
+import { invalidCursor, isIdCursor } from '../pagination/cursor.js';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import { listSecurityEvents, type SecurityEventRow } from './queries.js';
 import { SECURITY_EVENTS_DEFAULT_LIMIT, type SecurityEventJson, SecurityEventPage, SecurityEventQuery } from './schema.js';
-
-const EVENT_ID = new RegExp(ID_PATTERN);
 
 function toJson(row: SecurityEventRow): SecurityEventJson {
   return {
@@ -45,11 +41,7 @@ export function registerSecurityEventRoutes(app: App, deps: { guard: Guard; db: 
     },
     async (request) => {
       const { limit = SECURITY_EVENTS_DEFAULT_LIMIT, cursor } = request.query;
-      if (cursor !== undefined && !EVENT_ID.test(cursor)) {
-        throw new AppError(400, SITE_ERRORS.INVALID_CURSOR, '/querystring/cursor: is not a cursor of this list; start again without it', {
-          errors: [{ path: '/querystring/cursor', message: 'is not a cursor of this list' }],
-        });
-      }
+      if (cursor !== undefined && !isIdCursor(cursor)) throw invalidCursor('is not a cursor of this list');
       // One row more than asked says whether another page follows.
       const rows = await listSecurityEvents(deps.db, currentUser(request).id, cursor, limit + 1);
       const events = rows.slice(0, limit).map(toJson);

@@ -13,7 +13,7 @@ import { findWorkspaceOf, lockWorkspaceOf } from '../memberships/queries.js';
 import { OUTBOUND_FAILURE, OutboundError } from '../outbound/errors.js';
 import { type AddressPolicy, AddressRefusedError, type Resolver, resolveAllowedAddresses } from '../outbound/network-guard.js';
 import { WEBHOOK_SECRET_OVERLAP_HOURS, WEBHOOK_TEST_EVENT, WEBHOOKS_PER_WORKSPACE } from './contract.js';
-import { SITE_ERRORS } from '../sites/errors.js';
+import { invalidCursor } from '../pagination/cursor.js';
 import { WEBHOOK_ERRORS } from './errors.js';
 import { webhookBody } from './outbox.js';
 import {
@@ -212,7 +212,7 @@ export class WebhookService {
       let beforeSeq: number | undefined;
       if (cursor !== undefined) {
         const from = await findDelivery(trx, webhook.id, cursor);
-        if (from === undefined) throw invalidCursor();
+        if (from === undefined) throw invalidCursor('is not a delivery of this webhook');
         beforeSeq = from.seq;
       }
       // One row more than asked says whether another page follows.
@@ -318,12 +318,6 @@ function withTimeout(resolver: Resolver, ms: number): Resolver {
         setTimeout(() => reject(new OutboundError(OUTBOUND_FAILURE.unreachable, 'the DNS lookup took too long')), ms).unref();
       }),
     ]);
-}
-
-function invalidCursor(): AppError {
-  return new AppError(400, SITE_ERRORS.INVALID_CURSOR, '/querystring/cursor: is not a delivery of this webhook; start again without it', {
-    errors: [{ path: '/querystring/cursor', message: 'is not a delivery of this webhook' }],
-  });
 }
 
 /** The webhook as the audit log names it: by its URL without the query. */
