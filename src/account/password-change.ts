@@ -3,7 +3,7 @@ import type { SessionService } from '../auth/sessions.js';
 import { reauthenticationRequired } from '../auth/recent-authentication.js';
 import type { Database } from '../db/schema.js';
 import { AUTH_ERRORS } from '../auth/errors.js';
-import type { AuthMethod } from '../auth/methods.js';
+import type { AuthMethod } from '../http/auth-method.js';
 import { AppError, unauthorized } from '../errors.js';
 import { validationError } from '../http/validation-error.js';
 import type { Clock } from '../lib/clock.js';

@@ -8,7 +8,7 @@ import { startSmtpServer, type TestSmtpServer } from '../../test/smtp.js';
 import { AUTH_ERRORS } from '../auth/errors.js';
 import { newId } from '../lib/ids.js';
 import { PAGINATION_ERRORS } from '../pagination/errors.js';
-import { WORKSPACE_ERRORS } from '../workspaces/errors.js';
+import { WORKSPACE_ERRORS } from '../memberships/errors.js';
 import { WorkspaceService } from '../workspaces/service.js';
 import type { AuditEventJson, AuditLogPageJson } from './schema.js';
 

@@ -1,4 +1,4 @@
-import { escapeHtml } from '../pages/layout.js';
+import { escapeHtml } from '../lib/html.js';
 import type { MailMessage } from './mailer.js';
 
 export function magicLinkMessage(to: string, link: string, minutes: number): MailMessage {

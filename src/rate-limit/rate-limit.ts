@@ -2,7 +2,7 @@ import { sql, type Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import type { Clock } from '../lib/clock.js';
 import { AppError } from '../errors.js';
-import { AUTH_ERRORS } from '../auth/errors.js';
+import { RATE_LIMIT_ERRORS } from './errors.js';
 
 export interface RateLimitRule {
   limit: number;
@@ -120,7 +120,7 @@ export class RateLimiter {
 }
 
 export function tooManyRequests(retryAfterSeconds: number): AppError {
-  return new AppError(429, AUTH_ERRORS.RATE_LIMITED, `Too many attempts. Try again in ${retryAfterSeconds} seconds.`, {
+  return new AppError(429, RATE_LIMIT_ERRORS.RATE_LIMITED, `Too many attempts. Try again in ${retryAfterSeconds} seconds.`, {
     headers: { 'retry-after': String(retryAfterSeconds) },
   });
 }

@@ -1,5 +1,5 @@
 import type { MailMessage } from '../mail/mailer.js';
-import { escapeHtml } from '../pages/layout.js';
+import { escapeHtml } from '../lib/html.js';
 import type { RequestOrigin, SecurityEventType } from './event-types.js';
 
 /** What each notice tells the owner happened, as a sentence completing "On <date>, …". */

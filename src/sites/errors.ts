@@ -4,4 +4,6 @@ export const SITE_ERRORS = {
   PRECONDITION_FAILED: 'precondition_failed',
   FIELD_TOO_LARGE: 'field_too_large',
   VERSION_NOT_FOUND: 'version_not_found',
+  /** A direct change in a workspace that requires review, by someone who may only propose one. */
+  REVIEW_REQUIRED: 'review_required',
 } as const;

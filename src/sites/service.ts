@@ -54,7 +54,6 @@ import { changedPaths, type SiteChange, siteChanges } from './diff.js';
 import { decodeTrashCursor, encodeTrashCursor, trashEntry } from './trash.js';
 import { saveSiteChange } from './save.js';
 import { findSiteVersion, insertSiteVersion, listSiteVersions, type SiteVersionJson, siteVersionRow, siteVersionToJson, type VersionReview } from './versions.js';
-import { CHANGE_REQUEST_ERRORS } from '../change-requests/errors.js';
 
 function versionNotFound(version: number): AppError {
   return new AppError(404, SITE_ERRORS.VERSION_NOT_FOUND, `This site has no version ${version}.`);
@@ -116,7 +115,7 @@ function directChangeReview(found: LockedSiteRow): VersionReview | undefined {
   if (found.role !== 'owner') {
     throw new AppError(
       403,
-      CHANGE_REQUEST_ERRORS.REVIEW_REQUIRED,
+      SITE_ERRORS.REVIEW_REQUIRED,
       'This workspace requires review of changes: propose this change as a change request (POST /api/v1/sites/{id}/change-requests) instead.',
     );
   }

@@ -20,7 +20,7 @@ import {
 import { sendPage } from '../pages/layout.js';
 import { requestOrigin, type SecurityEvents } from '../security/events.js';
 import { normalizeEmail } from '../users/service.js';
-import { WORKSPACE_ERRORS } from './errors.js';
+import { WORKSPACE_ERRORS } from '../memberships/errors.js';
 import type { AcceptedInvitation, InvitationService } from './invitations.js';
 import { InvitationAcceptBody, InvitationCreateBody, InvitationEnvelope, InvitationList, InvitationParams, WorkspaceEnvelope, WorkspaceParams } from './schema.js';
 

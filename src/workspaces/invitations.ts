@@ -22,7 +22,7 @@ import { RATE_LIMITS, type RateLimiter } from '../rate-limit/rate-limit.js';
 import { USER_ERRORS } from '../users/errors.js';
 import { findUserByEmail, findUserById, type UserRow } from '../users/queries.js';
 import { checkEmail, normalizeEmail } from '../users/service.js';
-import { WORKSPACE_ERRORS } from './errors.js';
+import { WORKSPACE_ERRORS } from '../memberships/errors.js';
 import type { LinkRefusal } from '../security/event-types.js';
 import {
   consumeInvitation,

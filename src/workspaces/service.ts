@@ -11,7 +11,7 @@ import { COMMAND_LINE, type ChangeOrigin, type PersonOrigin } from '../audit/ori
 import { findUserById } from '../users/queries.js';
 import { hasSecondFactor } from '../auth/queries.js';
 import { membershipsTag, workspaceSitesTag, workspaceTag } from '../memberships/changes.js';
-import { WORKSPACE_ERRORS } from './errors.js';
+import { WORKSPACE_ERRORS } from '../memberships/errors.js';
 import { assertCan, grantsAdministration, memberChangeAction, workspaceNotFound, type WorkspaceRole } from '../memberships/permissions.js';
 import { withdrawInvitationsBeyondRole } from './invitation-withdrawal.js';
 import { memberToJson, workspaceToJson } from './presenter.js';
