@@ -76,6 +76,7 @@ import { upgradeLegacyRecoveryCodes } from './totp/queries.js';
 import { KEYED_DIGEST_PREFIX, RecoveryCodeDigest } from './totp/recovery-codes.js';
 import { TotpService } from './totp/service.js';
 import { SiteReads } from './sites/reads.js';
+import { SiteHistory } from './sites/history.js';
 import { SiteService } from './sites/service.js';
 import { UserService } from './users/service.js';
 import { PasswordChangeService } from './account/password-change.js';
@@ -230,7 +231,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   const passkeys = new PasskeyService(db, limiter, clock, { id: new URL(config.publicUrl).hostname, name: 'Siteward', origin: config.publicOrigin });
   const auth = new AuthService(users, hasher, jwt, limiter, totp, securityEvents);
   const accessTokens = new AccessTokenService(db, clock);
-  const sites = new SiteService({ db, dialect: database.dialect, clock, secrets, cache, trashRetentionDays: config.trashRetentionDays });
+  const sites = new SiteService({ db, dialect: database.dialect, clock, secrets, cache });
 
   const emailVerification = new EmailVerificationService(db, limiter, mailer, clock, config.publicUrl);
   // Single sign-on: providers are discovered in the background from start-up; one that does not
@@ -269,7 +270,8 @@ export async function buildApp(options: AppOptions): Promise<App> {
   registerPasskeyRoutes(app, { guard, passkeys, sessions, securityEvents, publicOrigin: config.publicOrigin });
   registerAccessTokenRoutes(app, { guard, accessTokens, securityEvents });
   const reads = new SiteReads(sites, cache);
-  registerSiteRoutes(app, { guard, sites, reads });
+  const siteHistory = new SiteHistory({ db, dialect: database.dialect, clock, cache, sites, trashRetentionDays: config.trashRetentionDays });
+  registerSiteRoutes(app, { guard, sites, history: siteHistory, reads });
   const changeRequests = new ChangeRequestService({ db, dialect: database.dialect, clock, secrets, cache, sites, mailer, publicUrl: config.publicUrl });
   registerChangeRequestRoutes(app, { guard, changeRequests });
   // Where pages fetch sites' configurations from: gathered in memory, written in batches, the rest at close.
@@ -302,7 +304,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
     },
   });
   registerSettingsSchemaRoutes(app, { guard });
-  registerPartnerRoutes(app, { guard, sites, limiter, config, database, clock, mailer });
+  registerPartnerRoutes(app, { guard, sites, limiter, config, database, clock, mailer, cache });
   const twoFactorNotices = new TwoFactorRequirementNotices(db, mailer, config.publicUrl);
   registerWorkspaceRoutes(app, { guard, workspaces: new WorkspaceService({ db, dialect: database.dialect, clock, cache }), recentAuthentication, twoFactorNotices });
   const invitations = new InvitationService({ db, dialect: database.dialect, clock, cache, limiter, mailer, publicUrl: config.publicUrl });

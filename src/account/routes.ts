@@ -13,7 +13,7 @@ import { requestOrigin, type SecurityEvents } from '../security/events.js';
 import { UserSchema } from '../users/schema.js';
 import type { AccountDeletionService } from './deletion.js';
 import type { PasswordChangeService } from './password-change.js';
-import { userToJson } from '../users/service.js';
+import { userToJson } from '../users/presenter.js';
 import type { ReauthenticationProof, ReauthenticationService } from './reauthentication.js';
 import { SessionSchema } from './schema.js';
 

@@ -3,25 +3,12 @@ import type { Database } from '../db/schema.js';
 import { assertCan, workspaceNotFound } from '../memberships/permissions.js';
 import { findWorkspaceOf } from '../memberships/queries.js';
 import { invalidCursor, isIdCursor } from '../pagination/cursor.js';
-import { originJson } from './origin.js';
-import { type AuditEventRow, type AuditFilter, listAuditEvents } from './queries.js';
+import { auditEventToJson } from './presenter.js';
+import { type AuditFilter, listAuditEvents } from './queries.js';
 import type { AuditEventJson, AuditLogPageJson } from './schema.js';
 
 /** Rows read per query while exporting: enough to keep the database busy, few enough to stay small in memory. */
 const EXPORT_BATCH = 500;
-
-export function auditEventToJson(row: AuditEventRow): AuditEventJson {
-  return {
-    id: row.id,
-    at: row.at,
-    action: row.action,
-    ...originJson(row),
-    ip: row.ip,
-    user_agent: row.user_agent,
-    target: { type: row.target_type, id: row.target_id, name: row.target_name },
-    details: JSON.parse(row.details) as Record<string, unknown>,
-  };
-}
 
 /** A workspace's audit log, for its admins: read by pages, or every matching event as a stream. */
 export class AuditLog {

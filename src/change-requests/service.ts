@@ -14,10 +14,11 @@ import type { PublicSiteRow } from '../delivery/queries.js';
 import { newId } from '../lib/ids.js';
 import { assertCan, assertTwoFactorMet, can, workspaceNotFound, type WorkspaceRole } from '../memberships/permissions.js';
 import { findAdminEmails, findRole } from '../memberships/queries.js';
-import { siteChangeTags } from '../sites/changes.js';
+import { invalidatingAfter } from '../sites/changes.js';
 import { findSiteForUpdate, findTrashedSiteForUpdate, lockSiteInWorkspace, type SiteCaller, type SiteRow } from '../sites/queries.js';
 import type { SiteUpdate } from '../sites/schema.js';
-import { siteNotFound, type SiteService, siteToJson } from '../sites/service.js';
+import { siteToJson } from '../sites/presenter.js';
+import { siteNotFound, type SiteService } from '../sites/service.js';
 import { eventActor, publishWebhookEvent } from '../webhooks/outbox.js';
 import { CHANGE_REQUEST_LIST_LIMIT, CHANGE_REQUEST_SCHEDULE_MAX_DAYS, type ChangeRequestStatus, type ConflictResolution, PENDING_CHANGE_REQUEST_STATUSES } from './contract.js';
 import { CHANGE_REQUEST_ERRORS } from './errors.js';
@@ -267,12 +268,11 @@ export class ChangeRequestService {
     options: { at?: string | undefined; resolve?: Record<string, ConflictResolution> | undefined },
   ): Promise<ChangeRequestJson> {
     const at = options.at === undefined ? undefined : this.#scheduleTime(options.at);
-    let workspaceId: string | undefined;
-    try {
-      const row = await this.deps.db.transaction().execute(async (trx) => {
+    const row = await invalidatingAfter(this.deps.cache, { siteId }, (touched) =>
+      this.deps.db.transaction().execute(async (trx) => {
         const found = await findSiteForUpdate(trx, this.deps.dialect, caller, siteId);
         if (found === undefined) throw await this.#missingSite(trx, caller, siteId);
-        workspaceId = found.site.workspace_id;
+        touched.workspaceId = found.site.workspace_id;
         assertTwoFactorMet(caller.twoFactorMissingIn, found.site.workspace_id);
         assertCan(found.role, 'site.read', siteNotFound);
         const locked = await lockChangeRequest(trx, this.deps.dialect, siteId, id);
@@ -290,12 +290,10 @@ export class ChangeRequestService {
         const { input, conflicts } = mergeProposal(found.site, proposal, options.resolve);
         if (conflicts.length > 0) throw conflictError(conflicts);
         return this.#applyMerged(trx, origin, { row: found.site, webhooks: found.webhooks }, locked, input);
-      });
-      if (row.status === 'applied') await this.#notifyAuthor(row, 'applied', origin);
-      return await this.#present(row);
-    } finally {
-      this.deps.cache.invalidate(siteChangeTags(workspaceId, siteId));
-    }
+      }),
+    );
+    if (row.status === 'applied') await this.#notifyAuthor(row, 'applied', origin);
+    return await this.#present(row);
   }
 
   /**
@@ -307,8 +305,8 @@ export class ChangeRequestService {
   async applyScheduled(claimed: { id: string; site_id: string; workspace_id: string }, leaseOwner: string): Promise<void> {
     const failed: { row?: ChangeRequestRow; siteName?: string; reason?: string } = {};
     let applied: ChangeRequestRow | undefined;
-    try {
-      await this.deps.db.transaction().execute(async (trx) => {
+    await invalidatingAfter(this.deps.cache, { workspaceId: claimed.workspace_id, siteId: claimed.site_id }, () =>
+      this.deps.db.transaction().execute(async (trx) => {
         const site = await lockSiteInWorkspace(trx, this.deps.dialect, claimed.workspace_id, claimed.site_id);
         const locked = await lockChangeRequest(trx, this.deps.dialect, claimed.site_id, claimed.id);
         if (locked === undefined || locked.status !== 'scheduled' || locked.lease_owner !== leaseOwner) return;
@@ -326,10 +324,8 @@ export class ChangeRequestService {
         }
         // The outbox reads the workspace's subscriptions itself: no count was read with this lock.
         applied = await this.#applyMerged(trx, SYSTEM, { row: site, webhooks: 1 }, locked, input);
-      });
-    } finally {
-      this.deps.cache.invalidate(siteChangeTags(claimed.workspace_id, claimed.site_id));
-    }
+      }),
+    );
     if (applied !== undefined) await this.#notifyAuthor(applied, 'applied', SYSTEM);
     const { row, reason } = failed;
     if (row !== undefined && reason !== undefined && row.author_id !== null) {

@@ -4,7 +4,8 @@ import type { Mailer } from '../mail/mailer.js';
 import { partnerStatusMessage } from '../mail/templates.js';
 import { findAdminEmails } from '../memberships/queries.js';
 import type { SiteRow } from '../sites/queries.js';
-import { readPartnerSettings, type PartnerStatusChange } from '../sites/service.js';
+import { readPartnerSettings } from '../sites/defaults.js';
+import type { PartnerStatusChange } from './check-recording.js';
 
 /**
  * Mails a workspace's owners and admins when a site's partner connection stops working or works

@@ -5,9 +5,11 @@ import type { DatabaseHandle } from '../db/connect.js';
 import { currentCaller } from '../auth/principal.js';
 import { ProblemSchema } from '../http/schema.js';
 import type { App } from '../http/types.js';
+import type { Cache } from '../cache/cache.js';
 import type { Clock } from '../lib/clock.js';
 import { SiteEnvelope, SiteParams } from '../sites/schema.js';
-import { siteEtag, siteToJson, type SiteService } from '../sites/service.js';
+import { siteEtag, siteToJson } from '../sites/presenter.js';
+import type { SiteService } from '../sites/service.js';
 import { PartnerChecker } from './check.js';
 import { PartnerRecheckScheduler } from './scheduler.js';
 import { CHECK_HISTORY_LENGTH, PartnerCheckList, PartnerTestBody, PartnerTestResult } from './schema.js';
@@ -23,6 +25,7 @@ export interface PartnerRoutesDeps {
   database: DatabaseHandle;
   clock: Clock;
   mailer: Mailer;
+  cache: Cache;
 }
 
 const security: Array<Record<string, string[]>> = [{ BearerAuth: [] }, { AccessToken: [] }];
@@ -34,7 +37,7 @@ const security: Array<Record<string, string[]>> = [{ BearerAuth: [] }, { AccessT
 export function registerPartnerRoutes(app: App, deps: PartnerRoutesDeps): void {
   const checker = new PartnerChecker({ allowPrivateNetworks: deps.config.outboundAllowPrivateNetworks, timeoutMs: deps.config.partnerCheckTimeoutMs });
   const alerts = new PartnerAlerts({ db: deps.database.db, mailer: deps.mailer, publicUrl: deps.config.publicUrl });
-  const checks = new PartnerCheckService({ db: deps.database.db, sites: deps.sites, limiter: deps.limiter, checker, clock: deps.clock, log: app.log, alerts });
+  const checks = new PartnerCheckService({ db: deps.database.db, dialect: deps.database.dialect, cache: deps.cache, sites: deps.sites, limiter: deps.limiter, checker, clock: deps.clock, log: app.log, alerts });
 
   app.post(
     '/api/v1/sites/:id/partner/check',

@@ -2,7 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import type { Clock } from '../lib/clock.js';
-import { readPartnerSettings } from '../sites/service.js';
+import { readPartnerSettings } from '../sites/defaults.js';
 import { claimPeriodicCheck, listAllSitesPage } from './queries.js';
 import type { PartnerCheckService } from './service.js';
 

@@ -5,22 +5,9 @@ import type { App } from '../http/types.js';
 import { invalidCursor, isIdCursor } from '../pagination/cursor.js';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
-import { listSecurityEvents, type SecurityEventRow } from './queries.js';
-import { SECURITY_EVENTS_DEFAULT_LIMIT, type SecurityEventJson, SecurityEventPage, SecurityEventQuery } from './schema.js';
-
-function toJson(row: SecurityEventRow): SecurityEventJson {
-  return {
-    id: row.id,
-    at: row.at,
-    type: row.type as SecurityEventJson['type'],
-    method: row.method,
-    credential: row.credential,
-    reason: row.reason,
-    ip: row.ip,
-    user_agent: row.user_agent,
-    details: JSON.parse(row.details) as Record<string, unknown>,
-  };
-}
+import { securityEventToJson } from './presenter.js';
+import { listSecurityEvents } from './queries.js';
+import { SECURITY_EVENTS_DEFAULT_LIMIT, SecurityEventPage, SecurityEventQuery } from './schema.js';
 
 /**
  * The caller's own security history, newest first. Signed-in people only: an access token reaches
@@ -44,7 +31,7 @@ export function registerSecurityEventRoutes(app: App, deps: { guard: Guard; db: 
       if (cursor !== undefined && !isIdCursor(cursor)) throw invalidCursor('is not a cursor of this list');
       // One row more than asked says whether another page follows.
       const rows = await listSecurityEvents(deps.db, currentUser(request).id, cursor, limit + 1);
-      const events = rows.slice(0, limit).map(toJson);
+      const events = rows.slice(0, limit).map(securityEventToJson);
       const last = events.at(-1);
       return { events, next_cursor: rows.length > limit && last !== undefined ? last.id : null };
     },

@@ -1,19 +1,5 @@
 import { decodeCursor, encodeCursor, invalidCursor, isIdCursor } from '../pagination/cursor.js';
 import type { SiteRow, TrashPosition } from './queries.js';
-import type { TrashEntryJson } from './schema.js';
-
-const DAY_MS = 24 * 60 * 60 * 1000;
-
-/** A trashed site as the trash lists it; the site as it was when deleted, without its token. */
-export function trashEntry(row: SiteRow, retentionDays: number, siteJson: (row: SiteRow) => TrashEntryJson['site']): TrashEntryJson {
-  const deletedAt = row.deleted_at ?? row.updated_at;
-  return {
-    site: siteJson(row),
-    deleted_at: deletedAt,
-    deleted_by: row.deleted_by === null ? null : (JSON.parse(row.deleted_by) as TrashEntryJson['deleted_by']),
-    purge_at: new Date(Date.parse(deletedAt) + retentionDays * DAY_MS).toISOString(),
-  };
-}
 
 export function encodeTrashCursor(row: SiteRow): string {
   return encodeCursor([row.deleted_at, row.id]);
