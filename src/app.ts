@@ -39,6 +39,7 @@ import { registerCompression } from './http/compression.js';
 import { registerProtocolRules } from './http/protocol-rules.js';
 import { registerJsonParser } from './http/json-body.js';
 import { createLoggers, lazyChildLoggerFactory, logRequestLine, RequestLogController } from './http/logging.js';
+import { SecurityHistory } from './security/history.js';
 import { registerSecurityEventRoutes } from './security/routes.js';
 import { SecurityEvents } from './security/events.js';
 import { refusalLogger } from './security/refusals.js';
@@ -266,7 +267,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   const accountDeletion = new AccountDeletionService({ db, dialect: database.dialect, clock, sessions, cache });
   registerAccountRoutes(app, { guard, sessions, passwordChanges, securityEvents, recentAuthentication, reauthentication, passkeys, accountDeletion });
   registerTotpRoutes(app, { guard, totp, securityEvents });
-  registerSecurityEventRoutes(app, { guard, db });
+  registerSecurityEventRoutes(app, { guard, history: new SecurityHistory({ db }) });
   registerPasskeyRoutes(app, { guard, passkeys, sessions, securityEvents, publicOrigin: config.publicOrigin });
   registerAccessTokenRoutes(app, { guard, accessTokens, securityEvents });
   const reads = new SiteReads(sites, cache);

@@ -1,7 +1,7 @@
+import { validationError } from '../errors.js';
 import { Type } from 'typebox';
 import type { Guard } from '../auth/guard.js';
 import type { RecentAuthentication } from '../auth/recent-authentication.js';
-import { validationError } from '../http/validation-error.js';
 import { AuthenticationResponse, SignInOptionsResponse } from '../passkeys/schema.js';
 import type { PasskeyService } from '../passkeys/service.js';
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../passwords/passwords.js';

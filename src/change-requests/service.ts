@@ -6,16 +6,15 @@ import { recordAuditEvent } from '../audit/queries.js';
 import type { Cache } from '../cache/cache.js';
 import type { DialectName } from '../db/connect.js';
 import type { Database } from '../db/schema.js';
-import { AppError } from '../errors.js';
-import { validationError } from '../http/validation-error.js';
+import { AppError, validationError } from '../errors.js';
 import type { Clock } from '../lib/clock.js';
 import { randomToken, type SecretBox, secretsEqual, sha256 } from '../lib/crypto.js';
 import type { PublicSiteRow } from '../delivery/queries.js';
 import { newId } from '../lib/ids.js';
 import { assertCan, assertTwoFactorMet, can, workspaceNotFound, type WorkspaceRole } from '../memberships/permissions.js';
-import { findAdminEmails, findRole } from '../memberships/queries.js';
+import { findAdminEmails, findReviewApprovals, findRole } from '../memberships/queries.js';
 import { invalidatingAfter } from '../sites/changes.js';
-import { findSiteForUpdate, findTrashedSiteForUpdate, lockSiteInWorkspace, type SiteCaller, type SiteRow } from '../sites/queries.js';
+import { findSiteForUpdate, findSiteName, findTrashedSiteForUpdate, lockSiteInWorkspace, type SiteCaller, type SiteRow } from '../sites/queries.js';
 import type { SiteUpdate } from '../sites/schema.js';
 import { siteToJson } from '../sites/presenter.js';
 import { siteNotFound, type SiteService } from '../sites/service.js';
@@ -337,8 +336,7 @@ export class ChangeRequestService {
   /** Tells the author, unless they did it themselves or their account is gone. */
   async #notifyAuthor(row: ChangeRequestRow, event: ChangeRequestEvent, origin: ChangeOrigin): Promise<void> {
     if (row.author_id === null || row.author_id === origin.actor?.id) return;
-    const site = await this.deps.db.selectFrom('sites').select('name').where('id', '=', row.site_id).executeTakeFirst();
-    this.#notify(row.author_email, event, row, site?.name ?? '', origin);
+    this.#notify(row.author_email, event, row, (await findSiteName(this.deps.db, row.site_id)) ?? '', origin);
   }
 
   #notify(to: string, event: ChangeRequestEvent, row: ChangeRequestRow, siteName: string, origin: ChangeOrigin): void {
@@ -401,10 +399,10 @@ export class ChangeRequestService {
   }
 
   async #assertApproved(trx: Transaction<Database>, row: ChangeRequestRow): Promise<void> {
-    const workspace = await trx.selectFrom('workspaces').select('review_approvals').where('id', '=', row.workspace_id).executeTakeFirstOrThrow();
+    const required = await findReviewApprovals(trx, row.workspace_id);
     const approvals = (await listApprovals(trx, row.workspace_id, [row.id])).length;
-    if (approvals < workspace.review_approvals) {
-      throw new AppError(409, CHANGE_REQUEST_ERRORS.APPROVALS_MISSING, `This workspace requires ${workspace.review_approvals} approval(s) before a change goes live; this request has ${approvals}.`);
+    if (approvals < required) {
+      throw new AppError(409, CHANGE_REQUEST_ERRORS.APPROVALS_MISSING, `This workspace requires ${required} approval(s) before a change goes live; this request has ${approvals}.`);
     }
   }
 

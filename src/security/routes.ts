@@ -2,18 +2,14 @@ import type { Guard } from '../auth/guard.js';
 import { currentUser } from '../auth/principal.js';
 import { ProblemSchema } from '../http/schema.js';
 import type { App } from '../http/types.js';
-import { invalidCursor, isIdCursor } from '../pagination/cursor.js';
-import type { Kysely } from 'kysely';
-import type { Database } from '../db/schema.js';
-import { securityEventToJson } from './presenter.js';
-import { listSecurityEvents } from './queries.js';
+import type { SecurityHistory } from './history.js';
 import { SECURITY_EVENTS_DEFAULT_LIMIT, SecurityEventPage, SecurityEventQuery } from './schema.js';
 
 /**
  * The caller's own security history, newest first. Signed-in people only: an access token reaches
  * sites, not the record of the account's sign-ins.
  */
-export function registerSecurityEventRoutes(app: App, deps: { guard: Guard; db: Kysely<Database> }): void {
+export function registerSecurityEventRoutes(app: App, deps: { guard: Guard; history: SecurityHistory }): void {
   app.get(
     '/api/v1/me/security-events',
     {
@@ -28,12 +24,7 @@ export function registerSecurityEventRoutes(app: App, deps: { guard: Guard; db: 
     },
     async (request) => {
       const { limit = SECURITY_EVENTS_DEFAULT_LIMIT, cursor } = request.query;
-      if (cursor !== undefined && !isIdCursor(cursor)) throw invalidCursor('is not a cursor of this list');
-      // One row more than asked says whether another page follows.
-      const rows = await listSecurityEvents(deps.db, currentUser(request).id, cursor, limit + 1);
-      const events = rows.slice(0, limit).map(securityEventToJson);
-      const last = events.at(-1);
-      return { events, next_cursor: rows.length > limit && last !== undefined ? last.id : null };
+      return deps.history.page(currentUser(request).id, limit, cursor);
     },
   );
 }

@@ -5,15 +5,14 @@ import type { Cache } from '../cache/cache.js';
 import type { DialectName } from '../db/connect.js';
 import type { Database } from '../db/schema.js';
 import { AppError } from '../errors.js';
-import { ifMatchSatisfied } from '../http/etag.js';
 import type { Clock } from '../lib/clock.js';
 import { assertCan, assertTwoFactorMet } from '../memberships/permissions.js';
 import { invalidatingAfter } from './changes.js';
 import { SITE_ERRORS } from './errors.js';
-import { siteEtag, siteTarget, siteVersionToJson, trashEntryToJson } from './presenter.js';
+import { siteTarget, siteVersionToJson, trashEntryToJson } from './presenter.js';
 import { findTrashedSiteForUpdate, listTrashedSites, type SiteCaller, type SiteRow, trashSite, untrashSite } from './queries.js';
 import { PARTNER_EDITABLE_FIELDS, SETTINGS_FIELDS, type SiteUpdate, type SiteVersionSiteJson, type TrashEntryJson } from './schema.js';
-import { directChangeReview, type SiteService, siteNotFound } from './service.js';
+import { assertExpectedVersion, directChangeReview, type ExpectedVersions, type SiteService, siteNotFound } from './service.js';
 import { decodeTrashCursor, encodeTrashCursor } from './trash.js';
 import { findSiteVersion, listSiteVersions, type SiteVersionJson } from './versions.js';
 import { publishSiteEvent } from './webhook-events.js';
@@ -73,7 +72,7 @@ export class SiteHistory {
    * under the row's lock and If-Match as an update. The partner access token is not part of a
    * version: the current one stays.
    */
-  async restore(caller: SiteCaller, origin: ChangeOrigin, id: string, version: number, ifMatch: string | undefined): Promise<{ site: SiteRow; token: 'kept' | 'cleared' }> {
+  async restore(caller: SiteCaller, origin: ChangeOrigin, id: string, version: number, expected: ExpectedVersions): Promise<{ site: SiteRow; token: 'kept' | 'cleared' }> {
     return invalidatingAfter(this.deps.cache, { siteId: id }, (touched) =>
       this.deps.db.transaction().execute(async (trx) => {
         const found = await this.deps.sites.lockFor(trx, caller, id, 'site.update');
@@ -81,9 +80,7 @@ export class SiteHistory {
         const { row } = locked;
         touched.workspaceId = row.workspace_id;
         const review = directChangeReview(found);
-        if (!ifMatchSatisfied(ifMatch, siteEtag(row))) {
-          throw new AppError(412, SITE_ERRORS.PRECONDITION_FAILED, 'The site has changed since you read it (If-Match does not match); reload it and restore again.');
-        }
+        assertExpectedVersion(row, expected, 'restore again');
         const recorded = await findSiteVersion(trx, id, version);
         if (recorded === undefined) throw versionNotFound(version);
         const site = await this.deps.sites.saveVersion(trx, origin, locked, restoreInput(siteVersionToJson(recorded, true).site), { restoredFrom: version, review });

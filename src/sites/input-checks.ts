@@ -1,5 +1,4 @@
-import { AppError, type FieldError } from '../errors.js';
-import { validationError } from '../http/validation-error.js';
+import { AppError, type FieldError, validationError } from '../errors.js';
 import { SITE_ERRORS } from './errors.js';
 import { SETTINGS_FIELDS, SETTINGS_MAX_BYTES, type SiteUpdate } from './schema.js';
 

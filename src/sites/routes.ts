@@ -3,7 +3,7 @@ import { Type } from 'typebox';
 import { changeOriginOf } from '../audit/origin.js';
 import type { Guard } from '../auth/guard.js';
 import { sendJsonBuffer } from '../http/compression.js';
-import { ifNoneMatchHits, versionEtag } from '../http/etag.js';
+import { ifMatchVersions, ifNoneMatchHits, versionEtag } from '../http/etag.js';
 import { currentCaller, currentPrincipal } from '../auth/principal.js';
 import { assertTwoFactorMet, workspaceNotFound } from '../memberships/permissions.js';
 import { ProblemSchema } from '../http/schema.js';
@@ -128,7 +128,7 @@ export function registerSiteRoutes(app: App, deps: { guard: Guard; sites: SiteSe
       },
     },
     async (request, reply) => {
-      const row = await deps.sites.update(currentCaller(request), changeOriginOf(request), request.params.id, request.body, request.headers['if-match']);
+      const row = await deps.sites.update(currentCaller(request), changeOriginOf(request), request.params.id, request.body, ifMatchVersions(request.headers['if-match']));
       return sendJsonBuffer(request, reply.header('etag', siteEtag(row)), encodeSiteEnvelope(encodeSite(row)));
     },
   );
@@ -176,7 +176,7 @@ export function registerSiteRoutes(app: App, deps: { guard: Guard; sites: SiteSe
       },
     },
     async (request, reply) => {
-      const restored = await deps.history.restore(currentCaller(request), changeOriginOf(request), request.params.id, request.params.version, request.headers['if-match']);
+      const restored = await deps.history.restore(currentCaller(request), changeOriginOf(request), request.params.id, request.params.version, ifMatchVersions(request.headers['if-match']));
       return reply.header('etag', siteEtag(restored.site)).send({ site: siteToJson(restored.site), restored_from: request.params.version, partner_access_token: restored.token });
     },
   );

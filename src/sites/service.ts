@@ -5,7 +5,6 @@ import type { Cache } from '../cache/cache.js';
 import type { DialectName } from '../db/connect.js';
 import type { Database, SitesTable } from '../db/schema.js';
 import { AppError } from '../errors.js';
-import { ifMatchSatisfied } from '../http/etag.js';
 import type { Clock } from '../lib/clock.js';
 import type { SecretBox } from '../lib/crypto.js';
 import { newId } from '../lib/ids.js';
@@ -20,7 +19,7 @@ import { checkSiteInput } from './input-checks.js';
 import { decodeListCursor, encodeListCursor, type SiteListOrder, sortsById } from './list-cursor.js';
 import { decryptPartnerAccessToken, type MergedPartnerSettings, mergePartnerSettings, partnerSettingsColumns } from './partner-settings-merge.js';
 import { type PartnerTokenOrigins, readTokenOrigins } from './partner-token-binding.js';
-import { siteEtag, siteTarget, siteToJson } from './presenter.js';
+import { siteTarget, siteToJson } from './presenter.js';
 import {
   countSites,
   findSite,
@@ -48,6 +47,15 @@ export interface LockedSite {
  * While a workspace requires review, a direct change is an owner's alone, and its version says
  * it bypassed review; editors and admins propose a change request instead.
  */
+/** The versions a conditional write may replace (the route reads them from If-Match); undefined for any. */
+export type ExpectedVersions = readonly number[] | undefined;
+
+/** 412 unless the locked row is at a version the caller expected; `retry` says what to do again. */
+export function assertExpectedVersion(row: SiteRow, expected: ExpectedVersions, retry: string): void {
+  if (expected === undefined || expected.includes(row.version)) return;
+  throw new AppError(412, SITE_ERRORS.PRECONDITION_FAILED, `The site has changed since you read it (If-Match does not match); reload it and ${retry}.`);
+}
+
 export function directChangeReview(found: LockedSiteRow): VersionReview | undefined {
   if (!found.reviewRequired) return undefined;
   if (found.role !== 'owner') {
@@ -146,18 +154,16 @@ export class SiteService {
 
   /**
    * Merges the update into the stored site inside one transaction that holds the row, so two
-   * concurrent updates of different fields both land. If-Match is checked under the same lock.
+   * concurrent updates of different fields both land. The expected version (If-Match) is checked under the same lock.
    */
-  async update(caller: SiteCaller, origin: ChangeOrigin, id: string, input: SiteUpdate, ifMatch: string | undefined): Promise<SiteRow> {
+  async update(caller: SiteCaller, origin: ChangeOrigin, id: string, input: SiteUpdate, expected: ExpectedVersions): Promise<SiteRow> {
     checkSiteInput(input);
     return invalidatingAfter(this.deps.cache, { siteId: id }, (touched) =>
       this.deps.db.transaction().execute(async (trx) => {
         const found = await this.lockFor(trx, caller, id, 'site.update');
         touched.workspaceId = found.site.workspace_id;
         const review = directChangeReview(found);
-        if (!ifMatchSatisfied(ifMatch, siteEtag(found.site))) {
-          throw new AppError(412, SITE_ERRORS.PRECONDITION_FAILED, 'The site has changed since you read it (If-Match does not match); reload it and apply your change again.');
-        }
+        assertExpectedVersion(found.site, expected, 'apply your change again');
         return this.saveVersion(trx, origin, { row: found.site, webhooks: found.webhooks }, input, { review });
       }),
     );

@@ -1,7 +1,6 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { Database } from '../db/schema.js';
-import { AppError, type FieldError } from '../errors.js';
-import { validationError } from '../http/validation-error.js';
+import { AppError, type FieldError, validationError } from '../errors.js';
 import { checkPasswordPolicy, NO_PASSWORD, type PasswordHasher } from '../passwords/passwords.js';
 import type { Clock } from '../lib/clock.js';
 import { newId } from '../lib/ids.js';

@@ -3,8 +3,7 @@ import { recordAuditEvent } from '../audit/queries.js';
 import type { PersonOrigin } from '../audit/origin.js';
 import type { DialectName } from '../db/connect.js';
 import type { Database } from '../db/schema.js';
-import { AppError } from '../errors.js';
-import { validationError } from '../http/validation-error.js';
+import { AppError, validationError } from '../errors.js';
 import type { Clock } from '../lib/clock.js';
 import type { SecretBox } from '../lib/crypto.js';
 import { newId } from '../lib/ids.js';
@@ -21,10 +20,12 @@ import {
   deleteWebhook,
   findDelivery,
   findWebhook,
+  insertDelivery,
   insertWebhook,
   listAttempts,
   listDeliveries,
   listWebhooks,
+  requeueDelivery,
   updateWebhook,
   type WebhookRow,
 } from './queries.js';
@@ -184,7 +185,7 @@ export class WebhookService {
         lease_until: null,
         created_at: now.toISOString(),
       };
-      await trx.insertInto('webhook_deliveries').values(delivery).execute();
+      await insertDelivery(trx, delivery);
       return deliveryToJson(delivery, []);
     });
   }
@@ -242,7 +243,7 @@ export class WebhookService {
       const row = await findDelivery(trx, webhookId, deliveryId);
       if (row === undefined) throw deliveryNotFound();
       const now = this.deps.clock.now().toISOString();
-      await trx.updateTable('webhook_deliveries').set({ status: 'pending', attempt_count: 0, next_attempt_at: now }).where('id', '=', row.id).execute();
+      await requeueDelivery(trx, row.id, now);
       return deliveryToJson({ ...row, status: 'pending', attempt_count: 0, next_attempt_at: now }, await listAttempts(trx, [row.id]));
     });
   }
