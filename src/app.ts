@@ -50,8 +50,13 @@ import type { App } from './http/types.js';
 import { validatorCompiler } from './http/validation.js';
 import { type Clock, systemClock } from './lib/clock.js';
 import { SecretBox } from './lib/crypto.js';
+import { everyInterval, runBackgroundJobs } from './background/jobs.js';
 import { pruneStaleRows } from './maintenance/prune.js';
+import { PartnerAlerts } from './partner/alerts.js';
+import { PartnerChecker } from './partner/check.js';
 import { registerPartnerRoutes } from './partner/routes.js';
+import { PartnerRecheckScheduler } from './partner/scheduler.js';
+import { PartnerCheckService } from './partner/service.js';
 import { EmailChangeService } from './profile/email-change.js';
 import { registerProfileRoutes } from './profile/routes.js';
 import { ProfileService } from './profile/service.js';
@@ -305,7 +310,18 @@ export async function buildApp(options: AppOptions): Promise<App> {
     },
   });
   registerSettingsSchemaRoutes(app, { guard });
-  registerPartnerRoutes(app, { guard, sites, limiter, config, database, clock, mailer, cache });
+  const partnerChecks = new PartnerCheckService({
+    db,
+    dialect: database.dialect,
+    cache,
+    sites,
+    limiter,
+    checker: new PartnerChecker({ allowPrivateNetworks: config.outboundAllowPrivateNetworks, timeoutMs: config.partnerCheckTimeoutMs }),
+    clock,
+    log: app.log,
+    alerts: new PartnerAlerts({ db, mailer, publicUrl: config.publicUrl }),
+  });
+  registerPartnerRoutes(app, { guard, checks: partnerChecks });
   const twoFactorNotices = new TwoFactorRequirementNotices(db, mailer, config.publicUrl);
   registerWorkspaceRoutes(app, { guard, workspaces: new WorkspaceService({ db, dialect: database.dialect, clock, cache }), recentAuthentication, twoFactorNotices });
   const invitations = new InvitationService({ db, dialect: database.dialect, clock, cache, limiter, mailer, publicUrl: config.publicUrl });
@@ -319,21 +335,20 @@ export async function buildApp(options: AppOptions): Promise<App> {
     options.webhooks,
   );
   registerWebhookRoutes(app, { guard, webhooks, sender: webhookSender, recentAuthentication });
-  app.addHook('onReady', async () => webhookSender.start());
-  app.addHook('onClose', () => webhookSender.close());
   // Every app server looks for due scheduled changes; each is claimed by one of them (src/change-requests/scheduler.ts).
   const scheduledChanges = new ScheduledChanges({ db, dialect: database.dialect, clock, changeRequests, onError: backgroundFailure('applying scheduled changes failed') }, options.scheduledChanges);
-  app.addHook('onReady', async () => scheduledChanges.start());
-  app.addHook('onClose', () => scheduledChanges.close());
-
   // Hourly clean-up of ended sessions, tokens, rate-limit windows and old audit events; every server may run it.
-  const pruning = setInterval(() => {
-    pruneStaleRows(db, limiter, clock, { auditDays: config.auditRetentionDays, trashDays: config.trashRetentionDays }).catch(backgroundFailure('pruning stale rows failed'));
-  }, 60 * 60 * 1000).unref();
-  app.addHook('onClose', async () => {
-    clearInterval(pruning);
-    outage.close();
-  });
+  const pruning = everyInterval(
+    60 * 60 * 1000,
+    () => pruneStaleRows(db, limiter, clock, { auditDays: config.auditRetentionDays, trashDays: config.trashRetentionDays }),
+    backgroundFailure('pruning stale rows failed'),
+  );
+  // Enabled partner integrations are re-checked every PARTNER_CHECK_INTERVAL seconds, when it is set.
+  const partnerRechecks =
+    config.partnerCheckIntervalSeconds > 0 ? [new PartnerRecheckScheduler({ db, checks: partnerChecks, clock, log: app.log, intervalSeconds: config.partnerCheckIntervalSeconds })] : [];
+  // Every background job of the app server, started when it is ready and stopped when it closes.
+  runBackgroundJobs(app, [webhookSender, scheduledChanges, pruning, ...partnerRechecks]);
+  app.addHook('onClose', async () => outage.close());
 
   app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
   app.get('/readyz', { schema: { hide: true } }, async () => {

@@ -1,9 +1,10 @@
-import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Kysely } from 'kysely';
 import pLimit from 'p-limit';
 import { recordAuditEvent } from '../audit/queries.js';
+import type { BackgroundJob } from '../background/jobs.js';
+import { LeasedWork } from '../background/leased-work.js';
 import { SYSTEM } from '../audit/origin.js';
 import type { DialectName } from '../db/connect.js';
 import type { Database } from '../db/schema.js';
@@ -83,64 +84,50 @@ interface Attempt {
  * webhook-id. Deliveries with the same order key (a site) go one at a time, in the order of their
  * changes; a failing one holds back the later ones of its site until it ends.
  */
-export class WebhookSender {
-  readonly #owner = randomUUID();
+export class WebhookSender implements BackgroundJob {
   readonly #options: WebhookSenderOptions;
-  #timer: NodeJS.Timeout | undefined;
-  #running: Promise<void> | undefined;
-  #closed = false;
+  readonly #work: LeasedWork<ClaimedDelivery>;
 
   constructor(
     private readonly deps: WebhookSenderDeps,
     options: Partial<WebhookSenderOptions> = {},
   ) {
     this.#options = { ...DEFAULT_SENDER_OPTIONS, ...options };
+    const claimLimit = this.#options.concurrency * 2;
+    this.#work = new LeasedWork(
+      deps,
+      {
+        claim: async (trx, now, lease) => {
+          const rows = await findDueDeliveries(trx, deps.dialect, now, claimLimit);
+          if (rows.length > 0) await leaseDeliveries(trx, rows.map((row) => row.id), lease.owner, lease.until);
+          return rows;
+        },
+        handle: async (claimed) => {
+          const limit = pLimit(this.#options.concurrency);
+          await Promise.all(claimed.map((delivery) => limit(() => this.#deliver(delivery))));
+        },
+      },
+      this.#options,
+    );
   }
 
   start(): void {
-    this.#timer = setInterval(() => this.poke(), this.#options.pollIntervalMs);
-    this.#timer.unref();
+    this.#work.start();
   }
 
   /** Looks for due deliveries now, unless a look is under way. */
   poke(): void {
-    if (this.#closed || this.#running !== undefined) return;
-    this.#running = this.drain()
-      .then(() => undefined, this.deps.onError)
-      .finally(() => {
-        this.#running = undefined;
-      });
+    this.#work.poke();
   }
 
   /** Sends due deliveries until none is left; resolves with how many attempts were made. */
-  async drain(): Promise<number> {
-    let sent = 0;
-    const limit = pLimit(this.#options.concurrency);
-    while (!this.#closed) {
-      const claimed = await this.#claim(this.#options.concurrency * 2);
-      if (claimed.length === 0) break;
-      await Promise.all(claimed.map((delivery) => limit(() => this.#deliver(delivery))));
-      sent += claimed.length;
-    }
-    return sent;
+  drain(): Promise<number> {
+    return this.#work.drain();
   }
 
   /** Stops looking and waits for the attempts under way. */
-  async close(): Promise<void> {
-    this.#closed = true;
-    clearInterval(this.#timer);
-    await this.#running;
-  }
-
-  async #claim(limit: number): Promise<ClaimedDelivery[]> {
-    const now = this.deps.clock.now();
-    const nowText = now.toISOString();
-    return this.deps.db.transaction().execute(async (trx) => {
-      const rows = await findDueDeliveries(trx, this.deps.dialect, nowText, limit);
-      if (rows.length === 0) return [];
-      await leaseDeliveries(trx, rows.map((row) => row.id), this.#owner, new Date(now.getTime() + this.#options.leaseMs).toISOString());
-      return rows;
-    });
+  close(): Promise<void> {
+    return this.#work.close();
   }
 
   async #deliver(delivery: ClaimedDelivery): Promise<void> {
@@ -211,7 +198,7 @@ export class WebhookSender {
             : { status: 'pending' as const, next_attempt_at: new Date(clock.now().getTime() + withJitter(delay)).toISOString() };
       // The lease ran out and another sender took the delivery (its outcome is the one that counts),
       // or the webhook was deleted meanwhile: nothing to record.
-      if (!(await finishAttempt(trx, delivery.id, this.#owner, { ...next, attempt_count: attempts }))) return undefined;
+      if (!(await finishAttempt(trx, delivery.id, this.#work.owner, { ...next, attempt_count: attempts }))) return undefined;
       await insertAttempt(trx, { id: newId(attempt.at), delivery_id: delivery.id, at: atText, response_status: attempt.responseStatus, duration_ms: attempt.durationMs, error: attempt.error });
       if (attempt.error === null) {
         await clearFailingSince(trx, delivery.webhook_id);
