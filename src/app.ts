@@ -323,9 +323,9 @@ export async function buildApp(options: AppOptions): Promise<App> {
   });
   registerPartnerRoutes(app, { guard, checks: partnerChecks });
   const twoFactorNotices = new TwoFactorRequirementNotices(db, mailer, config.publicUrl);
-  registerWorkspaceRoutes(app, { guard, workspaces: new WorkspaceService({ db, dialect: database.dialect, clock, cache }), recentAuthentication, twoFactorNotices });
+  registerWorkspaceRoutes(app, { guard, workspaces: new WorkspaceService({ db, dialect: database.dialect, clock, cache }), twoFactorNotices });
   const invitations = new InvitationService({ db, dialect: database.dialect, clock, cache, limiter, mailer, publicUrl: config.publicUrl });
-  registerInvitationRoutes(app, { guard, invitations, recentAuthentication, securityEvents, publicOrigin: config.publicOrigin, signupOpen: config.signup === 'open', singleSignOnProviders: () => oidcProviders.list() });
+  registerInvitationRoutes(app, { guard, invitations, securityEvents, publicOrigin: config.publicOrigin, signupOpen: config.signup === 'open', singleSignOnProviders: () => oidcProviders.list() });
   registerAuditRoutes(app, { guard, auditLog: new AuditLog({ db }) });
   const outboundPolicy = defaultAddressPolicy(config.outboundAllowPrivateNetworks);
   const webhooks = new WebhookService({ db, dialect: database.dialect, clock, secrets, policy: outboundPolicy, resolver: systemResolver });
@@ -334,7 +334,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
     { db, dialect: database.dialect, clock, secrets, policy: outboundPolicy, resolver: systemResolver, mailer, log: app.log, publicUrl: config.publicUrl, onError: backgroundFailure('sending webhooks failed') },
     options.webhooks,
   );
-  registerWebhookRoutes(app, { guard, webhooks, sender: webhookSender, recentAuthentication });
+  registerWebhookRoutes(app, { guard, webhooks, sender: webhookSender });
   // Every app server looks for due scheduled changes; each is claimed by one of them (src/change-requests/scheduler.ts).
   const scheduledChanges = new ScheduledChanges({ db, dialect: database.dialect, clock, changeRequests, onError: backgroundFailure('applying scheduled changes failed') }, options.scheduledChanges);
   // Hourly clean-up of ended sessions, tokens, rate-limit windows and old audit events; every server may run it.

@@ -252,7 +252,7 @@ export function registerAccountRoutes(app: App, deps: AccountRouteDeps): void {
       const principal = currentPrincipal(request);
       await passwordChanges.changePassword(
         principal.user.id,
-        { currentPassword: request.body.current_password, newPassword: request.body.new_password, recentlyAuthenticated: recentAuthentication.isRecent(principal) },
+        { currentPassword: request.body.current_password, newPassword: request.body.new_password, recentlyAuthenticated: guard.isRecent(request) },
         { credential: principal.method, keepSessionId: principal.method === 'session' ? principal.sessionId : null },
       );
       await securityEvents.record({ type: 'password.changed', user: principal.user, origin: requestOrigin(request), credential: principal.method });

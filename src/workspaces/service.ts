@@ -1,3 +1,4 @@
+import { reauthenticationRequired } from '../auth/recent-authentication.js';
 import type { Kysely, Transaction } from 'kysely';
 import type { Cache } from '../cache/cache.js';
 import type { DialectName } from '../db/connect.js';
@@ -172,16 +173,16 @@ export class WorkspaceService {
   /**
    * Gives a member another role. Admins manage members below owner; making or unmaking an owner
    * is for owners; the last owner cannot be demoted, nor the person whose personal workspace it is.
-   * Raising someone to admin or owner grants administration: only after `assertRecent`.
+   * Raising someone to admin or owner grants administration: only by a caller `recentlyAuthenticated`.
    */
-  async changeRole(origin: PersonOrigin, workspaceId: string, memberId: string, role: WorkspaceRole, assertRecent: () => void): Promise<MemberJson> {
+  async changeRole(origin: PersonOrigin, workspaceId: string, memberId: string, role: WorkspaceRole, recentlyAuthenticated: boolean): Promise<MemberJson> {
     const userId = origin.actor.id;
     return this.#locked(userId, workspaceId, [membershipsTag(memberId)], async (trx, workspace) => {
       assertCan(workspace.role, 'member.read', workspaceNotFound);
       const current = await findRole(trx, workspaceId, memberId);
       if (current === undefined) throw memberNotFound();
       assertCan(workspace.role, memberChangeAction(current, role), workspaceNotFound);
-      if (grantsAdministration(current, role)) assertRecent();
+      if (grantsAdministration(current, role) && !recentlyAuthenticated) throw reauthenticationRequired();
       if (current === 'owner' && role !== 'owner') await this.#keepOwnership(trx, workspace, memberId);
       const member = (await listMembers(trx, userId, workspaceId)).find((row) => row.user_id === memberId);
       if (member === undefined) throw memberNotFound();
