@@ -12,13 +12,15 @@ export interface LeaseOptions {
 }
 
 /** How one kind of leased work is claimed and done. */
-export interface LeasedWorkSteps<Item> {
+export interface LeasedWorkSteps<Item extends { id: string }> {
   /**
-   * In the claim's transaction: the due items, locked FOR UPDATE SKIP LOCKED on PostgreSQL so
-   * servers never wait for each other (on SQLite the write transaction is the claim), leased to
-   * `lease.owner` until `lease.until`.
+   * In the claim's transaction: the items due at `now` without a live lease, locked FOR UPDATE
+   * SKIP LOCKED on PostgreSQL so servers never wait for each other (on SQLite the write
+   * transaction is the claim).
    */
-  claim(trx: Transaction<Database>, now: string, lease: { owner: string; until: string }): Promise<Item[]>;
+  due(trx: Transaction<Database>, now: string): Promise<Item[]>;
+  /** In the same transaction: the items leased to `owner` until `until`. */
+  lease(trx: Transaction<Database>, ids: readonly string[], owner: string, until: string): Promise<void>;
   /** Does the claimed items, holding no lock; the work itself checks that the lease is still its own. */
   handle(items: Item[], owner: string): Promise<void>;
 }
@@ -29,7 +31,7 @@ export interface LeasedWorkSteps<Item> {
  * mid-way leaves a lease that runs out, and another server takes the items. The webhook sender's
  * deliveries and the scheduled change requests are such work.
  */
-export class LeasedWork<Item> implements BackgroundJob {
+export class LeasedWork<Item extends { id: string }> implements BackgroundJob {
   /** This server's name in the leases it takes. */
   readonly owner = randomUUID();
   #timer: NodeJS.Timeout | undefined;
@@ -78,7 +80,11 @@ export class LeasedWork<Item> implements BackgroundJob {
 
   #claim(): Promise<Item[]> {
     const now = this.deps.clock.now();
-    const lease = { owner: this.owner, until: new Date(now.getTime() + this.options.leaseMs).toISOString() };
-    return this.deps.db.transaction().execute((trx) => this.steps.claim(trx, now.toISOString(), lease));
+    const until = new Date(now.getTime() + this.options.leaseMs).toISOString();
+    return this.deps.db.transaction().execute(async (trx) => {
+      const items = await this.steps.due(trx, now.toISOString());
+      if (items.length > 0) await this.steps.lease(trx, items.map((item) => item.id), this.owner, until);
+      return items;
+    });
   }
 }

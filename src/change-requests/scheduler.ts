@@ -28,11 +28,8 @@ export class ScheduledChanges implements BackgroundJob {
     this.#work = new LeasedWork(
       deps,
       {
-        claim: async (trx, now, lease) => {
-          const rows = await findDueScheduledRequests(trx, deps.dialect, now, CLAIM_LIMIT);
-          if (rows.length > 0) await leaseChangeRequests(trx, rows.map((row) => row.id), lease.owner, lease.until);
-          return rows;
-        },
+        due: (trx, now) => findDueScheduledRequests(trx, deps.dialect, now, CLAIM_LIMIT),
+        lease: leaseChangeRequests,
         // One by one: requests on one site must apply in the order they were due.
         handle: async (claimed, owner) => {
           for (const request of claimed) await deps.changeRequests.applyScheduled(request, owner);

@@ -97,11 +97,8 @@ export class WebhookSender implements BackgroundJob {
     this.#work = new LeasedWork(
       deps,
       {
-        claim: async (trx, now, lease) => {
-          const rows = await findDueDeliveries(trx, deps.dialect, now, claimLimit);
-          if (rows.length > 0) await leaseDeliveries(trx, rows.map((row) => row.id), lease.owner, lease.until);
-          return rows;
-        },
+        due: (trx, now) => findDueDeliveries(trx, deps.dialect, now, claimLimit),
+        lease: leaseDeliveries,
         handle: async (claimed) => {
           const limit = pLimit(this.#options.concurrency);
           await Promise.all(claimed.map((delivery) => limit(() => this.#deliver(delivery))));
