@@ -1,5 +1,5 @@
 import type { Kysely, Transaction, Updateable } from 'kysely';
-import { type ChangeOrigin } from '../audit/origin.js';
+import type { ChangeOrigin } from '../audit/origin.js';
 import { auditEventRow, recordAuditEvent } from '../audit/queries.js';
 import type { Cache } from '../cache/cache.js';
 import type { DialectName } from '../db/connect.js';
@@ -43,10 +43,6 @@ export interface LockedSite {
   webhooks: number;
 }
 
-/**
- * While a workspace requires review, a direct change is an owner's alone, and its version says
- * it bypassed review; editors and admins propose a change request instead.
- */
 /** The versions a conditional write may replace (the route reads them from If-Match); undefined for any. */
 export type ExpectedVersions = readonly number[] | undefined;
 
@@ -56,6 +52,10 @@ export function assertExpectedVersion(row: SiteRow, expected: ExpectedVersions, 
   throw new AppError(412, SITE_ERRORS.PRECONDITION_FAILED, `The site has changed since you read it (If-Match does not match); reload it and ${retry}.`);
 }
 
+/**
+ * While a workspace requires review, a direct change is an owner's alone, and its version says
+ * it bypassed review; editors and admins propose a change request instead.
+ */
 export function directChangeReview(found: LockedSiteRow): VersionReview | undefined {
   if (!found.reviewRequired) return undefined;
   if (found.role !== 'owner') {
