@@ -39,6 +39,7 @@ import { registerCompression } from './http/compression.js';
 import { registerProtocolRules } from './http/protocol-rules.js';
 import { registerJsonParser } from './http/json-body.js';
 import { createLoggers, lazyChildLoggerFactory, logRequestLine, RequestLogController } from './http/logging.js';
+import { SecurityHistory } from './security/history.js';
 import { registerSecurityEventRoutes } from './security/routes.js';
 import { SecurityEvents } from './security/events.js';
 import { refusalLogger } from './security/refusals.js';
@@ -49,8 +50,13 @@ import type { App } from './http/types.js';
 import { validatorCompiler } from './http/validation.js';
 import { type Clock, systemClock } from './lib/clock.js';
 import { SecretBox } from './lib/crypto.js';
+import { everyInterval, runBackgroundJobs } from './background/jobs.js';
 import { pruneStaleRows } from './maintenance/prune.js';
+import { PartnerAlerts } from './partner/alerts.js';
+import { PartnerChecker } from './partner/check.js';
 import { registerPartnerRoutes } from './partner/routes.js';
+import { PartnerRecheckScheduler } from './partner/scheduler.js';
+import { PartnerCheckService } from './partner/service.js';
 import { EmailChangeService } from './profile/email-change.js';
 import { registerProfileRoutes } from './profile/routes.js';
 import { ProfileService } from './profile/service.js';
@@ -76,6 +82,7 @@ import { upgradeLegacyRecoveryCodes } from './totp/queries.js';
 import { KEYED_DIGEST_PREFIX, RecoveryCodeDigest } from './totp/recovery-codes.js';
 import { TotpService } from './totp/service.js';
 import { SiteReads } from './sites/reads.js';
+import { SiteHistory } from './sites/history.js';
 import { SiteService } from './sites/service.js';
 import { UserService } from './users/service.js';
 import { PasswordChangeService } from './account/password-change.js';
@@ -230,7 +237,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   const passkeys = new PasskeyService(db, limiter, clock, { id: new URL(config.publicUrl).hostname, name: 'Siteward', origin: config.publicOrigin });
   const auth = new AuthService(users, hasher, jwt, limiter, totp, securityEvents);
   const accessTokens = new AccessTokenService(db, clock);
-  const sites = new SiteService({ db, dialect: database.dialect, clock, secrets, cache, trashRetentionDays: config.trashRetentionDays });
+  const sites = new SiteService({ db, dialect: database.dialect, clock, secrets, cache });
 
   const emailVerification = new EmailVerificationService(db, limiter, mailer, clock, config.publicUrl);
   // Single sign-on: providers are discovered in the background from start-up; one that does not
@@ -265,11 +272,12 @@ export async function buildApp(options: AppOptions): Promise<App> {
   const accountDeletion = new AccountDeletionService({ db, dialect: database.dialect, clock, sessions, cache });
   registerAccountRoutes(app, { guard, sessions, passwordChanges, securityEvents, recentAuthentication, reauthentication, passkeys, accountDeletion });
   registerTotpRoutes(app, { guard, totp, securityEvents });
-  registerSecurityEventRoutes(app, { guard, db });
+  registerSecurityEventRoutes(app, { guard, history: new SecurityHistory({ db }) });
   registerPasskeyRoutes(app, { guard, passkeys, sessions, securityEvents, publicOrigin: config.publicOrigin });
   registerAccessTokenRoutes(app, { guard, accessTokens, securityEvents });
   const reads = new SiteReads(sites, cache);
-  registerSiteRoutes(app, { guard, sites, reads });
+  const siteHistory = new SiteHistory({ db, dialect: database.dialect, clock, cache, sites, trashRetentionDays: config.trashRetentionDays });
+  registerSiteRoutes(app, { guard, sites, history: siteHistory, reads });
   const changeRequests = new ChangeRequestService({ db, dialect: database.dialect, clock, secrets, cache, sites, mailer, publicUrl: config.publicUrl });
   registerChangeRequestRoutes(app, { guard, changeRequests });
   // Where pages fetch sites' configurations from: gathered in memory, written in batches, the rest at close.
@@ -302,11 +310,22 @@ export async function buildApp(options: AppOptions): Promise<App> {
     },
   });
   registerSettingsSchemaRoutes(app, { guard });
-  registerPartnerRoutes(app, { guard, sites, limiter, config, database, clock, mailer });
+  const partnerChecks = new PartnerCheckService({
+    db,
+    dialect: database.dialect,
+    cache,
+    sites,
+    limiter,
+    checker: new PartnerChecker({ allowPrivateNetworks: config.outboundAllowPrivateNetworks, timeoutMs: config.partnerCheckTimeoutMs }),
+    clock,
+    log: app.log,
+    alerts: new PartnerAlerts({ db, mailer, publicUrl: config.publicUrl }),
+  });
+  registerPartnerRoutes(app, { guard, checks: partnerChecks });
   const twoFactorNotices = new TwoFactorRequirementNotices(db, mailer, config.publicUrl);
-  registerWorkspaceRoutes(app, { guard, workspaces: new WorkspaceService({ db, dialect: database.dialect, clock, cache }), recentAuthentication, twoFactorNotices });
+  registerWorkspaceRoutes(app, { guard, workspaces: new WorkspaceService({ db, dialect: database.dialect, clock, cache }), twoFactorNotices });
   const invitations = new InvitationService({ db, dialect: database.dialect, clock, cache, limiter, mailer, publicUrl: config.publicUrl });
-  registerInvitationRoutes(app, { guard, invitations, recentAuthentication, securityEvents, publicOrigin: config.publicOrigin, signupOpen: config.signup === 'open', singleSignOnProviders: () => oidcProviders.list() });
+  registerInvitationRoutes(app, { guard, invitations, securityEvents, publicOrigin: config.publicOrigin, signupOpen: config.signup === 'open', singleSignOnProviders: () => oidcProviders.list() });
   registerAuditRoutes(app, { guard, auditLog: new AuditLog({ db }) });
   const outboundPolicy = defaultAddressPolicy(config.outboundAllowPrivateNetworks);
   const webhooks = new WebhookService({ db, dialect: database.dialect, clock, secrets, policy: outboundPolicy, resolver: systemResolver });
@@ -315,22 +334,21 @@ export async function buildApp(options: AppOptions): Promise<App> {
     { db, dialect: database.dialect, clock, secrets, policy: outboundPolicy, resolver: systemResolver, mailer, log: app.log, publicUrl: config.publicUrl, onError: backgroundFailure('sending webhooks failed') },
     options.webhooks,
   );
-  registerWebhookRoutes(app, { guard, webhooks, sender: webhookSender, recentAuthentication });
-  app.addHook('onReady', async () => webhookSender.start());
-  app.addHook('onClose', () => webhookSender.close());
+  registerWebhookRoutes(app, { guard, webhooks, sender: webhookSender });
   // Every app server looks for due scheduled changes; each is claimed by one of them (src/change-requests/scheduler.ts).
   const scheduledChanges = new ScheduledChanges({ db, dialect: database.dialect, clock, changeRequests, onError: backgroundFailure('applying scheduled changes failed') }, options.scheduledChanges);
-  app.addHook('onReady', async () => scheduledChanges.start());
-  app.addHook('onClose', () => scheduledChanges.close());
-
   // Hourly clean-up of ended sessions, tokens, rate-limit windows and old audit events; every server may run it.
-  const pruning = setInterval(() => {
-    pruneStaleRows(db, limiter, clock, { auditDays: config.auditRetentionDays, trashDays: config.trashRetentionDays }).catch(backgroundFailure('pruning stale rows failed'));
-  }, 60 * 60 * 1000).unref();
-  app.addHook('onClose', async () => {
-    clearInterval(pruning);
-    outage.close();
-  });
+  const pruning = everyInterval(
+    60 * 60 * 1000,
+    () => pruneStaleRows(db, limiter, clock, { auditDays: config.auditRetentionDays, trashDays: config.trashRetentionDays }),
+    backgroundFailure('pruning stale rows failed'),
+  );
+  // Enabled partner integrations are re-checked every PARTNER_CHECK_INTERVAL seconds, when it is set.
+  const partnerRechecks =
+    config.partnerCheckIntervalSeconds > 0 ? [new PartnerRecheckScheduler({ db, checks: partnerChecks, clock, log: app.log, intervalSeconds: config.partnerCheckIntervalSeconds })] : [];
+  // Every background job of the app server, started when it is ready and stopped when it closes.
+  runBackgroundJobs(app, [webhookSender, scheduledChanges, pruning, ...partnerRechecks]);
+  app.addHook('onClose', async () => outage.close());
 
   app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
   app.get('/readyz', { schema: { hide: true } }, async () => {

@@ -7,19 +7,22 @@ import { EMAIL_VERIFICATION_ERRORS } from './email-verification/errors.js';
 import { HTTP_ERRORS } from './http/errors.js';
 import { OIDC_ERRORS } from './oidc/errors.js';
 import { PARTNER_ERRORS } from './partner/errors.js';
+import { PAGINATION_ERRORS } from './pagination/errors.js';
 import { PASSKEY_ERRORS } from './passkeys/errors.js';
 import { PROFILE_ERRORS } from './profile/errors.js';
+import { RATE_LIMIT_ERRORS } from './rate-limit/errors.js';
 import { SITE_ERRORS } from './sites/errors.js';
 import { SETTINGS_SCHEMA_ERRORS } from './sites/settings-schema-errors.js';
 import { TOTP_ERRORS } from './totp/errors.js';
 import { USER_ERRORS } from './users/errors.js';
 import { WEBHOOK_ERRORS } from './webhooks/errors.js';
-import { WORKSPACE_ERRORS } from './workspaces/errors.js';
+import { WORKSPACE_ERRORS } from './memberships/errors.js';
 
 /** The features' own lists of codes, each defined beside its feature; a new feature's list is added here. */
 export const ERROR_CODE_LISTS = [
   HTTP_ERRORS,
   AUTH_ERRORS,
+  RATE_LIMIT_ERRORS,
   ACCESS_TOKEN_ERRORS,
   USER_ERRORS,
   ACCOUNT_ERRORS,
@@ -28,6 +31,7 @@ export const ERROR_CODE_LISTS = [
   EMAIL_VERIFICATION_ERRORS,
   PROFILE_ERRORS,
   SITE_ERRORS,
+  PAGINATION_ERRORS,
   PARTNER_ERRORS,
   WORKSPACE_ERRORS,
   SETTINGS_SCHEMA_ERRORS,

@@ -1,5 +1,6 @@
 import { STATUS_CODES } from 'node:http';
 import type { ErrorCode } from './error-codes.js';
+import { HTTP_ERRORS } from './http/errors.js';
 import type { FieldError, Problem, ProblemExtensions } from './problem.js';
 
 // The problem document's shape lives in an import-free module the dashboard can compile too.
@@ -25,6 +26,15 @@ export class AppError extends Error {
   ) {
     super(detail);
   }
+}
+
+/**
+ * 400 `validation_failed` naming each field and what is wrong with it, as schema validation
+ * answers: what a service throws for input the schema could not judge (a blank name, an address).
+ */
+export function validationError(errors: FieldError[]): AppError {
+  const detail = errors.map((error) => `${error.path || '/'}: ${error.message}`).join('; ');
+  return new AppError(400, HTTP_ERRORS.VALIDATION_FAILED, detail, { errors });
 }
 
 export function problem(status: number, code: ErrorCode, detail: string, errors?: FieldError[], extensions: ProblemExtensions = {}): Problem {

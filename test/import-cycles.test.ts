@@ -98,25 +98,29 @@ test('no source file of the server or the dashboard imports itself back through 
 
 /**
  * The feature a file belongs to: its folder under src/ or web/src/ (a file directly under either is
- * a feature of its own). Two exceptions keep the picture honest: a file that imports nothing of
- * ours is a node by itself (a feature's error codes or enums, which a lower layer such as the
- * problem document may name without depending on the feature), and tests are left out (they sit
- * beside their feature but drive the whole application).
+ * a feature of its own). Tests are left out: they sit beside their feature but drive the whole
+ * application. One exception keeps the picture honest: a shared file directly under src/ (the
+ * list of every error code) or the dashboard may name a feature's import-free file (its error codes
+ * or enums) without depending on the feature, so there the file is a node by itself. A feature that
+ * borrows another's import-free file depends on that feature like any other import.
  */
 function featureGraph(files: Map<string, Set<string>>): Map<string, Set<string>> {
   const featureOf = (file: string): string => {
-    if ((files.get(file)?.size ?? 0) === 0) return file;
     const root = ROOTS.find((candidate) => file.startsWith(`${candidate}/`)) ?? '';
     const [first = file, ...rest] = file.slice(root.length + 1).split('/');
     return rest.length > 0 ? `${root}/${first}/` : file;
   };
+  const namesWithoutDepending = (file: string): boolean => file.startsWith('web/src/') || featureOf(file) === file;
   const features = new Map<string, Set<string>>();
   for (const [file, targets] of files) {
     if (/\.test\.tsx?$/.test(file)) continue;
     const from = featureOf(file);
     const edges = features.get(from) ?? new Set<string>();
     features.set(from, edges);
-    for (const target of targets) if (featureOf(target) !== from) edges.add(featureOf(target));
+    for (const target of targets) {
+      const to = (files.get(target)?.size ?? 0) === 0 && namesWithoutDepending(file) ? target : featureOf(target);
+      if (to !== from) edges.add(to);
+    }
   }
   return features;
 }
@@ -126,7 +130,7 @@ test('no feature imports itself back through other features', () => {
   assert.deepEqual(cycles(graph).map((component) => describe(component, graph)), [], 'cycles between features');
 });
 
-test('the feature graph groups files by folder, and keeps import-free files and tests out of the way', () => {
+test('the feature graph groups files by folder; only the error-code list and the dashboard name an import-free file without depending on its folder', () => {
   const files = new Map<string, Set<string>>([
     ['src/auth/guard.ts', new Set(['src/users/queries.ts', 'src/auth/errors.ts'])],
     ['src/auth/errors.ts', new Set()],
@@ -138,10 +142,15 @@ test('the feature graph groups files by folder, and keeps import-free files and 
   ]);
   const graph = featureGraph(files);
   assert.deepEqual(cycles(graph), []);
-  assert.deepEqual([...(graph.get('src/auth/') ?? [])].sort(), ['src/auth/errors.ts', 'src/users/']);
+  assert.deepEqual([...(graph.get('src/auth/') ?? [])].sort(), ['src/users/']);
+  assert.deepEqual([...(graph.get('src/error-codes.ts') ?? [])].sort(), ['src/auth/errors.ts']);
   assert.deepEqual([...(graph.get('web/src/pages/') ?? [])].sort(), ['src/auth/errors.ts', 'web/src/api.ts']);
   // A feature's own code reaching back is a cycle, although each file's imports are acyclic.
   files.set('src/users/service.ts', new Set(['src/auth/guard.ts']));
+  assert.deepEqual(cycles(featureGraph(files)), [['src/auth/', 'src/users/']]);
+  // So is a feature borrowing another's import-free list of codes while that feature imports it.
+  files.delete('src/users/service.ts');
+  files.set('src/users/errors-use.ts', new Set(['src/auth/errors.ts']));
   assert.deepEqual(cycles(featureGraph(files)), [['src/auth/', 'src/users/']]);
 });
 

@@ -1,12 +1,12 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
-import { AppError } from '../errors.js';
-import { validationError } from '../http/validation-error.js';
+import { AppError, validationError } from '../errors.js';
 import type { Clock } from '../lib/clock.js';
 import { newId } from '../lib/ids.js';
 import { ACCESS_TOKEN_SCOPES, type AccessTokenScope } from '../auth/scopes.js';
 import { generateAccessToken, hashAccessToken } from '../auth/tokens.js';
 import { type AccessTokenRow, countAccessTokens, deleteAccessToken, insertAccessToken, listAccessTokens } from './queries.js';
+import { accessTokenToJson } from './presenter.js';
 import type { AccessTokenJson, CreatedAccessTokenJson } from './schema.js';
 import { ACCESS_TOKEN_ERRORS } from './errors.js';
 import { workspaceNotFound } from '../memberships/permissions.js';
@@ -14,20 +14,6 @@ import { findRole } from '../memberships/queries.js';
 
 /** A generous ceiling, so a script gone wrong cannot fill the table. */
 export const MAX_ACCESS_TOKENS_PER_USER = 100;
-
-
-/** The token as lists show it: never the secret or its hash. */
-export function accessTokenToJson(row: AccessTokenRow): AccessTokenJson {
-  return {
-    id: row.id,
-    name: row.name,
-    scopes: row.scopes.split(' ') as AccessTokenScope[],
-    last_four: row.last_four,
-    created_at: row.created_at,
-    last_used_at: row.last_used_at,
-    workspace_id: row.workspace_id,
-  };
-}
 
 export class AccessTokenService {
   /** Told a token's id after its revocation has committed (the guard's cache of credentials). */

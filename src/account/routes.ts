@@ -1,7 +1,7 @@
+import { validationError } from '../errors.js';
 import { Type } from 'typebox';
 import type { Guard } from '../auth/guard.js';
 import type { RecentAuthentication } from '../auth/recent-authentication.js';
-import { validationError } from '../http/validation-error.js';
 import { AuthenticationResponse, SignInOptionsResponse } from '../passkeys/schema.js';
 import type { PasskeyService } from '../passkeys/service.js';
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../passwords/passwords.js';
@@ -13,7 +13,7 @@ import { requestOrigin, type SecurityEvents } from '../security/events.js';
 import { UserSchema } from '../users/schema.js';
 import type { AccountDeletionService } from './deletion.js';
 import type { PasswordChangeService } from './password-change.js';
-import { userToJson } from '../users/service.js';
+import { userToJson } from '../users/presenter.js';
 import type { ReauthenticationProof, ReauthenticationService } from './reauthentication.js';
 import { SessionSchema } from './schema.js';
 
@@ -252,7 +252,7 @@ export function registerAccountRoutes(app: App, deps: AccountRouteDeps): void {
       const principal = currentPrincipal(request);
       await passwordChanges.changePassword(
         principal.user.id,
-        { currentPassword: request.body.current_password, newPassword: request.body.new_password, recentlyAuthenticated: recentAuthentication.isRecent(principal) },
+        { currentPassword: request.body.current_password, newPassword: request.body.new_password, recentlyAuthenticated: guard.isRecent(request) },
         { credential: principal.method, keepSessionId: principal.method === 'session' ? principal.sessionId : null },
       );
       await securityEvents.record({ type: 'password.changed', user: principal.user, origin: requestOrigin(request), credential: principal.method });

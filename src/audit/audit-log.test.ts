@@ -7,8 +7,8 @@ import { freePort, startServer, stopServer } from '../../test/processes.js';
 import { startSmtpServer, type TestSmtpServer } from '../../test/smtp.js';
 import { AUTH_ERRORS } from '../auth/errors.js';
 import { newId } from '../lib/ids.js';
-import { SITE_ERRORS } from '../sites/errors.js';
-import { WORKSPACE_ERRORS } from '../workspaces/errors.js';
+import { PAGINATION_ERRORS } from '../pagination/errors.js';
+import { WORKSPACE_ERRORS } from '../memberships/errors.js';
 import { WorkspaceService } from '../workspaces/service.js';
 import type { AuditEventJson, AuditLogPageJson } from './schema.js';
 
@@ -259,7 +259,7 @@ describe('reading the audit log', () => {
       assert.equal(answer.status, 400, `${query}: ${answer.text}`);
       assert.match(answer.headers.get('content-type') ?? '', /^application\/problem\+json/);
     }
-    await problem('GET', logUrl(team, '?cursor=not-a-cursor'), admin.bearer, 400, SITE_ERRORS.INVALID_CURSOR);
+    await problem('GET', logUrl(team, '?cursor=not-a-cursor'), admin.bearer, 400, PAGINATION_ERRORS.INVALID_CURSOR);
   });
 
   test('as NDJSON: every matching event, one per line, the same as the pages', async () => {

@@ -1,35 +1,14 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
-import { AppError } from '../errors.js';
 import { assertCan, workspaceNotFound } from '../memberships/permissions.js';
 import { findWorkspaceOf } from '../memberships/queries.js';
-import { SITE_ERRORS } from '../sites/errors.js';
-import { originJson } from './origin.js';
-import { type AuditEventRow, type AuditFilter, listAuditEvents } from './queries.js';
+import { invalidCursor, isIdCursor } from '../pagination/cursor.js';
+import { auditEventToJson } from './presenter.js';
+import { type AuditFilter, listAuditEvents } from './queries.js';
 import type { AuditEventJson, AuditLogPageJson } from './schema.js';
 
-const EVENT_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 /** Rows read per query while exporting: enough to keep the database busy, few enough to stay small in memory. */
 const EXPORT_BATCH = 500;
-
-function invalidCursor(): AppError {
-  return new AppError(400, SITE_ERRORS.INVALID_CURSOR, '/querystring/cursor: is not a cursor of this audit log; start again without it', {
-    errors: [{ path: '/querystring/cursor', message: 'is not a cursor of this audit log' }],
-  });
-}
-
-export function auditEventToJson(row: AuditEventRow): AuditEventJson {
-  return {
-    id: row.id,
-    at: row.at,
-    action: row.action,
-    ...originJson(row),
-    ip: row.ip,
-    user_agent: row.user_agent,
-    target: { type: row.target_type, id: row.target_id, name: row.target_name },
-    details: JSON.parse(row.details) as Record<string, unknown>,
-  };
-}
 
 /** A workspace's audit log, for its admins: read by pages, or every matching event as a stream. */
 export class AuditLog {
@@ -41,7 +20,7 @@ export class AuditLog {
   }
 
   async page(userId: string, workspaceId: string, filter: AuditFilter, limit: number, cursor: string | undefined): Promise<AuditLogPageJson> {
-    if (cursor !== undefined && !EVENT_ID.test(cursor)) throw invalidCursor();
+    if (cursor !== undefined && !isIdCursor(cursor)) throw invalidCursor('is not a cursor of this audit log');
     await this.#assertMayRead(userId, workspaceId);
     // One row more than asked says whether another page follows.
     const rows = await listAuditEvents(this.deps.db, workspaceId, filter, cursor, limit + 1);

@@ -16,7 +16,6 @@ export const AUTH_ERRORS = {
   SECOND_FACTOR_NOT_PENDING: 'second_factor_not_pending',
   SIGNUP_CLOSED: 'signup_closed',
   CROSS_SITE_REQUEST: 'cross_site_request',
-  RATE_LIMITED: 'rate_limited',
   REAUTHENTICATION_REQUIRED: 'reauthentication_required',
   ACCESS_TOKEN_NOT_ALLOWED: 'access_token_not_allowed',
   INSUFFICIENT_SCOPE: 'insufficient_scope',

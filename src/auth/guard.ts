@@ -15,7 +15,7 @@ import { InvalidJwtError, type JwtClaims, type JwtService, looksLikeJwt } from '
 import { assertSameOrigin, isSafeMethod } from './csrf.js';
 import type { RecentAuthentication } from './recent-authentication.js';
 import type { LastUseRecorder } from './access-token-last-use.js';
-import type { Principal } from './principal.js';
+import { currentPrincipal, type Principal } from './principal.js';
 import { findAccessTokenWithUser, hasSecondFactor } from './queries.js';
 import type { SessionService } from './sessions.js';
 import { ACCESS_TOKEN_SCOPES, type AccessTokenScope } from './scopes.js';
@@ -184,6 +184,20 @@ export class Guard {
         if (typeof workspaceId === 'string') assertTwoFactorMet(principal.twoFactorMissingIn, workspaceId);
       }
     };
+  }
+
+  /**
+   * Whether the caller proved who they are within the recent-authentication window: for a rule
+   * that needs it only sometimes (raising a member to admin, moving a webhook's URL), which the
+   * route passes to its service. A route that always needs it says so with require('recent').
+   */
+  isRecent(request: FastifyRequest): boolean {
+    return this.recentAuthentication.isRecent(currentPrincipal(request));
+  }
+
+  /** Throws 403 reauthentication_required unless isRecent(request): require('recent') inside a handler. */
+  assertRecent(request: FastifyRequest): void {
+    this.recentAuthentication.assert(currentPrincipal(request));
   }
 
   /**

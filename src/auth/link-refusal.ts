@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import { sha256 } from '../lib/crypto.js';
-import type { LinkRefusal, MailedLink } from '../security/event-types.js';
+import type { LinkRefusal, MailedLink } from './mailed-links.js';
 import { findUserById, type UserRow } from '../users/queries.js';
 import { EMAIL_CHANGE_PURPOSE, EMAIL_VERIFICATION_PURPOSE, findOneTimeToken, MAGIC_LINK_PURPOSE } from './queries.js';
 

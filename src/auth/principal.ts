@@ -1,10 +1,10 @@
 import type { FastifyRequest } from 'fastify';
 import type { UserRow } from '../users/queries.js';
-import type { AuthMethod } from './methods.js';
+import type { AuthMethod } from '../lib/auth-method.js';
 import type { WorkspaceRole } from '../memberships/contract.js';
 import type { AccessTokenScope } from './scopes.js';
 
-export type { AuthMethod } from './methods.js';
+export type { AuthMethod } from '../lib/auth-method.js';
 
 /** Who is calling, and with which credential. */
 export interface Principal {

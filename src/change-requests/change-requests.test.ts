@@ -5,7 +5,7 @@ import { buildTestApp, createAccessToken, createSite, signUp, type SignedUpUser,
 import { AUTH_ERRORS } from '../auth/errors.js';
 import { HTTP_ERRORS } from '../http/errors.js';
 import { SITE_ERRORS } from '../sites/errors.js';
-import { WORKSPACE_ERRORS } from '../workspaces/errors.js';
+import { WORKSPACE_ERRORS } from '../memberships/errors.js';
 import { WorkspaceService } from '../workspaces/service.js';
 import { CHANGE_REQUEST_ERRORS } from './errors.js';
 import type { ChangeRequestJson } from './schema.js';
@@ -90,9 +90,9 @@ test('while review is required, editors and admins change sites only by request;
   for (const person of ['editor', 'admin'] as const) {
     const put = await call(team.people[person].bearer, 'PUT', `/api/v1/sites/${team.site}`, { ai_settings: 'direct' });
     assert.equal(put.statusCode, 403, put.body);
-    assert.equal(put.json().code, CHANGE_REQUEST_ERRORS.REVIEW_REQUIRED);
+    assert.equal(put.json().code, SITE_ERRORS.REVIEW_REQUIRED);
     const restore = await call(team.people[person].bearer, 'POST', `/api/v1/sites/${team.site}/versions/1/restore`);
-    assert.equal(restore.json().code, CHANGE_REQUEST_ERRORS.REVIEW_REQUIRED);
+    assert.equal(restore.json().code, SITE_ERRORS.REVIEW_REQUIRED);
   }
   assert.equal((await siteNow(team)).ai_settings, '');
   // A viewer is still told their role is too low, and an outsider learns nothing.
@@ -390,7 +390,7 @@ test('access tokens read and propose changes, but review needs a signed-in perso
   const readOnly = (await createAccessToken(t.app, team.people.author, ['sites:read'])).header;
   assert.equal((await call(readOnly, 'POST', `/api/v1/sites/${team.site}/change-requests`, { title: 'x', changes: { ai_settings: 'y' } })).json().code, AUTH_ERRORS.INSUFFICIENT_SCOPE);
   // Tokens stay off PUT too while review is required.
-  assert.equal((await call(token, 'PUT', `/api/v1/sites/${team.site}`, { ai_settings: 'direct' })).json().code, CHANGE_REQUEST_ERRORS.REVIEW_REQUIRED);
+  assert.equal((await call(token, 'PUT', `/api/v1/sites/${team.site}`, { ai_settings: 'direct' })).json().code, SITE_ERRORS.REVIEW_REQUIRED);
 });
 
 test('a preview token shows the configuration as the request would leave it, never cached, and dies with its request', async () => {

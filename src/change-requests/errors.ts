@@ -1,6 +1,5 @@
 /** Error codes of change requests and review. Values are the wire's `code`. No imports: the dashboard imports this list too. */
 export const CHANGE_REQUEST_ERRORS = {
-  REVIEW_REQUIRED: 'review_required',
   CHANGE_REQUEST_NOT_FOUND: 'change_request_not_found',
   CHANGE_REQUEST_CONFLICT: 'change_request_conflict',
   APPROVALS_MISSING: 'approvals_missing',

@@ -1,6 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { SiteRow } from '../sites/queries.js';
-import { readPartnerSettings } from '../sites/service.js';
+import { readPartnerSettings } from '../sites/defaults.js';
 import { PARTNER_EDITABLE_FIELDS, type PartnerEditableField, SETTINGS_FIELDS, type SiteUpdate } from '../sites/schema.js';
 import type { ConflictResolution } from './contract.js';
 

@@ -1,4 +1,4 @@
-import type { Kysely, Selectable, Transaction } from 'kysely';
+import { type Kysely, type Selectable, sql, type Transaction } from 'kysely';
 import { type DialectName, forUpdate } from '../db/connect.js';
 import type { ChangeRequestsTable, Database } from '../db/schema.js';
 import type { ChangeRequestStatus } from './contract.js';
@@ -111,4 +111,29 @@ export function findPreviewSite(db: Kysely<Database>, siteId: string, publicKey:
 /** The request a preview token names, by the token's hash, while it is open or scheduled, with its site. */
 export function findPreviewByTokenHash(db: Kysely<Database>, tokenHash: string): Promise<ChangeRequestRow | undefined> {
   return db.selectFrom('change_requests').selectAll().where('preview_token_hash', '=', tokenHash).where('status', 'in', ['open', 'scheduled']).executeTakeFirst();
+}
+
+/**
+ * Up to `limit` scheduled requests due by `now` without a live lease, in the order they were due;
+ * locked FOR UPDATE SKIP LOCKED on PostgreSQL, so servers never wait for each other.
+ */
+export function findDueScheduledRequests(trx: Transaction<Database>, dialect: DialectName, now: string, limit: number): Promise<Array<{ id: string; site_id: string; workspace_id: string }>> {
+  // Literal 'scheduled': the partial index on it is used only when the planner sees the value.
+  const scheduled = sql.lit<'scheduled'>('scheduled');
+  let query = trx
+    .selectFrom('change_requests')
+    .select(['id', 'site_id', 'workspace_id'])
+    .where('status', '=', scheduled)
+    .where('scheduled_at', '<=', now)
+    .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now)]))
+    .orderBy('scheduled_at')
+    .orderBy('id')
+    .limit(limit);
+  if (dialect === 'postgres') query = query.forUpdate().skipLocked();
+  return query.execute();
+}
+
+/** Leases the requests to `owner` until `until`: another server takes them only once it runs out. */
+export async function leaseChangeRequests(trx: Transaction<Database>, ids: readonly string[], owner: string, until: string): Promise<void> {
+  await trx.updateTable('change_requests').set({ lease_owner: owner, lease_until: until }).where('id', 'in', ids).execute();
 }

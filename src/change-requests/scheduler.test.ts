@@ -30,7 +30,7 @@ afterEach(async () => {
 function scheduler(): ScheduledChanges {
   const secrets = new SecretBox(t.config.encryptionKey);
   const deps = { db: t.database.db, dialect: t.database.dialect, clock: t.clock, secrets, cache: t.cache };
-  const sites = new SiteService({ ...deps, trashRetentionDays: 30 });
+  const sites = new SiteService(deps);
   const mailer = new Mailer(new SmtpTransport(smtp.url), t.config.mailFrom, t.app.log);
   const changeRequests = new ChangeRequestService({ ...deps, sites, mailer, publicUrl: t.config.publicUrl });
   return new ScheduledChanges({ db: t.database.db, dialect: t.database.dialect, clock: t.clock, changeRequests, onError: (error) => assert.fail(String(error)) });

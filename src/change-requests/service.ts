@@ -6,18 +6,18 @@ import { recordAuditEvent } from '../audit/queries.js';
 import type { Cache } from '../cache/cache.js';
 import type { DialectName } from '../db/connect.js';
 import type { Database } from '../db/schema.js';
-import { AppError } from '../errors.js';
-import { validationError } from '../http/validation-error.js';
+import { AppError, validationError } from '../errors.js';
 import type { Clock } from '../lib/clock.js';
 import { randomToken, type SecretBox, secretsEqual, sha256 } from '../lib/crypto.js';
 import type { PublicSiteRow } from '../delivery/queries.js';
 import { newId } from '../lib/ids.js';
 import { assertCan, assertTwoFactorMet, can, workspaceNotFound, type WorkspaceRole } from '../memberships/permissions.js';
-import { findAdminEmails, findRole } from '../memberships/queries.js';
-import { siteChangeTags } from '../sites/changes.js';
-import { findSiteForUpdate, findTrashedSiteForUpdate, lockSiteInWorkspace, type SiteCaller, type SiteRow } from '../sites/queries.js';
+import { findAdminEmails, findReviewApprovals, findRole } from '../memberships/queries.js';
+import { invalidatingAfter } from '../sites/changes.js';
+import { findSiteForUpdate, findSiteName, findTrashedSiteForUpdate, lockSiteInWorkspace, type SiteCaller, type SiteRow } from '../sites/queries.js';
 import type { SiteUpdate } from '../sites/schema.js';
-import { siteNotFound, type SiteService, siteToJson } from '../sites/service.js';
+import { siteToJson } from '../sites/presenter.js';
+import { siteNotFound, type SiteService } from '../sites/service.js';
 import { eventActor, publishWebhookEvent } from '../webhooks/outbox.js';
 import { CHANGE_REQUEST_LIST_LIMIT, CHANGE_REQUEST_SCHEDULE_MAX_DAYS, type ChangeRequestStatus, type ConflictResolution, PENDING_CHANGE_REQUEST_STATUSES } from './contract.js';
 import { CHANGE_REQUEST_ERRORS } from './errors.js';
@@ -267,12 +267,11 @@ export class ChangeRequestService {
     options: { at?: string | undefined; resolve?: Record<string, ConflictResolution> | undefined },
   ): Promise<ChangeRequestJson> {
     const at = options.at === undefined ? undefined : this.#scheduleTime(options.at);
-    let workspaceId: string | undefined;
-    try {
-      const row = await this.deps.db.transaction().execute(async (trx) => {
+    const row = await invalidatingAfter(this.deps.cache, { siteId }, (touched) =>
+      this.deps.db.transaction().execute(async (trx) => {
         const found = await findSiteForUpdate(trx, this.deps.dialect, caller, siteId);
         if (found === undefined) throw await this.#missingSite(trx, caller, siteId);
-        workspaceId = found.site.workspace_id;
+        touched.workspaceId = found.site.workspace_id;
         assertTwoFactorMet(caller.twoFactorMissingIn, found.site.workspace_id);
         assertCan(found.role, 'site.read', siteNotFound);
         const locked = await lockChangeRequest(trx, this.deps.dialect, siteId, id);
@@ -290,12 +289,10 @@ export class ChangeRequestService {
         const { input, conflicts } = mergeProposal(found.site, proposal, options.resolve);
         if (conflicts.length > 0) throw conflictError(conflicts);
         return this.#applyMerged(trx, origin, { row: found.site, webhooks: found.webhooks }, locked, input);
-      });
-      if (row.status === 'applied') await this.#notifyAuthor(row, 'applied', origin);
-      return await this.#present(row);
-    } finally {
-      this.deps.cache.invalidate(siteChangeTags(workspaceId, siteId));
-    }
+      }),
+    );
+    if (row.status === 'applied') await this.#notifyAuthor(row, 'applied', origin);
+    return await this.#present(row);
   }
 
   /**
@@ -307,8 +304,8 @@ export class ChangeRequestService {
   async applyScheduled(claimed: { id: string; site_id: string; workspace_id: string }, leaseOwner: string): Promise<void> {
     const failed: { row?: ChangeRequestRow; siteName?: string; reason?: string } = {};
     let applied: ChangeRequestRow | undefined;
-    try {
-      await this.deps.db.transaction().execute(async (trx) => {
+    await invalidatingAfter(this.deps.cache, { workspaceId: claimed.workspace_id, siteId: claimed.site_id }, () =>
+      this.deps.db.transaction().execute(async (trx) => {
         const site = await lockSiteInWorkspace(trx, this.deps.dialect, claimed.workspace_id, claimed.site_id);
         const locked = await lockChangeRequest(trx, this.deps.dialect, claimed.site_id, claimed.id);
         if (locked === undefined || locked.status !== 'scheduled' || locked.lease_owner !== leaseOwner) return;
@@ -326,10 +323,8 @@ export class ChangeRequestService {
         }
         // The outbox reads the workspace's subscriptions itself: no count was read with this lock.
         applied = await this.#applyMerged(trx, SYSTEM, { row: site, webhooks: 1 }, locked, input);
-      });
-    } finally {
-      this.deps.cache.invalidate(siteChangeTags(claimed.workspace_id, claimed.site_id));
-    }
+      }),
+    );
     if (applied !== undefined) await this.#notifyAuthor(applied, 'applied', SYSTEM);
     const { row, reason } = failed;
     if (row !== undefined && reason !== undefined && row.author_id !== null) {
@@ -341,8 +336,7 @@ export class ChangeRequestService {
   /** Tells the author, unless they did it themselves or their account is gone. */
   async #notifyAuthor(row: ChangeRequestRow, event: ChangeRequestEvent, origin: ChangeOrigin): Promise<void> {
     if (row.author_id === null || row.author_id === origin.actor?.id) return;
-    const site = await this.deps.db.selectFrom('sites').select('name').where('id', '=', row.site_id).executeTakeFirst();
-    this.#notify(row.author_email, event, row, site?.name ?? '', origin);
+    this.#notify(row.author_email, event, row, (await findSiteName(this.deps.db, row.site_id)) ?? '', origin);
   }
 
   #notify(to: string, event: ChangeRequestEvent, row: ChangeRequestRow, siteName: string, origin: ChangeOrigin): void {
@@ -405,10 +399,10 @@ export class ChangeRequestService {
   }
 
   async #assertApproved(trx: Transaction<Database>, row: ChangeRequestRow): Promise<void> {
-    const workspace = await trx.selectFrom('workspaces').select('review_approvals').where('id', '=', row.workspace_id).executeTakeFirstOrThrow();
+    const required = await findReviewApprovals(trx, row.workspace_id);
     const approvals = (await listApprovals(trx, row.workspace_id, [row.id])).length;
-    if (approvals < workspace.review_approvals) {
-      throw new AppError(409, CHANGE_REQUEST_ERRORS.APPROVALS_MISSING, `This workspace requires ${workspace.review_approvals} approval(s) before a change goes live; this request has ${approvals}.`);
+    if (approvals < required) {
+      throw new AppError(409, CHANGE_REQUEST_ERRORS.APPROVALS_MISSING, `This workspace requires ${required} approval(s) before a change goes live; this request has ${approvals}.`);
     }
   }
 

@@ -101,7 +101,7 @@ export interface SitesTable {
   deleted_at: string | null;
   /** JSON {id, email, name} of who moved it to the trash, as they were then; null when none is known. */
   deleted_by: string | null;
-  /** The publishable key its public configuration is fetched by (src/delivery/contract.ts, made by src/lib/public-keys.ts); not a secret. */
+  /** The publishable key its public configuration is fetched by (its shape in src/lib/public-key-shape.ts, made by src/lib/public-keys.ts); not a secret. */
   public_key: string;
   /** The key the last rotation replaced; it answers too until `previous_public_key_expires_at`. */
   previous_public_key: string | null;

@@ -12,7 +12,7 @@ import { openDatabase } from '../db/connect.js';
 import { migrateTo, migrateToLatest } from '../db/migrate.js';
 import type { WorkspaceRole } from '../memberships/permissions.js';
 import { SITE_ERRORS } from '../sites/errors.js';
-import { WORKSPACE_ERRORS } from '../workspaces/errors.js';
+import { WORKSPACE_ERRORS } from '../memberships/errors.js';
 import { WorkspaceService } from '../workspaces/service.js';
 import { isPublicKey } from '../lib/public-keys.js';
 import { PUBLIC_KEY_PATTERN } from './contract.js';

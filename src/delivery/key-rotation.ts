@@ -6,7 +6,7 @@ import { type DialectName } from '../db/connect.js';
 import type { Database } from '../db/schema.js';
 import type { Clock } from '../lib/clock.js';
 import { assertCan } from '../memberships/permissions.js';
-import { siteChangeTags } from '../sites/changes.js';
+import { invalidatingAfter } from '../sites/changes.js';
 import { findSiteForUpdate, type SiteCaller, type SiteRow } from '../sites/queries.js';
 import { siteNotFound } from '../sites/service.js';
 import { generatePublicKey } from '../lib/public-keys.js';
@@ -34,13 +34,12 @@ export class PublicKeyRotation {
   constructor(private readonly deps: PublicKeyRotationDeps) {}
 
   async rotate(caller: SiteCaller, origin: ChangeOrigin, siteId: string): Promise<SiteRow> {
-    let workspaceId: string | undefined;
-    try {
-      return await this.deps.db.transaction().execute(async (trx) => {
+    return invalidatingAfter(this.deps.cache, { siteId }, (touched) =>
+      this.deps.db.transaction().execute(async (trx) => {
         const found = await findSiteForUpdate(trx, this.deps.dialect, caller, siteId);
         assertCan(found?.role, 'site.update', siteNotFound);
         if (found === undefined) throw siteNotFound();
-        workspaceId = found.site.workspace_id;
+        touched.workspaceId = found.site.workspace_id;
         const expiresAt = new Date(this.deps.clock.now().getTime() + PREVIOUS_KEY_OVERLAP_MS).toISOString();
         const site = await replacePublicKey(trx, found.site, generatePublicKey(), expiresAt);
         await recordAuditEvent(trx, this.deps.clock, origin, {
@@ -50,9 +49,7 @@ export class PublicKeyRotation {
           details: { version: site.version, previous_key_expires_at: expiresAt },
         });
         return site;
-      });
-    } finally {
-      this.deps.cache.invalidate(siteChangeTags(workspaceId, siteId));
-    }
+      }),
+    );
   }
 }

@@ -4,7 +4,7 @@ import { currentCaller } from '../auth/principal.js';
 import { ProblemSchema } from '../http/schema.js';
 import type { App } from '../http/types.js';
 import { SiteEnvelope, SiteParams } from '../sites/schema.js';
-import { siteEtag, siteToJson } from '../sites/service.js';
+import { siteEtag, siteToJson } from '../sites/presenter.js';
 import type { SiteInstall } from './install.js';
 import type { PublicKeyRotation } from './key-rotation.js';
 import { SiteInstallEnvelope } from './schema.js';

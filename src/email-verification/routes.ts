@@ -22,7 +22,8 @@ import {
 import type { EmailChangeService } from '../profile/email-change.js';
 import { requestOrigin, type SecurityEvents } from '../security/events.js';
 import { UserSchema } from '../users/schema.js';
-import { emailTaken, userToJson } from '../users/service.js';
+import { userToJson } from '../users/presenter.js';
+import { emailTaken } from '../users/service.js';
 import { type AccountClaimService, CLAIM_DECISIONS, CLAIM_EMAIL_CHANGE_CHOICES, type ClaimDecision, type ClaimEmailChangeChoice, type PendingClaimSignIns } from './claim.js';
 import { type EmailVerificationService, verificationTokenInvalid } from './service.js';
 

@@ -8,10 +8,21 @@ function listedTags(header: string): string[] {
   return header.split(',').map((tag) => tag.trim()).filter((tag) => tag !== '');
 }
 
-/** If-Match uses the strong comparison: a weak tag never matches; "*" matches any current entity. */
-export function ifMatchSatisfied(header: string | undefined, current: string): boolean {
-  if (header === undefined) return true;
-  return listedTags(header).some((tag) => tag === '*' || tag === current);
+const VERSION_TAG = /^"(0|[1-9][0-9]*)"$/;
+
+/**
+ * The versions an If-Match header lets a write replace, for the write to check under its row lock
+ * (versionEtag's tags): undefined when any will do (no header, or "*"). If-Match uses the strong
+ * comparison, so a weak tag, like a tag that names no version, matches nothing.
+ */
+export function ifMatchVersions(header: string | undefined): readonly number[] | undefined {
+  if (header === undefined) return undefined;
+  const tags = listedTags(header);
+  if (tags.includes('*')) return undefined;
+  return tags.flatMap((tag) => {
+    const version = VERSION_TAG.exec(tag)?.[1];
+    return version === undefined ? [] : [Number(version)];
+  });
 }
 
 /** If-None-Match uses the weak comparison: W/"1" and "1" are the same entity. */

@@ -1,4 +1,4 @@
-import { validationError } from './validation-error.js';
+import { validationError } from '../errors.js';
 import type { App } from './types.js';
 
 /**

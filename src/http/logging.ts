@@ -1,6 +1,6 @@
 import { type FastifyBaseLogger, type FastifyReply, type FastifyRequest, LogController } from 'fastify';
 import pino, { type Bindings, type ChildLoggerOptions, type DestinationStream, type LogFn } from 'pino';
-import type { AuthMethod } from '../auth/methods.js';
+import type { AuthMethod } from '../lib/auth-method.js';
 
 /** Query parameters whose values are credentials (the magic-link token) and never logged. */
 const SECRET_QUERY_PARAMETERS = /([?&](?:token|access_token|code)=)[^&#]*/gi;

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { PUBLIC_KEY_BODY_LENGTH, PUBLIC_KEY_LENGTH, PUBLIC_KEY_PATTERN, PUBLIC_KEY_PREFIX } from '../delivery/contract.js';
+import { PUBLIC_KEY_BODY_LENGTH, PUBLIC_KEY_LENGTH, PUBLIC_KEY_PATTERN, PUBLIC_KEY_PREFIX } from './public-key-shape.js';
 
 /**
- * Sites' publishable keys (their shape: src/delivery/contract.ts). They name a site on the public
+ * Sites' publishable keys (their shape: public-key-shape.ts). They name a site on the public
  * path without revealing its id, which the API's routes take, and can be replaced (rotated)
  * without touching the site. Here, rather than in delivery/, because sites are created with one
  * and the migration that gave existing sites theirs makes them too.

@@ -1,5 +1,18 @@
-import { escapeHtml } from '../pages/layout.js';
+import { escapeHtml } from '../lib/html.js';
 import type { MailMessage } from './mailer.js';
+
+/** The frame every mail's HTML part shares; `body` is HTML whose text is already escaped. */
+export function htmlMail(body: string): string {
+  return `<!doctype html>
+<html lang="en"><body style="font-family: system-ui, sans-serif; color: #1f2937; line-height: 1.5">
+${body}
+</body></html>`;
+}
+
+/** The button a mail's one action is: a link that looks like one to press. `label` is plain text. */
+function mailButton(link: string, label: string): string {
+  return `<a href="${escapeHtml(link)}" style="display: inline-block; background: #4f46e5; color: #ffffff; padding: 10px 18px; border-radius: 6px; text-decoration: none">${label}</a>`;
+}
 
 export function magicLinkMessage(to: string, link: string, minutes: number): MailMessage {
   const text = [
@@ -13,15 +26,12 @@ export function magicLinkMessage(to: string, link: string, minutes: number): Mai
     '',
     'If you did not ask for this, you can ignore this e-mail: nobody can sign in without the link, and it expires on its own.',
   ].join('\n');
-  const html = `<!doctype html>
-<html lang="en"><body style="font-family: system-ui, sans-serif; color: #1f2937; line-height: 1.5">
-<p>Hello,</p>
+  const html = htmlMail(`<p>Hello,</p>
 <p>Use this button to sign in to Siteward:</p>
-<p><a href="${escapeHtml(link)}" style="display: inline-block; background: #4f46e5; color: #ffffff; padding: 10px 18px; border-radius: 6px; text-decoration: none">Sign in to Siteward</a></p>
+<p>${mailButton(link, 'Sign in to Siteward')}</p>
 <p>Or paste this link into your browser:<br><span style="word-break: break-all">${escapeHtml(link)}</span></p>
 <p>The link works once and expires in ${minutes} minutes.</p>
-<p style="color: #6b7280">If you did not ask for this, you can ignore this e-mail: nobody can sign in without the link, and it expires on its own.</p>
-</body></html>`;
+<p style="color: #6b7280">If you did not ask for this, you can ignore this e-mail: nobody can sign in without the link, and it expires on its own.</p>`);
   return { to, subject: 'Your Siteward sign-in link', text, html };
 }
 
@@ -43,15 +53,12 @@ export function emailVerificationMessage(to: string, link: string, signInUrl: st
     '',
     notYou,
   ].join('\n');
-  const html = `<!doctype html>
-<html lang="en"><body style="font-family: system-ui, sans-serif; color: #1f2937; line-height: 1.5">
-<p>Hello,</p>
+  const html = htmlMail(`<p>Hello,</p>
 <p>A Siteward account was created with this e-mail address. Use this button to confirm that the address is yours:</p>
-<p><a href="${escapeHtml(link)}" style="display: inline-block; background: #4f46e5; color: #ffffff; padding: 10px 18px; border-radius: 6px; text-decoration: none">Confirm my address</a></p>
+<p>${mailButton(link, 'Confirm my address')}</p>
 <p>Or paste this link into your browser:<br><span style="word-break: break-all">${escapeHtml(link)}</span></p>
 <p>The link works once and expires in ${hours} hours.</p>
-<p style="color: #6b7280">${escapeHtml(notYou)}</p>
-</body></html>`;
+<p style="color: #6b7280">${escapeHtml(notYou)}</p>`);
   return { to, subject: 'Confirm your e-mail address for Siteward', text, html };
 }
 
@@ -73,15 +80,12 @@ export function emailChangeMessage(to: string, link: string, hours: number): Mai
     '',
     notYou,
   ].join('\n');
-  const html = `<!doctype html>
-<html lang="en"><body style="font-family: system-ui, sans-serif; color: #1f2937; line-height: 1.5">
-<p>Hello,</p>
+  const html = htmlMail(`<p>Hello,</p>
 <p>Someone asked to make this address the sign-in address of their Siteward account. If it was you, use this button to confirm the change:</p>
-<p><a href="${escapeHtml(link)}" style="display: inline-block; background: #4f46e5; color: #ffffff; padding: 10px 18px; border-radius: 6px; text-decoration: none">Confirm the new address</a></p>
+<p>${mailButton(link, 'Confirm the new address')}</p>
 <p>Or paste this link into your browser:<br><span style="word-break: break-all">${escapeHtml(link)}</span></p>
 <p>The link works once and expires in ${hours} hours.</p>
-<p style="color: #6b7280">${escapeHtml(notYou)}</p>
-</body></html>`;
+<p style="color: #6b7280">${escapeHtml(notYou)}</p>`);
   return { to, subject: 'Confirm your new e-mail address for Siteward', text, html };
 }
 
@@ -105,15 +109,12 @@ export function invitationMessage(to: string, invitation: { link: string; worksp
     '',
     ignore,
   ].join('\n');
-  const html = `<!doctype html>
-<html lang="en"><body style="font-family: system-ui, sans-serif; color: #1f2937; line-height: 1.5">
-<p>Hello,</p>
+  const html = htmlMail(`<p>Hello,</p>
 <p>${escapeHtml(inviterEmail)} invited you to join the workspace <strong>${escapeHtml(workspaceName)}</strong> on Siteward as ${escapeHtml(role)}.</p>
-<p><a href="${escapeHtml(link)}" style="display: inline-block; background: #4f46e5; color: #ffffff; padding: 10px 18px; border-radius: 6px; text-decoration: none">Accept the invitation</a></p>
+<p>${mailButton(link, 'Accept the invitation')}</p>
 <p>Or paste this link into your browser:<br><span style="word-break: break-all">${escapeHtml(link)}</span></p>
 <p>The link works once, for this e-mail address, and expires in ${days} days.</p>
-<p style="color: #6b7280">${escapeHtml(ignore)}</p>
-</body></html>`;
+<p style="color: #6b7280">${escapeHtml(ignore)}</p>`);
   // A workspace name may hold a line break; the subject is one header line.
   return { to, subject: `Invitation to join ${workspaceName.replace(/\s+/g, ' ')} on Siteward`, text, html };
 }
@@ -129,12 +130,9 @@ export function twoFactorRequiredMessage(to: string, requirement: { workspaceNam
     'Until you turn on an authenticator app or add a passkey to your account, its sites, members and settings are closed to you. Set one up under Settings > Security:',
   ];
   const text = ['Hello,', '', ...lines, '', link].join('\n');
-  const html = `<!doctype html>
-<html lang="en"><body style="font-family: system-ui, sans-serif; color: #1f2937; line-height: 1.5">
-<p>Hello,</p>
+  const html = htmlMail(`<p>Hello,</p>
 ${lines.map((line) => `<p>${escapeHtml(line)}</p>`).join('\n')}
-<p><a href="${escapeHtml(link)}" style="display: inline-block; background: #4f46e5; color: #ffffff; padding: 10px 18px; border-radius: 6px; text-decoration: none">Set up two-factor authentication</a></p>
-</body></html>`;
+<p>${mailButton(link, 'Set up two-factor authentication')}</p>`);
   return { to, subject: `${headerText(workspaceName)} now requires two-factor authentication`, text, html };
 }
 
@@ -155,13 +153,10 @@ export function webhookDisabledMessage(to: string, webhook: { url: string; works
     '',
     link,
   ].join('\n');
-  const html = `<!doctype html>
-<html lang="en"><body style="font-family: system-ui, sans-serif; color: #1f2937; line-height: 1.5">
-<p>Hello,</p>
+  const html = htmlMail(`<p>Hello,</p>
 <p>Siteward turned off a webhook of the workspace <strong>${escapeHtml(workspaceName)}</strong>: every delivery to <span style="word-break: break-all">${escapeHtml(url)}</span> has failed since ${escapeHtml(failingSince)}.</p>
 <p>Events that happened meanwhile are kept. Once the receiver works again, turn the webhook back on and they are sent, with every event from then on.</p>
-<p><a href="${escapeHtml(link)}" style="display: inline-block; background: #4f46e5; color: #ffffff; padding: 10px 18px; border-radius: 6px; text-decoration: none">Open the webhooks</a></p>
-</body></html>`;
+<p>${mailButton(link, 'Open the webhooks')}</p>`);
   return { to, subject: `Webhook turned off in ${headerText(workspaceName)}: ${headerText(url)}`, text, html };
 }
 
@@ -174,13 +169,10 @@ export function partnerStatusMessage(to: string, change: { siteName: string; wor
       : `The partner connection of the site "${siteName}" (workspace "${workspaceName}") works again.`;
   const next = status === 'error' ? 'You get one more e-mail when it works again, not one per failed check.' : 'You get an e-mail again only if it stops working.';
   const text = ['Hello,', '', what, '', next, '', link].join('\n');
-  const html = `<!doctype html>
-<html lang="en"><body style="font-family: system-ui, sans-serif; color: #1f2937; line-height: 1.5">
-<p>Hello,</p>
+  const html = htmlMail(`<p>Hello,</p>
 <p>${escapeHtml(what)}</p>
 <p>${escapeHtml(next)}</p>
-<p><a href="${escapeHtml(link)}" style="display: inline-block; background: #4f46e5; color: #ffffff; padding: 10px 18px; border-radius: 6px; text-decoration: none">Open the site</a></p>
-</body></html>`;
+<p>${mailButton(link, 'Open the site')}</p>`);
   const subject = status === 'error' ? `Partner connection failing: ${headerText(siteName)}` : `Partner connection working again: ${headerText(siteName)}`;
   return { to, subject, text, html };
 }
@@ -197,13 +189,10 @@ export function changeRequestFailedMessage(to: string, failure: { title: string;
     '',
     link,
   ].join('\n');
-  const html = `<!doctype html>
-<html lang="en"><body style="font-family: system-ui, sans-serif; color: #1f2937; line-height: 1.5">
-<p>Hello,</p>
+  const html = htmlMail(`<p>Hello,</p>
 <p>Your change <strong>${escapeHtml(title)}</strong> to the site <strong>${escapeHtml(siteName)}</strong> was due to go live now, but was not applied: ${escapeHtml(reason)}</p>
 <p>Nothing of the site changed. Open the request to see why, and propose the change again.</p>
-<p><a href="${escapeHtml(link)}" style="display: inline-block; background: #4f46e5; color: #ffffff; padding: 10px 18px; border-radius: 6px; text-decoration: none">Open the site</a></p>
-</body></html>`;
+<p>${mailButton(link, 'Open the site')}</p>`);
   return { to, subject: `Scheduled change not applied: ${headerText(title)}`, text, html };
 }
 
@@ -221,12 +210,9 @@ export function changeRequestMessage(to: string, event: ChangeRequestEvent, requ
   const { title, siteName, actor, link } = request;
   const { subject, sentence } = CHANGE_REQUEST_EVENT_TEXT[event];
   const text = ['Hello,', '', sentence(actor), '', `"${title}" on the site "${siteName}":`, '', link].join('\n');
-  const html = `<!doctype html>
-<html lang="en"><body style="font-family: system-ui, sans-serif; color: #1f2937; line-height: 1.5">
-<p>Hello,</p>
+  const html = htmlMail(`<p>Hello,</p>
 <p>${escapeHtml(sentence(actor))}</p>
 <p><strong>${escapeHtml(title)}</strong> on the site <strong>${escapeHtml(siteName)}</strong>.</p>
-<p><a href="${escapeHtml(link)}" style="display: inline-block; background: #4f46e5; color: #ffffff; padding: 10px 18px; border-radius: 6px; text-decoration: none">Open the site</a></p>
-</body></html>`;
+<p>${mailButton(link, 'Open the site')}</p>`);
   return { to, subject: `${subject}: ${headerText(title)}`, text, html };
 }

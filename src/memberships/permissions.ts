@@ -1,6 +1,6 @@
 import { AppError } from '../errors.js';
 import { PERMISSIONS, WORKSPACE_ROLES, type WorkspaceAction, type WorkspaceRole } from './contract.js';
-import { WORKSPACE_ERRORS } from '../workspaces/errors.js';
+import { WORKSPACE_ERRORS } from './errors.js';
 
 export { PERMISSIONS, WORKSPACE_ACTIONS, WORKSPACE_ROLES, type WorkspaceAction, type WorkspaceRole } from './contract.js';
 

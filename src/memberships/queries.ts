@@ -278,6 +278,16 @@ export async function listAllWorkspaces(db: Kysely<Database>): Promise<OperatorW
   return rows.map((row) => ({ ...row, member_count: Number(row.member_count ?? 0) }));
 }
 
+/** A workspace's name, as mail names it; undefined once it is gone. */
+export async function findWorkspaceName(db: Kysely<Database>, workspaceId: string): Promise<string | undefined> {
+  return (await db.selectFrom('workspaces').select('name').where('id', '=', workspaceId).executeTakeFirst())?.name;
+}
+
+/** How many approvals a workspace's review policy asks for before a change goes live. */
+export async function findReviewApprovals(db: Kysely<Database>, workspaceId: string): Promise<number> {
+  return (await db.selectFrom('workspaces').select('review_approvals').where('id', '=', workspaceId).executeTakeFirstOrThrow()).review_approvals;
+}
+
 /** The addresses of a workspace's owners and admins: who is told when its webhooks or partner connections fail. */
 export async function findAdminEmails(db: Kysely<Database>, workspaceId: string): Promise<string[]> {
   const rows = await db

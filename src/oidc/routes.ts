@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { AUTH_ERRORS } from '../auth/errors.js';
+import { RATE_LIMIT_ERRORS } from '../rate-limit/errors.js';
 import { TOKEN_SHAPE } from '../auth/magic-link.js';
 import type { Guard, Principal } from '../auth/guard.js';
 import { currentPrincipal, currentUser } from '../auth/principal.js';
@@ -12,7 +13,7 @@ import type { App } from '../http/types.js';
 import type { Clock } from '../lib/clock.js';
 import { randomToken } from '../lib/crypto.js';
 import { sendPage } from '../pages/layout.js';
-import { type SingleSignOnFailure, singleSignOnFailurePage } from '../pages/single-sign-on.js';
+import { type SingleSignOnFailure, singleSignOnFailurePage } from './single-sign-on-page.js';
 import { RATE_LIMITS, type RateLimiter } from '../rate-limit/rate-limit.js';
 import { requestOrigin, type SecurityEvents } from '../security/events.js';
 import { AUTHORIZATION_REQUEST_LIFETIME_MS, type AuthorizationRequests } from './authorization-requests.js';
@@ -62,7 +63,7 @@ const FAILURE_STATUS: Record<SingleSignOnFailure, number> = {
   [OIDC_ERRORS.OIDC_EMAIL_NOT_VERIFIED]: 403,
   [OIDC_ERRORS.OIDC_IDENTITY_CONFLICT]: 409,
   [AUTH_ERRORS.SIGNUP_CLOSED]: 403,
-  [AUTH_ERRORS.RATE_LIMITED]: 429,
+  [RATE_LIMIT_ERRORS.RATE_LIMITED]: 429,
 };
 
 /** The refusals of the sign-in service that end on a page rather than as an API problem. */
@@ -112,7 +113,7 @@ export function registerOidcRoutes(app: App, deps: OidcRouteDeps): void {
     const { retryAfterSeconds } = options;
     const nextQuery = next === DEFAULT_NEXT ? '' : `?next=${encodeURIComponent(next)}`;
     const retryHref =
-      provider === undefined || failure === OIDC_ERRORS.OIDC_PROVIDER_NOT_FOUND || failure === AUTH_ERRORS.SIGNUP_CLOSED || failure === AUTH_ERRORS.RATE_LIMITED
+      provider === undefined || failure === OIDC_ERRORS.OIDC_PROVIDER_NOT_FOUND || failure === AUTH_ERRORS.SIGNUP_CLOSED || failure === RATE_LIMIT_ERRORS.RATE_LIMITED
         ? undefined
         : (options.retryHref ?? `/auth/oidc/${encodeURIComponent(provider.id)}/start${nextQuery}`);
     if (retryAfterSeconds !== undefined) reply.header('retry-after', String(retryAfterSeconds));
@@ -138,7 +139,7 @@ export function registerOidcRoutes(app: App, deps: OidcRouteDeps): void {
       const provider = providers.find(request.params.provider);
       if (provider === undefined) return failurePage(reply, OIDC_ERRORS.OIDC_PROVIDER_NOT_FOUND, undefined, next);
       const refusal = await reserveStart(request);
-      if (refusal !== undefined) return failurePage(reply, AUTH_ERRORS.RATE_LIMITED, provider, next, { retryAfterSeconds: refusal });
+      if (refusal !== undefined) return failurePage(reply, RATE_LIMIT_ERRORS.RATE_LIMITED, provider, next, { retryAfterSeconds: refusal });
       const location = await authorizationLocation(request, reply, provider, next, null);
       if (location === undefined) return failurePage(reply, OIDC_ERRORS.OIDC_PROVIDER_UNREACHABLE, provider, next);
       return redirect(reply, location, 302);

@@ -1,5 +1,6 @@
 import type { PendingEmailChange } from '../profile/email-change.js';
-import { escapeHtml, page } from './layout.js';
+import { escapeHtml } from '../lib/html.js';
+import { page } from './layout.js';
 
 /**
  * GET /auth/claim: the mailbox holder's one-time choice about an account created with their address

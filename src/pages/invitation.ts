@@ -1,4 +1,5 @@
-import { escapeHtml, page } from './layout.js';
+import { escapeHtml } from '../lib/html.js';
+import { page } from './layout.js';
 
 /** What the accept page says about an invitation that can still be accepted. */
 export interface InvitationSummary {

@@ -1,9 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { FastifyReply } from 'fastify';
-
-export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (character) => `&#${character.charCodeAt(0)};`);
-}
+import { escapeHtml } from '../lib/html.js';
 
 // The look of the dashboard's sign-in card (web/src/styles.css), light or dark as the system says:
 // these pages run no script, so they follow prefers-color-scheme without a switch.

@@ -1,4 +1,5 @@
-import { escapeHtml, page } from './layout.js';
+import { escapeHtml } from '../lib/html.js';
+import { page } from './layout.js';
 
 /** GET /magic: shows what the link will do and asks for a click. Loading it redeems nothing. */
 export function magicConfirmPage(token: string, email: string): string {

@@ -1,4 +1,5 @@
-import { escapeHtml, page } from './layout.js';
+import { escapeHtml } from '../lib/html.js';
+import { page } from './layout.js';
 
 /**
  * GET /auth/2fa: the second step of a web sign-in. A plain form that works without script; the

@@ -1,4 +1,5 @@
-import { escapeHtml, page } from './layout.js';
+import { escapeHtml } from '../lib/html.js';
+import { page } from './layout.js';
 
 /**
  * GET /verify-email: says what confirming does and asks for a click. Loading it verifies nothing,

@@ -2,9 +2,10 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import type { Mailer } from '../mail/mailer.js';
 import { partnerStatusMessage } from '../mail/templates.js';
-import { findAdminEmails } from '../memberships/queries.js';
+import { findAdminEmails, findWorkspaceName } from '../memberships/queries.js';
 import type { SiteRow } from '../sites/queries.js';
-import { readPartnerSettings, type PartnerStatusChange } from '../sites/service.js';
+import { readPartnerSettings } from '../sites/defaults.js';
+import type { PartnerStatusChange } from './check-recording.js';
 
 /**
  * Mails a workspace's owners and admins when a site's partner connection stops working or works
@@ -16,14 +17,11 @@ export class PartnerAlerts {
 
   async statusChanged(site: SiteRow, change: PartnerStatusChange): Promise<void> {
     const { db, mailer, publicUrl } = this.deps;
-    const [admins, workspace] = await Promise.all([
-      findAdminEmails(db, site.workspace_id),
-      db.selectFrom('workspaces').select('name').where('id', '=', site.workspace_id).executeTakeFirst(),
-    ]);
+    const [admins, workspaceName] = await Promise.all([findAdminEmails(db, site.workspace_id), findWorkspaceName(db, site.workspace_id)]);
     const link = new URL(`/sites/${site.id}`, publicUrl).href;
     const error = readPartnerSettings(site).last_error;
     for (const to of admins) {
-      mailer.send(partnerStatusMessage(to, { siteName: site.name, workspaceName: workspace?.name ?? '', status: change.after, error, link }));
+      mailer.send(partnerStatusMessage(to, { siteName: site.name, workspaceName: workspaceName ?? '', status: change.after, error, link }));
     }
   }
 }

@@ -248,9 +248,11 @@ test('the periodic re-check is recorded in the history too', async () => {
   const mcp = await serve(startStatelessMcpServer());
   const siteId = await siteWith(h, { mcp_url: mcp.url, auth_type: 'none' });
   const { db, dialect } = h.app.database;
-  const sites = new SiteService({ db, dialect, clock: h.app.clock, secrets: new SecretBox(h.app.config.encryptionKey), cache: h.app.cache, trashRetentionDays: h.app.config.trashRetentionDays });
+  const sites = new SiteService({ db, dialect, clock: h.app.clock, secrets: new SecretBox(h.app.config.encryptionKey), cache: h.app.cache });
   const checks = new PartnerCheckService({
     db,
+    dialect,
+    cache: h.app.cache,
     sites,
     limiter: new RateLimiter(db, h.app.clock),
     checker: new PartnerChecker({ allowPrivateNetworks: true, timeoutMs: 2000 }),

@@ -39,7 +39,7 @@ export type PartnerCheckRow = Selectable<PartnerChecksTable>;
 
 /**
  * Records one check of a site and deletes the ones past the newest `keep`, in the transaction
- * that holds the site's row lock (SiteService.recordPartnerCheck): checks of one site are thus
+ * that holds the site's row lock (recordPartnerCheck in check-recording.ts): checks of one site are thus
  * recorded one at a time, so the next seq is read and written without a race.
  */
 export async function insertPartnerCheck(trx: Transaction<Database>, siteId: string, check: PartnerCheckJson, keep: number): Promise<void> {

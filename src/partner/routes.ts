@@ -1,40 +1,22 @@
 import type { Guard } from '../auth/guard.js';
-import type { RateLimiter } from '../rate-limit/rate-limit.js';
-import type { Config } from '../config.js';
-import type { DatabaseHandle } from '../db/connect.js';
 import { currentCaller } from '../auth/principal.js';
 import { ProblemSchema } from '../http/schema.js';
 import type { App } from '../http/types.js';
-import type { Clock } from '../lib/clock.js';
 import { SiteEnvelope, SiteParams } from '../sites/schema.js';
-import { siteEtag, siteToJson, type SiteService } from '../sites/service.js';
-import { PartnerChecker } from './check.js';
-import { PartnerRecheckScheduler } from './scheduler.js';
+import { siteEtag, siteToJson } from '../sites/presenter.js';
 import { CHECK_HISTORY_LENGTH, PartnerCheckList, PartnerTestBody, PartnerTestResult } from './schema.js';
-import type { Mailer } from '../mail/mailer.js';
-import { PartnerAlerts } from './alerts.js';
-import { PartnerCheckService } from './service.js';
+import type { PartnerCheckService } from './service.js';
 
 export interface PartnerRoutesDeps {
   guard: Guard;
-  sites: SiteService;
-  limiter: RateLimiter;
-  config: Config;
-  database: DatabaseHandle;
-  clock: Clock;
-  mailer: Mailer;
+  checks: PartnerCheckService;
 }
 
 const security: Array<Record<string, string[]>> = [{ BearerAuth: [] }, { AccessToken: [] }];
 
-/**
- * POST /api/v1/sites/{id}/partner/check, GET …/partner/checks, POST …/partner/test, and, when PARTNER_CHECK_INTERVAL is set, the periodic
- * re-check of enabled integrations, started when the app is ready and stopped when it closes.
- */
+/** POST /api/v1/sites/{id}/partner/check, GET …/partner/checks, POST …/partner/test. */
 export function registerPartnerRoutes(app: App, deps: PartnerRoutesDeps): void {
-  const checker = new PartnerChecker({ allowPrivateNetworks: deps.config.outboundAllowPrivateNetworks, timeoutMs: deps.config.partnerCheckTimeoutMs });
-  const alerts = new PartnerAlerts({ db: deps.database.db, mailer: deps.mailer, publicUrl: deps.config.publicUrl });
-  const checks = new PartnerCheckService({ db: deps.database.db, sites: deps.sites, limiter: deps.limiter, checker, clock: deps.clock, log: app.log, alerts });
+  const { checks } = deps;
 
   app.post(
     '/api/v1/sites/:id/partner/check',
@@ -92,16 +74,4 @@ export function registerPartnerRoutes(app: App, deps: PartnerRoutesDeps): void {
     },
     async (request) => ({ check: await checks.testDraft(currentCaller(request), request.params.id, request.body.partner_settings, request.log) }),
   );
-
-  if (deps.config.partnerCheckIntervalSeconds > 0) {
-    const scheduler = new PartnerRecheckScheduler({
-      db: deps.database.db,
-      checks,
-      clock: deps.clock,
-      log: app.log,
-      intervalSeconds: deps.config.partnerCheckIntervalSeconds,
-    });
-    app.addHook('onReady', async () => scheduler.start());
-    app.addHook('onClose', async () => scheduler.stop());
-  }
 }

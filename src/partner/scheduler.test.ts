@@ -29,9 +29,11 @@ afterEach(async () => {
 
 function scheduler(app: TestApp): PartnerRecheckScheduler {
   const { db, dialect } = app.database;
-  const sites = new SiteService({ db, dialect, clock: app.clock, secrets: new SecretBox(app.config.encryptionKey), cache: app.cache, trashRetentionDays: app.config.trashRetentionDays });
+  const sites = new SiteService({ db, dialect, clock: app.clock, secrets: new SecretBox(app.config.encryptionKey), cache: app.cache });
   const checks = new PartnerCheckService({
     db,
+    dialect,
+    cache: app.cache,
     sites,
     limiter: new RateLimiter(db, app.clock),
     checker: new PartnerChecker({ allowPrivateNetworks: true, timeoutMs: 2000 }),

@@ -1,8 +1,9 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Kysely } from 'kysely';
+import type { BackgroundJob } from '../background/jobs.js';
 import type { Database } from '../db/schema.js';
 import type { Clock } from '../lib/clock.js';
-import { readPartnerSettings } from '../sites/service.js';
+import { readPartnerSettings } from '../sites/defaults.js';
 import { claimPeriodicCheck, listAllSitesPage } from './queries.js';
 import type { PartnerCheckService } from './service.js';
 
@@ -24,7 +25,7 @@ export interface PartnerRecheckDeps {
  * decides how often to look. Checks run one at a time, so the outgoing load stays one request
  * stream per process however many sites there are.
  */
-export class PartnerRecheckScheduler {
+export class PartnerRecheckScheduler implements BackgroundJob {
   #timer: NodeJS.Timeout | undefined;
   #running: Promise<number> | undefined;
 
@@ -41,7 +42,7 @@ export class PartnerRecheckScheduler {
     this.#timer.unref();
   }
 
-  async stop(): Promise<void> {
+  async close(): Promise<void> {
     clearInterval(this.#timer);
     this.#timer = undefined;
     await this.#running;

@@ -7,13 +7,17 @@ import { AppError } from '../errors.js';
 import type { Clock } from '../lib/clock.js';
 import type { SiteCaller, SiteRow } from '../sites/queries.js';
 import type { PartnerSettingsUpdate } from '../sites/schema.js';
-import { readPartnerSettings, type SiteService, type StoredPartnerSettings } from '../sites/service.js';
+import type { Cache } from '../cache/cache.js';
+import type { DialectName } from '../db/connect.js';
+import { readPartnerSettings, type StoredPartnerSettings } from '../sites/defaults.js';
+import type { SiteService } from '../sites/service.js';
+import { recordPartnerCheck } from './check-recording.js';
 import type { PartnerChecker, PartnerCheckOutcome, PartnerTarget } from './check.js';
 import { CHECK_CATEGORY } from './check-error.js';
 import type { PartnerAlerts } from './alerts.js';
 import { PARTNER_ERRORS } from './errors.js';
 import { partnerCheckToJson } from './presenter.js';
-import { insertPartnerCheck, listPartnerChecks } from './queries.js';
+import { listPartnerChecks } from './queries.js';
 import { CHECK_HISTORY_LENGTH, type PartnerCheckJson } from './schema.js';
 
 /**
@@ -33,6 +37,9 @@ export const TOKEN_WITHHELD_NOTE = 'sent without the saved access_token, which i
 
 export interface PartnerCheckServiceDeps {
   db: Kysely<Database>;
+  dialect: DialectName;
+  /** Told of every recorded check after it commits, as of every other write to a site. */
+  cache: Cache;
   sites: SiteService;
   limiter: RateLimiter;
   checker: PartnerChecker;
@@ -64,12 +71,7 @@ export class PartnerCheckService {
    */
   async checkAndRecord(row: SiteRow, log: FastifyBaseLogger = this.deps.log): Promise<SiteRow> {
     const check = await this.#run(row.id, () => this.#checkSaved(row), log, 'partner check');
-    const { site, statusChange } = await this.deps.sites.recordPartnerCheck(
-      row.workspace_id,
-      row.id,
-      { last_status: check.status, last_error: check.status === 'ok' ? null : check.message, last_checked_at: check.at },
-      (trx) => insertPartnerCheck(trx, row.id, check, CHECK_HISTORY_LENGTH),
-    );
+    const { site, statusChange } = await recordPartnerCheck(this.deps, row, check);
     if (statusChange !== null) await this.deps.alerts?.statusChanged(site, statusChange);
     return site;
   }

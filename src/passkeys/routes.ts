@@ -8,7 +8,7 @@ import type { App } from '../http/types.js';
 import { requestOrigin, type SecurityEvents } from '../security/events.js';
 import type { UserRow } from '../users/queries.js';
 import { UserSchema } from '../users/schema.js';
-import { userToJson } from '../users/service.js';
+import { userToJson } from '../users/presenter.js';
 import {
   PasskeyEnvelope,
   PasskeyList,

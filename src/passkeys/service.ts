@@ -9,8 +9,7 @@ import type { Kysely } from 'kysely';
 import type { Static } from 'typebox';
 import { RATE_LIMITS, type RateLimiter } from '../rate-limit/rate-limit.js';
 import type { Database } from '../db/schema.js';
-import { AppError, unauthorized } from '../errors.js';
-import { validationError } from '../http/validation-error.js';
+import { AppError, unauthorized, validationError } from '../errors.js';
 import type { Clock } from '../lib/clock.js';
 import { secretsEqual, sha256 } from '../lib/crypto.js';
 import { newId } from '../lib/ids.js';
@@ -30,6 +29,7 @@ import {
   recordPasskeyUse,
   renamePasskey,
 } from './queries.js';
+import { passkeyToJson } from './presenter.js';
 import type { AuthenticationResponse, PasskeyJson, RegistrationResponse } from './schema.js';
 import { PASSKEY_ERRORS } from './errors.js';
 
@@ -70,18 +70,6 @@ const challengeInvalidAtReauthentication = () =>
   new AppError(403, PASSKEY_ERRORS.PASSKEY_CHALLENGE_INVALID, 'This confirmation is unknown, used or expired (5 minutes); start again with POST /api/v1/me/reauthenticate/passkey-options.');
 const noPasskeys = () => new AppError(409, PASSKEY_ERRORS.NO_PASSKEYS, 'This account has no passkeys; confirm with your password instead.');
 const notYourPasskey = () => new AppError(403, PASSKEY_ERRORS.PASSKEY_UNKNOWN_CREDENTIAL, 'This passkey does not belong to your account; use one of yours, or your password.');
-
-/** The passkey as responses show it: never the credential id or public key. */
-export function passkeyToJson(row: PasskeyRow): PasskeyJson {
-  return {
-    id: row.id,
-    name: row.name,
-    created_at: row.created_at,
-    last_used_at: row.last_used_at,
-    device_type: row.device_type === 'multi_device' ? 'multi_device' : 'single_device',
-    backed_up: row.backed_up === 1,
-  };
-}
 
 export interface RelyingParty {
   /** PUBLIC_URL's host name: passkeys are bound to it, and work on it and nowhere else. */

@@ -1,7 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
-import { AppError } from '../errors.js';
-import { validationError } from '../http/validation-error.js';
+import { AppError, validationError } from '../errors.js';
 import type { Clock } from '../lib/clock.js';
 import type { UserRow } from '../users/queries.js';
 import { checkName } from '../users/service.js';

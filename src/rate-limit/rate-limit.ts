@@ -1,8 +1,9 @@
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import type { Clock } from '../lib/clock.js';
 import { AppError } from '../errors.js';
-import { AUTH_ERRORS } from '../auth/errors.js';
+import { RATE_LIMIT_ERRORS } from './errors.js';
+import { countAttempt, deleteWindowsBefore, uncountAttempt } from './queries.js';
 
 export interface RateLimitRule {
   limit: number;
@@ -85,42 +86,22 @@ export class RateLimiter {
 
   /** Gives back one counted attempt per key, in the window it was counted in (never a later one). */
   async #refund(counted: ReadonlyArray<{ key: string; windowStart: number }>): Promise<void> {
-    for (const { key, windowStart } of counted) {
-      await this.db
-        .updateTable('rate_limits')
-        .set((eb) => ({ count: eb('count', '-', 1) }))
-        .where('key', '=', key)
-        .where('window_start', '=', windowStart)
-        .where('count', '>', 0)
-        .execute();
-    }
+    for (const { key, windowStart } of counted) await uncountAttempt(this.db, key, windowStart);
   }
 
   /** Counts one attempt against the key, opening a new window when the old one has passed. */
   async #count(key: string, rule: RateLimitRule, now: number): Promise<{ count: number; windowStart: number }> {
-    const windowOpenedBefore = now - rule.windowMs;
-    const row = await this.db
-      .insertInto('rate_limits')
-      .values({ key, window_start: now, count: 1 })
-      .onConflict((conflict) =>
-        conflict.column('key').doUpdateSet({
-          count: sql<number>`case when rate_limits.window_start <= ${windowOpenedBefore} then 1 else rate_limits.count + 1 end`,
-          window_start: sql<number>`case when rate_limits.window_start <= ${windowOpenedBefore} then ${now} else rate_limits.window_start end`,
-        }),
-      )
-      .returning(['count', 'window_start'])
-      .executeTakeFirstOrThrow();
-    return { count: Number(row.count), windowStart: Number(row.window_start) };
+    return countAttempt(this.db, key, now, now - rule.windowMs);
   }
 
   /** Drops windows that ended long ago, so the table does not grow with every address ever seen. */
   async prune(olderThanMs = 24 * 60 * 60 * 1000): Promise<void> {
-    await this.db.deleteFrom('rate_limits').where('window_start', '<', this.clock.now().getTime() - olderThanMs).execute();
+    await deleteWindowsBefore(this.db, this.clock.now().getTime() - olderThanMs);
   }
 }
 
 export function tooManyRequests(retryAfterSeconds: number): AppError {
-  return new AppError(429, AUTH_ERRORS.RATE_LIMITED, `Too many attempts. Try again in ${retryAfterSeconds} seconds.`, {
+  return new AppError(429, RATE_LIMIT_ERRORS.RATE_LIMITED, `Too many attempts. Try again in ${retryAfterSeconds} seconds.`, {
     headers: { 'retry-after': String(retryAfterSeconds) },
   });
 }

@@ -34,15 +34,8 @@ export const SECURITY_EVENT_TYPES = [
 ] as const;
 export type SecurityEventType = (typeof SECURITY_EVENT_TYPES)[number];
 
-/**
- * Why a mailed link was refused (`link.refused`): never issued or voided since (`unknown`), `used`,
- * `expired`, `withdrawn` (an invitation), of another kind than the page it was posted to
- * (`wrong_purpose`), or for another address than the signed-in caller's (`email_mismatch`).
- */
-export type LinkRefusal = 'unknown' | 'used' | 'expired' | 'withdrawn' | 'wrong_purpose' | 'email_mismatch';
-
-/** What a refused link was: a sign-in link, an address verification, a change of address, an invitation. */
-export type MailedLink = 'magic_link' | 'email_verification' | 'email_change' | 'invitation';
+// Defined where the links are checked (auth/), named here as the events record them.
+export type { LinkRefusal, MailedLink } from '../auth/mailed-links.js';
 
 /** How a person proved who they are, for sign-ins and re-authentication; `oidc`: at a single sign-on provider. */
 export type AuthenticationMethod = 'password' | 'magic_link' | 'passkey' | 'totp' | 'recovery_code' | 'oidc';

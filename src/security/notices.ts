@@ -1,5 +1,6 @@
 import type { MailMessage } from '../mail/mailer.js';
-import { escapeHtml } from '../pages/layout.js';
+import { htmlMail } from '../mail/templates.js';
+import { escapeHtml } from '../lib/html.js';
 import type { RequestOrigin, SecurityEventType } from './event-types.js';
 
 /** What each notice tells the owner happened, as a sentence completing "On <date>, …". */
@@ -55,11 +56,8 @@ export function securityNoticeMessage(
   const advice = ADVICE[type] ?? 'If this was you, there is nothing to do. If it was not, sign in by e-mail link, change your password and use "Sign out everywhere" under Settings > Security.';
   const lines = [`On ${when}, ${notice.sentence}`, ...(named === undefined ? [] : [named]), from];
   const text = ['Hello,', '', ...lines, '', advice].join('\n');
-  const html = `<!doctype html>
-<html lang="en"><body style="font-family: system-ui, sans-serif; color: #1f2937; line-height: 1.5">
-<p>Hello,</p>
+  const html = htmlMail(`<p>Hello,</p>
 ${lines.map((line) => `<p>${escapeHtml(line)}</p>`).join('\n')}
-<p style="color: #6b7280">${escapeHtml(advice)}</p>
-</body></html>`;
+<p style="color: #6b7280">${escapeHtml(advice)}</p>`);
   return { to, subject: notice.subject, text, html };
 }

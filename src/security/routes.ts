@@ -1,36 +1,15 @@
 import type { Guard } from '../auth/guard.js';
 import { currentUser } from '../auth/principal.js';
-import { AppError } from '../errors.js';
 import { ProblemSchema } from '../http/schema.js';
 import type { App } from '../http/types.js';
-import { ID_PATTERN } from '../lib/ids.js';
-import { SITE_ERRORS } from '../sites/errors.js';
-import type { Kysely } from 'kysely';
-import type { Database } from '../db/schema.js';
-import { listSecurityEvents, type SecurityEventRow } from './queries.js';
-import { SECURITY_EVENTS_DEFAULT_LIMIT, type SecurityEventJson, SecurityEventPage, SecurityEventQuery } from './schema.js';
-
-const EVENT_ID = new RegExp(ID_PATTERN);
-
-function toJson(row: SecurityEventRow): SecurityEventJson {
-  return {
-    id: row.id,
-    at: row.at,
-    type: row.type as SecurityEventJson['type'],
-    method: row.method,
-    credential: row.credential,
-    reason: row.reason,
-    ip: row.ip,
-    user_agent: row.user_agent,
-    details: JSON.parse(row.details) as Record<string, unknown>,
-  };
-}
+import type { SecurityHistory } from './history.js';
+import { SECURITY_EVENTS_DEFAULT_LIMIT, SecurityEventPage, SecurityEventQuery } from './schema.js';
 
 /**
  * The caller's own security history, newest first. Signed-in people only: an access token reaches
  * sites, not the record of the account's sign-ins.
  */
-export function registerSecurityEventRoutes(app: App, deps: { guard: Guard; db: Kysely<Database> }): void {
+export function registerSecurityEventRoutes(app: App, deps: { guard: Guard; history: SecurityHistory }): void {
   app.get(
     '/api/v1/me/security-events',
     {
@@ -45,16 +24,7 @@ export function registerSecurityEventRoutes(app: App, deps: { guard: Guard; db: 
     },
     async (request) => {
       const { limit = SECURITY_EVENTS_DEFAULT_LIMIT, cursor } = request.query;
-      if (cursor !== undefined && !EVENT_ID.test(cursor)) {
-        throw new AppError(400, SITE_ERRORS.INVALID_CURSOR, '/querystring/cursor: is not a cursor of this list; start again without it', {
-          errors: [{ path: '/querystring/cursor', message: 'is not a cursor of this list' }],
-        });
-      }
-      // One row more than asked says whether another page follows.
-      const rows = await listSecurityEvents(deps.db, currentUser(request).id, cursor, limit + 1);
-      const events = rows.slice(0, limit).map(toJson);
-      const last = events.at(-1);
-      return { events, next_cursor: rows.length > limit && last !== undefined ? last.id : null };
+      return deps.history.page(currentUser(request).id, limit, cursor);
     },
   );
 }

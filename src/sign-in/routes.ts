@@ -1,7 +1,7 @@
 import type { EmailVerificationService } from '../email-verification/service.js';
 import type { App } from '../http/types.js';
 import { requestOrigin } from '../security/events.js';
-import { userToJson } from '../users/service.js';
+import { userToJson } from '../users/presenter.js';
 import { authErrorResponses, LoginBody, SignupBody, TokenResponse } from './schema.js';
 import type { AuthService, SignedIn } from './service.js';
 import { AppError } from '../errors.js';

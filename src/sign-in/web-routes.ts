@@ -9,7 +9,7 @@ import { sendPage } from '../pages/layout.js';
 import { twoFactorLockedPage, twoFactorPage } from '../pages/two-factor.js';
 import type { TotpService } from '../totp/service.js';
 import { UserSchema } from '../users/schema.js';
-import { userToJson } from '../users/service.js';
+import { userToJson } from '../users/presenter.js';
 import { assertSameOrigin } from '../auth/csrf.js';
 import type { Guard } from '../auth/guard.js';
 import type { EmailVerificationService } from '../email-verification/service.js';

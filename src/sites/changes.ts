@@ -1,3 +1,4 @@
+import type { Cache } from '../cache/cache.js';
 import { changeTag } from '../cache/change-feed.js';
 import { workspaceSitesTag } from '../memberships/changes.js';
 
@@ -14,4 +15,23 @@ export function siteChangeTags(workspaceId: string | undefined, siteId?: string)
   const tags = siteId === undefined ? [] : [siteTag(siteId)];
   if (workspaceId !== undefined) tags.push(workspaceSitesTag(workspaceId));
   return tags;
+}
+
+/** What a write to a site has learnt of it so far; the write fills it in as it reads the site. */
+export interface TouchedSite {
+  workspaceId?: string | undefined;
+  siteId?: string | undefined;
+}
+
+/**
+ * Runs a write to a site, then reports what it touched to the cache whether or not the write
+ * claims success: a commit whose answer was lost still changed the pages. Forgetting too much
+ * only costs a read.
+ */
+export async function invalidatingAfter<T>(cache: Pick<Cache, 'invalidate'>, touched: TouchedSite, write: (touched: TouchedSite) => Promise<T>): Promise<T> {
+  try {
+    return await write(touched);
+  } finally {
+    cache.invalidate(siteChangeTags(touched.workspaceId, touched.siteId));
+  }
 }

@@ -4,7 +4,8 @@ import build from 'fast-json-stringify';
 import { encodeSite, encodeSiteEnvelope, encodeSiteList } from './encode.js';
 import type { SiteRow } from './queries.js';
 import { SiteEnvelope, SiteList } from './schema.js';
-import { DEFAULT_PARTNER_SETTINGS, siteToJson } from './service.js';
+import { DEFAULT_PARTNER_SETTINGS } from './defaults.js';
+import { siteToJson } from './presenter.js';
 
 function row(id: string, overrides: Partial<SiteRow> = {}): SiteRow {
   return {

@@ -1,7 +1,7 @@
 import build from 'fast-json-stringify';
 import type { SiteRow } from './queries.js';
 import { SiteSchema } from './schema.js';
-import { siteToJson } from './service.js';
+import { siteToJson } from './presenter.js';
 
 /** A site's JSON as answers show it, and its version, which is the ETag. */
 export interface EncodedSite {

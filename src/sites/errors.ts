@@ -3,6 +3,7 @@ export const SITE_ERRORS = {
   SITE_NOT_FOUND: 'site_not_found',
   PRECONDITION_FAILED: 'precondition_failed',
   FIELD_TOO_LARGE: 'field_too_large',
-  INVALID_CURSOR: 'invalid_cursor',
   VERSION_NOT_FOUND: 'version_not_found',
+  /** A direct change in a workspace that requires review, by someone who may only propose one. */
+  REVIEW_REQUIRED: 'review_required',
 } as const;

@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
-import { AppError } from '../errors.js';
+import { decodeCursor, encodeCursor, invalidCursor, isIdCursor } from '../pagination/cursor.js';
 import { DEFAULT_SITE_LIST_SORT, NAME_MAX_LENGTH, type SiteListSort } from './contract.js';
-import { SITE_ERRORS } from './errors.js';
 
 /** What a list is ordered and filtered by; a cursor is only valid for the query that issued it. */
 export interface SiteListOrder {
@@ -16,7 +15,6 @@ export interface ListPosition {
   readonly value?: string;
 }
 
-const ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 /** Ids are UUIDv7, made from the creation time: their order is the creation order. */
@@ -39,36 +37,29 @@ function searchDigest(q: string): string {
  * it would silently give a page with gaps or repeats.
  */
 export function encodeListCursor(order: SiteListOrder, position: ListPosition): string {
-  const text = isDefaultOrder(order) ? position.id : JSON.stringify([order.sort, searchDigest(order.q), position.value ?? null, position.id]);
-  return Buffer.from(text, 'utf8').toString('base64url');
+  if (isDefaultOrder(order)) return Buffer.from(position.id, 'utf8').toString('base64url');
+  return encodeCursor([order.sort, searchDigest(order.q), position.value ?? null, position.id]);
 }
 
-export function invalidCursor(): AppError {
-  return new AppError(400, SITE_ERRORS.INVALID_CURSOR, '/querystring/cursor: is not a cursor issued for this sort and search; start again without it', {
-    errors: [{ path: '/querystring/cursor', message: 'is not a cursor issued for this sort and search' }],
-  });
+function notIssuedForOrder(): Error {
+  return invalidCursor('is not a cursor issued for this sort and search');
 }
 
 export function decodeListCursor(order: SiteListOrder, cursor: string): ListPosition {
-  const text = Buffer.from(cursor, 'base64url').toString('utf8');
   if (isDefaultOrder(order)) {
-    if (!ID.test(text)) throw invalidCursor();
-    return { id: text };
-  }
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    throw invalidCursor();
-  }
-  if (!Array.isArray(parsed) || parsed.length !== 4) throw invalidCursor();
-  const [sort, digest, value, id] = parsed as unknown[];
-  if (sort !== order.sort || digest !== searchDigest(order.q) || typeof id !== 'string' || !ID.test(id)) throw invalidCursor();
-  if (sortsById(order.sort)) {
-    if (value !== null) throw invalidCursor();
+    const id = Buffer.from(cursor, 'base64url').toString('utf8');
+    if (!isIdCursor(id)) throw notIssuedForOrder();
     return { id };
   }
-  if (typeof value !== 'string' || !validSortValue(order.sort, value)) throw invalidCursor();
+  const parsed = decodeCursor(cursor);
+  if (parsed === undefined || parsed.length !== 4) throw notIssuedForOrder();
+  const [sort, digest, value, id] = parsed;
+  if (sort !== order.sort || digest !== searchDigest(order.q) || typeof id !== 'string' || !isIdCursor(id)) throw notIssuedForOrder();
+  if (sortsById(order.sort)) {
+    if (value !== null) throw notIssuedForOrder();
+    return { id };
+  }
+  if (typeof value !== 'string' || !validSortValue(order.sort, value)) throw notIssuedForOrder();
   return { id, value };
 }
 

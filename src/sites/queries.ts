@@ -299,3 +299,8 @@ export async function purgeTrashedSites(db: Kysely<Database>, trashedBefore: str
   const result = await db.deleteFrom('sites').where('deleted_at', '<', trashedBefore).executeTakeFirst();
   return Number(result.numDeletedRows);
 }
+
+/** A site's name, as mail names it, in the trash or not; undefined once it is gone. */
+export async function findSiteName(db: Kysely<Database>, siteId: string): Promise<string | undefined> {
+  return (await db.selectFrom('sites').select('name').where('id', '=', siteId).executeTakeFirst())?.name;
+}

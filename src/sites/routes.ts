@@ -3,7 +3,7 @@ import { Type } from 'typebox';
 import { changeOriginOf } from '../audit/origin.js';
 import type { Guard } from '../auth/guard.js';
 import { sendJsonBuffer } from '../http/compression.js';
-import { ifNoneMatchHits, versionEtag } from '../http/etag.js';
+import { ifMatchVersions, ifNoneMatchHits, versionEtag } from '../http/etag.js';
 import { currentCaller, currentPrincipal } from '../auth/principal.js';
 import { assertTwoFactorMet, workspaceNotFound } from '../memberships/permissions.js';
 import { ProblemSchema } from '../http/schema.js';
@@ -29,7 +29,9 @@ import {
 } from './schema.js';
 import { encodeSite, encodeSiteEnvelope } from './encode.js';
 import type { SiteReads } from './reads.js';
-import { siteEtag, siteToJson, type SiteService } from './service.js';
+import type { SiteHistory } from './history.js';
+import { siteEtag, siteToJson } from './presenter.js';
+import type { SiteService } from './service.js';
 
 const security: Array<Record<string, string[]>> = [{ BearerAuth: [] }, { AccessToken: [] }];
 /**
@@ -44,7 +46,7 @@ async function trimName(request: FastifyRequest): Promise<void> {
 
 const errors = { 400: ProblemSchema, 401: ProblemSchema, 403: ProblemSchema, 404: ProblemSchema, 415: ProblemSchema };
 
-export function registerSiteRoutes(app: App, deps: { guard: Guard; sites: SiteService; reads: SiteReads }): void {
+export function registerSiteRoutes(app: App, deps: { guard: Guard; sites: SiteService; history: SiteHistory; reads: SiteReads }): void {
   const read = deps.guard.require('sites:read');
   const write = deps.guard.require('sites:write');
   const tags = ['sites'];
@@ -126,7 +128,7 @@ export function registerSiteRoutes(app: App, deps: { guard: Guard; sites: SiteSe
       },
     },
     async (request, reply) => {
-      const row = await deps.sites.update(currentCaller(request), changeOriginOf(request), request.params.id, request.body, request.headers['if-match']);
+      const row = await deps.sites.update(currentCaller(request), changeOriginOf(request), request.params.id, request.body, ifMatchVersions(request.headers['if-match']));
       return sendJsonBuffer(request, reply.header('etag', siteEtag(row)), encodeSiteEnvelope(encodeSite(row)));
     },
   );
@@ -146,7 +148,7 @@ export function registerSiteRoutes(app: App, deps: { guard: Guard; sites: SiteSe
     },
     async (request) => {
       const cursor = request.query.cursor === undefined ? undefined : Number(request.query.cursor);
-      const page = await deps.sites.versions(currentCaller(request), request.params.id, request.query.limit ?? DEFAULT_PAGE_SIZE, cursor);
+      const page = await deps.history.versions(currentCaller(request), request.params.id, request.query.limit ?? DEFAULT_PAGE_SIZE, cursor);
       return { versions: page.versions, next_cursor: page.nextCursor };
     },
   );
@@ -157,7 +159,7 @@ export function registerSiteRoutes(app: App, deps: { guard: Guard; sites: SiteSe
       onRequest: read,
       schema: { summary: 'One version of the site, with the site as it was then (no secret)', tags, security, params: SiteVersionParams, response: { 200: SiteVersionEnvelope, ...errors } },
     },
-    async (request) => ({ version: await deps.sites.version(currentCaller(request), request.params.id, request.params.version) }),
+    async (request) => ({ version: await deps.history.version(currentCaller(request), request.params.id, request.params.version) }),
   );
 
   app.post(
@@ -174,7 +176,7 @@ export function registerSiteRoutes(app: App, deps: { guard: Guard; sites: SiteSe
       },
     },
     async (request, reply) => {
-      const restored = await deps.sites.restore(currentCaller(request), changeOriginOf(request), request.params.id, request.params.version, request.headers['if-match']);
+      const restored = await deps.history.restore(currentCaller(request), changeOriginOf(request), request.params.id, request.params.version, ifMatchVersions(request.headers['if-match']));
       return reply.header('etag', siteEtag(restored.site)).send({ site: siteToJson(restored.site), restored_from: request.params.version, partner_access_token: restored.token });
     },
   );
@@ -183,7 +185,7 @@ export function registerSiteRoutes(app: App, deps: { guard: Guard; sites: SiteSe
     '/api/v1/sites/:id',
     { onRequest: write, schema: { summary: 'Move a site to the trash (admin or owner of its workspace); POST /api/v1/trash/{site_id}/restore brings it back', tags, security, params: SiteParams, response: { 204: Type.Null(), ...errors } } },
     async (request, reply) => {
-      await deps.sites.delete(currentCaller(request), changeOriginOf(request), request.params.id);
+      await deps.history.delete(currentCaller(request), changeOriginOf(request), request.params.id);
       return reply.code(204).send(null);
     },
   );
@@ -206,7 +208,7 @@ export function registerSiteRoutes(app: App, deps: { guard: Guard; sites: SiteSe
       const principal = currentPrincipal(request);
       if (workspaceId !== undefined && !principal.memberships.has(workspaceId)) throw workspaceNotFound();
       if (workspaceId !== undefined) assertTwoFactorMet(principal.twoFactorMissingIn, workspaceId);
-      const page = await deps.sites.trash(currentCaller(request), workspaceId, limit, cursor);
+      const page = await deps.history.trash(currentCaller(request), workspaceId, limit, cursor);
       return { sites: page.entries, next_cursor: page.nextCursor };
     },
   );
@@ -224,7 +226,7 @@ export function registerSiteRoutes(app: App, deps: { guard: Guard; sites: SiteSe
       },
     },
     async (request, reply) => {
-      const row = await deps.sites.restoreFromTrash(currentCaller(request), changeOriginOf(request), request.params.site_id);
+      const row = await deps.history.restoreFromTrash(currentCaller(request), changeOriginOf(request), request.params.site_id);
       return reply.header('etag', siteEtag(row)).send({ site: siteToJson(row) });
     },
   );

@@ -1,105 +1,41 @@
 import type { Kysely, Transaction, Updateable } from 'kysely';
+import type { ChangeOrigin } from '../audit/origin.js';
+import { auditEventRow, recordAuditEvent } from '../audit/queries.js';
+import type { Cache } from '../cache/cache.js';
 import type { DialectName } from '../db/connect.js';
 import type { Database, SitesTable } from '../db/schema.js';
-import { AppError, type FieldError } from '../errors.js';
-import { validationError } from '../http/validation-error.js';
-import { ifMatchSatisfied, versionEtag } from '../http/etag.js';
+import { AppError } from '../errors.js';
 import type { Clock } from '../lib/clock.js';
 import type { SecretBox } from '../lib/crypto.js';
 import { newId } from '../lib/ids.js';
 import { generatePublicKey } from '../lib/public-keys.js';
-import { encodeTokenOrigins, partnerOrigins, type PartnerTokenOrigins, readTokenOrigins, sameOrigins } from './partner-token-binding.js';
-import type { Cache } from '../cache/cache.js';
-import { siteChangeTags } from './changes.js';
+import { assertCan, assertTwoFactorMet, type WorkspaceAction, workspaceNotFound } from '../memberships/permissions.js';
+import { findMemberships, findPersonalWorkspaceId, lockRole } from '../memberships/queries.js';
+import { invalidatingAfter } from './changes.js';
+import { newSiteRow } from './defaults.js';
+import { changedPaths, type SiteChange, siteChanges } from './diff.js';
+import { SITE_ERRORS } from './errors.js';
+import { checkSiteInput } from './input-checks.js';
 import { decodeListCursor, encodeListCursor, type SiteListOrder, sortsById } from './list-cursor.js';
+import { decryptPartnerAccessToken, type MergedPartnerSettings, mergePartnerSettings, partnerSettingsColumns } from './partner-settings-merge.js';
+import { type PartnerTokenOrigins, readTokenOrigins } from './partner-token-binding.js';
+import { siteTarget, siteToJson } from './presenter.js';
 import {
   countSites,
   findSite,
   findSiteForUpdate,
-  findTrashedSiteForUpdate,
   insertSite,
   listSites,
   listSitesOrdered,
-  listTrashedSites,
   type LockedSiteRow,
-  lockSiteInWorkspace,
   type MemberSiteRow,
   type SiteCaller,
   type SiteRow,
-  trashSite,
-  untrashSite,
-  updateSite,
 } from './queries.js';
-import { findMemberships, findPersonalWorkspaceId, lockRole } from '../memberships/queries.js';
-import { assertCan, assertTwoFactorMet, type WorkspaceAction, workspaceNotFound } from '../memberships/permissions.js';
-import {
-  DEFAULT_SITE_LIST_SORT,
-  PARTNER_EDITABLE_FIELDS,
-  type PartnerSettings,
-  type PartnerSettingsUpdate,
-  SETTINGS_FIELDS,
-  SETTINGS_MAX_BYTES,
-  type SiteCreate,
-  type SiteJson,
-  type SiteUpdate,
-  type SiteVersionSiteJson,
-  type TrashEntryJson,
-} from './schema.js';
-import { SITE_ERRORS } from './errors.js';
-import { type ChangeOrigin, SYSTEM } from '../audit/origin.js';
-import { auditEventRow, recordAuditEvent } from '../audit/queries.js';
-import { eventActor, publishWebhookEvent } from '../webhooks/outbox.js';
-import type { WebhookEventType } from '../webhooks/contract.js';
-import { changedPaths, type SiteChange, siteChanges } from './diff.js';
-import { decodeTrashCursor, encodeTrashCursor, trashEntry } from './trash.js';
 import { saveSiteChange } from './save.js';
-import { findSiteVersion, insertSiteVersion, listSiteVersions, type SiteVersionJson, siteVersionRow, siteVersionToJson, type VersionReview } from './versions.js';
-import { CHANGE_REQUEST_ERRORS } from '../change-requests/errors.js';
-
-function versionNotFound(version: number): AppError {
-  return new AppError(404, SITE_ERRORS.VERSION_NOT_FOUND, `This site has no version ${version}.`);
-}
-
-/** What restoring a version writes: every field a person sets, the partner token aside. */
-function restoreInput(site: SiteVersionSiteJson | undefined): SiteUpdate {
-  if (site === undefined) return {};
-  const partner: Record<string, unknown> = {};
-  for (const field of PARTNER_EDITABLE_FIELDS) {
-    if (field in site.partner_settings) partner[field] = site.partner_settings[field];
-  }
-  const input: SiteUpdate = { name: site.name, color: site.color, partner_settings: partner as SiteUpdate['partner_settings'] };
-  for (const field of SETTINGS_FIELDS) input[field] = site[field];
-  return input;
-}
-
-/** A site as the audit log names it. */
-function siteTarget(row: SiteRow): { type: 'site'; id: string; name: string } {
-  return { type: 'site', id: row.id, name: row.name };
-}
-
-/** partner_settings as stored: everything but the token (its own encrypted column) and the derived flag. */
-export type StoredPartnerSettings = Omit<PartnerSettings, 'access_token_configured'>;
-
-export const DEFAULT_COLOR = '#4f46e5';
-
-export const DEFAULT_PARTNER_SETTINGS: StoredPartnerSettings = {
-  enabled: false,
-  base_url: '',
-  mcp_url: '',
-  project_id: '',
-  auth_type: 'bearer',
-  read_enabled: true,
-  write_enabled: false,
-  collections: [],
-  widget_project_id: '',
-  widget_search_sources: [],
-  last_status: 'unchecked',
-  last_error: null,
-  last_checked_at: null,
-};
-
-/** Fields a client may change (the contract's list); the check results and the token flag belong to the server. */
-const CLIENT_PARTNER_FIELDS: ReadonlyArray<keyof StoredPartnerSettings & keyof PartnerSettingsUpdate> = PARTNER_EDITABLE_FIELDS;
+import { DEFAULT_SITE_LIST_SORT, type PartnerSettingsUpdate, SETTINGS_FIELDS, type SiteCreate, type SiteUpdate } from './schema.js';
+import { insertSiteVersion, siteVersionRow, type VersionReview } from './versions.js';
+import { publishSiteEvent } from './webhook-events.js';
 
 /** A site locked for a change, and whether its workspace has webhooks to tell (counted in the same read). */
 export interface LockedSite {
@@ -107,133 +43,29 @@ export interface LockedSite {
   webhooks: number;
 }
 
+/** The versions a conditional write may replace (the route reads them from If-Match); undefined for any. */
+export type ExpectedVersions = readonly number[] | undefined;
+
+/** 412 unless the locked row is at a version the caller expected; `retry` says what to do again. */
+export function assertExpectedVersion(row: SiteRow, expected: ExpectedVersions, retry: string): void {
+  if (expected === undefined || expected.includes(row.version)) return;
+  throw new AppError(412, SITE_ERRORS.PRECONDITION_FAILED, `The site has changed since you read it (If-Match does not match); reload it and ${retry}.`);
+}
+
 /**
  * While a workspace requires review, a direct change is an owner's alone, and its version says
  * it bypassed review; editors and admins propose a change request instead.
  */
-function directChangeReview(found: LockedSiteRow): VersionReview | undefined {
+export function directChangeReview(found: LockedSiteRow): VersionReview | undefined {
   if (!found.reviewRequired) return undefined;
   if (found.role !== 'owner') {
     throw new AppError(
       403,
-      CHANGE_REQUEST_ERRORS.REVIEW_REQUIRED,
+      SITE_ERRORS.REVIEW_REQUIRED,
       'This workspace requires review of changes: propose this change as a change request (POST /api/v1/sites/{id}/change-requests) instead.',
     );
   }
   return { review_bypassed: true };
-}
-
-/** A partner connection that stopped working, or works again: what its workspace's admins are told. */
-export interface PartnerStatusChange {
-  before: 'ok' | 'error';
-  after: 'ok' | 'error';
-}
-
-/** Only a move between ok and error is a change worth telling; the first check of a site is not. */
-function partnerStatusChange(before: string, after: string): PartnerStatusChange | null {
-  if (before === 'ok' && after === 'error') return { before, after };
-  if (before === 'error' && after === 'ok') return { before, after };
-  return null;
-}
-
-/** The result of a partner connection check; only the check writes these fields. */
-export type PartnerCheckResult = Pick<PartnerSettings, 'last_status' | 'last_error' | 'last_checked_at'>;
-
-export function readPartnerSettings(row: SiteRow): StoredPartnerSettings {
-  const stored = JSON.parse(row.partner_settings) as Partial<StoredPartnerSettings>;
-  return { ...DEFAULT_PARTNER_SETTINGS, ...stored };
-}
-
-/** The site as responses show it. The partner access token never leaves the server. */
-export function siteToJson(row: SiteRow): SiteJson {
-  // Parsed and merged in one object literal: this runs for every site of every page listed.
-  const stored = JSON.parse(row.partner_settings) as Partial<StoredPartnerSettings>;
-  return {
-    id: row.id,
-    workspace_id: row.workspace_id,
-    name: row.name,
-    color: row.color,
-    ai_settings: row.ai_settings,
-    email_settings: row.email_settings,
-    widget: row.widget,
-    portal: row.portal,
-    branding: row.branding,
-    public_theme: row.public_theme,
-    knowledge_sources: row.knowledge_sources,
-    partner_settings: { ...DEFAULT_PARTNER_SETTINGS, ...stored, access_token_configured: row.partner_access_token !== null },
-    public_key: row.public_key,
-    created_at: row.created_at,
-    updated_at: row.updated_at,
-  };
-}
-
-export function siteEtag(row: SiteRow): string {
-  return versionEtag(row.version);
-}
-
-function isHttpUrl(value: string): boolean {
-  if (value !== value.trim()) return false;
-  try {
-    const url = new URL(value);
-    return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '';
-  } catch {
-    return false;
-  }
-}
-
-/**
- * Rules the JSON schema cannot say. Size problems are 413 (the content is too large), the rest
- * 400; both name every offending field. Nothing is written when either is raised.
- */
-function checkSiteInput(input: SiteUpdate): void {
-  const invalid: FieldError[] = [];
-  const tooLarge: FieldError[] = [];
-  if (input.name !== undefined && input.name.trim() === '') invalid.push({ path: '/name', message: 'must not be blank' });
-  for (const field of SETTINGS_FIELDS) {
-    const value = input[field];
-    if (value !== undefined && Buffer.byteLength(value, 'utf8') > SETTINGS_MAX_BYTES) {
-      tooLarge.push({ path: `/${field}`, message: `must be at most ${SETTINGS_MAX_BYTES} bytes` });
-    }
-  }
-  const partner = input.partner_settings;
-  for (const field of ['base_url', 'mcp_url'] as const) {
-    const value = partner?.[field];
-    if (value !== undefined && value !== '' && !isHttpUrl(value)) {
-      invalid.push({ path: `/partner_settings/${field}`, message: 'must be empty or an absolute http(s) URL' });
-    }
-  }
-  if (tooLarge.length > 0) {
-    throw new AppError(413, SITE_ERRORS.FIELD_TOO_LARGE, tooLarge.map((error) => `${error.path}: ${error.message}`).join('; '), { errors: tooLarge });
-  }
-  if (invalid.length > 0) throw validationError(invalid);
-}
-
-/** What a change of partner_settings does to the stored token. */
-export type PartnerTokenChange =
-  | { change: 'keep' }
-  | { change: 'clear' }
-  /** A token sent with the change, bound to the origins the change leaves in place. */
-  | { change: 'replace'; value: string; origins: PartnerTokenOrigins };
-
-export interface MergedPartnerSettings {
-  settings: StoredPartnerSettings;
-  token: PartnerTokenChange;
-}
-
-/** partner_settings merged field by field over the stored ones, as PUT does. */
-function mergePartnerSettings(row: SiteRow, partner: PartnerSettingsUpdate): MergedPartnerSettings {
-  const settings: StoredPartnerSettings = readPartnerSettings(row);
-  for (const field of CLIENT_PARTNER_FIELDS) {
-    const value = partner[field];
-    if (value !== undefined) (settings as Record<string, unknown>)[field] = value;
-  }
-  const origins = partnerOrigins(settings);
-  if (partner.access_token === null || partner.access_token === '') return { settings, token: { change: 'clear' } };
-  if (partner.access_token !== undefined) return { settings, token: { change: 'replace', value: partner.access_token, origins } };
-  // Moving base_url or mcp_url to another origin must not take the stored token along:
-  // whoever can edit the site could otherwise point the check at a host of their own.
-  if (row.partner_access_token !== null && !sameOrigins(readTokenOrigins(row), origins)) return { settings, token: { change: 'clear' } };
-  return { settings, token: { change: 'keep' } };
 }
 
 export interface SiteServiceDeps {
@@ -243,8 +75,6 @@ export interface SiteServiceDeps {
   secrets: SecretBox;
   /** Told of every write after it commits, so that it never serves what the write replaced. */
   cache: Cache;
-  /** How long a deleted site stays in the trash before retention purges it. */
-  trashRetentionDays: number;
 }
 
 export class SiteService {
@@ -306,83 +136,44 @@ export class SiteService {
     const targetId = workspaceId ?? caller.workspaceId ?? (await findPersonalWorkspaceId(this.deps.db, userId));
     if (targetId === undefined || (caller.workspaceId !== null && targetId !== caller.workspaceId)) throw workspaceNotFound();
     assertTwoFactorMet(caller.twoFactorMissingIn, targetId);
-    const now = this.deps.clock.now().toISOString();
-    const empty: SiteRow = {
-      id: newId(this.deps.clock.now()),
-      workspace_id: targetId,
-      user_id: userId,
-      name: input.name,
-      color: DEFAULT_COLOR,
-      ai_settings: '',
-      email_settings: '',
-      widget: '',
-      portal: '',
-      branding: '',
-      public_theme: '',
-      knowledge_sources: '',
-      partner_settings: JSON.stringify(DEFAULT_PARTNER_SETTINGS),
-      partner_access_token: null,
-      partner_token_origins: null,
-      version: 1,
-      created_at: now,
-      updated_at: now,
-      deleted_at: null,
-      deleted_by: null,
-      public_key: generatePublicKey(),
-      previous_public_key: null,
-      previous_public_key_expires_at: null,
-    };
+    const empty = newSiteRow({ id: newId(this.deps.clock.now()), workspaceId: targetId, userId, name: input.name, now: this.deps.clock.now().toISOString(), publicKey: generatePublicKey() });
     const row: SiteRow = { ...empty, ...this.#changes(empty, input), version: 1 };
-    try {
-      await this.deps.db.transaction().execute(async (trx) => {
+    await invalidatingAfter(this.deps.cache, { workspaceId: targetId }, () =>
+      this.deps.db.transaction().execute(async (trx) => {
         // The membership stays locked until the site is in: a removal or demotion waits for it.
         assertCan(await lockRole(trx, this.deps.dialect, targetId, userId), 'site.create', workspaceNotFound);
         await insertSite(trx, row);
         const changes = siteChanges({ ...empty, name: '' }, row);
         await insertSiteVersion(trx, siteVersionRow(origin, { site: siteToJson(row), version: row.version, changes }));
         await recordAuditEvent(trx, this.deps.clock, origin, { workspaceId: targetId, action: 'site.created', target: siteTarget(row), details: { version: row.version } });
-        await this.#publish(trx, origin, 'site.created', row, { changed: changedPaths(changes).paths });
-      });
-    } finally {
-      // Reported whether or not the statement claims success: a commit whose answer was lost
-      // still changed the pages. Forgetting too much only costs a read.
-      this.deps.cache.invalidate(siteChangeTags(targetId));
-    }
+        await publishSiteEvent(trx, this.deps.clock, origin, 'site.created', row, { changed: changedPaths(changes).paths });
+      }),
+    );
     return row;
   }
 
   /**
    * Merges the update into the stored site inside one transaction that holds the row, so two
-   * concurrent updates of different fields both land. If-Match is checked under the same lock.
+   * concurrent updates of different fields both land. The expected version (If-Match) is checked under the same lock.
    */
-  async update(caller: SiteCaller, origin: ChangeOrigin, id: string, input: SiteUpdate, ifMatch: string | undefined): Promise<SiteRow> {
+  async update(caller: SiteCaller, origin: ChangeOrigin, id: string, input: SiteUpdate, expected: ExpectedVersions): Promise<SiteRow> {
     checkSiteInput(input);
-    const touched: { workspaceId?: string } = {};
-    try {
-      return await this.#updateLocked(caller, origin, id, input, ifMatch, touched);
-    } finally {
-      this.deps.cache.invalidate(siteChangeTags(touched.workspaceId, id));
-    }
-  }
-
-  /** `touched` learns the site's workspace once it is read, for the cache to be told. */
-  #updateLocked(caller: SiteCaller, origin: ChangeOrigin, id: string, input: SiteUpdate, ifMatch: string | undefined, touched: { workspaceId?: string }): Promise<SiteRow> {
-    return this.deps.db.transaction().execute(async (trx) => {
-      const found = await this.#lockFoundFor(trx, caller, id, 'site.update');
-      touched.workspaceId = found.site.workspace_id;
-      const review = directChangeReview(found);
-      if (!ifMatchSatisfied(ifMatch, siteEtag(found.site))) {
-        throw new AppError(412, SITE_ERRORS.PRECONDITION_FAILED, 'The site has changed since you read it (If-Match does not match); reload it and apply your change again.');
-      }
-      return this.#save(trx, origin, { row: found.site, webhooks: found.webhooks }, input, { review });
-    });
+    return invalidatingAfter(this.deps.cache, { siteId: id }, (touched) =>
+      this.deps.db.transaction().execute(async (trx) => {
+        const found = await this.lockFor(trx, caller, id, 'site.update');
+        touched.workspaceId = found.site.workspace_id;
+        const review = directChangeReview(found);
+        assertExpectedVersion(found.site, expected, 'apply your change again');
+        return this.saveVersion(trx, origin, { row: found.site, webhooks: found.webhooks }, input, { review });
+      }),
+    );
   }
 
   /**
    * Saves an update of a locked row as the next version, in the caller's transaction: the row, its
    * version in the history and its audit event commit together or not at all.
    */
-  async #save(
+  async saveVersion(
     trx: Transaction<Database>,
     origin: ChangeOrigin,
     { row, webhooks }: LockedSite,
@@ -409,132 +200,15 @@ export class SiteService {
     const action = restoredFrom === undefined ? 'site.updated' : 'site.restored';
     const event = auditEventRow(this.deps.clock, origin, { workspaceId: row.workspace_id, action, target: siteTarget(updated), details: { version: updated.version, ...facts } });
     await saveSiteChange(trx, this.deps.dialect, { site: updated, version, event });
-    if (webhooks > 0) await this.#publish(trx, origin, action, updated, facts);
+    if (webhooks > 0) await publishSiteEvent(trx, this.deps.clock, origin, action, updated, facts);
     return updated;
   }
 
-  /** A site's versions, newest first (members who may read the site). */
-  async versions(caller: SiteCaller, id: string, limit: number, before: number | undefined): Promise<{ versions: SiteVersionJson[]; nextCursor: string | null }> {
-    await this.getFor(caller, id, 'site.read');
-    // One row more than asked says whether another page follows.
-    const rows = await listSiteVersions(this.deps.db, id, before, limit + 1);
-    const versions = rows.slice(0, limit).map((row) => siteVersionToJson(row, false));
-    const last = versions.at(-1);
-    return { versions, nextCursor: rows.length > limit && last !== undefined ? String(last.version) : null };
-  }
-
-  /** One version, with the site as it was then. */
-  async version(caller: SiteCaller, id: string, version: number): Promise<SiteVersionJson> {
-    await this.getFor(caller, id, 'site.read');
-    const row = await findSiteVersion(this.deps.db, id, version);
-    if (row === undefined) throw versionNotFound(version);
-    return siteVersionToJson(row, true);
-  }
-
   /**
-   * Brings back a version's name, colour, settings and partner settings as a new version (editors),
-   * under the row's lock and If-Match as an update. The partner access token is not part of a
-   * version: the current one stays.
+   * The site, locked in the caller's transaction, with the caller's role and the workspace's review
+   * policy read under the same lock; the role must allow `action`.
    */
-  async restore(caller: SiteCaller, origin: ChangeOrigin, id: string, version: number, ifMatch: string | undefined): Promise<{ site: SiteRow; token: 'kept' | 'cleared' }> {
-    let workspaceId: string | undefined;
-    try {
-      return await this.deps.db.transaction().execute(async (trx) => {
-        const found = await this.#lockFoundFor(trx, caller, id, 'site.update');
-        const locked = { row: found.site, webhooks: found.webhooks };
-        const { row } = locked;
-        workspaceId = row.workspace_id;
-        const review = directChangeReview(found);
-        if (!ifMatchSatisfied(ifMatch, siteEtag(row))) {
-          throw new AppError(412, SITE_ERRORS.PRECONDITION_FAILED, 'The site has changed since you read it (If-Match does not match); reload it and restore again.');
-        }
-        const recorded = await findSiteVersion(trx, id, version);
-        if (recorded === undefined) throw versionNotFound(version);
-        const site = await this.#save(trx, origin, locked, restoreInput(siteVersionToJson(recorded, true).site), { restoredFrom: version, review });
-        // The token stays unless the restored URLs point at other origins, which it is not bound to.
-        const token = row.partner_access_token !== null && site.partner_access_token === null ? 'cleared' : 'kept';
-        return { site, token };
-      });
-    } finally {
-      this.deps.cache.invalidate(siteChangeTags(workspaceId, id));
-    }
-  }
-
-  /**
-   * Moves a site to the trash (admins and owners of its workspace). It disappears from every
-   * member-facing read and keeps its versions until it is restored or retention purges it.
-   */
-  async delete(caller: SiteCaller, origin: ChangeOrigin, id: string): Promise<void> {
-    let workspaceId: string | undefined;
-    try {
-      await this.deps.db.transaction().execute(async (trx) => {
-        const { row, webhooks } = await this.#lockFor(trx, caller, id, 'site.delete');
-        workspaceId = row.workspace_id;
-        await trashSite(trx, row, this.deps.clock.now().toISOString(), origin.actor === null ? null : JSON.stringify(origin.actor));
-        await recordAuditEvent(trx, this.deps.clock, origin, { workspaceId: row.workspace_id, action: 'site.deleted', target: siteTarget(row) });
-        if (webhooks > 0) await this.#publish(trx, origin, 'site.deleted', row, {});
-      });
-    } finally {
-      this.deps.cache.invalidate(siteChangeTags(workspaceId, id));
-    }
-  }
-
-  /** The trashed sites of the caller's workspaces (every member), most recently deleted first. */
-  async trash(caller: SiteCaller, workspaceId: string | undefined, limit: number, cursor: string | undefined): Promise<{ entries: TrashEntryJson[]; nextCursor: string | null }> {
-    const after = cursor === undefined ? undefined : decodeTrashCursor(cursor);
-    // One row more than asked says whether another page follows.
-    const rows = await listTrashedSites(this.deps.db, caller, workspaceId, after, limit + 1);
-    const entries = rows.slice(0, limit).map((row) => trashEntry(row, this.deps.trashRetentionDays, siteToJson));
-    const last = rows[limit - 1];
-    return { entries, nextCursor: rows.length > limit && last !== undefined ? encodeTrashCursor(last) : null };
-  }
-
-  /** Brings a site back from the trash as it was (admins and owners, as for deleting it). */
-  async restoreFromTrash(caller: SiteCaller, origin: ChangeOrigin, id: string): Promise<SiteRow> {
-    let workspaceId: string | undefined;
-    try {
-      return await this.deps.db.transaction().execute(async (trx) => {
-        const found = await findTrashedSiteForUpdate(trx, this.deps.dialect, caller, id);
-        if (found === undefined) throw siteNotFound();
-        assertTwoFactorMet(caller.twoFactorMissingIn, found.site.workspace_id);
-        assertCan(found.role, 'site.delete', siteNotFound);
-        workspaceId = found.site.workspace_id;
-        await untrashSite(trx, found.site);
-        await recordAuditEvent(trx, this.deps.clock, origin, {
-          workspaceId: found.site.workspace_id,
-          action: 'site.restored',
-          target: siteTarget(found.site),
-          details: { version: found.site.version, from: 'trash' },
-        });
-        await this.#publish(trx, origin, 'site.restored', found.site, { from: 'trash' });
-        return { ...found.site, deleted_at: null, deleted_by: null };
-      });
-    } finally {
-      this.deps.cache.invalidate(siteChangeTags(workspaceId, id));
-    }
-  }
-
-  /**
-   * Queues the change for the workspace's webhooks, in its transaction. The site is shown as the
-   * API shows it (no token); the site's id orders its events.
-   */
-  #publish(trx: Transaction<Database>, origin: ChangeOrigin, type: WebhookEventType, site: SiteRow, facts: Record<string, unknown>): Promise<void> {
-    return publishWebhookEvent(trx, this.deps.clock, {
-      workspaceId: site.workspace_id,
-      type,
-      orderKey: site.id,
-      data: () => ({ site: siteToJson(site), version: site.version, ...facts, ...eventActor(origin) }),
-    });
-  }
-
-  /** The site, locked, with the caller's role read under the same lock; it must allow `action`. */
-  async #lockFor(trx: Transaction<Database>, caller: SiteCaller, id: string, action: WorkspaceAction): Promise<LockedSite> {
-    const found = await this.#lockFoundFor(trx, caller, id, action);
-    return { row: found.site, webhooks: found.webhooks };
-  }
-
-  /** As #lockFor, with the caller's role and the workspace's review policy. */
-  async #lockFoundFor(trx: Transaction<Database>, caller: SiteCaller, id: string, action: WorkspaceAction): Promise<LockedSiteRow> {
+  async lockFor(trx: Transaction<Database>, caller: SiteCaller, id: string, action: WorkspaceAction): Promise<LockedSiteRow> {
     const found = await findSiteForUpdate(trx, this.deps.dialect, caller, id);
     if (found === undefined) throw siteNotFound();
     assertTwoFactorMet(caller.twoFactorMissingIn, found.site.workspace_id);
@@ -548,7 +222,7 @@ export class SiteService {
    * webhook event as a PUT. The caller reports the write to the cache (`changeTags`) after it ends.
    */
   saveReviewed(trx: Transaction<Database>, origin: ChangeOrigin, locked: LockedSite, input: SiteUpdate, changeRequest: { id: string; title: string }): Promise<SiteRow> {
-    return this.#save(trx, origin, locked, input, { review: { change_request: changeRequest } });
+    return this.saveVersion(trx, origin, locked, input, { review: { change_request: changeRequest } });
   }
 
   /**
@@ -571,18 +245,7 @@ export class SiteService {
       const value = input[field];
       if (value !== undefined) changes[field] = value;
     }
-    const partner = input.partner_settings;
-    if (partner !== undefined) {
-      const merged = mergePartnerSettings(row, partner);
-      changes.partner_settings = JSON.stringify(merged.settings);
-      if (merged.token.change === 'clear') {
-        changes.partner_access_token = null;
-        changes.partner_token_origins = null;
-      } else if (merged.token.change === 'replace') {
-        changes.partner_access_token = this.deps.secrets.encrypt(merged.token.value, partnerTokenContext(row.id));
-        changes.partner_token_origins = encodeTokenOrigins(merged.token.origins);
-      }
-    }
+    if (input.partner_settings !== undefined) Object.assign(changes, partnerSettingsColumns(row, input.partner_settings, this.deps.secrets));
     return changes;
   }
 
@@ -595,79 +258,15 @@ export class SiteService {
     return mergePartnerSettings(row, partner);
   }
 
-  /**
-   * Stores a partner connection check's result. Only the three result fields are merged into the
-   * stored settings, under the row lock, so a PUT that landed while the check ran keeps its
-   * changes. The version (ETag) moves because the representation changed; updated_at does not,
-   * since it records changes to the configuration.
-   */
-  async recordPartnerCheck(
-    workspaceId: string,
-    id: string,
-    result: PartnerCheckResult,
-    alsoRecord?: (trx: Transaction<Database>) => Promise<void>,
-  ): Promise<{ site: SiteRow; statusChange: PartnerStatusChange | null }> {
-    try {
-      return await this.#recordPartnerCheckLocked(workspaceId, id, result, alsoRecord);
-    } finally {
-      this.deps.cache.invalidate(siteChangeTags(workspaceId, id));
-    }
-  }
-
-  /**
-   * `alsoRecord` writes in the same transaction, under the row lock (the check's details). A
-   * change between ok and error is recorded once, by the check that saw it: an audit event and a
-   * partner.status_changed webhook event, by Siteward.
-   */
-  #recordPartnerCheckLocked(
-    workspaceId: string,
-    id: string,
-    result: PartnerCheckResult,
-    alsoRecord?: (trx: Transaction<Database>) => Promise<void>,
-  ): Promise<{ site: SiteRow; statusChange: PartnerStatusChange | null }> {
-    return this.deps.db.transaction().execute(async (trx) => {
-      const row = await lockSiteInWorkspace(trx, this.deps.dialect, workspaceId, id);
-      if (row === undefined) throw siteNotFound();
-      await alsoRecord?.(trx);
-      const stored = readPartnerSettings(row);
-      const settings: StoredPartnerSettings = {
-        ...stored,
-        last_status: result.last_status,
-        last_error: result.last_error,
-        last_checked_at: result.last_checked_at,
-      };
-      const changes = { partner_settings: JSON.stringify(settings), version: row.version + 1 };
-      await updateSite(trx, workspaceId, id, changes);
-      const site = { ...row, ...changes };
-      const statusChange = partnerStatusChange(stored.last_status, result.last_status);
-      if (statusChange !== null) {
-        const facts = { status: statusChange, error: result.last_error, checked_at: result.last_checked_at };
-        await recordAuditEvent(trx, this.deps.clock, SYSTEM, { workspaceId, action: 'partner.status_changed', target: siteTarget(site), details: facts });
-        await publishWebhookEvent(trx, this.deps.clock, {
-          workspaceId,
-          type: 'partner.status_changed',
-          orderKey: id,
-          data: () => ({ site: { id, workspace_id: workspaceId, name: site.name }, ...facts, ...eventActor(SYSTEM) }),
-        });
-      }
-      return { site, statusChange };
-    });
-  }
-
   /** The partner access token in clear, for the connection check only. */
   partnerAccessToken(row: SiteRow): string | null {
-    return row.partner_access_token === null ? null : this.deps.secrets.decrypt(row.partner_access_token, partnerTokenContext(row.id));
+    return decryptPartnerAccessToken(row, this.deps.secrets);
   }
 
   /** The origins the stored partner access token may be sent to; null when none (or no token). */
   partnerTokenOrigins(row: SiteRow): PartnerTokenOrigins | null {
     return row.partner_access_token === null ? null : readTokenOrigins(row);
   }
-}
-
-/** Binds the ciphertext to its site: copied into another row it fails to decrypt. */
-function partnerTokenContext(siteId: string): string {
-  return `site:${siteId}:partner_access_token`;
 }
 
 export function siteNotFound(): AppError {

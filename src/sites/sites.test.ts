@@ -7,7 +7,7 @@ import { buildTestApp, createAccessToken, createSite, type SignedUpUser, signUp,
 import { SecretBox } from '../lib/crypto.js';
 import type { SiteJson } from './schema.js';
 import { SETTINGS_FIELDS } from './schema.js';
-import { DEFAULT_COLOR } from './service.js';
+import { DEFAULT_COLOR } from './defaults.js';
 
 // Route tests for /api/v1/sites: real Fastify routing through app.inject, a real SQLite file
 // (or PostgreSQL when TEST_DATABASE_URL is set), a fresh app per test.

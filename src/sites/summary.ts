@@ -1,7 +1,7 @@
 import build from 'fast-json-stringify';
 import type { SiteRow } from './queries.js';
 import { SETTINGS_FIELDS, type SettingsField, SiteSummaryList, type SiteSummaryJson } from './schema.js';
-import { readPartnerSettings } from './service.js';
+import { readPartnerSettings } from './defaults.js';
 
 /** A settings group holds something unless it is blank or an empty JSON object or array. */
 function isConfigured(text: string): boolean {

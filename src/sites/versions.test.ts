@@ -7,7 +7,7 @@ import { buildTestApp, createAccessToken, createSite, type SignedUpUser, signUp,
 import { WorkspaceService } from '../workspaces/service.js';
 import { SITE_ERRORS } from './errors.js';
 import type { SiteJson, SiteVersionJson } from './schema.js';
-import { DEFAULT_COLOR } from './service.js';
+import { DEFAULT_COLOR } from './defaults.js';
 
 // The site history on SQLite and (with TEST_DATABASE_URL) PostgreSQL: a version per change with
 // who and how, none for a refused change, concurrent changes that compose, restores, and no secret.

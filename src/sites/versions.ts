@@ -1,5 +1,5 @@
 import type { Kysely, QueryCreator, Transaction } from 'kysely';
-import { type ChangeOrigin, originColumns, originJson, originValues } from '../audit/origin.js';
+import { type ChangeOrigin, originColumns, originValues } from '../audit/origin.js';
 import { PreparedQuery } from '../db/prepared-query.js';
 import type { Database, SiteVersionsTable } from '../db/schema.js';
 import type { SiteChange } from './diff.js';
@@ -64,23 +64,4 @@ export function listSiteVersions(db: Kysely<Database>, siteId: string, before: n
 
 export function findSiteVersion(db: Kysely<Database>, siteId: string, version: number): Promise<SiteVersionRow | undefined> {
   return db.selectFrom('site_versions').selectAll().where('site_id', '=', siteId).where('version', '=', version).executeTakeFirst();
-}
-
-export function siteVersionToJson(row: SiteVersionRow, withSite: boolean): SiteVersionJson {
-  const recorded = JSON.parse(row.changes) as { changes: SiteChange[]; restored_from: number | null } & VersionReview;
-  const origin = originJson(row);
-  const json: SiteVersionJson = {
-    version: row.version,
-    created_at: row.created_at,
-    actor: origin.actor,
-    via: {
-      ...origin.via,
-      ...(recorded.change_request === undefined ? {} : { change_request: recorded.change_request }),
-      ...(recorded.review_bypassed === true ? { review_bypassed: true } : {}),
-    },
-    changes: recorded.changes,
-    restored_from: recorded.restored_from,
-  };
-  if (withSite) json.site = JSON.parse(row.site) as SiteVersionSiteJson;
-  return json;
 }

@@ -1,26 +1,13 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { Database } from '../db/schema.js';
-import { AppError, type FieldError } from '../errors.js';
-import { validationError } from '../http/validation-error.js';
+import { AppError, type FieldError, validationError } from '../errors.js';
 import { checkPasswordPolicy, NO_PASSWORD, type PasswordHasher } from '../passwords/passwords.js';
 import type { Clock } from '../lib/clock.js';
 import { newId } from '../lib/ids.js';
 import { findUserByEmail, insertUser, listUsers, type UserRow } from './queries.js';
-import { EMAIL_MAX_LENGTH, NAME_MAX_LENGTH, type UserJson } from './schema.js';
+import { EMAIL_MAX_LENGTH, NAME_MAX_LENGTH } from './schema.js';
 import { USER_ERRORS } from './errors.js';
 import { insertPersonalWorkspace } from '../memberships/queries.js';
-
-/** The user as every response shows it: never the password hash or token state. */
-export function userToJson(user: UserRow): UserJson {
-  return {
-    id: user.id,
-    email: user.email,
-    name: user.name,
-    email_verified: isEmailVerified(user),
-    has_password: hasPassword(user),
-    created_at: user.created_at,
-  };
-}
 
 export function hasPassword(user: UserRow): boolean {
   return user.password_hash !== NO_PASSWORD;

@@ -43,6 +43,16 @@ export async function findDelivery(db: Db, webhookId: string, deliveryId: string
 }
 
 /** The attempts of these deliveries, oldest first. */
+/** A delivery queued outside the outbox's publishing (a test event). */
+export async function insertDelivery(db: Db, row: Omit<DeliveryRow, 'seq'>): Promise<void> {
+  await db.insertInto('webhook_deliveries').values(row).execute();
+}
+
+/** A delivery sent again from its first attempt, due now. */
+export async function requeueDelivery(db: Db, deliveryId: string, now: string): Promise<void> {
+  await db.updateTable('webhook_deliveries').set({ status: 'pending', attempt_count: 0, next_attempt_at: now }).where('id', '=', deliveryId).execute();
+}
+
 export async function listAttempts(db: Db, deliveryIds: readonly string[]): Promise<AttemptRow[]> {
   if (deliveryIds.length === 0) return [];
   return db.selectFrom('webhook_attempts').selectAll().where('delivery_id', 'in', deliveryIds).orderBy('delivery_id').orderBy('id').execute();

@@ -1,9 +1,8 @@
 import { Type } from 'typebox';
 import { WEBHOOK_DELIVERIES_DEFAULT_LIMIT } from './contract.js';
 import type { Guard } from '../auth/guard.js';
-import type { RecentAuthentication } from '../auth/recent-authentication.js';
 import { changeOriginOf } from '../audit/origin.js';
-import { currentPrincipal, currentUser } from '../auth/principal.js';
+import { currentUser } from '../auth/principal.js';
 import { assertEmailVerified } from '../email-verification/service.js';
 import { ProblemSchema } from '../http/schema.js';
 import type { App } from '../http/types.js';
@@ -34,7 +33,7 @@ const errors = { 400: ProblemSchema, 401: ProblemSchema, 403: ProblemSchema, 404
  * secret, also need a recent sign-in: a borrowed session cannot quietly copy every change away.
  * Creating one or pointing it elsewhere needs a confirmed address too, as inviting does.
  */
-export function registerWebhookRoutes(app: App, deps: { guard: Guard; webhooks: WebhookService; sender: WebhookSender; recentAuthentication: RecentAuthentication }): void {
+export function registerWebhookRoutes(app: App, deps: { guard: Guard; webhooks: WebhookService; sender: WebhookSender }): void {
   // Every route here is of one workspace: closed to a member who lacks the second factor it requires.
   const onRequest = deps.guard.require('signed_in', { workspaceParam: 'id' });
   const { webhooks, sender } = deps;
@@ -60,7 +59,7 @@ export function registerWebhookRoutes(app: App, deps: { guard: Guard; webhooks: 
       },
     },
     async (request, reply) => {
-      deps.recentAuthentication.assert(currentPrincipal(request));
+      deps.guard.assertRecent(request);
       assertEmailVerified(currentUser(request));
       const webhook = await webhooks.create(changeOriginOf(request), request.params.id, request.body);
       return reply.code(201).header('location', `/api/v1/workspaces/${request.params.id}/webhooks/${webhook.id}`).send({ webhook });
@@ -88,7 +87,7 @@ export function registerWebhookRoutes(app: App, deps: { guard: Guard; webhooks: 
     },
     async (request) => {
       if (request.body.url !== undefined) {
-        deps.recentAuthentication.assert(currentPrincipal(request));
+        deps.guard.assertRecent(request);
         assertEmailVerified(currentUser(request));
       }
       const webhook = await webhooks.update(changeOriginOf(request), request.params.id, request.params.webhook_id, request.body);
@@ -120,7 +119,7 @@ export function registerWebhookRoutes(app: App, deps: { guard: Guard; webhooks: 
       },
     },
     async (request) => {
-      deps.recentAuthentication.assert(currentPrincipal(request));
+      deps.guard.assertRecent(request);
       return { webhook: await webhooks.rotateSecret(changeOriginOf(request), request.params.id, request.params.webhook_id) };
     },
   );

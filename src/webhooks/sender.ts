@@ -1,16 +1,17 @@
-import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import type { FastifyBaseLogger } from 'fastify';
-import { type Kysely, sql } from 'kysely';
+import type { Kysely } from 'kysely';
 import pLimit from 'p-limit';
 import { recordAuditEvent } from '../audit/queries.js';
+import type { BackgroundJob } from '../background/jobs.js';
+import { LeasedWork } from '../background/leased-work.js';
 import { SYSTEM } from '../audit/origin.js';
 import type { DialectName } from '../db/connect.js';
 import type { Database } from '../db/schema.js';
 import type { Clock } from '../lib/clock.js';
 import type { SecretBox } from '../lib/crypto.js';
 import { newId } from '../lib/ids.js';
-import { findAdminEmails } from '../memberships/queries.js';
+import { findAdminEmails, findWorkspaceName } from '../memberships/queries.js';
 import type { Mailer } from '../mail/mailer.js';
 import { webhookDisabledMessage } from '../mail/templates.js';
 import { OutboundError } from '../outbound/errors.js';
@@ -18,6 +19,7 @@ import { createGuardedFetch } from '../outbound/guarded-fetch.js';
 import type { AddressPolicy, Resolver } from '../outbound/network-guard.js';
 import { WEBHOOK_DISABLE_AFTER_DAYS, WEBHOOK_TIMEOUT_SECONDS } from './contract.js';
 import { displayUrl, webhookSecretContext, webhookTarget } from './service.js';
+import { clearFailingSince, type ClaimedDelivery, disableFailingWebhook, findDueDeliveries, findWebhookById, finishAttempt, insertAttempt, leaseDeliveries, setFailingSince } from './sender-queries.js';
 import { signatureHeader } from './signing.js';
 
 export const WEBHOOK_USER_AGENT = 'Siteward-webhooks/1.0';
@@ -66,17 +68,6 @@ export interface WebhookSenderDeps {
   onError: (error: unknown) => void;
 }
 
-interface Claimed {
-  id: string;
-  webhook_id: string;
-  attempt_count: number;
-  payload: string;
-  url: string;
-  secret: string;
-  previous_secret: string | null;
-  previous_secret_expires_at: string | null;
-}
-
 interface Attempt {
   at: Date;
   responseStatus: number | null;
@@ -93,101 +84,50 @@ interface Attempt {
  * webhook-id. Deliveries with the same order key (a site) go one at a time, in the order of their
  * changes; a failing one holds back the later ones of its site until it ends.
  */
-export class WebhookSender {
-  readonly #owner = randomUUID();
+export class WebhookSender implements BackgroundJob {
   readonly #options: WebhookSenderOptions;
-  #timer: NodeJS.Timeout | undefined;
-  #running: Promise<void> | undefined;
-  #closed = false;
+  readonly #work: LeasedWork<ClaimedDelivery>;
 
   constructor(
     private readonly deps: WebhookSenderDeps,
     options: Partial<WebhookSenderOptions> = {},
   ) {
     this.#options = { ...DEFAULT_SENDER_OPTIONS, ...options };
+    const claimLimit = this.#options.concurrency * 2;
+    this.#work = new LeasedWork(
+      deps,
+      {
+        due: (trx, now) => findDueDeliveries(trx, deps.dialect, now, claimLimit),
+        lease: leaseDeliveries,
+        handle: async (claimed) => {
+          const limit = pLimit(this.#options.concurrency);
+          await Promise.all(claimed.map((delivery) => limit(() => this.#deliver(delivery))));
+        },
+      },
+      this.#options,
+    );
   }
 
   start(): void {
-    this.#timer = setInterval(() => this.poke(), this.#options.pollIntervalMs);
-    this.#timer.unref();
+    this.#work.start();
   }
 
   /** Looks for due deliveries now, unless a look is under way. */
   poke(): void {
-    if (this.#closed || this.#running !== undefined) return;
-    this.#running = this.drain()
-      .then(() => undefined, this.deps.onError)
-      .finally(() => {
-        this.#running = undefined;
-      });
+    this.#work.poke();
   }
 
   /** Sends due deliveries until none is left; resolves with how many attempts were made. */
-  async drain(): Promise<number> {
-    let sent = 0;
-    const limit = pLimit(this.#options.concurrency);
-    while (!this.#closed) {
-      const claimed = await this.#claim(this.#options.concurrency * 2);
-      if (claimed.length === 0) break;
-      await Promise.all(claimed.map((delivery) => limit(() => this.#deliver(delivery))));
-      sent += claimed.length;
-    }
-    return sent;
+  drain(): Promise<number> {
+    return this.#work.drain();
   }
 
   /** Stops looking and waits for the attempts under way. */
-  async close(): Promise<void> {
-    this.#closed = true;
-    clearInterval(this.#timer);
-    await this.#running;
+  close(): Promise<void> {
+    return this.#work.close();
   }
 
-  async #claim(limit: number): Promise<Claimed[]> {
-    const now = this.deps.clock.now();
-    const nowText = now.toISOString();
-    return this.deps.db.transaction().execute(async (trx) => {
-      // Literal 'pending': the partial indexes on it are used only when the planner sees the value.
-      const pending = sql.lit<'pending'>('pending');
-      let query = trx
-        .selectFrom('webhook_deliveries as d')
-        .innerJoin('webhooks as w', 'w.id', 'd.webhook_id')
-        .select(['d.id', 'd.webhook_id', 'd.attempt_count', 'd.payload', 'w.url', 'w.secret', 'w.previous_secret', 'w.previous_secret_expires_at'])
-        .where('d.status', '=', pending)
-        .where('d.next_attempt_at', '<=', nowText)
-        .where((eb) => eb.or([eb('d.lease_until', 'is', null), eb('d.lease_until', '<', nowText)]))
-        .where('w.enabled', '=', 1)
-        .where((eb) =>
-          eb.not(
-            eb.exists(
-              eb
-                .selectFrom('webhook_deliveries as earlier')
-                .select('earlier.seq')
-                .whereRef('earlier.webhook_id', '=', 'd.webhook_id')
-                .whereRef('earlier.order_key', '=', 'd.order_key')
-                .where('earlier.status', '=', pending)
-                .whereRef('earlier.seq', '<', 'd.seq'),
-            ),
-          ),
-        )
-        .orderBy('d.seq')
-        .limit(limit);
-      if (this.deps.dialect === 'postgres') query = query.forUpdate('d').skipLocked();
-      const rows = await query.execute();
-      if (rows.length === 0) return [];
-      await trx
-        .updateTable('webhook_deliveries')
-        .set({ lease_owner: this.#owner, lease_until: new Date(now.getTime() + this.#options.leaseMs).toISOString() })
-        .where(
-          'id',
-          'in',
-          rows.map((row) => row.id),
-        )
-        .execute();
-      return rows;
-    });
-  }
-
-  async #deliver(delivery: Claimed): Promise<void> {
+  async #deliver(delivery: ClaimedDelivery): Promise<void> {
     const at = this.deps.clock.now();
     const started = performance.now();
     let responseStatus: number | null = null;
@@ -228,7 +168,7 @@ export class WebhookSender {
   }
 
   /** The current secret, and the one before a rotation while it still signs. */
-  #signingSecrets(delivery: Claimed, at: Date): string[] {
+  #signingSecrets(delivery: ClaimedDelivery, at: Date): string[] {
     const secrets = [this.deps.secrets.decrypt(delivery.secret, webhookSecretContext(delivery.webhook_id))];
     if (delivery.previous_secret !== null && delivery.previous_secret_expires_at !== null && Date.parse(delivery.previous_secret_expires_at) > at.getTime()) {
       secrets.push(this.deps.secrets.decrypt(delivery.previous_secret, webhookSecretContext(delivery.webhook_id)));
@@ -241,7 +181,7 @@ export class WebhookSender {
    * wait (with jitter, so receivers coming back are not met by every retry at once). A webhook
    * whose attempts have all failed for 3 days is turned off and its admins are told.
    */
-  async #record(delivery: Claimed, attempt: Attempt): Promise<void> {
+  async #record(delivery: ClaimedDelivery, attempt: Attempt): Promise<void> {
     const { db, clock } = this.deps;
     const atText = attempt.at.toISOString();
     const disabled = await db.transaction().execute(async (trx) => {
@@ -253,37 +193,27 @@ export class WebhookSender {
           : delay === undefined
             ? { status: 'failed' as const, next_attempt_at: null }
             : { status: 'pending' as const, next_attempt_at: new Date(clock.now().getTime() + withJitter(delay)).toISOString() };
-      const updated = await trx
-        .updateTable('webhook_deliveries')
-        .set({ ...next, attempt_count: attempts, lease_owner: null, lease_until: null })
-        .where('id', '=', delivery.id)
-        .where('lease_owner', '=', this.#owner)
-        .executeTakeFirst();
       // The lease ran out and another sender took the delivery (its outcome is the one that counts),
       // or the webhook was deleted meanwhile: nothing to record.
-      if (Number(updated.numUpdatedRows) === 0) return undefined;
-      await trx
-        .insertInto('webhook_attempts')
-        .values({ id: newId(attempt.at), delivery_id: delivery.id, at: atText, response_status: attempt.responseStatus, duration_ms: attempt.durationMs, error: attempt.error })
-        .execute();
+      if (!(await finishAttempt(trx, delivery.id, this.#work.owner, { ...next, attempt_count: attempts }))) return undefined;
+      await insertAttempt(trx, { id: newId(attempt.at), delivery_id: delivery.id, at: atText, response_status: attempt.responseStatus, duration_ms: attempt.durationMs, error: attempt.error });
       if (attempt.error === null) {
-        await trx.updateTable('webhooks').set({ failing_since: null }).where('id', '=', delivery.webhook_id).where('failing_since', 'is not', null).execute();
+        await clearFailingSince(trx, delivery.webhook_id);
         return undefined;
       }
-      const webhook = await trx.selectFrom('webhooks').selectAll().where('id', '=', delivery.webhook_id).executeTakeFirst();
+      const webhook = await findWebhookById(trx, delivery.webhook_id);
       if (webhook === undefined || webhook.enabled !== 1) return undefined;
       const failingSince = webhook.failing_since ?? atText;
-      if (webhook.failing_since === null) await trx.updateTable('webhooks').set({ failing_since: failingSince }).where('id', '=', webhook.id).execute();
+      if (webhook.failing_since === null) await setFailingSince(trx, webhook.id, failingSince);
       if (Date.parse(failingSince) > attempt.at.getTime() - WEBHOOK_DISABLE_AFTER_DAYS * DAY_MS) return undefined;
-      await trx.updateTable('webhooks').set({ enabled: 0, disabled_reason: 'failing', updated_at: clock.now().toISOString() }).where('id', '=', webhook.id).execute();
+      await disableFailingWebhook(trx, webhook.id, clock.now().toISOString());
       await recordAuditEvent(trx, clock, SYSTEM, {
         workspaceId: webhook.workspace_id,
         action: 'webhook.disabled',
         target: webhookTarget(webhook),
         details: { reason: 'failing', failing_since: failingSince },
       });
-      const workspace = await trx.selectFrom('workspaces').select('name').where('id', '=', webhook.workspace_id).executeTakeFirst();
-      return { webhook, failingSince, workspaceName: workspace?.name ?? '', admins: await findAdminEmails(trx, webhook.workspace_id) };
+      return { webhook, failingSince, workspaceName: (await findWorkspaceName(trx, webhook.workspace_id)) ?? '', admins: await findAdminEmails(trx, webhook.workspace_id) };
     });
     if (disabled === undefined) return;
     this.deps.log.info({ webhookId: disabled.webhook.id }, 'webhook turned off after failing for %d days', WEBHOOK_DISABLE_AFTER_DAYS);

@@ -3,8 +3,7 @@ import { recordAuditEvent } from '../audit/queries.js';
 import type { PersonOrigin } from '../audit/origin.js';
 import type { DialectName } from '../db/connect.js';
 import type { Database } from '../db/schema.js';
-import { AppError } from '../errors.js';
-import { validationError } from '../http/validation-error.js';
+import { AppError, validationError } from '../errors.js';
 import type { Clock } from '../lib/clock.js';
 import type { SecretBox } from '../lib/crypto.js';
 import { newId } from '../lib/ids.js';
@@ -13,23 +12,25 @@ import { findWorkspaceOf, lockWorkspaceOf } from '../memberships/queries.js';
 import { OUTBOUND_FAILURE, OutboundError } from '../outbound/errors.js';
 import { type AddressPolicy, AddressRefusedError, type Resolver, resolveAllowedAddresses } from '../outbound/network-guard.js';
 import { WEBHOOK_SECRET_OVERLAP_HOURS, WEBHOOK_TEST_EVENT, WEBHOOKS_PER_WORKSPACE } from './contract.js';
-import { SITE_ERRORS } from '../sites/errors.js';
+import { invalidCursor } from '../pagination/cursor.js';
 import { WEBHOOK_ERRORS } from './errors.js';
 import { webhookBody } from './outbox.js';
 import {
   countWebhooks,
-  type DeliveryRow,
   deleteWebhook,
   findDelivery,
   findWebhook,
+  insertDelivery,
   insertWebhook,
   listAttempts,
   listDeliveries,
   listWebhooks,
+  requeueDelivery,
   updateWebhook,
   type WebhookRow,
 } from './queries.js';
 import type { DeliveryJson, DeliveryPageJson, DeliveryWithPayloadJson, WebhookCreateJson, WebhookJson, WebhookUpdateJson, WebhookWithSecretJson } from './schema.js';
+import { deliveryToJson, webhookToJson } from './presenter.js';
 import { newWebhookSecret } from './signing.js';
 
 const HOUR_MS = 60 * 60 * 1000;
@@ -39,22 +40,6 @@ const URL_CHECK_TIMEOUT_MS = 3_000;
 /** Binds a secret's ciphertext to its webhook: copied into another row it does not decrypt. */
 export function webhookSecretContext(webhookId: string): string {
   return `webhook:${webhookId}:secret`;
-}
-
-export function webhookToJson(row: WebhookRow): WebhookJson {
-  return {
-    id: row.id,
-    workspace_id: row.workspace_id,
-    url: row.url,
-    description: row.description,
-    events: JSON.parse(row.events) as string[],
-    enabled: row.enabled === 1,
-    disabled_reason: row.disabled_reason === 'failing' ? 'failing' : null,
-    failing_since: row.failing_since,
-    previous_secret_expires_at: row.previous_secret_expires_at,
-    created_at: row.created_at,
-    updated_at: row.updated_at,
-  };
 }
 
 function webhookNotFound(): AppError {
@@ -200,7 +185,7 @@ export class WebhookService {
         lease_until: null,
         created_at: now.toISOString(),
       };
-      await trx.insertInto('webhook_deliveries').values(delivery).execute();
+      await insertDelivery(trx, delivery);
       return deliveryToJson(delivery, []);
     });
   }
@@ -212,7 +197,7 @@ export class WebhookService {
       let beforeSeq: number | undefined;
       if (cursor !== undefined) {
         const from = await findDelivery(trx, webhook.id, cursor);
-        if (from === undefined) throw invalidCursor();
+        if (from === undefined) throw invalidCursor('is not a delivery of this webhook');
         beforeSeq = from.seq;
       }
       // One row more than asked says whether another page follows.
@@ -258,7 +243,7 @@ export class WebhookService {
       const row = await findDelivery(trx, webhookId, deliveryId);
       if (row === undefined) throw deliveryNotFound();
       const now = this.deps.clock.now().toISOString();
-      await trx.updateTable('webhook_deliveries').set({ status: 'pending', attempt_count: 0, next_attempt_at: now }).where('id', '=', row.id).execute();
+      await requeueDelivery(trx, row.id, now);
       return deliveryToJson({ ...row, status: 'pending', attempt_count: 0, next_attempt_at: now }, await listAttempts(trx, [row.id]));
     });
   }
@@ -320,12 +305,6 @@ function withTimeout(resolver: Resolver, ms: number): Resolver {
     ]);
 }
 
-function invalidCursor(): AppError {
-  return new AppError(400, SITE_ERRORS.INVALID_CURSOR, '/querystring/cursor: is not a delivery of this webhook; start again without it', {
-    errors: [{ path: '/querystring/cursor', message: 'is not a delivery of this webhook' }],
-  });
-}
-
 /** The webhook as the audit log names it: by its URL without the query. */
 export function webhookTarget(row: Pick<WebhookRow, 'id' | 'url'>): { type: 'webhook'; id: string; name: string } {
   return { type: 'webhook', id: row.id, name: displayUrl(row.url) };
@@ -341,15 +320,3 @@ export function displayUrl(url: string): string {
   }
 }
 
-export function deliveryToJson(row: Omit<DeliveryRow, 'seq'>, attempts: ReadonlyArray<{ delivery_id: string; at: string; response_status: number | null; duration_ms: number; error: string | null }>): DeliveryJson {
-  return {
-    id: row.id,
-    event_type: row.event_type,
-    status: row.status,
-    created_at: row.created_at,
-    attempts: attempts
-      .filter((attempt) => attempt.delivery_id === row.id)
-      .map((attempt) => ({ at: attempt.at, response_status: attempt.response_status, duration_ms: attempt.duration_ms, error: attempt.error })),
-    next_attempt_at: row.status === 'pending' ? row.next_attempt_at : null,
-  };
-}

@@ -15,7 +15,7 @@ import { defaultAddressPolicy } from '../outbound/network-guard.js';
 import { RateLimiter } from '../rate-limit/rate-limit.js';
 import { AUTH_ERRORS } from '../auth/errors.js';
 import { EMAIL_VERIFICATION_ERRORS } from '../email-verification/errors.js';
-import { WORKSPACE_ERRORS } from '../workspaces/errors.js';
+import { WORKSPACE_ERRORS } from '../memberships/errors.js';
 import { WorkspaceService } from '../workspaces/service.js';
 import { WEBHOOK_EVENT_TYPES, WEBHOOKS_PER_WORKSPACE } from './contract.js';
 import { WEBHOOK_ERRORS } from './errors.js';

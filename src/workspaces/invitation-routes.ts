@@ -6,7 +6,6 @@ import { assertSameOrigin } from '../auth/csrf.js';
 import { AUTH_ERRORS } from '../auth/errors.js';
 import type { Guard, Principal } from '../auth/guard.js';
 import { currentPrincipal, currentUser } from '../auth/principal.js';
-import type { RecentAuthentication } from '../auth/recent-authentication.js';
 import { AppError } from '../errors.js';
 import { ProblemSchema } from '../http/schema.js';
 import type { App } from '../http/types.js';
@@ -20,14 +19,13 @@ import {
 import { sendPage } from '../pages/layout.js';
 import { requestOrigin, type SecurityEvents } from '../security/events.js';
 import { normalizeEmail } from '../users/service.js';
-import { WORKSPACE_ERRORS } from './errors.js';
+import { WORKSPACE_ERRORS } from '../memberships/errors.js';
 import type { AcceptedInvitation, InvitationService } from './invitations.js';
 import { InvitationAcceptBody, InvitationCreateBody, InvitationEnvelope, InvitationList, InvitationParams, WorkspaceEnvelope, WorkspaceParams } from './schema.js';
 
 export interface InvitationRouteDeps {
   guard: Guard;
   invitations: InvitationService;
-  recentAuthentication: RecentAuthentication;
   securityEvents: SecurityEvents;
   publicOrigin: string;
   /** Whether the accept page may offer to create an account (SIGNUP). */
@@ -65,8 +63,7 @@ export function registerInvitationRoutes(app: App, deps: InvitationRouteDeps): v
       },
     },
     async (request, reply) => {
-      const principal = currentPrincipal(request);
-      const invitation = await invitations.create(changeOriginOf(request), request.params.id, request.body.email, request.body.role, () => deps.recentAuthentication.assert(principal));
+      const invitation = await invitations.create(changeOriginOf(request), request.params.id, request.body.email, request.body.role, deps.guard.isRecent(request));
       return reply.code(201).send({ invitation });
     },
   );

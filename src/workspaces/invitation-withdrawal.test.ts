@@ -4,7 +4,7 @@ import { buildTestApp, createUserAsOperator, type SignedUpUser, signUpConfirmed,
 import { assertProblem, type HttpClient, listenOnLoopback } from '../../test/http.js';
 import { startSmtpServer, type TestSmtpServer } from '../../test/smtp.js';
 import type { WorkspaceRole } from '../memberships/permissions.js';
-import { WORKSPACE_ERRORS } from './errors.js';
+import { WORKSPACE_ERRORS } from '../memberships/errors.js';
 import { WorkspaceService } from './service.js';
 
 /**

@@ -5,10 +5,11 @@ import type { LightMyRequestResponse } from 'fastify';
 import { buildTestApp, createAccessToken, sessionCookie, signUp, signUpConfirmed, type SignedUpUser, STRONG_PASSWORD, type TestApp } from '../../test/helpers.js';
 import { startSmtpServer, type ReceivedMail, type TestSmtpServer } from '../../test/smtp.js';
 import { AUTH_ERRORS } from '../auth/errors.js';
+import { RATE_LIMIT_ERRORS } from '../rate-limit/errors.js';
 import { EMAIL_VERIFICATION_ERRORS } from '../email-verification/errors.js';
 import { sha256 } from '../lib/crypto.js';
 import type { WorkspaceRole } from '../memberships/permissions.js';
-import { WORKSPACE_ERRORS } from './errors.js';
+import { WORKSPACE_ERRORS } from '../memberships/errors.js';
 import { WorkspaceService } from './service.js';
 
 /**
@@ -204,7 +205,7 @@ describe('inviting', () => {
     const answers = await Promise.all(Array.from({ length: 25 }, (_, index) => invite(workspace, owner.bearer, `person${index}@example.com`)));
     assert.equal(answers.filter((answer) => answer.status === 201).length, 20);
     for (const answer of answers.filter((candidate) => candidate.status !== 201)) {
-      assertProblem(answer, 429, AUTH_ERRORS.RATE_LIMITED);
+      assertProblem(answer, 429, RATE_LIMIT_ERRORS.RATE_LIMITED);
       assert.ok(Number(answer.headers.get('retry-after')) > 0);
     }
     assert.equal((await t.database.db.selectFrom('invitations').select('id').execute()).length, 20);

@@ -1,3 +1,4 @@
+import { reauthenticationRequired } from '../auth/recent-authentication.js';
 import type { Kysely } from 'kysely';
 import { TOKEN_SHAPE } from '../auth/magic-link.js';
 import type { Cache } from '../cache/cache.js';
@@ -5,8 +6,7 @@ import type { DialectName } from '../db/connect.js';
 import type { Database } from '../db/schema.js';
 import { markEmailVerified } from '../email-verification/queries.js';
 import { assertEmailVerified } from '../email-verification/service.js';
-import { AppError } from '../errors.js';
-import { validationError } from '../http/validation-error.js';
+import { AppError, validationError } from '../errors.js';
 import type { Clock } from '../lib/clock.js';
 import { randomToken, sha256 } from '../lib/crypto.js';
 import { newId } from '../lib/ids.js';
@@ -22,7 +22,7 @@ import { RATE_LIMITS, type RateLimiter } from '../rate-limit/rate-limit.js';
 import { USER_ERRORS } from '../users/errors.js';
 import { findUserByEmail, findUserById, type UserRow } from '../users/queries.js';
 import { checkEmail, normalizeEmail } from '../users/service.js';
-import { WORKSPACE_ERRORS } from './errors.js';
+import { WORKSPACE_ERRORS } from '../memberships/errors.js';
 import type { LinkRefusal } from '../security/event-types.js';
 import {
   consumeInvitation,
@@ -82,18 +82,18 @@ export class InvitationService {
 
   /**
    * Invites an address with a role (admins; an owner only by an owner; admin or owner only after
-   * `assertRecent`) and
+   * a recent sign-in, `recentlyAuthenticated`) and
    * mails it the link. A pending invitation of the same address to the workspace is withdrawn: the
    * newest mail is the one that works.
    */
-  async create(origin: PersonOrigin, workspaceId: string, emailInput: string, role: WorkspaceRole, assertRecent: () => void): Promise<InvitationJson> {
+  async create(origin: PersonOrigin, workspaceId: string, emailInput: string, role: WorkspaceRole, recentlyAuthenticated: boolean): Promise<InvitationJson> {
     const userId = origin.actor.id;
     const { db, dialect, clock } = this.deps;
     const email = normalizeEmail(emailInput);
     const invalid = checkEmail(email);
     if (invalid.length > 0) throw validationError(invalid);
     const workspace = await findWorkspaceOf(db, userId, workspaceId);
-    this.#assertMayInvite(workspace?.role, role, assertRecent);
+    this.#assertMayInvite(workspace?.role, role, recentlyAuthenticated);
     // Read afresh: the request's principal may be cached from before a verification.
     const inviter = await findUserById(db, userId);
     if (inviter === undefined) throw new AppError(404, USER_ERRORS.USER_NOT_FOUND, 'This account no longer exists.');
@@ -120,7 +120,7 @@ export class InvitationService {
     const workspaceName = await db.transaction().execute(async (trx) => {
       // The role again, under the workspace's lock: one lowered meanwhile is the one that counts.
       const locked = await lockWorkspaceOf(trx, dialect, userId, workspaceId);
-      this.#assertMayInvite(locked?.role, role, assertRecent);
+      this.#assertMayInvite(locked?.role, role, recentlyAuthenticated);
       const invited = await findUserByEmail(trx, email);
       if (invited !== undefined && (await findRole(trx, workspaceId, invited.id)) !== undefined) {
         throw new AppError(409, WORKSPACE_ERRORS.ALREADY_MEMBER, 'This address belongs to a member of the workspace already; change their role instead.');
@@ -229,9 +229,9 @@ export class InvitationService {
    * Inviting is managing members; inviting an owner is making one (owners only). Inviting an admin
    * or owner grants administration: recently signed in only.
    */
-  #assertMayInvite(callerRole: WorkspaceRole | undefined, role: WorkspaceRole, assertRecent: () => void): void {
+  #assertMayInvite(callerRole: WorkspaceRole | undefined, role: WorkspaceRole, recentlyAuthenticated: boolean): void {
     assertCan(callerRole, 'invitation.manage', workspaceNotFound);
     if (role === 'owner') assertCan(callerRole, 'owner.grant', workspaceNotFound);
-    if (grantsAdministration(undefined, role)) assertRecent();
+    if (grantsAdministration(undefined, role) && !recentlyAuthenticated) throw reauthenticationRequired();
   }
 }

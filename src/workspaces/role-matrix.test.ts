@@ -3,7 +3,7 @@ import { afterEach, beforeEach, test } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
 import { buildTestApp, createSite, signUp, type SignedUpUser, type TestApp } from '../../test/helpers.js';
 import { SITE_ERRORS } from '../sites/errors.js';
-import { WORKSPACE_ERRORS } from './errors.js';
+import { WORKSPACE_ERRORS } from '../memberships/errors.js';
 import { PERMISSIONS, WORKSPACE_ROLES, type WorkspaceAction, type WorkspaceRole } from '../memberships/permissions.js';
 import { WorkspaceService } from './service.js';
 

@@ -1,7 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { Guard } from '../auth/guard.js';
-import type { RecentAuthentication } from '../auth/recent-authentication.js';
 import { changeOriginOf } from '../audit/origin.js';
 import { currentPrincipal, currentUser } from '../auth/principal.js';
 import { ProblemSchema } from '../http/schema.js';
@@ -41,7 +40,7 @@ async function trimName(request: FastifyRequest): Promise<void> {
  */
 export function registerWorkspaceRoutes(
   app: App,
-  deps: { guard: Guard; workspaces: WorkspaceService; recentAuthentication: RecentAuthentication; twoFactorNotices: TwoFactorRequirementNotices },
+  deps: { guard: Guard; workspaces: WorkspaceService; twoFactorNotices: TwoFactorRequirementNotices },
 ): void {
   const onRequest = deps.guard.require('signed_in');
   // A route of one workspace: closed to a member who lacks the second factor it requires.
@@ -138,9 +137,7 @@ export function registerWorkspaceRoutes(
       },
     },
     async (request) => {
-      const principal = currentPrincipal(request);
-      const assertRecent = () => deps.recentAuthentication.assert(principal);
-      return { member: await workspaces.changeRole(changeOriginOf(request), request.params.id, request.params.user_id, request.body.role, assertRecent) };
+      return { member: await workspaces.changeRole(changeOriginOf(request), request.params.id, request.params.user_id, request.body.role, deps.guard.isRecent(request)) };
     },
   );
 

@@ -1,3 +1,4 @@
+import { reauthenticationRequired } from '../auth/recent-authentication.js';
 import type { Kysely, Transaction } from 'kysely';
 import type { Cache } from '../cache/cache.js';
 import type { DialectName } from '../db/connect.js';
@@ -11,7 +12,7 @@ import { COMMAND_LINE, type ChangeOrigin, type PersonOrigin } from '../audit/ori
 import { findUserById } from '../users/queries.js';
 import { hasSecondFactor } from '../auth/queries.js';
 import { membershipsTag, workspaceSitesTag, workspaceTag } from '../memberships/changes.js';
-import { WORKSPACE_ERRORS } from './errors.js';
+import { WORKSPACE_ERRORS } from '../memberships/errors.js';
 import { assertCan, grantsAdministration, memberChangeAction, workspaceNotFound, type WorkspaceRole } from '../memberships/permissions.js';
 import { withdrawInvitationsBeyondRole } from './invitation-withdrawal.js';
 import { memberToJson, workspaceToJson } from './presenter.js';
@@ -172,16 +173,16 @@ export class WorkspaceService {
   /**
    * Gives a member another role. Admins manage members below owner; making or unmaking an owner
    * is for owners; the last owner cannot be demoted, nor the person whose personal workspace it is.
-   * Raising someone to admin or owner grants administration: only after `assertRecent`.
+   * Raising someone to admin or owner grants administration: only by a caller `recentlyAuthenticated`.
    */
-  async changeRole(origin: PersonOrigin, workspaceId: string, memberId: string, role: WorkspaceRole, assertRecent: () => void): Promise<MemberJson> {
+  async changeRole(origin: PersonOrigin, workspaceId: string, memberId: string, role: WorkspaceRole, recentlyAuthenticated: boolean): Promise<MemberJson> {
     const userId = origin.actor.id;
     return this.#locked(userId, workspaceId, [membershipsTag(memberId)], async (trx, workspace) => {
       assertCan(workspace.role, 'member.read', workspaceNotFound);
       const current = await findRole(trx, workspaceId, memberId);
       if (current === undefined) throw memberNotFound();
       assertCan(workspace.role, memberChangeAction(current, role), workspaceNotFound);
-      if (grantsAdministration(current, role)) assertRecent();
+      if (grantsAdministration(current, role) && !recentlyAuthenticated) throw reauthenticationRequired();
       if (current === 'owner' && role !== 'owner') await this.#keepOwnership(trx, workspace, memberId);
       const member = (await listMembers(trx, userId, workspaceId)).find((row) => row.user_id === memberId);
       if (member === undefined) throw memberNotFound();

@@ -7,7 +7,7 @@ import { startSmtpServer, type TestSmtpServer } from '../../test/smtp.js';
 import { type CreationOptions, SoftwareAuthenticator } from '../../test/software-authenticator.js';
 import { AUTH_ERRORS } from '../auth/errors.js';
 import type { WorkspaceRole } from '../memberships/permissions.js';
-import { WORKSPACE_ERRORS } from './errors.js';
+import { WORKSPACE_ERRORS } from '../memberships/errors.js';
 import { WorkspaceService } from './service.js';
 
 /**

@@ -4,7 +4,7 @@ import type { LightMyRequestResponse } from 'fastify';
 import { buildTestApp, createAccessToken, createSite, createUserAsOperator, sessionCookie, signUp, type SignedUpUser, STRONG_PASSWORD, type TestApp } from '../../test/helpers.js';
 import { AUTH_ERRORS } from '../auth/errors.js';
 import { SITE_ERRORS } from '../sites/errors.js';
-import { WORKSPACE_ERRORS } from './errors.js';
+import { WORKSPACE_ERRORS } from '../memberships/errors.js';
 import { MAX_WORKSPACES_PER_USER, WorkspaceService } from './service.js';
 import type { WorkspaceRole } from '../memberships/permissions.js';
 

@@ -1,4 +1,4 @@
-import { WORKSPACE_ERRORS } from '@server/workspaces/errors';
+import { WORKSPACE_ERRORS } from '@server/memberships/errors';
 import { ApiError } from '../api/errors';
 import { Link } from '../router';
 import { Alert } from './Alert';

@@ -1,7 +1,7 @@
 // The site editor's frame, in small parts: the heading, the row of sections, the save bar and the
 // summary of a refused save. Each reads what it shows from the editor's state (useSiteEditor).
 import { useEffect, useRef } from 'react';
-import { WORKSPACE_ERRORS } from '@server/workspaces/errors';
+import { WORKSPACE_ERRORS } from '@server/memberships/errors';
 import { ApiError, errorMessage, type FieldError } from '../api/errors';
 import type { Site } from '../api/types';
 import { COLOR_PATTERN } from '../color';

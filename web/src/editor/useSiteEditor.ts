@@ -5,7 +5,7 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef, useState } from 'react';
 import { type FieldNamesMarkedBoolean, useForm } from 'react-hook-form';
 import type { ConflictResolution } from '@server/change-requests/contract';
-import { CHANGE_REQUEST_ERRORS } from '@server/change-requests/errors';
+import { SITE_ERRORS } from '@server/sites/errors';
 import type { SettingsField } from '@server/sites/contract';
 import type { PartnerDraft } from '@server/sites/schema';
 import type { ChangeRequest } from '../api/changeRequests';
@@ -82,7 +82,7 @@ export function useSiteEditor({ siteId, loaded, readOnly, sectionId, propose }: 
       if (isConflict(error)) fetchingTheirs.mutate();
       if (error instanceof ApiError && !isConflict(error)) focusFirstInvalid(siteId, sectionId, error.errors);
       // The workspace began requiring review while this editor was open: Save becomes Propose.
-      if (error instanceof ApiError && error.code === CHANGE_REQUEST_ERRORS.REVIEW_REQUIRED) void queryClient.invalidateQueries({ queryKey: queryKeys.workspaces.list() });
+      if (error instanceof ApiError && error.code === SITE_ERRORS.REVIEW_REQUIRED) void queryClient.invalidateQueries({ queryKey: queryKeys.workspaces.list() });
     },
   });
   const checking = useMutation({

@@ -2,7 +2,7 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useId, useState } from 'react';
 import { useForm } from 'react-hook-form';
 import { REVIEW_APPROVALS_MAX, REVIEW_APPROVALS_MIN, WORKSPACE_NAME_MAX_LENGTH } from '@server/workspaces/contract';
-import { WORKSPACE_ERRORS } from '@server/workspaces/errors';
+import { WORKSPACE_ERRORS } from '@server/memberships/errors';
 import { ApiError, errorMessage } from '../api/errors';
 import { Alert } from '../components/Alert';
 import { Button } from '../components/Button';

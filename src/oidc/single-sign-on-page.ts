@@ -1,12 +1,14 @@
 import { AUTH_ERRORS } from '../auth/errors.js';
-import { OIDC_ERRORS } from '../oidc/errors.js';
-import { escapeHtml, page } from './layout.js';
+import { RATE_LIMIT_ERRORS } from '../rate-limit/errors.js';
+import { OIDC_ERRORS } from './errors.js';
+import { escapeHtml } from '../lib/html.js';
+import { page } from '../pages/layout.js';
 
 /** The failures of a sign-in through a provider that end on a page of ours: their codes. */
 export type SingleSignOnFailure =
   | (typeof OIDC_ERRORS)[Exclude<keyof typeof OIDC_ERRORS, 'IDENTITY_NOT_FOUND' | 'LAST_SIGN_IN_METHOD'>]
   | typeof AUTH_ERRORS.SIGNUP_CLOSED
-  | typeof AUTH_ERRORS.RATE_LIMITED;
+  | typeof RATE_LIMIT_ERRORS.RATE_LIMITED;
 
 export interface SingleSignOnPageContext {
   /** The provider's button text; undefined when the provider is not configured. */
@@ -75,7 +77,7 @@ function describe(failure: SingleSignOnFailure, provider: string, retryAfterSeco
         title: 'No account for this address',
         text: '<p>There is no Siteward account for the address your provider gave, and this server does not let new people sign up. Ask an administrator for an account or an invitation.</p>',
       };
-    case AUTH_ERRORS.RATE_LIMITED: {
+    case RATE_LIMIT_ERRORS.RATE_LIMITED: {
       const minutes = Math.max(1, Math.ceil(retryAfterSeconds / 60));
       return { title: 'Too many sign-ins', text: `<p>Too many sign-ins were started from here. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.</p>` };
     }

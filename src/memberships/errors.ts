@@ -1,4 +1,4 @@
-/** Error codes of workspaces, their members and invitations. Values are the wire's `code`. No imports: the dashboard imports this list too. */
+/** Error codes of workspaces, their members and invitations. Values are the wire's `code`. No imports: the dashboard imports this list too. Here, below workspaces/, because the permission checks every feature makes raise them. */
 export const WORKSPACE_ERRORS = {
   WORKSPACE_NOT_FOUND: 'workspace_not_found',
   MEMBER_NOT_FOUND: 'member_not_found',
