@@ -6,6 +6,8 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify from 'fastify';
 import { sql } from 'kysely';
 import type { DestinationStream } from 'pino';
+import { registerAdminRoutes } from './admin/routes.js';
+import { AdminService } from './admin/service.js';
 import { registerAuditRoutes } from './audit/routes.js';
 import { AuditLog } from './audit/service.js';
 import { LastUseRecorder } from './auth/access-token-last-use.js';
@@ -308,6 +310,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   const invitations = new InvitationService({ db, dialect: database.dialect, clock, cache, limiter, mailer, publicUrl: config.publicUrl });
   registerInvitationRoutes(app, { guard, invitations, recentAuthentication, securityEvents, publicOrigin: config.publicOrigin, signupOpen: config.signup === 'open', singleSignOnProviders: () => oidcProviders.list() });
   registerAuditRoutes(app, { guard, auditLog: new AuditLog({ db }) });
+  registerAdminRoutes(app, { guard, admin: new AdminService({ db, dialect: database.dialect, clock, cache }), sessions, recentAuthentication, securityEvents });
   const outboundPolicy = defaultAddressPolicy(config.outboundAllowPrivateNetworks);
   const webhooks = new WebhookService({ db, dialect: database.dialect, clock, secrets, policy: outboundPolicy, resolver: systemResolver });
   // Every app server sends the outbox; each attempt is claimed by one of them (src/webhooks/sender.ts).

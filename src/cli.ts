@@ -11,17 +11,23 @@ import { userToJson, UserService } from './users/service.js';
 import { isWorkspaceRole, WORKSPACE_ROLES } from './memberships/permissions.js';
 import { listAllWorkspaces } from './memberships/queries.js';
 import { WorkspaceService } from './workspaces/service.js';
+import { AdminService } from './admin/service.js';
+import { BackupError, backupSqlite, restoreSqlite } from './backup/sqlite-backup.js';
 
 const USAGE = `Usage: npm run cli -- <command> [options]
 
 Commands:
   users:create --email E --password P [--name N] [--json]   create a user (works when SIGNUP=closed)
   users:list [--json]                                       list users
+  users:promote --email E [--json]                          make the user an instance administrator (the Admin area)
+  users:demote --email E [--json]                           take it back; the last enabled administrator stays
   workspaces:list [--json]                                  list workspaces, whose personal one, how many members
   workspaces:add-member --workspace ID --email E --role R   add a user to a workspace (R: ${WORKSPACE_ROLES.join(', ')})
+  backup --to FILE [--json]                                 copy the SQLite database while servers run (PostgreSQL: pg_dump)
+  restore --from FILE [--json]                              restore a backup into DATA_DIR; every server must be stopped
 `;
 
-const COMMANDS = ['users:create', 'users:list', 'workspaces:list', 'workspaces:add-member'];
+const COMMANDS = ['users:create', 'users:list', 'users:promote', 'users:demote', 'workspaces:list', 'workspaces:add-member', 'backup', 'restore'];
 
 /** Administrative commands against the configured database. Exit codes: 0 done, 1 failed, 2 usage. */
 async function main(argv: string[]): Promise<number> {
@@ -34,6 +40,8 @@ async function main(argv: string[]): Promise<number> {
       name: { type: 'string' },
       workspace: { type: 'string' },
       role: { type: 'string' },
+      to: { type: 'string' },
+      from: { type: 'string' },
       json: { type: 'boolean', default: false },
     },
     strict: true,
@@ -47,12 +55,33 @@ async function main(argv: string[]): Promise<number> {
     process.stderr.write(`users:create needs --email and --password.\n\n${USAGE}`);
     return 2;
   }
+  if ((command === 'users:promote' || command === 'users:demote') && values.email === undefined) {
+    process.stderr.write(`${command} needs --email.\n\n${USAGE}`);
+    return 2;
+  }
   if (command === 'workspaces:add-member' && (values.workspace === undefined || values.email === undefined || values.role === undefined || !isWorkspaceRole(values.role))) {
     process.stderr.write(`workspaces:add-member needs --workspace, --email and --role (${WORKSPACE_ROLES.join(', ')}).\n\n${USAGE}`);
     return 2;
   }
 
+  if ((command === 'backup' && values.to === undefined) || (command === 'restore' && values.from === undefined)) {
+    process.stderr.write(`${command} needs ${command === 'backup' ? '--to FILE' : '--from FILE'}.\n\n${USAGE}`);
+    return 2;
+  }
+
   const config = loadConfig(process.env);
+  if (command === 'backup' || command === 'restore') {
+    // Before the database is opened: a restore must not find (or make) a connection of its own there.
+    if (config.database.kind !== 'sqlite') throw new BackupError(`DATABASE_URL names PostgreSQL: use pg_dump and pg_restore (docs/deployment.md, Backups)`);
+    const summary =
+      command === 'backup'
+        ? { ...(await backupSqlite(config.database.file, values.to ?? '')), previous: null }
+        : await restoreSqlite(config.database.file, values.from ?? '', systemClock.now());
+    if (values.json) process.stdout.write(`${JSON.stringify(summary)}\n`);
+    else if (command === 'backup') process.stdout.write(`Backed up ${summary.pages} pages (${summary.bytes} bytes) to ${summary.file}\n`);
+    else process.stdout.write(`Restored ${summary.file} (${summary.bytes} bytes)${summary.previous === null ? '' : `; the database it replaced is kept as ${summary.previous}`}\n`);
+    return 0;
+  }
   const database = openDatabase(config.database);
   try {
     await migrate(database);
@@ -60,6 +89,16 @@ async function main(argv: string[]): Promise<number> {
     if (command === 'users:create') {
       const user = userToJson(await users.createUser({ email: values.email ?? '', password: values.password ?? '', name: values.name }, { emailVerified: true }));
       process.stdout.write(values.json ? `${JSON.stringify({ user })}\n` : `Created user ${user.email} (${user.id})\n`);
+    } else if (command === 'users:promote' || command === 'users:demote') {
+      // The servers learn of the change from the database (change-feed.ts); this process keeps nothing.
+      const admin = new AdminService({ db: database.db, dialect: database.dialect, clock: systemClock, cache: new Cache({ feed: NO_CHANGE_FEED, maxBytes: 0 }) });
+      const promote = command === 'users:promote';
+      const email = values.email ?? '';
+      const { userId, changed } = promote ? await admin.promote(email) : await admin.demote(email);
+      const result = { user_id: userId, instance_admin: promote, changed };
+      if (values.json) process.stdout.write(`${JSON.stringify(result)}\n`);
+      else if (!changed) process.stdout.write(`${email} ${promote ? 'is already' : 'was not'} an instance administrator\n`);
+      else process.stdout.write(`${email} ${promote ? 'is now' : 'is no longer'} an instance administrator\n`);
     } else if (command === 'workspaces:list') {
       const list = (await listAllWorkspaces(database.db)).map((row) => ({
         id: row.id,
@@ -97,7 +136,7 @@ async function main(argv: string[]): Promise<number> {
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (error: unknown) => {
-    if (error instanceof AppError || error instanceof ConfigError) {
+    if (error instanceof AppError || error instanceof ConfigError || error instanceof BackupError) {
       process.stderr.write(`error: ${error instanceof AppError ? error.detail : error.message}\n`);
     } else if (error instanceof TypeError && 'code' in error && String(error.code).startsWith('ERR_PARSE_ARGS')) {
       process.stderr.write(`${error.message}\n\n${USAGE}`);

@@ -2,6 +2,7 @@ import { buildApp } from './app.js';
 import { ConfigError, loadConfig } from './config.js';
 import { openDatabase } from './db/connect.js';
 import { migrate } from './db/migrate.js';
+import { BackupError, holdServerLock } from './backup/sqlite-backup.js';
 
 /** The process entry: configuration, database, listen, and a graceful close on SIGTERM/SIGINT. */
 async function main(): Promise<void> {
@@ -16,6 +17,17 @@ async function main(): Promise<void> {
     throw error;
   }
 
+  // Held while this server runs: `restore` refuses to replace a database a server uses (src/backup/).
+  let serverLock: { release: () => void } | undefined;
+  if (config.database.kind === 'sqlite') {
+    try {
+      serverLock = holdServerLock(config.database.file);
+    } catch (error) {
+      if (!(error instanceof BackupError)) throw error;
+      process.stderr.write(`siteward: ${error.message}\n`);
+      process.exit(1);
+    }
+  }
   const database = openDatabase(config.database);
   await migrate(database);
   const app = await buildApp({ config, database });
@@ -29,6 +41,7 @@ async function main(): Promise<void> {
     const timer = setTimeout(() => process.exit(1), 10_000).unref();
     await app.close();
     await database.close();
+    serverLock?.release();
     clearTimeout(timer);
     process.exit(0);
   };

@@ -4,6 +4,7 @@
 // under a key (queryClient.setQueryData) does not compile.
 import { infiniteQueryOptions, queryOptions, useInfiniteQuery, useQuery } from '@tanstack/react-query';
 import { fetchAccessTokens } from './api/accessTokens';
+import { fetchAdminUsers } from './api/admin';
 import { ApiError } from './api/errors';
 import { AUTH_ERRORS } from '@server/auth/errors';
 import { fetchAccount, fetchIdentities, fetchPasskeys, fetchPendingEmailChange, fetchSecurityEvents, fetchSessions, fetchTotpStatus } from './api/account';
@@ -221,3 +222,13 @@ export const useSiteVersions = (siteId: string) => useInfiniteQuery(siteVersions
 export const usePartnerChecks = (siteId: string) => useQuery(partnerChecksQuery(siteId));
 export const useSiteInstall = (siteId: string) => useQuery(siteInstallQuery(siteId));
 export const useTrash = () => useInfiniteQuery(trashQuery());
+
+// ---- The Admin area (instance administrators) ----
+
+export const adminUsersQuery = (query: string) =>
+  infiniteQueryOptions({
+    queryKey: queryKeys.admin.users(query),
+    queryFn: ({ pageParam, signal }) => fetchAdminUsers(query, pageParam, signal),
+    initialPageParam: firstPage,
+    getNextPageParam: nextCursor,
+  });

@@ -29,6 +29,7 @@ function everyKey(id: string): Array<[string, readonly unknown[]]> {
     ['sites.versions', queryKeys.sites.versions(id)],
     ['sites.partnerChecks', queryKeys.sites.partnerChecks(id)],
     ['trash.list', queryKeys.trash.list()],
+    ['admin.users', queryKeys.admin.users(id)],
   ];
 }
 
