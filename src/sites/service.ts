@@ -306,12 +306,30 @@ export class SiteService {
     const targetId = workspaceId ?? caller.workspaceId ?? (await findPersonalWorkspaceId(this.deps.db, userId));
     if (targetId === undefined || (caller.workspaceId !== null && targetId !== caller.workspaceId)) throw workspaceNotFound();
     assertTwoFactorMet(caller.twoFactorMissingIn, targetId);
-    const now = this.deps.clock.now().toISOString();
-    const empty: SiteRow = {
-      id: newId(this.deps.clock.now()),
-      workspace_id: targetId,
+    const empty = this.#emptyRow(targetId, userId, input.name, this.deps.clock.now());
+    const row: SiteRow = { ...empty, ...this.#changes(empty, input), version: 1 };
+    try {
+      await this.deps.db.transaction().execute(async (trx) => {
+        // The membership stays locked until the site is in: a removal or demotion waits for it.
+        assertCan(await lockRole(trx, this.deps.dialect, targetId, userId), 'site.create', workspaceNotFound);
+        await this.#insertCreated(trx, origin, empty, row);
+      });
+    } finally {
+      // Reported whether or not the statement claims success: a commit whose answer was lost
+      // still changed the pages. Forgetting too much only costs a read.
+      this.deps.cache.invalidate(siteChangeTags(targetId));
+    }
+    return row;
+  }
+
+  /** A new site's row before the input is merged in: the defaults, a new id and public key. */
+  #emptyRow(workspaceId: string, userId: string | null, name: string, at: Date): SiteRow {
+    const now = at.toISOString();
+    return {
+      id: newId(at),
+      workspace_id: workspaceId,
       user_id: userId,
-      name: input.name,
+      name,
       color: DEFAULT_COLOR,
       ai_settings: '',
       email_settings: '',
@@ -332,23 +350,53 @@ export class SiteService {
       previous_public_key: null,
       previous_public_key_expires_at: null,
     };
+  }
+
+  /** The new site, its first version, its audit event and its webhook, in the caller's transaction. */
+  async #insertCreated(trx: Transaction<Database>, origin: ChangeOrigin, empty: SiteRow, row: SiteRow): Promise<void> {
+    await insertSite(trx, row);
+    const changes = siteChanges({ ...empty, name: '' }, row);
+    await insertSiteVersion(trx, siteVersionRow(origin, { site: siteToJson(row), version: row.version, changes }));
+    await recordAuditEvent(trx, this.deps.clock, origin, { workspaceId: row.workspace_id, action: 'site.created', target: siteTarget(row), details: { version: row.version } });
+    await this.#publish(trx, origin, 'site.created', row, { changed: changedPaths(changes).paths });
+  }
+
+  /**
+   * For the operator's command line (src/site-files): a site created in the workspace with no
+   * member behind it (no creator), as its first version.
+   */
+  async createAsOperator(origin: ChangeOrigin, workspaceId: string, input: SiteUpdate & { name: string }): Promise<SiteRow> {
+    checkSiteInput(input);
+    const empty = this.#emptyRow(workspaceId, null, input.name, this.deps.clock.now());
     const row: SiteRow = { ...empty, ...this.#changes(empty, input), version: 1 };
     try {
-      await this.deps.db.transaction().execute(async (trx) => {
-        // The membership stays locked until the site is in: a removal or demotion waits for it.
-        assertCan(await lockRole(trx, this.deps.dialect, targetId, userId), 'site.create', workspaceNotFound);
-        await insertSite(trx, row);
-        const changes = siteChanges({ ...empty, name: '' }, row);
-        await insertSiteVersion(trx, siteVersionRow(origin, { site: siteToJson(row), version: row.version, changes }));
-        await recordAuditEvent(trx, this.deps.clock, origin, { workspaceId: targetId, action: 'site.created', target: siteTarget(row), details: { version: row.version } });
-        await this.#publish(trx, origin, 'site.created', row, { changed: changedPaths(changes).paths });
-      });
+      await this.deps.db.transaction().execute((trx) => this.#insertCreated(trx, origin, empty, row));
     } finally {
-      // Reported whether or not the statement claims success: a commit whose answer was lost
-      // still changed the pages. Forgetting too much only costs a read.
-      this.deps.cache.invalidate(siteChangeTags(targetId));
+      this.deps.cache.invalidate(siteChangeTags(workspaceId));
     }
     return row;
+  }
+
+  /**
+   * For the operator's command line (src/site-files): the update as the site's next version, when
+   * the site is still at `expectedVersion` (null: whatever it is at). Resolves undefined when the
+   * site is not a live site of the workspace; throws 412 precondition_failed when it moved on.
+   */
+  async updateAsOperator(origin: ChangeOrigin, workspaceId: string, id: string, input: SiteUpdate, expectedVersion: number | null): Promise<SiteRow | undefined> {
+    checkSiteInput(input);
+    try {
+      return await this.deps.db.transaction().execute(async (trx) => {
+        const row = await lockSiteInWorkspace(trx, this.deps.dialect, workspaceId, id);
+        if (row === undefined) return undefined;
+        if (expectedVersion !== null && row.version !== expectedVersion) {
+          throw new AppError(412, SITE_ERRORS.PRECONDITION_FAILED, `The site ${id} is at version ${row.version}, not ${expectedVersion}.`);
+        }
+        // The outbox reads the workspace's subscriptions itself: no count was read with this lock.
+        return this.#save(trx, origin, { row, webhooks: 1 }, input);
+      });
+    } finally {
+      this.deps.cache.invalidate(siteChangeTags(workspaceId, id));
+    }
   }
 
   /**
