@@ -7,6 +7,8 @@ import Fastify from 'fastify';
 import { sql } from 'kysely';
 import type { DestinationStream } from 'pino';
 import { registerAdminRoutes } from './admin/routes.js';
+import { closeServer, createMetricsServer, listenOn, PUBLIC_CONFIG_ROUTE } from './metrics/server.js';
+import { Metrics } from './metrics/metrics.js';
 import { AdminService } from './admin/service.js';
 import { registerAuditRoutes } from './audit/routes.js';
 import { AuditLog } from './audit/service.js';
@@ -295,10 +297,22 @@ export async function buildApp(options: AppOptions): Promise<App> {
     preview: (publicKey, token) => changeRequests.preview(publicKey, token),
   });
   const fastPathClient = clientAddress(config.trustProxy);
+  // Prometheus metrics on a listener of their own (METRICS_PORT), never on this one.
+  const metrics = config.metricsPort === null ? undefined : new Metrics({ db, clock, cache, mailer, openStreams: () => publicStreams.size });
+  if (metrics !== undefined) {
+    app.addHook('onResponse', async (request, reply) => {
+      metrics.observeRequest(request.routeOptions.url ?? 'unmatched', request.method, reply.statusCode, reply.elapsedTime / 1000);
+    });
+    const metricsPort = config.metricsPort;
+    const listener = createMetricsServer(metrics);
+    app.addHook('onReady', async () => listenOn(listener, metricsPort ?? 0, config.host));
+    app.addHook('onClose', async () => closeServer(listener));
+  }
   publicFastPathHandler = publicFastPath({
     configs: publicConfigs,
     answers: publicAnswers,
     answered: (request, status, startedAt, siteId) => {
+      metrics?.observeRequest(PUBLIC_CONFIG_ROUTE, request.method ?? 'GET', status, (performance.now() - startedAt) / 1000);
       publicOrigins.record(siteId, request.headers.origin, request.headers.referer);
       logRequestLine(loggers.requestLines, { reqId: crypto.randomUUID(), method: request.method ?? 'GET', url: request.url ?? '', ip: fastPathClient(request), status, elapsedMs: performance.now() - startedAt }, undefined);
     },
