@@ -182,6 +182,8 @@ function appEnvironment(settings: AppSettings, options: BenchOptions, port: numb
     // The default bound (10,000), unless the streams scenario is asked for more.
     ...(options.streams > 10_000 ? { PUBLIC_STREAMS_MAX: String(options.streams) } : {}),
     ...(settings.database.kind === 'postgres' ? { DATABASE_URL: settings.database.url } : {}),
+    // The metrics listener on, to measure what it costs the hot path (one app process only: one port).
+    ...(process.env.BENCH_METRICS_PORT === undefined ? {} : { METRICS_PORT: process.env.BENCH_METRICS_PORT }),
   };
 }
 

@@ -20,11 +20,12 @@ const withPostgres = (process.env.TEST_DATABASE_URL ?? '') !== '';
 // The browser tests (dist/e2e/) drive Debian's Chromium. They run where it is installed, and always
 // with SITEWARD_BROWSER_TESTS=1 (CI), where a missing browser is a failure; elsewhere the run says
 // that they were left out, so `npm test` needs nothing but Node.
-const withBrowser = process.env.SITEWARD_BROWSER_TESTS === '1' || existsSync('/usr/bin/chromium');
+// SITEWARD_BROWSER_TESTS=0 leaves them out even where Chromium is (CI's run on another Node.js version).
+const withBrowser = process.env.SITEWARD_BROWSER_TESTS === '1' || (process.env.SITEWARD_BROWSER_TESTS !== '0' && existsSync('/usr/bin/chromium'));
 if (!withBrowser) console.log('note: the browser tests (e2e/) are not run: /usr/bin/chromium is missing (apt-get install chromium)');
 // *.nginx.test.js files put Debian's nginx in front of the app: likewise, where it is installed,
 // and always with SITEWARD_NGINX_TESTS=1 (CI).
-const withNginx = process.env.SITEWARD_NGINX_TESTS === '1' || existsSync('/usr/sbin/nginx');
+const withNginx = process.env.SITEWARD_NGINX_TESTS === '1' || (process.env.SITEWARD_NGINX_TESTS !== '0' && existsSync('/usr/sbin/nginx'));
 if (!withNginx) console.log('note: the nginx tests (*.nginx.test.ts) are not run: /usr/sbin/nginx is missing (apt-get install nginx)');
 // Only tests whose TypeScript source still exists: a deleted test leaves no stale run behind.
 const files = findTests('dist')

@@ -6,6 +6,10 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify from 'fastify';
 import { sql } from 'kysely';
 import type { DestinationStream } from 'pino';
+import { registerAdminRoutes } from './admin/routes.js';
+import { closeServer, createMetricsServer, listenOn, PUBLIC_CONFIG_ROUTE } from './metrics/server.js';
+import { Metrics } from './metrics/metrics.js';
+import { AdminService } from './admin/service.js';
 import { registerAuditRoutes } from './audit/routes.js';
 import { AuditLog } from './audit/service.js';
 import { LastUseRecorder } from './auth/access-token-last-use.js';
@@ -301,10 +305,22 @@ export async function buildApp(options: AppOptions): Promise<App> {
     preview: (publicKey, token) => changeRequests.preview(publicKey, token),
   });
   const fastPathClient = clientAddress(config.trustProxy);
+  // Prometheus metrics on a listener of their own (METRICS_PORT), never on this one.
+  const metrics = config.metricsPort === null ? undefined : new Metrics({ db, clock, cache, mailer, openStreams: () => publicStreams.size });
+  if (metrics !== undefined) {
+    app.addHook('onResponse', async (request, reply) => {
+      metrics.observeRequest(request.routeOptions.url ?? 'unmatched', request.method, reply.statusCode, reply.elapsedTime / 1000);
+    });
+    const metricsPort = config.metricsPort;
+    const listener = createMetricsServer(metrics);
+    app.addHook('onReady', async () => listenOn(listener, metricsPort ?? 0, config.host));
+    app.addHook('onClose', async () => closeServer(listener));
+  }
   publicFastPathHandler = publicFastPath({
     configs: publicConfigs,
     answers: publicAnswers,
     answered: (request, status, startedAt, siteId) => {
+      metrics?.observeRequest(PUBLIC_CONFIG_ROUTE, request.method ?? 'GET', status, (performance.now() - startedAt) / 1000);
       publicOrigins.record(siteId, request.headers.origin, request.headers.referer);
       logRequestLine(loggers.requestLines, { reqId: crypto.randomUUID(), method: request.method ?? 'GET', url: request.url ?? '', ip: fastPathClient(request), status, elapsedMs: performance.now() - startedAt }, undefined);
     },
@@ -327,6 +343,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   const invitations = new InvitationService({ db, dialect: database.dialect, clock, cache, limiter, mailer, publicUrl: config.publicUrl });
   registerInvitationRoutes(app, { guard, invitations, securityEvents, publicOrigin: config.publicOrigin, signupOpen: config.signup === 'open', singleSignOnProviders: () => oidcProviders.list() });
   registerAuditRoutes(app, { guard, auditLog: new AuditLog({ db }) });
+  registerAdminRoutes(app, { guard, admin: new AdminService({ db, dialect: database.dialect, clock, cache }), sessions, recentAuthentication, securityEvents });
   const outboundPolicy = defaultAddressPolicy(config.outboundAllowPrivateNetworks);
   const webhooks = new WebhookService({ db, dialect: database.dialect, clock, secrets, policy: outboundPolicy, resolver: systemResolver });
   // Every app server sends the outbox; each attempt is claimed by one of them (src/webhooks/sender.ts).

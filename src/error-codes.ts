@@ -1,5 +1,6 @@
 import { ACCESS_TOKEN_ERRORS } from './access-tokens/errors.js';
 import { ACCOUNT_ERRORS } from './account/errors.js';
+import { ADMIN_ERRORS } from './admin/errors.js';
 import { AUTH_ERRORS } from './auth/errors.js';
 import { CHANGE_REQUEST_ERRORS } from './change-requests/errors.js';
 import { DELIVERY_ERRORS } from './delivery/errors.js';
@@ -39,6 +40,7 @@ export const ERROR_CODE_LISTS = [
   OIDC_ERRORS,
   DELIVERY_ERRORS,
   CHANGE_REQUEST_ERRORS,
+  ADMIN_ERRORS,
 ] as const;
 
 /** Distributes over the union of lists: `keyof` of a union would keep only the keys all share. */

@@ -3,6 +3,7 @@ import { ConfigError, loadConfig } from './config.js';
 import { openDatabase } from './db/connect.js';
 import { migrate } from './db/migrate.js';
 import { logDestination } from './http/logging.js';
+import { BackupError, holdServerLock } from './backup/sqlite-backup.js';
 
 /** The process entry: configuration, database, listen, and a graceful close on SIGTERM/SIGINT. */
 async function main(): Promise<void> {
@@ -17,6 +18,17 @@ async function main(): Promise<void> {
     throw error;
   }
 
+  // Held while this server runs: `restore` refuses to replace a database a server uses (src/backup/).
+  let serverLock: { release: () => void } | undefined;
+  if (config.database.kind === 'sqlite') {
+    try {
+      serverLock = holdServerLock(config.database.file);
+    } catch (error) {
+      if (!(error instanceof BackupError)) throw error;
+      process.stderr.write(`siteward: ${error.message}\n`);
+      process.exit(1);
+    }
+  }
   const database = openDatabase(config.database);
   await migrate(database);
   const log = logDestination();
@@ -31,6 +43,7 @@ async function main(): Promise<void> {
     const timer = setTimeout(() => process.exit(1), 10_000).unref();
     await app.close();
     await database.close();
+    serverLock?.release();
     clearTimeout(timer);
     // process.exit writes the log lines still buffered, synchronously (http/logging.ts).
     process.exit(0);

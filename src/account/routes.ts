@@ -92,13 +92,20 @@ export function registerAccountRoutes(app: App, deps: AccountRouteDeps): void {
       schema: {
         summary: 'The signed-in user, and until when their sign-in counts as recent',
         tags,
-        response: { 200: Type.Object({ user: UserSchema, recent_authentication_until: RecentAuthenticationUntil }), ...errors },
+        response: {
+          200: Type.Object({
+            user: UserSchema,
+            recent_authentication_until: RecentAuthenticationUntil,
+            instance_admin: Type.Boolean({ description: 'An instance administrator: the admin API (/api/v1/admin) and the dashboard\'s Admin area are open to them' }),
+          }),
+          ...errors,
+        },
       },
     },
     async (request) => {
       const principal = currentPrincipal(request);
       const until = recentAuthentication.isRecent(principal) ? recentAuthentication.endsAt(principal) : null;
-      return { user: userToJson(principal.user), recent_authentication_until: until === null ? null : until.toISOString() };
+      return { user: userToJson(principal.user), recent_authentication_until: until === null ? null : until.toISOString(), instance_admin: principal.user.instance_admin === 1 };
     },
   );
 

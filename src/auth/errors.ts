@@ -19,4 +19,5 @@ export const AUTH_ERRORS = {
   REAUTHENTICATION_REQUIRED: 'reauthentication_required',
   ACCESS_TOKEN_NOT_ALLOWED: 'access_token_not_allowed',
   INSUFFICIENT_SCOPE: 'insufficient_scope',
+  ACCOUNT_DISABLED: 'account_disabled',
 } as const;

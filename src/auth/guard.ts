@@ -21,6 +21,7 @@ import type { SessionService } from './sessions.js';
 import { ACCESS_TOKEN_SCOPES, type AccessTokenScope } from './scopes.js';
 import { hashAccessToken, isWellFormedAccessToken, looksLikeAccessToken } from './tokens.js';
 import { AUTH_ERRORS } from './errors.js';
+import { assertEnabled } from './disabled.js';
 
 // Defined apart from the guard, so what only needs a principal's shape does not import the guard.
 export type { AuthMethod, Principal } from './principal.js';
@@ -221,6 +222,7 @@ export class Guard {
       if (found.session.second_factor_pending === 1) {
         throw unauthorized(AUTH_ERRORS.SECOND_FACTOR_REQUIRED, 'Finish signing in: enter the code from your authenticator app (or a recovery code) at /auth/2fa.');
       }
+      assertEnabled(found.user);
       const reach = await this.#sessionReach(found.user.id);
       return {
         user: found.user,
@@ -270,6 +272,8 @@ export class Guard {
     if (user === undefined || claims.gen !== user.jwt_generation) {
       throw unauthorized(AUTH_ERRORS.INVALID_TOKEN, INVALID_CREDENTIALS_DETAIL);
     }
+    // Disabling moves the generation on too; this holds for a JWT issued in a race with it.
+    assertEnabled(user);
     const reach = await this.#readReach(user.id);
     const principal: Principal = {
       user,
@@ -319,6 +323,8 @@ export class Guard {
       this.#accessTokens.set(tokenHash, found, { tags, size: principalBytes(reach.memberships), epoch });
     }
 
+    // A disabled account's tokens are kept (they work again once it is enabled) but refused meanwhile.
+    assertEnabled(found.principal.user);
     await this.#recordUse(found);
     return found.principal;
   }

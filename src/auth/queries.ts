@@ -179,7 +179,7 @@ export const EMAIL_CHANGE_PURPOSE = 'email_change';
  * fresh session must not complete once the owner has ended that session's hold, or the thief
  * confirms it from their own mailbox and owns the account.
  */
-function voidPendingLinks(trx: Kysely<Database>, userId: string): Promise<unknown> {
+export function voidPendingLinks(trx: Kysely<Database>, userId: string): Promise<unknown> {
   return trx
     .deleteFrom('one_time_tokens')
     .where('user_id', '=', userId)

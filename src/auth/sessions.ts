@@ -5,7 +5,8 @@ import { AppError, unauthorized } from '../errors.js';
 import type { Clock } from '../lib/clock.js';
 import { randomToken, sha256 } from '../lib/crypto.js';
 import { newId } from '../lib/ids.js';
-import type { UserRow } from '../users/queries.js';
+import { findUserById, type UserRow } from '../users/queries.js';
+import { assertEnabled } from './disabled.js';
 import {
   deleteSession,
   deleteSessionByHash,
@@ -79,6 +80,9 @@ export class SessionService {
     client: { userAgent: string | undefined; ip: string },
     options: { secondFactorPending?: boolean; claimPending?: boolean } = {},
   ): Promise<{ cookieValue: string; session: SessionRow }> {
+    // Every way of signing in to the web ends here: a disabled account gets no session, whichever it was.
+    const user = await findUserById(this.db, userId);
+    if (user !== undefined) assertEnabled(user);
     const cookieValue = randomToken(32);
     const now = this.clock.now();
     const claimPending = options.claimPending === true;

@@ -117,9 +117,19 @@ export class Cache {
     return this.#entries?.calculatedSize ?? 0;
   }
 
+  /** Lookups answered from the cache and not, since the process started (the metrics read them). */
+  hits = 0;
+  misses = 0;
+
   get(key: string): unknown {
-    if (this.#entries === undefined || !this.#feed.ready()) return undefined;
-    return this.#entries.get(key)?.value;
+    if (this.#entries === undefined || !this.#feed.ready()) {
+      this.misses++;
+      return undefined;
+    }
+    const entry = this.#entries.get(key);
+    if (entry === undefined) this.misses++;
+    else this.hits++;
+    return entry?.value;
   }
 
   set(key: string, value: unknown, options: StoreOptions): void {

@@ -22,6 +22,7 @@ import * as publicKeys from './migrations/021-public-keys.js';
 import * as publicOrigins from './migrations/022-public-origins.js';
 import * as singleSignOn from './migrations/023-single-sign-on.js';
 import * as changeRequests from './migrations/024-change-requests.js';
+import * as instanceAdmins from './migrations/025-instance-admins.js';
 import type { DatabaseHandle } from './connect.js';
 import type { Database } from './schema.js';
 
@@ -50,6 +51,7 @@ const migrations: Record<string, Migration> = {
   '022-public-origins': publicOrigins,
   '023-single-sign-on': singleSignOn,
   '024-change-requests': changeRequests,
+  '025-instance-admins': instanceAdmins,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -50,6 +50,10 @@ export interface UsersTable {
    * link); null until then. An empty password_hash means the account has no password.
    */
   email_verified_at: string | null;
+  /** 1: an instance administrator (the admin API and the dashboard's Admin area); set from the CLI only. */
+  instance_admin: Generated<number>;
+  /** When an administrator disabled the account; null while it is enabled. */
+  disabled_at: string | null;
   created_at: string;
   updated_at: string;
 }

@@ -129,7 +129,7 @@ describe('e-mail verification', () => {
   });
 
   test('the reusable check refuses an unverified account with 403 email_not_verified', () => {
-    const user: UserRow = { id: 'u1', email: 'a@example.com', name: '', password_hash: 'x', jwt_generation: 0, email_verified_at: null, created_at: '', updated_at: '' };
+    const user: UserRow = { id: 'u1', email: 'a@example.com', name: '', password_hash: 'x', jwt_generation: 0, email_verified_at: null, instance_admin: 0, disabled_at: null, created_at: '', updated_at: '' };
     assert.throws(() => assertEmailVerified(user), (error: unknown) => error instanceof AppError && error.status === 403 && error.code === EMAIL_VERIFICATION_ERRORS.EMAIL_NOT_VERIFIED);
     assert.equal(EMAIL_VERIFICATION_ERRORS.EMAIL_NOT_VERIFIED, 'email_not_verified');
     assert.doesNotThrow(() => assertEmailVerified({ ...user, email_verified_at: '2026-01-15T10:00:00.000Z' }));

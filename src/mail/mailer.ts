@@ -99,6 +99,10 @@ export class Mailer {
     this.#retryDelaysMs = options.retryDelaysMs ?? [2_000, 10_000, 60_000];
   }
 
+  /** Delivery attempts that failed, and messages given up on, since the process started (the metrics read them). */
+  failedAttempts = 0;
+  givenUp = 0;
+
   send(message: MailMessage): void {
     const delivery = this.#deliverWithRetries(message).finally(() => this.#pending.delete(delivery));
     this.#pending.add(delivery);
@@ -118,7 +122,9 @@ export class Mailer {
       } catch (error) {
         const delay = this.#retryDelaysMs[attempt];
         const reason = error instanceof Error ? error.message : String(error);
+        this.failedAttempts++;
         if (delay === undefined) {
+          this.givenUp++;
           this.log.error({ subject: message.subject, attempts: attempt + 1, reason }, 'mail delivery failed; giving up');
           return;
         }

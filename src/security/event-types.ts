@@ -31,6 +31,8 @@ export const SECURITY_EVENT_TYPES = [
   'reauthenticated',
   'account.taken_over',
   'account.deleted',
+  'account.disabled',
+  'account.enabled',
 ] as const;
 export type SecurityEventType = (typeof SECURITY_EVENT_TYPES)[number];
 

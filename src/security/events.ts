@@ -2,6 +2,7 @@ import type { FastifyBaseLogger, FastifyRequest } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import { AppError } from '../errors.js';
+import { AUTH_ERRORS } from '../auth/errors.js';
 import type { Clock } from '../lib/clock.js';
 import { newId } from '../lib/ids.js';
 import type { Mailer } from '../mail/mailer.js';
@@ -128,13 +129,15 @@ export class SecurityEvents {
   /**
    * A sign-in attempt that ended in `error`: refused by a limit before any credential was checked
    * (429, `sign_in.refused`), or failed (401, `sign_in.failed`, the reason being the error's code
-   * unless one is given). Anything else (a malformed request, a bug) is not a sign-in outcome and
+   * unless one is given), or refused for a disabled account (403, `sign_in.refused`, reason
+   * `account_disabled`). Anything else (a malformed request, a bug) is not a sign-in outcome and
    * records nothing. The error's detail is never logged: only its code.
    */
   async recordSignInError(error: unknown, attempt: { user: { id: string; email: string } | null; origin: RequestOrigin; method: AuthenticationMethod; reason?: string }): Promise<void> {
     if (!(error instanceof AppError)) return;
     const { user, origin, method } = attempt;
     if (error.status === 429) await this.record({ type: 'sign_in.refused', user, origin, method, reason: 'rate_limited' });
+    else if (error.status === 403 && error.code === AUTH_ERRORS.ACCOUNT_DISABLED) await this.record({ type: 'sign_in.refused', user, origin, method, reason: 'account_disabled' });
     else if (error.status === 401) await this.record({ type: 'sign_in.failed', user, origin, method, reason: attempt.reason ?? error.code, ...(attempt.reason === undefined ? {} : { details: { code: error.code } }) });
   }
 

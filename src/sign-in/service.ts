@@ -7,6 +7,7 @@ import type { IssuedJwt, JwtService } from '../auth/jwt.js';
 import type { PasswordHasher } from '../passwords/passwords.js';
 import { failedPasswordKey, RATE_LIMITS, type RateLimiter } from '../rate-limit/rate-limit.js';
 import { AUTH_ERRORS } from '../auth/errors.js';
+import { assertEnabled } from '../auth/disabled.js';
 
 export interface SignedIn {
   user: UserRow;
@@ -99,6 +100,8 @@ export class AuthService {
     if (user === undefined || !valid) throw unauthorized(AUTH_ERRORS.INVALID_CREDENTIALS, 'The e-mail address or password is wrong.');
     // Only failures use up the limits: the right password gives its places back.
     await reservation.refund();
+    // Said after the password was checked: the answer tells only the account's holder that it is disabled.
+    assertEnabled(user);
     return user;
   }
 

@@ -29,7 +29,7 @@ export function readPartnerSettings(row: SiteRow): StoredPartnerSettings {
 }
 
 /** A new site before its input is applied: every setting empty, the partner connection off, version 1. */
-export function newSiteRow(site: { id: string; workspaceId: string; userId: string; name: string; now: string; publicKey: string }): SiteRow {
+export function newSiteRow(site: { id: string; workspaceId: string; userId: string | null; name: string; now: string; publicKey: string }): SiteRow {
   return {
     id: site.id,
     workspace_id: site.workspaceId,

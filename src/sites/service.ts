@@ -24,6 +24,7 @@ import {
   countSites,
   findSite,
   findSiteForUpdate,
+  lockSiteInWorkspace,
   insertSite,
   listSites,
   listSitesOrdered,
@@ -136,20 +137,63 @@ export class SiteService {
     const targetId = workspaceId ?? caller.workspaceId ?? (await findPersonalWorkspaceId(this.deps.db, userId));
     if (targetId === undefined || (caller.workspaceId !== null && targetId !== caller.workspaceId)) throw workspaceNotFound();
     assertTwoFactorMet(caller.twoFactorMissingIn, targetId);
-    const empty = newSiteRow({ id: newId(this.deps.clock.now()), workspaceId: targetId, userId, name: input.name, now: this.deps.clock.now().toISOString(), publicKey: generatePublicKey() });
+    const empty = this.#emptyRow(targetId, userId, input.name);
     const row: SiteRow = { ...empty, ...this.#changes(empty, input), version: 1 };
     await invalidatingAfter(this.deps.cache, { workspaceId: targetId }, () =>
       this.deps.db.transaction().execute(async (trx) => {
         // The membership stays locked until the site is in: a removal or demotion waits for it.
         assertCan(await lockRole(trx, this.deps.dialect, targetId, userId), 'site.create', workspaceNotFound);
-        await insertSite(trx, row);
-        const changes = siteChanges({ ...empty, name: '' }, row);
-        await insertSiteVersion(trx, siteVersionRow(origin, { site: siteToJson(row), version: row.version, changes }));
-        await recordAuditEvent(trx, this.deps.clock, origin, { workspaceId: targetId, action: 'site.created', target: siteTarget(row), details: { version: row.version } });
-        await publishSiteEvent(trx, this.deps.clock, origin, 'site.created', row, { changed: changedPaths(changes).paths });
+        await this.#insertCreated(trx, origin, empty, row);
       }),
     );
     return row;
+  }
+
+  /** A new site's row before the input is merged in: the defaults, a new id and public key. */
+  #emptyRow(workspaceId: string, userId: string | null, name: string): SiteRow {
+    const at = this.deps.clock.now();
+    return newSiteRow({ id: newId(at), workspaceId, userId, name, now: at.toISOString(), publicKey: generatePublicKey() });
+  }
+
+  /** The new site, its first version, its audit event and its webhook, in the caller's transaction. */
+  async #insertCreated(trx: Transaction<Database>, origin: ChangeOrigin, empty: SiteRow, row: SiteRow): Promise<void> {
+    await insertSite(trx, row);
+    const changes = siteChanges({ ...empty, name: '' }, row);
+    await insertSiteVersion(trx, siteVersionRow(origin, { site: siteToJson(row), version: row.version, changes }));
+    await recordAuditEvent(trx, this.deps.clock, origin, { workspaceId: row.workspace_id, action: 'site.created', target: siteTarget(row), details: { version: row.version } });
+    await publishSiteEvent(trx, this.deps.clock, origin, 'site.created', row, { changed: changedPaths(changes).paths });
+  }
+
+  /**
+   * For the operator's command line (src/site-files): a site created in the workspace with no
+   * member behind it (no creator), as its first version.
+   */
+  async createAsOperator(origin: ChangeOrigin, workspaceId: string, input: SiteUpdate & { name: string }): Promise<SiteRow> {
+    checkSiteInput(input);
+    const empty = this.#emptyRow(workspaceId, null, input.name);
+    const row: SiteRow = { ...empty, ...this.#changes(empty, input), version: 1 };
+    await invalidatingAfter(this.deps.cache, { workspaceId }, () => this.deps.db.transaction().execute((trx) => this.#insertCreated(trx, origin, empty, row)));
+    return row;
+  }
+
+  /**
+   * For the operator's command line (src/site-files): the update as the site's next version, when
+   * the site is still at `expectedVersion` (null: whatever it is at). Resolves undefined when the
+   * site is not a live site of the workspace; throws 412 precondition_failed when it moved on.
+   */
+  async updateAsOperator(origin: ChangeOrigin, workspaceId: string, id: string, input: SiteUpdate, expectedVersion: number | null): Promise<SiteRow | undefined> {
+    checkSiteInput(input);
+    return invalidatingAfter(this.deps.cache, { workspaceId, siteId: id }, () =>
+      this.deps.db.transaction().execute(async (trx) => {
+        const row = await lockSiteInWorkspace(trx, this.deps.dialect, workspaceId, id);
+        if (row === undefined) return undefined;
+        if (expectedVersion !== null && row.version !== expectedVersion) {
+          throw new AppError(412, SITE_ERRORS.PRECONDITION_FAILED, `The site ${id} is at version ${row.version}, not ${expectedVersion}.`);
+        }
+        // The outbox reads the workspace's subscriptions itself: no count was read with this lock.
+        return this.saveVersion(trx, origin, { row, webhooks: 1 }, input);
+      }),
+    );
   }
 
   /**

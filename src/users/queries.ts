@@ -47,6 +47,8 @@ export const JOINED_USER_COLUMNS = [
   'users.password_hash',
   'users.jwt_generation',
   'users.email_verified_at',
+  'users.instance_admin',
+  'users.disabled_at',
   'users.created_at as user_created_at',
   'users.updated_at as user_updated_at',
 ] as const;
@@ -58,6 +60,8 @@ export interface JoinedUserColumns {
   password_hash: string;
   jwt_generation: number;
   email_verified_at: string | null;
+  instance_admin: number;
+  disabled_at: string | null;
   user_created_at: string;
   user_updated_at: string;
 }
@@ -70,6 +74,8 @@ export function userFromJoin(row: JoinedUserColumns): UserRow {
     password_hash: row.password_hash,
     jwt_generation: row.jwt_generation,
     email_verified_at: row.email_verified_at,
+    instance_admin: row.instance_admin,
+    disabled_at: row.disabled_at,
     created_at: row.user_created_at,
     updated_at: row.user_updated_at,
   };

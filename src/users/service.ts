@@ -70,6 +70,8 @@ export class UserService {
       password_hash: await this.hasher.hash(input.password),
       jwt_generation: 0,
       email_verified_at: options.emailVerified === true ? now.toISOString() : null,
+      instance_admin: 0,
+      disabled_at: null,
       created_at: now.toISOString(),
       updated_at: now.toISOString(),
     };
@@ -99,6 +101,8 @@ export class UserService {
       password_hash: NO_PASSWORD,
       jwt_generation: 0,
       email_verified_at: now.toISOString(),
+      instance_admin: 0,
+      disabled_at: null,
       created_at: now.toISOString(),
       updated_at: now.toISOString(),
     };

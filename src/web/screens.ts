@@ -20,4 +20,5 @@ export const SCREENS = [
   '/settings/workspaces/:id',
   '/settings/workspaces/:id/audit-log',
   '/settings/workspaces/:id/webhooks',
+  '/admin',
 ] as const;

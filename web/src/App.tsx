@@ -1,4 +1,4 @@
-import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Suspense, useEffect, useRef, useState } from 'react';
 import { createBrowserRouter, Outlet, RouterProvider, useLocation as useRouterLocation, useParams } from 'react-router';
 import { errorMessage } from './api/errors';
@@ -12,7 +12,7 @@ import { SignInPage } from './pages/SignIn';
 import { SitesPage } from './pages/Sites';
 import { loadOnFirstUse, useLoadingCode } from './loadOnFirstUse';
 import { confirmLeaving, connectRouter, Link, navigate, queryOf, screenOf, useLocation } from './router';
-import { siteQuery } from './queries';
+import { accountQuery, siteQuery } from './queries';
 import { SHORTCUT_MODIFIER } from './shortcuts';
 import { useSession } from './session';
 import { goAfterSignIn, takeNextAfterSignInLink } from './signInRedirect';
@@ -33,6 +33,7 @@ const SecurityPage = loadOnFirstUse(() => import('./pages/Security').then((modul
 const CommandPalette = loadOnFirstUse(() => import('./CommandPalette').then((module) => module.CommandPalette));
 const TrashPage = loadOnFirstUse(() => import('./pages/Trash').then((module) => module.TrashPage));
 const ChangeRequestPage = loadOnFirstUse(() => import('./pages/ChangeRequest').then((module) => module.ChangeRequestPage));
+const AdminPage = loadOnFirstUse(() => import('./pages/Admin').then((module) => module.AdminPage));
 
 // The dashboard's screens. The server answers index.html for exactly these paths (and for any
 // other one with status 404, which the catch-all shows as the not-found screen).
@@ -63,6 +64,7 @@ const router = createBrowserRouter([
               { path: '/sites/:id/:section', element: <SiteEditorRoute /> },
               { path: '/sites/:id/change-requests/:crId', element: <ChangeRequestRoute /> },
               { path: '/trash', element: <TrashPage /> },
+              { path: '/admin', element: <AdminPage /> },
               {
                 path: '/settings',
                 element: <SettingsLayout />,
@@ -270,6 +272,7 @@ function Shell({ children }: { children: React.ReactNode }) {
           <Link to="/settings/profile" aria-current={inSettings ? 'page' : undefined}>
             Settings
           </Link>
+          <AdminLink current={path.startsWith('/admin')} />
         </nav>
         <button type="button" className="button button-ghost palette-button" onClick={() => setPaletteOpen(true)} aria-keyshortcuts="Control+K Meta+K">
           <span className="palette-button-label">Search</span> <kbd>{SHORTCUT_MODIFIER}K</kbd>
@@ -304,6 +307,17 @@ function Shell({ children }: { children: React.ReactNode }) {
         </Suspense>
       )}
     </div>
+  );
+}
+
+/** The Admin area's entry, for instance administrators only. */
+function AdminLink({ current }: { current: boolean }) {
+  const account = useQuery({ ...accountQuery(), staleTime: Number.POSITIVE_INFINITY }).data;
+  if (account?.instance_admin !== true) return null;
+  return (
+    <Link to="/admin" aria-current={current ? 'page' : undefined}>
+      Admin
+    </Link>
   );
 }
 

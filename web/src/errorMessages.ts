@@ -48,6 +48,10 @@ export const ERROR_MESSAGES: Record<ErrorCode, string> = {
   rate_limited: 'Too many attempts. Wait a little and try again.',
   reauthentication_required: 'This change needs you to confirm it’s you. Try again, and enter your password or use a passkey when asked.',
   access_token_not_allowed: 'An access token cannot do this; sign in instead.',
+  account_disabled: 'This account is disabled. Ask the administrator of this Siteward server.',
+  instance_admin_required: 'Only an instance administrator can do this.',
+  cannot_disable_self: 'You cannot disable your own account.',
+  last_administrator: 'This is the last administrator: make someone else an administrator first.',
   insufficient_scope: 'The access token used may not do this: it was created without that permission.',
   // Access tokens
   access_token_not_found: 'That access token no longer exists.',

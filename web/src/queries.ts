@@ -5,6 +5,7 @@
 import { infiniteQueryOptions, queryOptions, useInfiniteQuery, useQuery } from '@tanstack/react-query';
 import { fetchAccessTokens } from './api/accessTokens';
 import { fetchChangeRequest, fetchReviewQueue, fetchSiteChangeRequests } from './api/changeRequests';
+import { fetchAdminUsers } from './api/admin';
 import { ApiError } from './api/errors';
 import { AUTH_ERRORS } from '@server/auth/errors';
 import { fetchAccount, fetchIdentities, fetchPasskeys, fetchPendingEmailChange, fetchSecurityEvents, fetchSessions, fetchTotpStatus } from './api/account';
@@ -250,3 +251,12 @@ export const changeRequestQuery = (siteId: string, changeRequestId: string) =>
 export const useReviewQueue = (workspaceId: string) => useQuery(reviewQueueQuery(workspaceId));
 export const useSiteChangeRequests = (siteId: string) => useQuery(siteChangeRequestsQuery(siteId));
 export const useChangeRequest = (siteId: string, changeRequestId: string) => useQuery(changeRequestQuery(siteId, changeRequestId));
+// ---- The Admin area (instance administrators) ----
+
+export const adminUsersQuery = (query: string) =>
+  infiniteQueryOptions({
+    queryKey: queryKeys.admin.users(query),
+    queryFn: ({ pageParam, signal }) => fetchAdminUsers(query, pageParam, signal),
+    initialPageParam: firstPage,
+    getNextPageParam: nextCursor,
+  });

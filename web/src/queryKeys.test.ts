@@ -32,6 +32,7 @@ function everyKey(id: string): Array<[string, readonly unknown[]]> {
     ['changeRequests.site', queryKeys.changeRequests.site(id)],
     ['changeRequests.detail', queryKeys.changeRequests.detail(id, id)],
     ['trash.list', queryKeys.trash.list()],
+    ['admin.users', queryKeys.admin.users(id)],
   ];
 }
 

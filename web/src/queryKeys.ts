@@ -65,4 +65,9 @@ export const queryKeys = {
     all: () => ['trash'] as const,
     list: () => ['trash', 'list'] as const,
   },
+  /** The Admin area (instance administrators): every account, searched. */
+  admin: {
+    all: () => ['admin'] as const,
+    users: (query: string) => ['admin', 'users', query] as const,
+  },
 } as const;

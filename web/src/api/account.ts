@@ -10,6 +10,8 @@ export interface Account {
   user: Awaited<ReturnType<typeof readAccount>>['user'];
   /** Until when the sign-in counts as recent (changes to sign-in methods need no password until then). */
   recent_authentication_until: string | null;
+  /** An instance administrator: the dashboard shows them the Admin area. */
+  instance_admin: boolean;
 }
 
 async function readAccount(signal?: AbortSignal) {

@@ -28,3 +28,4 @@ export type Invitation = ResponseJson<'/api/v1/workspaces/{id}/invitations', 'ge
 export type AuthConfig = ResponseJson<'/auth/config', 'get'>;
 export type SingleSignOnProvider = AuthConfig['oidc'][number];
 export type Identity = ResponseJson<'/api/v1/me/identities', 'get'>['identities'][number];
+export type AdminUser = ResponseJson<'/api/v1/admin/users', 'get'>['users'][number];

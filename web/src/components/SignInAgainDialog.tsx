@@ -42,7 +42,9 @@ export function SignInAgainDialog({ email, onSignedIn, onCancel }: SignInAgainDi
 
   function signedIn(user: User) {
     // The new sign-in is recent: the account is read again for until when.
-    const account: Account = { user, recent_authentication_until: null };
+    // Until it is read again, the Admin area stays as it was for the same person.
+    const before = queryClient.getQueryData(accountQuery().queryKey);
+    const account: Account = { user, recent_authentication_until: null, instance_admin: before?.user.id === user.id && before.instance_admin };
     queryClient.setQueryData(accountQuery().queryKey, account);
     void queryClient.invalidateQueries({ queryKey: accountQuery().queryKey });
     onSignedIn();

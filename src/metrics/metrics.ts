@@ -1,0 +1,100 @@
+import type { Kysely } from 'kysely';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { Cache } from '../cache/cache.js';
+import type { Database } from '../db/schema.js';
+import type { Clock } from '../lib/clock.js';
+import type { Mailer } from '../mail/mailer.js';
+
+export interface MetricsSources {
+  db: Kysely<Database>;
+  clock: Clock;
+  cache: Cache;
+  mailer: Mailer;
+  /** Public event streams open in this process now. */
+  openStreams: () => number;
+}
+
+/** A counter that reports a running total kept elsewhere (a plain number the hot path increments). */
+function totalCounter(registry: Registry, name: string, help: string, read: () => number): void {
+  let reported = 0;
+  new Counter({
+    name,
+    help,
+    registers: [registry],
+    collect() {
+      const total = read();
+      if (total > reported) this.inc(total - reported);
+      reported = total;
+    },
+  });
+}
+
+/**
+ * The process's Prometheus metrics, in a registry of its own (prom-client), served by the metrics
+ * listener only (METRICS_PORT), never on the public port. The hot path pays a histogram observe
+ * per request; the cache and the mailer count with plain integers read at scrape time; what lives
+ * in the database (the webhook outbox, scheduled change requests) is read at scrape time.
+ */
+export class Metrics {
+  readonly registry = new Registry();
+  readonly #requests: Histogram<'route' | 'method' | 'status_class'>;
+
+  constructor(sources: MetricsSources) {
+    const { registry } = this;
+    collectDefaultMetrics({ register: registry });
+    this.#requests = new Histogram({
+      name: 'siteward_http_request_duration_seconds',
+      help: 'Time to answer a request, by route pattern, method and status class',
+      labelNames: ['route', 'method', 'status_class'],
+      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+      registers: [registry],
+    });
+    totalCounter(registry, 'siteward_cache_hits_total', 'Lookups answered from the in-process cache', () => sources.cache.hits);
+    totalCounter(registry, 'siteward_cache_misses_total', 'Lookups the in-process cache could not answer', () => sources.cache.misses);
+    totalCounter(registry, 'siteward_mail_failures_total', 'Failed attempts to deliver an e-mail (each is retried a bounded number of times)', () => sources.mailer.failedAttempts);
+    totalCounter(registry, 'siteward_mail_given_up_total', 'E-mails given up on after every retry failed', () => sources.mailer.givenUp);
+    new Gauge({
+      name: 'siteward_public_streams_open',
+      help: 'Public configuration event streams open in this process',
+      registers: [registry],
+      collect() {
+        this.set(sources.openStreams());
+      },
+    });
+    new Gauge({
+      name: 'siteward_webhook_outbox_depth',
+      help: 'Webhook deliveries waiting to be sent (all app servers)',
+      registers: [registry],
+      async collect() {
+        const row = await sources.db.selectFrom('webhook_deliveries').select((eb) => [eb.fn.countAll<number>().as('count')]).where('status', '=', 'pending').executeTakeFirst();
+        this.set(Number(row?.count ?? 0));
+      },
+    });
+    new Gauge({
+      name: 'siteward_webhook_outbox_oldest_age_seconds',
+      help: 'Age of the oldest webhook delivery waiting to be sent; 0 when none waits',
+      registers: [registry],
+      async collect() {
+        const row = await sources.db.selectFrom('webhook_deliveries').select((eb) => eb.fn.min('created_at').as('oldest')).where('status', '=', 'pending').executeTakeFirst();
+        const oldest = row?.oldest;
+        this.set(typeof oldest === 'string' ? Math.max(0, (sources.clock.now().getTime() - Date.parse(oldest)) / 1000) : 0);
+      },
+    });
+    new Gauge({
+      name: 'siteward_change_requests_scheduled',
+      help: 'Change requests scheduled and waiting for their time (all app servers)',
+      registers: [registry],
+      async collect() {
+        const row = await sources.db.selectFrom('change_requests').select((eb) => [eb.fn.countAll<number>().as('count')]).where('status', '=', 'scheduled').executeTakeFirst();
+        this.set(Number(row?.count ?? 0));
+      },
+    });
+  }
+
+  /** One answered request: `route` is the route's pattern (never the URL, whose ids would make a series each). */
+  observeRequest(route: string, method: string, status: number, seconds: number): void {
+    this.#requests.observe({ route, method, status_class: STATUS_CLASSES[Math.floor(status / 100)] ?? 'other' }, seconds);
+  }
+}
+
+const STATUS_CLASSES = ['other', '1xx', '2xx', '3xx', '4xx', '5xx'];

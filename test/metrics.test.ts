@@ -1,0 +1,124 @@
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { after, before, test } from 'node:test';
+import parsePrometheusTextFormat from 'parse-prometheus-text-format';
+import { createPostgresDatabase, STRONG_PASSWORD } from './helpers.js';
+import { freePort, type RunningServer, startServer, stopServer } from './processes.js';
+
+/**
+ * METRICS_PORT on a real server process (PostgreSQL when TEST_DATABASE_URL is set): the families
+ * parse as Prometheus text (parse-prometheus-text-format), and move under load.
+ */
+let dataDir: string;
+let dropDatabase: (() => Promise<void>) | undefined;
+let server: RunningServer;
+let metricsBase: string;
+
+before(async () => {
+  dataDir = mkdtempSync(path.join(tmpdir(), 'siteward-metrics-'));
+  const [port, metricsPort] = [await freePort(), await freePort()];
+  const env: Record<string, string> = {
+    DATA_DIR: dataDir,
+    PUBLIC_URL: `http://localhost:${port}`,
+    JWT_SECRET: randomBytes(32).toString('base64url'),
+    ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+    METRICS_PORT: String(metricsPort),
+    // A mail server that refuses: every message fails, and is given up on at once.
+    SMTP_URL: `smtp://127.0.0.1:${await freePort()}`,
+  };
+  const adminUrl = process.env.TEST_DATABASE_URL;
+  if (adminUrl !== undefined && adminUrl !== '') {
+    const created = await createPostgresDatabase(adminUrl);
+    env.DATABASE_URL = created.url;
+    dropDatabase = created.drop;
+  }
+  server = await startServer(port, env);
+  metricsBase = `http://127.0.0.1:${metricsPort}`;
+});
+
+after(async () => {
+  await stopServer(server);
+  if (dropDatabase !== undefined) await dropDatabase();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+interface Scrape extends Map<string, ReturnType<typeof parsePrometheusTextFormat>[number]> {
+  text?: string;
+}
+
+async function scrape(): Promise<Scrape> {
+  const response = await fetch(`${metricsBase}/metrics`);
+  assert.equal(response.status, 200);
+  assert.match(response.headers.get('content-type') ?? '', /^text\/plain; version=0\.0\.4/);
+  const text = await response.text();
+  const families: Scrape = new Map(parsePrometheusTextFormat(text).map((family) => [family.name, family]));
+  families.text = text;
+  return families;
+}
+
+/**
+ * A histogram's request counts by label set, from its `_count` lines: the parser (1.1.1) keeps a
+ * labelled histogram's buckets but drops its labels, sum and count.
+ */
+function histogramCounts(text: string, name: string): Array<{ labels: Record<string, string>; count: number }> {
+  const lines = text.split('\n').filter((line) => line.startsWith(`${name}_count{`));
+  return lines.map((line) => {
+    const labels = Object.fromEntries([...line.matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)].map((match) => [match[1] ?? '', match[2] ?? '']));
+    return { labels, count: Number(line.slice(line.lastIndexOf(' ') + 1)) };
+  });
+}
+
+function value(families: Awaited<ReturnType<typeof scrape>>, name: string): number {
+  const family = families.get(name);
+  assert.ok(family !== undefined, `${name} is present`);
+  return family.metrics.reduce((sum, sample) => sum + Number(sample.value ?? sample.count ?? 0), 0);
+}
+
+test('/metrics serves the families on its own port only, labelled by route pattern, and they move under load', async () => {
+  const before = await scrape();
+  for (const name of [
+    'siteward_http_request_duration_seconds',
+    'siteward_cache_hits_total',
+    'siteward_cache_misses_total',
+    'siteward_webhook_outbox_depth',
+    'siteward_webhook_outbox_oldest_age_seconds',
+    'siteward_change_requests_scheduled',
+    'siteward_public_streams_open',
+    'siteward_mail_failures_total',
+    'nodejs_eventloop_lag_seconds',
+    'process_cpu_user_seconds_total',
+    'process_resident_memory_bytes',
+  ]) {
+    assert.ok(before.has(name), `${name} is present`);
+  }
+  assert.equal((await fetch(`${server.base}/metrics`)).status, 404, 'never on the public port');
+  assert.equal((await fetch(`${metricsBase}/other`)).status, 404);
+
+  const signedUp = await fetch(`${server.base}/auth/signup`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'metrics@example.com', password: STRONG_PASSWORD }) });
+  const authorization = `Bearer ${((await signedUp.json()) as { token: string }).token}`;
+  const site = (await (await fetch(`${server.base}/api/v1/sites`, { method: 'POST', headers: { authorization, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'Load' }) })).json()) as { site: { id: string; public_key: string } };
+  // Bounded load: 100 reads of the site by its id, 50 of its public configuration.
+  for (let round = 0; round < 10; round++) {
+    await Promise.all(Array.from({ length: 10 }, () => fetch(`${server.base}/api/v1/sites/${site.site.id}`, { headers: { authorization } }).then((response) => response.arrayBuffer())));
+    await Promise.all(Array.from({ length: 5 }, () => fetch(`${server.base}/public/v1/sites/${site.site.public_key}`).then((response) => response.arrayBuffer())));
+  }
+
+  const after = await scrape();
+  assert.equal(after.get('siteward_http_request_duration_seconds')?.type, 'HISTOGRAM');
+  const requests = histogramCounts(after.text ?? '', 'siteward_http_request_duration_seconds');
+  const routes = new Set(requests.map((sample) => sample.labels.route));
+  assert.ok(routes.has('/api/v1/sites/:id'), `the route pattern, never the URL: ${[...routes].join(' ')}`);
+  assert.ok(routes.has('/public/v1/sites/:public_key'));
+  assert.ok(![...routes].some((route) => route?.includes(site.site.id)), 'no id in a label');
+  const siteReads = requests.find((sample) => sample.labels.route === '/api/v1/sites/:id' && sample.labels.status_class === '2xx' && sample.labels.method === 'GET');
+  assert.ok(siteReads !== undefined && siteReads.count >= 100, JSON.stringify(siteReads));
+  assert.ok(value(after, 'siteward_cache_hits_total') > value(before, 'siteward_cache_hits_total'), 'the cache answered some of the reads');
+  assert.ok(value(after, 'siteward_cache_misses_total') > value(before, 'siteward_cache_misses_total'));
+  // The sign-up's verification mail went to a closed port.
+  for (let tries = 0; value(await scrape(), 'siteward_mail_failures_total') === 0 && tries < 100; tries++) await new Promise((resolve) => setTimeout(resolve, 50));
+  assert.ok(value(await scrape(), 'siteward_mail_failures_total') > 0);
+  assert.ok(value(after, 'process_cpu_user_seconds_total') >= value(before, 'process_cpu_user_seconds_total'));
+});
