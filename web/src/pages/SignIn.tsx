@@ -41,7 +41,11 @@ export function SignInPage() {
   const [email, setEmail] = useState(() => queryOf(location).get('email') ?? '');
   // A screen that signed the person out for good (account deleted) says why here, once.
   const [notice, setNotice] = useState<string | undefined>(peekSignInNotice);
-  useEffect(() => clearSignInNotice(), []);
+  // Cleared on leaving the sign-in screen, not on arriving: signing out redirects here and the
+  // forced navigation lands here again, which may mount the screen twice.
+  useEffect(() => () => {
+    if (!window.location.pathname.startsWith('/sign-in')) clearSignInNotice();
+  }, []);
   useTitle(TITLES[step.kind]);
 
   const nextParameter = queryOf(location).get('next');
