@@ -60,8 +60,8 @@ export const LOG_BUFFER_BYTES = 4096;
 export const LOG_FLUSH_INTERVAL_MS = 1000;
 
 /**
- * Standard output, written in batches: a write per line was a system call per request, the
- * largest cost of a public configuration answered from memory (docs/performance.md). The writes
+ * Standard output, written in batches: a write per line is a system call per request, even on
+ * the public path that otherwise answers from memory (docs/performance.md). The writes
  * stay synchronous, so none is ever in flight: when the process exits, by process.exit, at the end
  * of its work or on an uncaught exception, what is buffered is written before it goes. A quiet
  * server still writes each line within a second; only a SIGKILL or a power cut can lose the last
