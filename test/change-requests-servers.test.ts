@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, test } from 'node:test';
 import { createPostgresDatabase, STRONG_PASSWORD } from './helpers.js';
+import { until } from './wait.js';
 import { freePort, type RunningServer, startServer, stopServer } from './processes.js';
 
 /**
@@ -87,14 +88,16 @@ test('two app servers: requests scheduled for the same moment are each applied e
     }),
   );
 
-  // Waits for the event: every request applied (bounded; both servers look every second).
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const states = await Promise.all(scheduled.map(async ({ site, request }) => (await call<{ change_request: Request }>(a, 'GET', `/api/v1/sites/${site}/change-requests/${request}`, authorization)).json.change_request.status));
-    if (states.every((state) => state === 'applied')) break;
-    assert.ok(Date.now() < deadline, `still ${states.join(', ')}`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
+  // Waits for the event: every request applied (both servers look every second).
+  let states: string[] = [];
+  await until(
+    async () => {
+      states = await Promise.all(scheduled.map(async ({ site, request }) => (await call<{ change_request: Request }>(a, 'GET', `/api/v1/sites/${site}/change-requests/${request}`, authorization)).json.change_request.status));
+      return states.every((state) => state === 'applied');
+    },
+    () => `every request applied, still ${states.join(', ')}`,
+    { timeoutMs: 30_000, intervalMs: 200 },
+  );
   for (const site of new Set(scheduled.map((entry) => entry.site))) {
     const versions = await call<{ versions: Array<{ version: number; via: { change_request?: { id: string } } }> }>(b, 'GET', `/api/v1/sites/${site}/versions`, authorization);
     // Created, then one version per request: none applied twice, none lost.

@@ -13,6 +13,7 @@ import { createPostgresDatabase, STRONG_PASSWORD, usingPostgres } from './helper
 import { freePort, type RunningServer, startServer, stopServer } from './processes.js';
 import { totp } from './rfc6238.js';
 import { linkIn, startSmtpServer, type TestSmtpServer } from './smtp.js';
+import { until } from './wait.js';
 import { type CreationOptions, type RequestOptions, SoftwareAuthenticator } from './software-authenticator.js';
 
 /**
@@ -471,11 +472,7 @@ async function renameSilently(id: string, name: string): Promise<void> {
 
 /** Waits until the server's log has `count` lines containing `text`. */
 async function waitForLog(server: RunningServer, text: string, count: number): Promise<void> {
-  const deadline = Date.now() + 30_000;
-  while (server.output().split(text).length - 1 < count) {
-    assert.ok(Date.now() < deadline, `no ${count}th "${text}" in the log:\n${server.output()}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
+  await until(() => server.output().split(text).length - 1 >= count, () => `a ${count}th "${text}" in the log:\n${server.output()}`, { timeoutMs: 30_000, intervalMs: 20 });
 }
 
 test("killing a server's listening connection turns its caching off until the connection is back (PostgreSQL)", async (t) => {

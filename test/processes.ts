@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
+import { until } from './wait.js';
 
 /**
  * A port free on 127.0.0.1 now, for a server whose PUBLIC_URL must name its port before it starts.
@@ -46,13 +47,18 @@ export async function startServer(port: number, env: Record<string, string>, nod
   let output = '';
   child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const deadline = Date.now() + 30_000;
-  while (!output.includes('Siteward is serving')) {
-    if (child.exitCode !== null || Date.now() > deadline) {
-      child.kill('SIGKILL');
-      throw new Error(`server did not start:\n${output}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 50));
+  try {
+    await until(
+      () => {
+        if (child.exitCode !== null) throw new Error(`the server exited with ${child.exitCode}`);
+        return output.includes('Siteward is serving');
+      },
+      'the server to serve',
+      { timeoutMs: 30_000, intervalMs: 50 },
+    );
+  } catch (error) {
+    child.kill('SIGKILL');
+    throw new Error(`server did not start (${error instanceof Error ? error.message : String(error)}):\n${output}`);
   }
   return { process: child, base: `http://127.0.0.1:${port}`, output: () => output };
 }

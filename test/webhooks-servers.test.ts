@@ -8,6 +8,7 @@ import { Webhook } from 'standardwebhooks';
 import { createPostgresDatabase, STRONG_PASSWORD } from './helpers.js';
 import { freePort, type RunningServer, startServer, stopServer } from './processes.js';
 import { startSmtpServer, verificationLinkIn, verificationMailTo } from './smtp.js';
+import { until } from './wait.js';
 import { type ReceivedWebhook, startReceiver, type TestReceiver } from './webhook-receiver.js';
 
 /**
@@ -126,8 +127,9 @@ test('two app servers and 1,000 site changes: every event reaches each webhook e
 
   const expected = SITES * (CHANGES_PER_SITE + 1);
   for (const hooks of receivers) await hooks.waitFor(expected, 180_000);
-  // Anything sent twice would have arrived by now: both senders look every second.
-  await new Promise((resolve) => setTimeout(resolve, 2_500));
+  // Both servers stopped (a stop waits for the sending under way): nothing more can arrive, so a
+  // delivery sent twice is among what was received.
+  await Promise.all([stopServer(a), stopServer(b)]);
   for (const [index, hooks] of receivers.entries()) {
     const ids = hooks.received.map((request) => request.headers['webhook-id']);
     assert.equal(hooks.received.length, expected, 'every event exactly once');
@@ -169,25 +171,21 @@ test('a server killed with a delivery in flight: after a restart the delivery is
   assert.equal(second?.body, first?.body);
   assert.deepEqual(new Webhook(webhook.secret).verify(second?.body ?? '', second?.headers ?? {}), second?.json);
   assert.equal((second?.json.data as { site: { id: string } }).site.id, created.json.site.id);
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    const log = await call<{ deliveries: Array<{ status: string; attempts: Array<{ response_status: number | null }> }> }>(
-      server,
-      'GET',
-      `/api/v1/workspaces/${who.workspace}/webhooks/${webhook.id}/deliveries`,
-      who.authorization,
-    );
-    const [delivery] = log.json.deliveries;
-    if (delivery?.status === 'succeeded') {
-      // The killed attempt left no record; the one that was answered did.
-      assert.deepEqual(
-        delivery.attempts.map((attempt) => attempt.response_status),
-        [200],
-      );
-      break;
-    }
-    assert.ok(Date.now() < deadline, `the delivery never ended: ${JSON.stringify(log.json)}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+  type DeliveryLog = { deliveries: Array<{ status: string; attempts: Array<{ response_status: number | null }> }> };
+  let log: DeliveryLog = { deliveries: [] };
+  const running = server;
+  await until(
+    async () => {
+      log = (await call<DeliveryLog>(running, 'GET', `/api/v1/workspaces/${who.workspace}/webhooks/${webhook.id}/deliveries`, who.authorization)).json;
+      return log.deliveries[0]?.status === 'succeeded';
+    },
+    () => `the delivery to end: ${JSON.stringify(log)}`,
+    { intervalMs: 50 },
+  );
+  // The killed attempt left no record; the one that was answered did.
+  assert.deepEqual(
+    log.deliveries[0]?.attempts.map((attempt) => attempt.response_status),
+    [200],
+  );
   assert.equal(hooks.received.length, 2);
 });
