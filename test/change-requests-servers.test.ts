@@ -1,12 +1,9 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { after, test } from 'node:test';
-import { createPostgresDatabase, STRONG_PASSWORD } from './helpers.js';
+import { STRONG_PASSWORD } from './helpers.js';
 import { until } from './wait.js';
-import { freePort, type RunningServer, startServer, stopServer } from './processes.js';
+import { callJson as call, freePort, type RunningServer, sharedEnvironment, startServer, stopServer } from './processes.js';
 
 /**
  * Scheduled change requests with real app processes: two servers on one database (PostgreSQL when
@@ -18,38 +15,10 @@ after(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-async function sharedEnvironment(): Promise<Record<string, string>> {
-  const dataDir = mkdtempSync(path.join(tmpdir(), 'siteward-schedules-'));
-  cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
-  const env: Record<string, string> = {
-    DATA_DIR: dataDir,
-    PUBLIC_URL: 'http://localhost:3000',
-    JWT_SECRET: randomBytes(32).toString('base64url'),
-    ENCRYPTION_KEY: randomBytes(32).toString('base64'),
-  };
-  const adminUrl = process.env.TEST_DATABASE_URL;
-  if (adminUrl !== undefined && adminUrl !== '') {
-    const created = await createPostgresDatabase(adminUrl);
-    env.DATABASE_URL = created.url;
-    cleanups.push(created.drop);
-  }
-  return env;
-}
-
 async function start(env: Record<string, string>): Promise<RunningServer> {
   const server = await startServer(await freePort(), env);
   cleanups.push(async () => void (await stopServer(server)));
   return server;
-}
-
-async function call<T>(server: RunningServer, method: string, url: string, authorization: string | undefined, body?: unknown): Promise<{ status: number; json: T }> {
-  const response = await fetch(`${server.base}${url}`, {
-    method,
-    headers: { ...(authorization === undefined ? {} : { authorization }), ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const text = await response.text();
-  return { status: response.status, json: (text === '' ? null : JSON.parse(text)) as T };
 }
 
 interface Request {
@@ -59,7 +28,8 @@ interface Request {
 }
 
 test('two app servers: requests scheduled for the same moment are each applied exactly once', async () => {
-  const env = await sharedEnvironment();
+  const { env, remove } = await sharedEnvironment();
+  cleanups.push(remove);
   const [a, b] = await Promise.all([start(env), start(env)]);
   assert.ok(a !== undefined && b !== undefined);
   const signedUp = await call<{ token: string }>(a, 'POST', '/auth/signup', undefined, { email: `owner-${randomBytes(4).toString('hex')}@example.com`, password: STRONG_PASSWORD });

@@ -18,7 +18,7 @@ import { PasswordHasher } from '../src/passwords/passwords.js';
 import { Cache } from '../src/cache/cache.js';
 import { UserService } from '../src/users/service.js';
 import { totp } from './rfc6238.js';
-import { linkIn, type TestSmtpServer, verificationLinkIn, verificationMailTo } from './smtp.js';
+import { linkIn, startSmtpServer, type TestSmtpServer, verificationLinkIn, verificationMailTo } from './smtp.js';
 import { until } from './wait.js';
 
 /** A clock the test moves by hand: expiry is proven by advancing it, never by sleeping. */
@@ -207,6 +207,28 @@ export async function signUp(app: App, email = `user${++userCounter}-${randomByt
   if (response.statusCode !== 201) throw new Error(`sign-up failed: ${response.statusCode} ${response.body}`);
   const body = response.json<{ token: string; user: { id: string; email: string } }>();
   return { id: body.user.id, email: body.user.email, jwt: body.token, bearer: `Bearer ${body.token}` };
+}
+
+/** A test app and one signed-up user in it, where most route tests start: `t.close()` ends both. */
+export async function buildTestAppWithOwner(options: TestAppOptions = {}): Promise<{ t: TestApp; owner: SignedUpUser }> {
+  const t = await buildTestApp(options);
+  return { t, owner: await signUp(t.app) };
+}
+
+/** A test app whose mail goes to a test SMTP server of its own: `t.close()` stops both. */
+export async function buildTestAppWithMail(options: TestAppOptions = {}): Promise<{ t: TestApp; smtp: TestSmtpServer }> {
+  const smtp = await startSmtpServer();
+  try {
+    const t = await buildTestApp({ ...options, env: { SMTP_URL: smtp.url, ...options.env } });
+    const close = async () => {
+      await t.close();
+      await smtp.close();
+    };
+    return { t: { ...t, close }, smtp };
+  } catch (error) {
+    await smtp.close();
+    throw error;
+  }
 }
 
 /** Confirms an address as its owner would: the token of the mailed link, posted to /verify-email. */

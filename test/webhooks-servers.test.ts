@@ -1,12 +1,9 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { after, test } from 'node:test';
 import { Webhook } from 'standardwebhooks';
-import { createPostgresDatabase, STRONG_PASSWORD } from './helpers.js';
-import { freePort, type RunningServer, startServer, stopServer } from './processes.js';
+import { STRONG_PASSWORD } from './helpers.js';
+import { callJson as call, freePort, type RunningServer, sharedEnvironment, startServer, stopServer } from './processes.js';
 import { startSmtpServer, verificationLinkIn, verificationMailTo } from './smtp.js';
 import { until } from './wait.js';
 import { type ReceivedWebhook, startReceiver, type TestReceiver } from './webhook-receiver.js';
@@ -26,25 +23,11 @@ after(async () => {
 const smtp = await startSmtpServer();
 cleanups.push(() => smtp.close());
 
-/** The environment of servers sharing one new database, and a data directory of their own. */
-async function sharedEnvironment(): Promise<Record<string, string>> {
-  const dataDir = mkdtempSync(path.join(tmpdir(), 'siteward-webhooks-'));
-  cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
-  const env: Record<string, string> = {
-    DATA_DIR: dataDir,
-    PUBLIC_URL: 'http://localhost:3000',
-    SMTP_URL: smtp.url,
-    JWT_SECRET: randomBytes(32).toString('base64url'),
-    ENCRYPTION_KEY: randomBytes(32).toString('base64'),
-    // The receivers listen on loopback.
-    OUTBOUND_ALLOW_PRIVATE_NETWORKS: 'true',
-  };
-  const adminUrl = process.env.TEST_DATABASE_URL;
-  if (adminUrl !== undefined && adminUrl !== '') {
-    const created = await createPostgresDatabase(adminUrl);
-    env.DATABASE_URL = created.url;
-    cleanups.push(created.drop);
-  }
+/** The environment of servers sharing one new database, mailing to the server above. */
+async function environment(): Promise<Record<string, string>> {
+  // The receivers listen on loopback.
+  const { env, remove } = await sharedEnvironment({ SMTP_URL: smtp.url, OUTBOUND_ALLOW_PRIVATE_NETWORKS: 'true' });
+  cleanups.push(remove);
   return env;
 }
 
@@ -58,16 +41,6 @@ async function receiver(answer?: Parameters<typeof startReceiver>[0]): Promise<T
   const started = await startReceiver(answer);
   cleanups.push(() => started.close());
   return started;
-}
-
-async function call<T>(server: RunningServer, method: string, url: string, authorization: string | undefined, body?: unknown): Promise<{ status: number; json: T }> {
-  const response = await fetch(`${server.base}${url}`, {
-    method,
-    headers: { ...(authorization === undefined ? {} : { authorization }), ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const text = await response.text();
-  return { status: response.status, json: (text === '' ? null : JSON.parse(text)) as T };
 }
 
 /** Signs up and confirms the address through the mailed link; returns the JWT header and the personal workspace. */
@@ -99,7 +72,7 @@ function versionOf(request: ReceivedWebhook): { site: string; version: number } 
 }
 
 test('two app servers and 1,000 site changes: every event reaches each webhook exactly once, in order per site, signed', async () => {
-  const env = await sharedEnvironment();
+  const env = await environment();
   const [a, b] = await Promise.all([start(env), start(env)]);
   assert.ok(a !== undefined && b !== undefined);
   const who = await owner(a);
@@ -151,7 +124,7 @@ test('two app servers and 1,000 site changes: every event reaches each webhook e
 });
 
 test('a server killed with a delivery in flight: after a restart the delivery is sent again with the same webhook-id', async () => {
-  const env = await sharedEnvironment();
+  const env = await environment();
   let server = await start(env);
   const who = await owner(server);
   // The first request is never answered; the server dies while it waits.

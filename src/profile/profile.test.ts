@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, test } from 'node:test';
 import {
-  buildTestApp,
+  buildTestAppWithMail,
   createAccessToken,
   mailedMagicLink,
   sessionCookie,
@@ -11,7 +11,7 @@ import {
   type SignedUpUser,
   type TestApp,
 } from '../../test/helpers.js';
-import { type ReceivedMail, startSmtpServer, type TestSmtpServer } from '../../test/smtp.js';
+import type { ReceivedMail, TestSmtpServer } from '../../test/smtp.js';
 import { AUTH_ERRORS } from '../auth/errors.js';
 
 const ORIGIN = 'http://localhost:3000';
@@ -22,14 +22,8 @@ const NOTICE_SUBJECT = 'Your Siteward e-mail address was changed';
 
 let smtp: TestSmtpServer;
 let t: TestApp;
-beforeEach(async () => {
-  smtp = await startSmtpServer();
-  t = await buildTestApp({ env: { SMTP_URL: smtp.url } });
-});
-afterEach(async () => {
-  await t.close();
-  await smtp.close();
-});
+beforeEach(async () => ({ t, smtp } = await buildTestAppWithMail()));
+afterEach(() => t.close());
 
 type Headers = Record<string, string>;
 type Response = Awaited<ReturnType<TestApp['app']['inject']>>;

@@ -2,21 +2,15 @@ import assert from 'node:assert/strict';
 import { readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, test } from 'node:test';
-import { buildTestApp, createAccessToken, createSite, createUserAsOperator, signUp, signUpConfirmed, STRONG_PASSWORD, type TestApp, sessionCookie } from '../../test/helpers.js';
+import { buildTestApp, buildTestAppWithMail, createAccessToken, createSite, createUserAsOperator, signUp, signUpConfirmed, STRONG_PASSWORD, type TestApp, sessionCookie } from '../../test/helpers.js';
 import { linkIn, startSmtpServer, type TestSmtpServer } from '../../test/smtp.js';
 
 const ORIGIN = 'http://localhost:3000';
 
 let t: TestApp;
 let smtp: TestSmtpServer;
-beforeEach(async () => {
-  smtp = await startSmtpServer();
-  t = await buildTestApp({ env: { SMTP_URL: smtp.url } });
-});
-afterEach(async () => {
-  await t.close();
-  await smtp.close();
-});
+beforeEach(async () => ({ t, smtp } = await buildTestAppWithMail()));
+afterEach(() => t.close());
 
 
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, test } from 'node:test';
-import { buildTestApp, createSite, type SignedUpUser, signUp, type TestApp, untilCacheListens, usingPostgres } from '../../test/helpers.js';
+import { buildTestApp, buildTestAppWithOwner, createSite, type SignedUpUser, signUp, type TestApp, untilCacheListens, usingPostgres } from '../../test/helpers.js';
 import { until } from '../../test/wait.js';
 import { openDatabase } from '../db/connect.js';
 
@@ -11,15 +11,8 @@ import { openDatabase } from '../db/connect.js';
 
 let t: TestApp;
 let owner: SignedUpUser;
-
-beforeEach(async () => {
-  t = await buildTestApp();
-  owner = await signUp(t.app);
-});
-
-afterEach(async () => {
-  await t.close();
-});
+beforeEach(async () => ({ t, owner } = await buildTestAppWithOwner()));
+afterEach(() => t.close());
 
 async function get(url: string, authorization = owner.bearer) {
   return t.app.inject({ method: 'GET', url, headers: { authorization } });
