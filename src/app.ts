@@ -1,5 +1,4 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import path from 'node:path';
 import cookie from '@fastify/cookie';
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
@@ -30,7 +29,7 @@ import { registerAccountRoutes } from './account/routes.js';
 import { AccountClaimService } from './email-verification/claim.js';
 import { registerEmailVerificationRoutes } from './email-verification/routes.js';
 import { EmailVerificationService } from './email-verification/service.js';
-import { Mailer, type MailerOptions, OutboxTransport, SmtpTransport } from './mail/mailer.js';
+import { type Mailer, mailerFor } from './mail/mailer.js';
 import { AuthService } from './sign-in/service.js';
 import { Cache } from './cache/cache.js';
 import { NO_CHANGE_FEED } from './cache/change-feed.js';
@@ -115,8 +114,11 @@ export interface AppOptions {
   /** Where log lines go (stdout by default); tests read them to prove no secret is logged. */
   logStream?: DestinationStream;
   passwordHashing?: PasswordHashingOptions;
-  /** Retry pacing for e-mail delivery (tests shorten it). */
-  mailerOptions?: MailerOptions;
+  /**
+   * Sends the app's e-mail in the background; made from the configuration when not given. Tests
+   * hand in one with short retries, and wait on it until everything handed over is sent.
+   */
+  mailer?: Mailer;
   /**
    * What the app keeps from the database (src/cache/cache.ts). Every service writing through this
    * database handle must report to the same one; made from the configuration when not given.
@@ -151,12 +153,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   // Helmet's headers, computed once; HSTS and the https upgrade only when PUBLIC_URL is https.
   const headers = responseHeaders({ https: config.publicUrl.startsWith('https:') });
   const outage = new DatabaseOutage({ log: loggers.app, clock, probe: () => sql`select 1`.execute(db), ...options.databaseOutage });
-  const mailer = new Mailer(
-    config.smtpUrl === undefined ? new OutboxTransport(path.join(config.dataDir, 'outbox')) : new SmtpTransport(config.smtpUrl),
-    config.mailFrom,
-    loggers.app,
-    options.mailerOptions,
-  );
+  const mailer = options.mailer ?? mailerFor(config, loggers.app);
   const securityEvents = new SecurityEvents(db, loggers.app, mailer, clock);
   const handleError = errorHandler(outage, refusalLogger(securityEvents));
   // Set once the public path's parts exist, below; the server only calls it for requests.

@@ -1,14 +1,11 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { createPostgresDatabase, STRONG_PASSWORD, usingPostgres } from './helpers.js';
-import { freePort, type RunningServer, startServer, stopServer } from './processes.js';
+import { STRONG_PASSWORD, usingPostgres } from './helpers.js';
+import { freePort, type RunningServer, sharedEnvironment, startServer, stopServer } from './processes.js';
 
 /**
  * Disabling an account on one app server stops its every credential on another, as behind a load
@@ -17,8 +14,7 @@ import { freePort, type RunningServer, startServer, stopServer } from './process
  * when the change is made; the change feed must reach it.
  */
 let servers: RunningServer[] = [];
-let dataDir: string;
-let dropDatabase: (() => Promise<void>) | undefined;
+let removeEnvironment: (() => Promise<void>) | undefined;
 let serverEnv: Record<string, string> = {};
 const CLI = fileURLToPath(new URL('../src/cli.js', import.meta.url));
 
@@ -26,27 +22,16 @@ const CLI = fileURLToPath(new URL('../src/cli.js', import.meta.url));
 const NOTIFICATION_BOUND_MS = 5000;
 
 before(async () => {
-  dataDir = mkdtempSync(path.join(tmpdir(), 'siteward-admin-'));
   const [portA, portB] = [await freePort(), await freePort()];
-  serverEnv = {
-    DATA_DIR: dataDir,
-    PUBLIC_URL: `http://localhost:${portA}`,
-    JWT_SECRET: randomBytes(32).toString('base64url'),
-    ENCRYPTION_KEY: randomBytes(32).toString('base64'),
-  };
-  const adminUrl = process.env.TEST_DATABASE_URL;
-  if (adminUrl !== undefined && adminUrl !== '') {
-    const created = await createPostgresDatabase(adminUrl);
-    serverEnv.DATABASE_URL = created.url;
-    dropDatabase = created.drop;
-  }
+  const shared = await sharedEnvironment({ PUBLIC_URL: `http://localhost:${portA}` });
+  serverEnv = shared.env;
+  removeEnvironment = shared.remove;
   servers = [await startServer(portA, serverEnv), await startServer(portB, serverEnv)];
 });
 
 after(async () => {
   await Promise.all(servers.map((server) => stopServer(server)));
-  if (dropDatabase !== undefined) await dropDatabase();
-  rmSync(dataDir, { recursive: true, force: true });
+  await removeEnvironment?.();
 });
 
 interface Answer {

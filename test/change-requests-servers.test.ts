@@ -1,11 +1,9 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { after, test } from 'node:test';
-import { createPostgresDatabase, STRONG_PASSWORD } from './helpers.js';
-import { freePort, type RunningServer, startServer, stopServer } from './processes.js';
+import { STRONG_PASSWORD } from './helpers.js';
+import { until } from './wait.js';
+import { callJson as call, freePort, type RunningServer, sharedEnvironment, startServer, stopServer } from './processes.js';
 
 /**
  * Scheduled change requests with real app processes: two servers on one database (PostgreSQL when
@@ -17,38 +15,10 @@ after(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-async function sharedEnvironment(): Promise<Record<string, string>> {
-  const dataDir = mkdtempSync(path.join(tmpdir(), 'siteward-schedules-'));
-  cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
-  const env: Record<string, string> = {
-    DATA_DIR: dataDir,
-    PUBLIC_URL: 'http://localhost:3000',
-    JWT_SECRET: randomBytes(32).toString('base64url'),
-    ENCRYPTION_KEY: randomBytes(32).toString('base64'),
-  };
-  const adminUrl = process.env.TEST_DATABASE_URL;
-  if (adminUrl !== undefined && adminUrl !== '') {
-    const created = await createPostgresDatabase(adminUrl);
-    env.DATABASE_URL = created.url;
-    cleanups.push(created.drop);
-  }
-  return env;
-}
-
 async function start(env: Record<string, string>): Promise<RunningServer> {
   const server = await startServer(await freePort(), env);
   cleanups.push(async () => void (await stopServer(server)));
   return server;
-}
-
-async function call<T>(server: RunningServer, method: string, url: string, authorization: string | undefined, body?: unknown): Promise<{ status: number; json: T }> {
-  const response = await fetch(`${server.base}${url}`, {
-    method,
-    headers: { ...(authorization === undefined ? {} : { authorization }), ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const text = await response.text();
-  return { status: response.status, json: (text === '' ? null : JSON.parse(text)) as T };
 }
 
 interface Request {
@@ -58,7 +28,8 @@ interface Request {
 }
 
 test('two app servers: requests scheduled for the same moment are each applied exactly once', async () => {
-  const env = await sharedEnvironment();
+  const { env, remove } = await sharedEnvironment();
+  cleanups.push(remove);
   const [a, b] = await Promise.all([start(env), start(env)]);
   assert.ok(a !== undefined && b !== undefined);
   const signedUp = await call<{ token: string }>(a, 'POST', '/auth/signup', undefined, { email: `owner-${randomBytes(4).toString('hex')}@example.com`, password: STRONG_PASSWORD });
@@ -87,14 +58,16 @@ test('two app servers: requests scheduled for the same moment are each applied e
     }),
   );
 
-  // Waits for the event: every request applied (bounded; both servers look every second).
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const states = await Promise.all(scheduled.map(async ({ site, request }) => (await call<{ change_request: Request }>(a, 'GET', `/api/v1/sites/${site}/change-requests/${request}`, authorization)).json.change_request.status));
-    if (states.every((state) => state === 'applied')) break;
-    assert.ok(Date.now() < deadline, `still ${states.join(', ')}`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
+  // Waits for the event: every request applied (both servers look every second).
+  let states: string[] = [];
+  await until(
+    async () => {
+      states = await Promise.all(scheduled.map(async ({ site, request }) => (await call<{ change_request: Request }>(a, 'GET', `/api/v1/sites/${site}/change-requests/${request}`, authorization)).json.change_request.status));
+      return states.every((state) => state === 'applied');
+    },
+    () => `every request applied, still ${states.join(', ')}`,
+    { timeoutMs: 30_000, intervalMs: 200 },
+  );
   for (const site of new Set(scheduled.map((entry) => entry.site))) {
     const versions = await call<{ versions: Array<{ version: number; via: { change_request?: { id: string } } }> }>(b, 'GET', `/api/v1/sites/${site}/versions`, authorization);
     // Created, then one version per request: none applied twice, none lost.

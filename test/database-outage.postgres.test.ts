@@ -6,6 +6,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { test } from 'node:test';
 import { buildTestApp, createSite, signUp, STRONG_PASSWORD } from './helpers.js';
+import { until } from './wait.js';
 import { freePort } from './processes.js';
 
 const POSTGRES_SCRIPT = fileURLToPath(new URL('../../scripts/ci/postgres.sh', import.meta.url));
@@ -31,8 +32,7 @@ test('a PostgreSQL outage is logged once, not once per refused request, and its 
     const user = await signUp(t.app);
     const site = await createSite(t.app, user.bearer, { name: 'Outage' });
     // The sign-up's verification mail is sent after its answer: its log line must not fall into the outage's.
-    const mailDeadline = Date.now() + 10_000;
-    while (!t.logs().includes('mail delivered') && Date.now() < mailDeadline) await new Promise((resolve) => setTimeout(resolve, 20));
+    await t.mailer.idle();
     assert.ok(t.logs().includes('mail delivered'), 'the sign-up mailed its verification link');
     const before = t.logs().length;
 
@@ -71,10 +71,7 @@ test('a PostgreSQL outage is logged once, not once per refused request, and its 
 
     const afterOutage = t.logs().length;
     postgres('start', pgDir, pgPort);
-    const deadline = Date.now() + 20_000;
-    while (!t.logs().slice(afterOutage).includes('database answers again') && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    await until(() => t.logs().slice(afterOutage).includes('database answers again'), 'the database to answer again', { timeoutMs: 20_000, intervalMs: 100 });
     const recovery = t.logs().slice(afterOutage).trim().split('\n').filter((line) => line !== '').map((line) => JSON.parse(line) as LogLine);
     const recoveryLines = recovery.filter((line) => line.msg === 'database answers again');
     assert.equal(recoveryLines.length, 1, t.logs().slice(afterOutage));

@@ -10,6 +10,7 @@ import { type DatabaseHandle, openDatabase } from '../src/db/connect.js';
 import { migrate } from '../src/db/migrate.js';
 import { NO_CHANGE_FEED } from '../src/cache/change-feed.js';
 import { createLoggers } from '../src/http/logging.js';
+import { type Mailer, mailerFor } from '../src/mail/mailer.js';
 import type { HttpLimits } from '../src/http/server.js';
 import type { App } from '../src/http/types.js';
 import type { Clock } from '../src/lib/clock.js';
@@ -17,7 +18,8 @@ import { PasswordHasher } from '../src/passwords/passwords.js';
 import { Cache } from '../src/cache/cache.js';
 import { UserService } from '../src/users/service.js';
 import { totp } from './rfc6238.js';
-import { linkIn, type TestSmtpServer, verificationLinkIn, verificationMailTo } from './smtp.js';
+import { linkIn, startSmtpServer, type TestSmtpServer, verificationLinkIn, verificationMailTo } from './smtp.js';
+import { until } from './wait.js';
 
 /** A clock the test moves by hand: expiry is proven by advancing it, never by sleeping. */
 export class ManualClock implements Clock {
@@ -44,6 +46,8 @@ export interface TestApp {
   /** The app's cache: a service a test makes on the same database must report its writes to it. */
   cache: Cache;
   dataDir: string;
+  /** The app's mailer: `await t.mailer.idle()` waits until every message handed over is sent. */
+  mailer: Mailer;
   /** Everything the app logged so far, one JSON line per entry. */
   logs(): string;
   close(): Promise<void>;
@@ -113,9 +117,7 @@ export function usingPostgres(): boolean {
  * background, and on a loaded machine a missed heartbeat turns it off until it reconnects.
  */
 export async function untilCacheListens(cache: Cache): Promise<void> {
-  for (let waited = 0; !cache.available && waited < 10_000; waited += 10) {
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
+  await until(() => cache.available, "the cache's change feed to listen");
 }
 
 export async function buildTestApp(options: TestAppOptions = {}): Promise<TestApp> {
@@ -147,6 +149,7 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
     },
   });
   const loggers = createLoggers(config.logLevel, logStream);
+  const mailer = mailerFor(config, loggers.app, { retryDelaysMs: options.mailRetryDelaysMs ?? [20, 20] });
   const cache = new Cache({ feed: config.cacheBytes > 0 ? database.openChangeFeed(loggers.app) : NO_CHANGE_FEED, maxBytes: config.cacheBytes });
   const app = await buildApp({
     config,
@@ -155,7 +158,7 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
     cache,
     logStream,
     passwordHashing: TEST_PASSWORD_HASHING,
-    mailerOptions: { retryDelaysMs: options.mailRetryDelaysMs ?? [20, 20] },
+    mailer,
     ...(options.httpLimits === undefined ? {} : { httpLimits: options.httpLimits }),
     ...(options.databaseOutage === undefined ? {} : { databaseOutage: options.databaseOutage }),
     webhooks: { pollIntervalMs: 20, ...options.webhooks },
@@ -174,6 +177,7 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
     database,
     clock,
     cache,
+    mailer,
     dataDir,
     logs: () => lines.join(''),
     close: async () => {
@@ -203,6 +207,28 @@ export async function signUp(app: App, email = `user${++userCounter}-${randomByt
   if (response.statusCode !== 201) throw new Error(`sign-up failed: ${response.statusCode} ${response.body}`);
   const body = response.json<{ token: string; user: { id: string; email: string } }>();
   return { id: body.user.id, email: body.user.email, jwt: body.token, bearer: `Bearer ${body.token}` };
+}
+
+/** A test app and one signed-up user in it, where most route tests start: `t.close()` ends both. */
+export async function buildTestAppWithOwner(options: TestAppOptions = {}): Promise<{ t: TestApp; owner: SignedUpUser }> {
+  const t = await buildTestApp(options);
+  return { t, owner: await signUp(t.app) };
+}
+
+/** A test app whose mail goes to a test SMTP server of its own: `t.close()` stops both. */
+export async function buildTestAppWithMail(options: TestAppOptions = {}): Promise<{ t: TestApp; smtp: TestSmtpServer }> {
+  const smtp = await startSmtpServer();
+  try {
+    const t = await buildTestApp({ ...options, env: { SMTP_URL: smtp.url, ...options.env } });
+    const close = async () => {
+      await t.close();
+      await smtp.close();
+    };
+    return { t: { ...t, close }, smtp };
+  } catch (error) {
+    await smtp.close();
+    throw error;
+  }
 }
 
 /** Confirms an address as its owner would: the token of the mailed link, posted to /verify-email. */

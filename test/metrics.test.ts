@@ -6,6 +6,7 @@ import path from 'node:path';
 import { after, before, test } from 'node:test';
 import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 import { createPostgresDatabase, STRONG_PASSWORD } from './helpers.js';
+import { until } from './wait.js';
 import { freePort, type RunningServer, startServer, stopServer } from './processes.js';
 
 /**
@@ -118,7 +119,6 @@ test('/metrics serves the families on its own port only, labelled by route patte
   assert.ok(value(after, 'siteward_cache_hits_total') > value(before, 'siteward_cache_hits_total'), 'the cache answered some of the reads');
   assert.ok(value(after, 'siteward_cache_misses_total') > value(before, 'siteward_cache_misses_total'));
   // The sign-up's verification mail went to a closed port.
-  for (let tries = 0; value(await scrape(), 'siteward_mail_failures_total') === 0 && tries < 100; tries++) await new Promise((resolve) => setTimeout(resolve, 50));
-  assert.ok(value(await scrape(), 'siteward_mail_failures_total') > 0);
+  await until(async () => value(await scrape(), 'siteward_mail_failures_total') > 0, 'a mail failure counted', { intervalMs: 50 });
   assert.ok(value(after, 'process_cpu_user_seconds_total') >= value(before, 'process_cpu_user_seconds_total'));
 });

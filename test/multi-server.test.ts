@@ -1,18 +1,16 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { after, before, type TestContext, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import pg from 'pg';
 import { EventStreamClient } from './event-stream.js';
-import { createPostgresDatabase, STRONG_PASSWORD, usingPostgres } from './helpers.js';
-import { freePort, type RunningServer, startServer, stopServer } from './processes.js';
+import { STRONG_PASSWORD, usingPostgres } from './helpers.js';
+import { freePort, type RunningServer, sharedEnvironment, startServer, stopServer } from './processes.js';
 import { totp } from './rfc6238.js';
 import { linkIn, startSmtpServer, type TestSmtpServer } from './smtp.js';
+import { until } from './wait.js';
 import { type CreationOptions, type RequestOptions, SoftwareAuthenticator } from './software-authenticator.js';
 
 /**
@@ -23,8 +21,7 @@ import { type CreationOptions, type RequestOptions, SoftwareAuthenticator } from
  */
 let servers: RunningServer[] = [];
 let smtp: TestSmtpServer;
-let dataDir: string;
-let dropDatabase: (() => Promise<void>) | undefined;
+let removeEnvironment: (() => Promise<void>) | undefined;
 let origin: string;
 let databaseUrl: string | undefined;
 /** The environment both servers run with, for the command line to reach the same database. */
@@ -33,23 +30,12 @@ const CLI = fileURLToPath(new URL('../src/cli.js', import.meta.url));
 
 before(async () => {
   smtp = await startSmtpServer();
-  dataDir = mkdtempSync(path.join(tmpdir(), 'siteward-multi-'));
   const [portA, portB] = [await freePort(), await freePort()];
   origin = `http://localhost:${portA}`;
-  const env: Record<string, string> = {
-    DATA_DIR: dataDir,
-    PUBLIC_URL: origin,
-    JWT_SECRET: randomBytes(32).toString('base64url'),
-    ENCRYPTION_KEY: randomBytes(32).toString('base64'),
-    SMTP_URL: smtp.url,
-  };
-  const adminUrl = process.env.TEST_DATABASE_URL;
-  if (adminUrl !== undefined && adminUrl !== '') {
-    const created = await createPostgresDatabase(adminUrl);
-    env.DATABASE_URL = created.url;
-    databaseUrl = created.url;
-    dropDatabase = created.drop;
-  }
+  const shared = await sharedEnvironment({ PUBLIC_URL: origin, SMTP_URL: smtp.url });
+  const { env } = shared;
+  databaseUrl = shared.databaseUrl;
+  removeEnvironment = shared.remove;
   serverEnv = env;
   // Started together on an empty database: the migrations must run once, not race.
   const started = await Promise.allSettled([startServer(portA, env), startServer(portB, env)]);
@@ -61,8 +47,7 @@ before(async () => {
 after(async () => {
   await Promise.all(servers.map((server) => stopServer(server)));
   await smtp?.close();
-  if (dropDatabase !== undefined) await dropDatabase();
-  rmSync(dataDir, { recursive: true, force: true });
+  await removeEnvironment?.();
 });
 
 interface Answer {
@@ -471,11 +456,7 @@ async function renameSilently(id: string, name: string): Promise<void> {
 
 /** Waits until the server's log has `count` lines containing `text`. */
 async function waitForLog(server: RunningServer, text: string, count: number): Promise<void> {
-  const deadline = Date.now() + 30_000;
-  while (server.output().split(text).length - 1 < count) {
-    assert.ok(Date.now() < deadline, `no ${count}th "${text}" in the log:\n${server.output()}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
+  await until(() => server.output().split(text).length - 1 >= count, () => `a ${count}th "${text}" in the log:\n${server.output()}`, { timeoutMs: 30_000, intervalMs: 20 });
 }
 
 test("killing a server's listening connection turns its caching off until the connection is back (PostgreSQL)", async (t) => {

@@ -1,7 +1,13 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { createPostgresDatabase } from './helpers.js';
+import { until } from './wait.js';
 
 /**
  * A port free on 127.0.0.1 now, for a server whose PUBLIC_URL must name its port before it starts.
@@ -46,13 +52,18 @@ export async function startServer(port: number, env: Record<string, string>, nod
   let output = '';
   child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const deadline = Date.now() + 30_000;
-  while (!output.includes('Siteward is serving')) {
-    if (child.exitCode !== null || Date.now() > deadline) {
-      child.kill('SIGKILL');
-      throw new Error(`server did not start:\n${output}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 50));
+  try {
+    await until(
+      () => {
+        if (child.exitCode !== null) throw new Error(`the server exited with ${child.exitCode}`);
+        return output.includes('Siteward is serving');
+      },
+      'the server to serve',
+      { timeoutMs: 30_000, intervalMs: 50 },
+    );
+  } catch (error) {
+    child.kill('SIGKILL');
+    throw new Error(`server did not start (${error instanceof Error ? error.message : String(error)}):\n${output}`);
   }
   return { process: child, base: `http://127.0.0.1:${port}`, output: () => output };
 }
@@ -65,4 +76,51 @@ export async function stopServer(running: RunningServer): Promise<number | null>
   running.process.kill('SIGTERM');
   const [code] = await exited;
   return code;
+}
+
+/** The environment of app servers sharing one new database, and how to remove what it made. */
+export interface SharedEnvironment {
+  env: Record<string, string>;
+  /** The PostgreSQL database's address, when the servers share one. */
+  databaseUrl: string | undefined;
+  /** Drops the database and deletes the data directory (once the servers are stopped). */
+  remove(): Promise<void>;
+}
+
+/**
+ * For app servers sharing one database, as behind a load balancer: PostgreSQL when
+ * TEST_DATABASE_URL is set, else one SQLite file in a new data directory; fresh secrets, and
+ * `settings` on top (PUBLIC_URL is http://localhost:3000 unless they say otherwise).
+ */
+export async function sharedEnvironment(settings: Record<string, string> = {}): Promise<SharedEnvironment> {
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'siteward-servers-'));
+  const env: Record<string, string> = {
+    DATA_DIR: dataDir,
+    PUBLIC_URL: 'http://localhost:3000',
+    JWT_SECRET: randomBytes(32).toString('base64url'),
+    ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+    ...settings,
+  };
+  const adminUrl = process.env.TEST_DATABASE_URL;
+  const database = adminUrl === undefined || adminUrl === '' ? undefined : await createPostgresDatabase(adminUrl);
+  if (database !== undefined) env.DATABASE_URL = database.url;
+  return {
+    env,
+    databaseUrl: database?.url,
+    remove: async () => {
+      await database?.drop();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** A JSON request to a running server: its status and its parsed body (null when empty). */
+export async function callJson<T>(server: RunningServer, method: string, url: string, authorization: string | undefined, body?: unknown): Promise<{ status: number; json: T }> {
+  const response = await fetch(`${server.base}${url}`, {
+    method,
+    headers: { ...(authorization === undefined ? {} : { authorization }), ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  const text = await response.text();
+  return { status: response.status, json: (text === '' ? null : JSON.parse(text)) as T };
 }

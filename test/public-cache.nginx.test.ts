@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { gunzipSync } from 'node:zlib';
 import { EventStreamClient } from './event-stream.js';
 import { buildTestApp, createSite, type SignedUpUser, signUp, type TestApp } from './helpers.js';
+import { until } from './wait.js';
 import { freePort } from './processes.js';
 
 // Debian's nginx with proxy_cache in front of a real app server, configured with the very block
@@ -40,18 +41,15 @@ function documentedConfig(appPort: number, nginxPort: number, cacheDir: string):
 }
 
 async function untilListening(port: number): Promise<void> {
-  for (let attempt = 0; attempt < 200; attempt++) {
-    const connected = await new Promise<boolean>((resolve) => {
+  const connects = () =>
+    new Promise<boolean>((resolve) => {
       const socket = connect(port, '127.0.0.1', () => {
         socket.end();
         resolve(true);
       });
       socket.on('error', () => resolve(false));
     });
-    if (connected) return;
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-  throw new Error(`nginx did not listen on ${port}: ${readFileSync(path.join(dir, 'error.log'), 'utf8')}`);
+  await until(connects, () => `nginx to listen on ${port}: ${readFileSync(path.join(dir, 'error.log'), 'utf8')}`, { intervalMs: 25 });
 }
 
 before(async () => {

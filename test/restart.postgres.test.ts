@@ -7,19 +7,15 @@ import { fileURLToPath } from 'node:url';
 import { test } from 'node:test';
 import { STRONG_PASSWORD } from './helpers.js';
 import { freePort, startServer, stopServer } from './processes.js';
+import { until } from './wait.js';
+
+// A restart of PostgreSQL takes seconds: the waits for it are long, and look less often.
+const RESTART_WAIT = { timeoutMs: 30_000, intervalMs: 100 };
 
 const POSTGRES_SCRIPT = fileURLToPath(new URL('../../scripts/ci/postgres.sh', import.meta.url));
 
 function postgres(action: 'start' | 'stop', dir: string, port?: number): string {
   return execFileSync('bash', [POSTGRES_SCRIPT, action, dir, ...(port === undefined ? [] : [String(port)])], { encoding: 'utf8' }).trim();
-}
-
-async function until(condition: () => Promise<boolean>, what: string, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
 }
 
 async function readyStatus(base: string): Promise<number> {
@@ -63,13 +59,13 @@ test('a PostgreSQL restart under load: readiness reports it, the service recover
       }
     })();
 
-    await until(async () => acknowledged.length >= 20, 'writes before the restart');
+    await until(async () => acknowledged.length >= 20, 'writes before the restart', RESTART_WAIT);
     postgres('stop', pgDir);
-    await until(async () => (await readyStatus(server.base)) === 503, 'readiness to report the lost database');
+    await until(async () => (await readyStatus(server.base)) === 503, 'readiness to report the lost database', RESTART_WAIT);
     const duringOutage = acknowledged.length;
     postgres('start', pgDir, pgPort);
-    await until(async () => (await readyStatus(server.base)) === 200, 'readiness to recover');
-    await until(async () => acknowledged.length >= duringOutage + 20, 'writes after the restart');
+    await until(async () => (await readyStatus(server.base)) === 200, 'readiness to recover', RESTART_WAIT);
+    await until(async () => acknowledged.length >= duringOutage + 20, 'writes after the restart', RESTART_WAIT);
     writing = false;
     await writer;
 

@@ -1,6 +1,7 @@
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { SMTPServer } from 'smtp-server';
+import { until } from './wait.js';
 
 export interface ReceivedMail {
   from: string;
@@ -99,20 +100,10 @@ export async function startSmtpServer(options: { rejectWith?: number } = {}): Pr
       return state.connections;
     },
     async waitForMessage(from, matches, timeoutMs = 5000) {
-      const deadline = Date.now() + timeoutMs;
-      for (;;) {
-        const found = messages.slice(from).find(matches);
-        if (found !== undefined) return found;
-        if (Date.now() > deadline) throw new Error(`no matching message among the ${messages.length - from} received`);
-        await new Promise((resolve) => setTimeout(resolve, 10));
-      }
+      return until(() => messages.slice(from).find(matches), () => `a matching message among the ${messages.length - from} received`, { timeoutMs });
     },
     async waitForMessages(count, timeoutMs = 5000) {
-      const deadline = Date.now() + timeoutMs;
-      while (messages.length < count) {
-        if (Date.now() > deadline) throw new Error(`expected ${count} messages, got ${messages.length}`);
-        await new Promise((resolve) => setTimeout(resolve, 10));
-      }
+      await until(() => messages.length >= count, () => `${count} messages, got ${messages.length}`, { timeoutMs });
       return messages;
     },
     close: () => new Promise((resolve) => server.close(() => resolve())),

@@ -1,5 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { until } from './wait.js';
 
 /** A webhook request as a receiver got it. */
 export interface ReceivedWebhook {
@@ -48,11 +49,7 @@ export async function startReceiver(answer: (request: ReceivedWebhook, index: nu
     url: `http://127.0.0.1:${port}/hooks`,
     received,
     async waitFor(count, timeoutMs = 15_000) {
-      const deadline = Date.now() + timeoutMs;
-      while (received.length < count) {
-        if (Date.now() > deadline) throw new Error(`the receiver got ${received.length} of ${count} requests`);
-        await new Promise((resolve) => setTimeout(resolve, 10));
-      }
+      await until(() => received.length >= count, () => `${count} requests; the receiver got ${received.length}`, { timeoutMs });
     },
     close: () =>
       new Promise<void>((resolve) => {

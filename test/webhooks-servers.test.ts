@@ -1,13 +1,11 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { after, test } from 'node:test';
 import { Webhook } from 'standardwebhooks';
-import { createPostgresDatabase, STRONG_PASSWORD } from './helpers.js';
-import { freePort, type RunningServer, startServer, stopServer } from './processes.js';
+import { STRONG_PASSWORD } from './helpers.js';
+import { callJson as call, freePort, type RunningServer, sharedEnvironment, startServer, stopServer } from './processes.js';
 import { startSmtpServer, verificationLinkIn, verificationMailTo } from './smtp.js';
+import { until } from './wait.js';
 import { type ReceivedWebhook, startReceiver, type TestReceiver } from './webhook-receiver.js';
 
 /**
@@ -25,25 +23,11 @@ after(async () => {
 const smtp = await startSmtpServer();
 cleanups.push(() => smtp.close());
 
-/** The environment of servers sharing one new database, and a data directory of their own. */
-async function sharedEnvironment(): Promise<Record<string, string>> {
-  const dataDir = mkdtempSync(path.join(tmpdir(), 'siteward-webhooks-'));
-  cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
-  const env: Record<string, string> = {
-    DATA_DIR: dataDir,
-    PUBLIC_URL: 'http://localhost:3000',
-    SMTP_URL: smtp.url,
-    JWT_SECRET: randomBytes(32).toString('base64url'),
-    ENCRYPTION_KEY: randomBytes(32).toString('base64'),
-    // The receivers listen on loopback.
-    OUTBOUND_ALLOW_PRIVATE_NETWORKS: 'true',
-  };
-  const adminUrl = process.env.TEST_DATABASE_URL;
-  if (adminUrl !== undefined && adminUrl !== '') {
-    const created = await createPostgresDatabase(adminUrl);
-    env.DATABASE_URL = created.url;
-    cleanups.push(created.drop);
-  }
+/** The environment of servers sharing one new database, mailing to the server above. */
+async function environment(): Promise<Record<string, string>> {
+  // The receivers listen on loopback.
+  const { env, remove } = await sharedEnvironment({ SMTP_URL: smtp.url, OUTBOUND_ALLOW_PRIVATE_NETWORKS: 'true' });
+  cleanups.push(remove);
   return env;
 }
 
@@ -57,16 +41,6 @@ async function receiver(answer?: Parameters<typeof startReceiver>[0]): Promise<T
   const started = await startReceiver(answer);
   cleanups.push(() => started.close());
   return started;
-}
-
-async function call<T>(server: RunningServer, method: string, url: string, authorization: string | undefined, body?: unknown): Promise<{ status: number; json: T }> {
-  const response = await fetch(`${server.base}${url}`, {
-    method,
-    headers: { ...(authorization === undefined ? {} : { authorization }), ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const text = await response.text();
-  return { status: response.status, json: (text === '' ? null : JSON.parse(text)) as T };
 }
 
 /** Signs up and confirms the address through the mailed link; returns the JWT header and the personal workspace. */
@@ -98,7 +72,7 @@ function versionOf(request: ReceivedWebhook): { site: string; version: number } 
 }
 
 test('two app servers and 1,000 site changes: every event reaches each webhook exactly once, in order per site, signed', async () => {
-  const env = await sharedEnvironment();
+  const env = await environment();
   const [a, b] = await Promise.all([start(env), start(env)]);
   assert.ok(a !== undefined && b !== undefined);
   const who = await owner(a);
@@ -126,8 +100,9 @@ test('two app servers and 1,000 site changes: every event reaches each webhook e
 
   const expected = SITES * (CHANGES_PER_SITE + 1);
   for (const hooks of receivers) await hooks.waitFor(expected, 180_000);
-  // Anything sent twice would have arrived by now: both senders look every second.
-  await new Promise((resolve) => setTimeout(resolve, 2_500));
+  // Both servers stopped (a stop waits for the sending under way): nothing more can arrive, so a
+  // delivery sent twice is among what was received.
+  await Promise.all([stopServer(a), stopServer(b)]);
   for (const [index, hooks] of receivers.entries()) {
     const ids = hooks.received.map((request) => request.headers['webhook-id']);
     assert.equal(hooks.received.length, expected, 'every event exactly once');
@@ -149,7 +124,7 @@ test('two app servers and 1,000 site changes: every event reaches each webhook e
 });
 
 test('a server killed with a delivery in flight: after a restart the delivery is sent again with the same webhook-id', async () => {
-  const env = await sharedEnvironment();
+  const env = await environment();
   let server = await start(env);
   const who = await owner(server);
   // The first request is never answered; the server dies while it waits.
@@ -169,25 +144,21 @@ test('a server killed with a delivery in flight: after a restart the delivery is
   assert.equal(second?.body, first?.body);
   assert.deepEqual(new Webhook(webhook.secret).verify(second?.body ?? '', second?.headers ?? {}), second?.json);
   assert.equal((second?.json.data as { site: { id: string } }).site.id, created.json.site.id);
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    const log = await call<{ deliveries: Array<{ status: string; attempts: Array<{ response_status: number | null }> }> }>(
-      server,
-      'GET',
-      `/api/v1/workspaces/${who.workspace}/webhooks/${webhook.id}/deliveries`,
-      who.authorization,
-    );
-    const [delivery] = log.json.deliveries;
-    if (delivery?.status === 'succeeded') {
-      // The killed attempt left no record; the one that was answered did.
-      assert.deepEqual(
-        delivery.attempts.map((attempt) => attempt.response_status),
-        [200],
-      );
-      break;
-    }
-    assert.ok(Date.now() < deadline, `the delivery never ended: ${JSON.stringify(log.json)}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+  type DeliveryLog = { deliveries: Array<{ status: string; attempts: Array<{ response_status: number | null }> }> };
+  let log: DeliveryLog = { deliveries: [] };
+  const running = server;
+  await until(
+    async () => {
+      log = (await call<DeliveryLog>(running, 'GET', `/api/v1/workspaces/${who.workspace}/webhooks/${webhook.id}/deliveries`, who.authorization)).json;
+      return log.deliveries[0]?.status === 'succeeded';
+    },
+    () => `the delivery to end: ${JSON.stringify(log)}`,
+    { intervalMs: 50 },
+  );
+  // The killed attempt left no record; the one that was answered did.
+  assert.deepEqual(
+    log.deliveries[0]?.attempts.map((attempt) => attempt.response_status),
+    [200],
+  );
   assert.equal(hooks.received.length, 2);
 });

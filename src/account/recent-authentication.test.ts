@@ -2,11 +2,12 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { after, afterEach, before, beforeEach, describe, test } from 'node:test';
+import { afterEach, beforeEach, describe, test } from 'node:test';
 import { createSigner } from 'fast-jwt';
 import { sql } from 'kysely';
 import {
   buildTestApp,
+  buildTestAppWithMail,
   mailedMagicLink,
   createAccessToken,
   createPostgresDatabase,
@@ -19,7 +20,7 @@ import {
   type TestApp,
 } from '../../test/helpers.js';
 import { totp } from '../../test/rfc6238.js';
-import { startSmtpServer, type TestSmtpServer } from '../../test/smtp.js';
+import type { TestSmtpServer } from '../../test/smtp.js';
 import { type AuthenticationResponse, type RequestOptions, SoftwareAuthenticator } from '../../test/software-authenticator.js';
 import { AUTH_ERRORS } from '../auth/errors.js';
 import { openDatabase } from '../db/connect.js';
@@ -31,18 +32,8 @@ const NEW_PASSWORD = 'quartz-meadow-lantern-97';
 
 let smtp: TestSmtpServer;
 let t: TestApp;
-before(async () => {
-  smtp = await startSmtpServer();
-});
-after(async () => {
-  await smtp.close();
-});
-beforeEach(async () => {
-  t = await buildTestApp({ env: { SMTP_URL: smtp.url } });
-});
-afterEach(async () => {
-  await t.close();
-});
+beforeEach(async () => ({ t, smtp } = await buildTestAppWithMail()));
+afterEach(() => t.close());
 
 type Headers = Record<string, string>;
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
-import { after, before, beforeEach, afterEach, describe, test } from 'node:test';
+import { beforeEach, afterEach, describe, test } from 'node:test';
 import {
-  buildTestApp,
+  buildTestAppWithMail,
   createAccessToken,
   createUserAsOperator,
   mailedMagicLink,
@@ -11,7 +11,7 @@ import {
   type SignedUpUser,
   type TestApp,
 } from '../../test/helpers.js';
-import { startSmtpServer, type TestSmtpServer } from '../../test/smtp.js';
+import type { TestSmtpServer } from '../../test/smtp.js';
 import { AUTH_ERRORS } from '../auth/errors.js';
 import { ADMIN_ERRORS } from './errors.js';
 import { AdminService } from './service.js';
@@ -22,18 +22,8 @@ const NO_SUCH_ID = '01900000-0000-7000-8000-000000000000';
 
 let smtp: TestSmtpServer;
 let t: TestApp;
-before(async () => {
-  smtp = await startSmtpServer();
-});
-after(async () => {
-  await smtp.close();
-});
-beforeEach(async () => {
-  t = await buildTestApp({ env: { SMTP_URL: smtp.url } });
-});
-afterEach(async () => {
-  await t.close();
-});
+beforeEach(async () => ({ t, smtp } = await buildTestAppWithMail()));
+afterEach(() => t.close());
 
 function admins(): AdminService {
   return new AdminService({ db: t.database.db, dialect: t.database.dialect, clock: t.clock, cache: t.cache });

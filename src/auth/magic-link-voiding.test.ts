@@ -1,20 +1,14 @@
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, test } from 'node:test';
-import { buildTestApp, mailedMagicLink, sessionCookie, signUpConfirmed, STRONG_PASSWORD, type SignedUpUser, type TestApp } from '../../test/helpers.js';
-import { startSmtpServer, type TestSmtpServer } from '../../test/smtp.js';
+import { buildTestAppWithMail, mailedMagicLink, sessionCookie, signUpConfirmed, STRONG_PASSWORD, type SignedUpUser, type TestApp } from '../../test/helpers.js';
+import type { TestSmtpServer } from '../../test/smtp.js';
 
 const ORIGIN = 'http://localhost:3000';
 
 let t: TestApp;
 let smtp: TestSmtpServer;
-beforeEach(async () => {
-  smtp = await startSmtpServer();
-  t = await buildTestApp({ env: { SMTP_URL: smtp.url } });
-});
-afterEach(async () => {
-  await t.close();
-  await smtp.close();
-});
+beforeEach(async () => ({ t, smtp } = await buildTestAppWithMail()));
+afterEach(() => t.close());
 
 async function mailedToken(email: string): Promise<string> {
   return (await mailedMagicLink(t.app, smtp, email)).searchParams.get('token') ?? '';

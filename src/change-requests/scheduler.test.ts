@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, test } from 'node:test';
-import { buildTestApp, createSite, signUp, type SignedUpUser, type TestApp } from '../../test/helpers.js';
-import { startSmtpServer, type TestSmtpServer } from '../../test/smtp.js';
+import { buildTestAppWithMail, createSite, signUp, type SignedUpUser, type TestApp } from '../../test/helpers.js';
+import type { TestSmtpServer } from '../../test/smtp.js';
 import { Mailer, SmtpTransport } from '../mail/mailer.js';
 import { SecretBox } from '../lib/crypto.js';
 import { SiteService } from '../sites/service.js';
@@ -17,14 +17,8 @@ import { ChangeRequestService } from './service.js';
 
 let t: TestApp;
 let smtp: TestSmtpServer;
-beforeEach(async () => {
-  smtp = await startSmtpServer();
-  t = await buildTestApp({ env: { SMTP_URL: smtp.url }, scheduledChanges: { pollIntervalMs: 3_600_000 } });
-});
-afterEach(async () => {
-  await t.close();
-  await smtp.close();
-});
+beforeEach(async () => ({ t, smtp } = await buildTestAppWithMail({ scheduledChanges: { pollIntervalMs: 3_600_000 } })));
+afterEach(() => t.close());
 
 /** A scheduler as another app server runs it: its own services over the same database. */
 function scheduler(): ScheduledChanges {

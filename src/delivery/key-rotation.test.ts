@@ -5,7 +5,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, test } from 'node:test';
 import { sql } from 'kysely';
 import type { LightMyRequestResponse } from 'fastify';
-import { buildTestApp, createAccessToken, createPostgresDatabase, createSite, type SignedUpUser, signUp, type TestApp } from '../../test/helpers.js';
+import { buildTestAppWithOwner, createAccessToken, createPostgresDatabase, createSite, type SignedUpUser, signUp, type TestApp } from '../../test/helpers.js';
 import { AUTH_ERRORS } from '../auth/errors.js';
 import { loadConfig } from '../config.js';
 import { openDatabase } from '../db/connect.js';
@@ -22,14 +22,8 @@ import { PUBLIC_KEY_PATTERN } from './contract.js';
 
 let t: TestApp;
 let owner: SignedUpUser;
-
-beforeEach(async () => {
-  t = await buildTestApp();
-  owner = await signUp(t.app);
-});
-afterEach(async () => {
-  await t.close();
-});
+beforeEach(async () => ({ t, owner } = await buildTestAppWithOwner()));
+afterEach(() => t.close());
 
 function rotate(siteId: string, authorization: string): Promise<LightMyRequestResponse> {
   return t.app.inject({ method: 'POST', url: `/api/v1/sites/${siteId}/public-key/rotate`, headers: { authorization } });

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { after, before, test } from 'node:test';
 import { EventStreamClient } from '../../test/event-stream.js';
 import { buildTestApp, createAccessToken, createSite, signUp, type SignedUpUser, type TestApp } from '../../test/helpers.js';
+import { until } from '../../test/wait.js';
 import { SITE_ERRORS } from '../sites/errors.js';
 import { WorkspaceService } from '../workspaces/service.js';
 import { pageOrigin } from './origins.js';
@@ -43,12 +44,9 @@ async function storedOrigins(siteId: string): Promise<string[]> {
 
 /** Waits until the batch writer has stored `count` origins of the site: the write is the event awaited. */
 async function untilStored(siteId: string, count: number): Promise<string[]> {
-  for (let waited = 0; waited < 10_000; waited += FLUSH_MS) {
-    const origins = await storedOrigins(siteId);
-    if (origins.length >= count) return origins;
-    await new Promise((resolve) => setTimeout(resolve, FLUSH_MS));
-  }
-  return storedOrigins(siteId);
+  let origins: string[] = [];
+  await until(async () => (origins = await storedOrigins(siteId)).length >= count, () => `${count} stored origins, not ${JSON.stringify(origins)}`, { intervalMs: FLUSH_MS });
+  return origins;
 }
 
 test('the page origin comes from Origin, else Referer; anything else is not a page', () => {
@@ -94,15 +92,18 @@ test('origins of the pages that fetch a configuration are kept in memory and wri
 
   const stored = await untilStored(site.id, 4);
   assert.deepEqual(stored, ['http://localhost:8080', 'https://app.example', 'https://blog.example', 'https://shop.example']);
-  // Let a few more batches pass with more requests: nothing is written again within the rewrite interval.
+  // More requests from a page already written: nothing is written again within the rewrite
+  // interval. A new page seen after them is written in their batch or a later one, so once it is
+  // stored their batches are done.
   for (let i = 0; i < 20; i++) await fetch(`${base}/public/v1/sites/${key}`, { headers: { origin: 'https://shop.example' } }).then((response) => response.arrayBuffer());
-  await new Promise((resolve) => setTimeout(resolve, FLUSH_MS * 4));
-  assert.equal(originWrites() - writesBefore, 4, 'one write per page, for 141 requests');
+  await fetch(`${base}/public/v1/sites/${key}`, { headers: { origin: 'https://news.example' } }).then((response) => response.arrayBuffer());
+  await untilStored(site.id, 5);
+  assert.equal(originWrites() - writesBefore, 5, 'one write per page, for 162 requests');
 
   // Minutes later, a page seen again is written again, with its new time.
   t.clock.advance(5 * 60_000);
   await fetch(`${base}/public/v1/sites/${key}`, { headers: { origin: 'https://shop.example' } }).then((response) => response.arrayBuffer());
-  for (let waited = 0; originWrites() - writesBefore < 5 && waited < 10_000; waited += FLUSH_MS) await new Promise((resolve) => setTimeout(resolve, FLUSH_MS));
+  await until(() => originWrites() - writesBefore >= 6, 'the page written again', { intervalMs: FLUSH_MS });
   const latest = (await install(site.id)).install.fetched_from;
   assert.equal(latest[0]?.origin, 'https://shop.example');
   assert.equal(latest[0]?.last_seen_at, t.clock.now().toISOString());
@@ -114,7 +115,7 @@ test('a site keeps the 20 origins seen last', async () => {
     await fetch(`${base}/public/v1/sites/${String(site.public_key)}`, { headers: { origin: `https://page${String(i).padStart(2, '0')}.example` } }).then((response) => response.arrayBuffer());
     // Each in a batch of its own, a minute apart: the first five are the oldest.
     const origin = `https://page${String(i).padStart(2, '0')}.example`;
-    for (let waited = 0; !(await storedOrigins(site.id)).includes(origin) && waited < 10_000; waited += FLUSH_MS) await new Promise((resolve) => setTimeout(resolve, FLUSH_MS));
+    await until(async () => (await storedOrigins(site.id)).includes(origin), `${origin} stored`, { intervalMs: FLUSH_MS });
     t.clock.advance(60_000);
   }
   const stored = await storedOrigins(site.id);

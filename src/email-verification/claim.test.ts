@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, test } from 'node:test';
 import {
-  buildTestApp,
+  buildTestAppWithMail,
   mailedMagicLink,
   createAccessToken,
   createSite,
@@ -14,7 +14,7 @@ import {
   type TestApp,
 } from '../../test/helpers.js';
 import { totp } from '../../test/rfc6238.js';
-import { startSmtpServer, type TestSmtpServer } from '../../test/smtp.js';
+import type { TestSmtpServer } from '../../test/smtp.js';
 import { type CreationOptions, type RequestOptions, SoftwareAuthenticator } from '../../test/software-authenticator.js';
 
 const ORIGIN = 'http://localhost:3000';
@@ -22,14 +22,8 @@ const FORM = { 'content-type': 'application/x-www-form-urlencoded', origin: ORIG
 
 let t: TestApp;
 let smtp: TestSmtpServer;
-beforeEach(async () => {
-  smtp = await startSmtpServer();
-  t = await buildTestApp({ env: { SMTP_URL: smtp.url } });
-});
-afterEach(async () => {
-  await t.close();
-  await smtp.close();
-});
+beforeEach(async () => ({ t, smtp } = await buildTestAppWithMail()));
+afterEach(() => t.close());
 
 /** What the mailbox's holder does: asks for a sign-in link, reads it in the mail, opens it and presses the button. */
 async function redeemMailedLink(email: string): Promise<{ status: number; location: string; cookie: string }> {

@@ -5,8 +5,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, test } from 'node:test';
-import { buildTestApp, createPostgresDatabase, signUp, STRONG_PASSWORD, type TestApp } from '../../test/helpers.js';
-import { startSmtpServer, type TestSmtpServer, verificationLinkIn, verificationMailTo } from '../../test/smtp.js';
+import { buildTestAppWithMail, createPostgresDatabase, signUp, STRONG_PASSWORD, type TestApp } from '../../test/helpers.js';
+import { type TestSmtpServer, verificationLinkIn, verificationMailTo } from '../../test/smtp.js';
 import { AppError } from '../errors.js';
 import { sha256 } from '../lib/crypto.js';
 import type { UserRow } from '../users/queries.js';
@@ -19,14 +19,8 @@ const CLI = fileURLToPath(new URL('../cli.js', import.meta.url));
 
 let t: TestApp;
 let smtp: TestSmtpServer;
-beforeEach(async () => {
-  smtp = await startSmtpServer();
-  t = await buildTestApp({ env: { SMTP_URL: smtp.url } });
-});
-afterEach(async () => {
-  await t.close();
-  await smtp.close();
-});
+beforeEach(async () => ({ t, smtp } = await buildTestAppWithMail()));
+afterEach(() => t.close());
 
 async function mailedToken(email: string): Promise<{ token: string; path: string }> {
   const link = new URL(verificationLinkIn(await verificationMailTo(smtp, email)));
@@ -115,8 +109,7 @@ describe('e-mail verification', () => {
     const answers = await Promise.all(Array.from({ length: 10 }, () => resend(user.bearer)));
     assert.deepEqual(answers.map((answer) => answer.statusCode).sort(), [202, 202, 202, 429, 429, 429, 429, 429, 429, 429]);
     assert.ok(answers.filter((answer) => answer.statusCode === 429).every((answer) => Number(answer.headers['retry-after']) > 0));
-    await smtp.waitForMessages(before + 3);
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await t.mailer.idle();
     assert.equal(smtp.messages.length, before + 3);
 
     t.clock.advance(60 * 60_000);

@@ -3,6 +3,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Transporter } from 'nodemailer';
+import type { Config } from '../config.js';
 
 export interface MailMessage {
   to: string;
@@ -133,4 +134,10 @@ export class Mailer {
       }
     }
   }
+}
+
+/** The mailer the configuration asks for: SMTP when SMTP_URL is set, else .eml files in DATA_DIR/outbox. */
+export function mailerFor(config: Pick<Config, 'smtpUrl' | 'dataDir' | 'mailFrom'>, log: FastifyBaseLogger, options?: MailerOptions): Mailer {
+  const transport = config.smtpUrl === undefined ? new OutboxTransport(path.join(config.dataDir, 'outbox')) : new SmtpTransport(config.smtpUrl);
+  return new Mailer(transport, config.mailFrom, log, options);
 }

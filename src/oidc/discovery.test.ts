@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, test } from 'node:test';
 import { buildTestApp } from '../../test/helpers.js';
+import { until } from '../../test/wait.js';
 import { finishSignIn, pageCode, startOidcProvider, startSignIn, type TestOidcProvider } from '../../test/oidc-provider.js';
 
 const CLIENT_SECRET = `secret-${randomBytes(12).toString('hex')}`;
@@ -21,11 +22,7 @@ function environment(issuer = idp.issuer): Record<string, string> {
 
 /** Waits (bounded) for the app to log a line matching `pattern`: the event, not a guess at its time. */
 async function untilLogged(logs: () => string, pattern: RegExp, count = 1): Promise<void> {
-  for (let waited = 0; waited < 10_000; waited += 10) {
-    if ((logs().match(new RegExp(pattern, 'g')) ?? []).length >= count) return;
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-  assert.fail(`no log line matching ${pattern} within 10 s`);
+  await until(() => (logs().match(new RegExp(pattern, 'g')) ?? []).length >= count, `${count} log lines matching ${pattern}`);
 }
 
 test('a provider down at start-up stops nothing; sign-ins meanwhile get a page; once it is back, the next try works', async () => {

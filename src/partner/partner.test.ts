@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { afterEach, test } from 'node:test';
 import { buildTestApp, createAccessToken, createSite, type SignedUpUser, signUp, type TestApp, type TestAppOptions } from '../../test/helpers.js';
+import { until } from '../../test/wait.js';
 import {
   startHangingServer,
   startServer,
@@ -243,7 +244,7 @@ test('a PUT that lands while a check runs is kept: the check merges only its own
   const siteId = await siteWith(app, owner, { mcp_url: hanging.url, auth_type: 'none' });
 
   const running = check(app, owner.bearer, siteId);
-  while (hanging.requests.length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+  await until(() => hanging.requests.length > 0, 'the check to reach the partner');
   const put = await app.app.inject({
     method: 'PUT',
     url: `/api/v1/sites/${siteId}`,

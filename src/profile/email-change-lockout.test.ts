@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, test } from 'node:test';
-import { buildTestApp, mailedMagicLink, sessionCookie, signUp, signUpConfirmed, STRONG_PASSWORD, type TestApp } from '../../test/helpers.js';
+import { buildTestAppWithMail, mailedMagicLink, sessionCookie, signUp, signUpConfirmed, STRONG_PASSWORD, type TestApp } from '../../test/helpers.js';
 import { assertProblem, type HttpClient, listenOnLoopback, TEST_ORIGIN } from '../../test/http.js';
-import { startSmtpServer, type TestSmtpServer } from '../../test/smtp.js';
+import type { TestSmtpServer } from '../../test/smtp.js';
 import { EMAIL_VERIFICATION_ERRORS } from '../email-verification/errors.js';
 
 /**
@@ -18,14 +18,10 @@ let smtp: TestSmtpServer;
 let t: TestApp;
 let http: HttpClient;
 beforeEach(async () => {
-  smtp = await startSmtpServer();
-  t = await buildTestApp({ env: { SMTP_URL: smtp.url } });
+  ({ t, smtp } = await buildTestAppWithMail());
   http = await listenOnLoopback(t);
 });
-afterEach(async () => {
-  await t.close();
-  await smtp.close();
-});
+afterEach(() => t.close());
 
 /** Asks for the change with `headers` and answers the token of the link mailed to the new address. */
 async function requestChange(headers: Record<string, string>, email = THIEF_MAILBOX): Promise<string> {

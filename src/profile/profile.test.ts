@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, test } from 'node:test';
 import {
-  buildTestApp,
+  buildTestAppWithMail,
   createAccessToken,
   mailedMagicLink,
   sessionCookie,
@@ -11,7 +11,7 @@ import {
   type SignedUpUser,
   type TestApp,
 } from '../../test/helpers.js';
-import { type ReceivedMail, startSmtpServer, type TestSmtpServer } from '../../test/smtp.js';
+import type { ReceivedMail, TestSmtpServer } from '../../test/smtp.js';
 import { AUTH_ERRORS } from '../auth/errors.js';
 
 const ORIGIN = 'http://localhost:3000';
@@ -22,14 +22,8 @@ const NOTICE_SUBJECT = 'Your Siteward e-mail address was changed';
 
 let smtp: TestSmtpServer;
 let t: TestApp;
-beforeEach(async () => {
-  smtp = await startSmtpServer();
-  t = await buildTestApp({ env: { SMTP_URL: smtp.url } });
-});
-afterEach(async () => {
-  await t.close();
-  await smtp.close();
-});
+beforeEach(async () => ({ t, smtp } = await buildTestAppWithMail()));
+afterEach(() => t.close());
 
 type Headers = Record<string, string>;
 type Response = Awaited<ReturnType<TestApp['app']['inject']>>;
@@ -246,7 +240,7 @@ describe('changing the e-mail address', () => {
     assert.equal((await me({ authorization: user.bearer })).email, 'mover@example.com');
     assert.equal((await login('mover@example.com')).statusCode, 200);
     assert.equal((await t.app.inject({ method: 'GET', url: path })).statusCode, 200, 'the link itself was not used up');
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await t.mailer.idle();
     assert.equal(smtp.messages.filter((message) => message.subject === NOTICE_SUBJECT).length, 0, 'nobody is told of a change that did not happen');
   });
 
@@ -311,8 +305,7 @@ describe('changing the e-mail address', () => {
     const answers = await Promise.all(Array.from({ length: 10 }, (_, i) => requestChange({ authorization: user.bearer }, `flood${i}@example.com`)));
     assert.deepEqual(answers.map((answer) => answer.statusCode).sort(), [202, 202, 202, 202, 202, 429, 429, 429, 429, 429]);
     assert.ok(answers.filter((answer) => answer.statusCode === 429).every((answer) => Number(answer.headers['retry-after']) > 0));
-    await smtp.waitForMessages(before + 5);
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await t.mailer.idle();
     assert.equal(smtp.messages.length, before + 5);
     assert.equal(await pendingRows(user.id), 1, 'one pending change survives the race');
 

@@ -2,21 +2,15 @@ import assert from 'node:assert/strict';
 import { readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, test } from 'node:test';
-import { buildTestApp, createAccessToken, createSite, createUserAsOperator, signUp, signUpConfirmed, STRONG_PASSWORD, type TestApp, sessionCookie } from '../../test/helpers.js';
+import { buildTestApp, buildTestAppWithMail, createAccessToken, createSite, createUserAsOperator, signUp, signUpConfirmed, STRONG_PASSWORD, type TestApp, sessionCookie } from '../../test/helpers.js';
 import { linkIn, startSmtpServer, type TestSmtpServer } from '../../test/smtp.js';
 
 const ORIGIN = 'http://localhost:3000';
 
 let t: TestApp;
 let smtp: TestSmtpServer;
-beforeEach(async () => {
-  smtp = await startSmtpServer();
-  t = await buildTestApp({ env: { SMTP_URL: smtp.url } });
-});
-afterEach(async () => {
-  await t.close();
-  await smtp.close();
-});
+beforeEach(async () => ({ t, smtp } = await buildTestAppWithMail()));
+afterEach(() => t.close());
 
 
 
@@ -280,8 +274,7 @@ describe('magic link', () => {
     const known = await requestLink('real@example.com');
     assert.equal(unknown.statusCode, 202);
     assert.deepEqual(unknown.json(), known.json());
-    await smtp.waitForMessages(before + 1);
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await t.mailer.idle();
     assert.equal(smtp.messages.length, before + 1);
     assert.deepEqual(smtp.messages[before]?.to, ['real@example.com']);
   });
@@ -463,8 +456,7 @@ describe('e-mail delivery', () => {
       await createUserAsOperator(app, 'unlucky@example.com');
       const response = await app.app.inject({ method: 'POST', url: '/auth/magic-link', payload: { email: 'unlucky@example.com' } });
       assert.equal(response.statusCode, 202);
-      const deadline = Date.now() + 5000;
-      while (!app.logs().includes('giving up') && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+      await app.mailer.idle();
       assert.match(app.logs(), /will retry/);
       assert.match(app.logs(), /giving up/);
       assert.equal(failing.connections, 3, 'one attempt and two retries');
@@ -481,16 +473,11 @@ describe('e-mail delivery', () => {
       await createUserAsOperator(local, 'outbox@example.com');
       await local.app.inject({ method: 'POST', url: '/auth/magic-link', payload: { email: 'outbox@example.com' } });
       const outbox = path.join(local.dataDir, 'outbox');
-      const deadline = Date.now() + 5000;
-      let files: string[] = [];
-      while (files.length === 0 && Date.now() < deadline) {
-        files = (() => { try { return readdirSync(outbox); } catch { return []; } })();
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
+      await local.mailer.idle();
+      const files = readdirSync(outbox);
       assert.equal(files.length, 1);
       const file = path.join(outbox, files[0] ?? '');
       assert.equal(statSync(file).mode & 0o777, 0o600);
-      await new Promise((resolve) => setTimeout(resolve, 20));
       assert.ok(local.logs().includes(file));
     } finally {
       await local.close();

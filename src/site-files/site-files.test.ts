@@ -5,20 +5,15 @@ import path from 'node:path';
 import { afterEach, beforeEach, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { buildTestApp, createSite, signUp, type SignedUpUser, type TestApp } from '../../test/helpers.js';
+import { buildTestAppWithOwner, createSite, type SignedUpUser, type TestApp } from '../../test/helpers.js';
 
 const CLI = fileURLToPath(new URL('../cli.js', import.meta.url));
 const TOKEN = 'partner-secret-token-value-1234567890';
 
 let t: TestApp;
 let owner: SignedUpUser;
-beforeEach(async () => {
-  t = await buildTestApp();
-  owner = await signUp(t.app);
-});
-afterEach(async () => {
-  await t.close();
-});
+beforeEach(async () => ({ t, owner } = await buildTestAppWithOwner()));
+afterEach(() => t.close());
 
 async function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   const env: Record<string, string> = { PATH: process.env.PATH ?? '', DATA_DIR: t.dataDir };

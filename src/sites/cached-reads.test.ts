@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, test } from 'node:test';
-import { buildTestApp, createSite, type SignedUpUser, signUp, type TestApp, untilCacheListens, usingPostgres } from '../../test/helpers.js';
+import { buildTestApp, buildTestAppWithOwner, createSite, type SignedUpUser, signUp, type TestApp, untilCacheListens, usingPostgres } from '../../test/helpers.js';
+import { until } from '../../test/wait.js';
 import { openDatabase } from '../db/connect.js';
 
 // The two GETs of sites are answered from the cache when it holds the answer. These tests prove
@@ -10,15 +11,8 @@ import { openDatabase } from '../db/connect.js';
 
 let t: TestApp;
 let owner: SignedUpUser;
-
-beforeEach(async () => {
-  t = await buildTestApp();
-  owner = await signUp(t.app);
-});
-
-afterEach(async () => {
-  await t.close();
-});
+beforeEach(async () => ({ t, owner } = await buildTestAppWithOwner()));
+afterEach(() => t.close());
 
 async function get(url: string, authorization = owner.bearer) {
   return t.app.inject({ method: 'GET', url, headers: { authorization } });
@@ -93,9 +87,7 @@ test('a change committed through another connection (another process, the comman
   // later turn than the commit it follows. PostgreSQL's notification arrives on its own connection,
   // a moment after the commit.
   await new Promise((resolve) => setImmediate(resolve));
-  for (let waited = 0; usingPostgres() && waited < 5000 && (await names())[0] !== 'Changed elsewhere'; waited += 10) {
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
+  if (usingPostgres()) await until(async () => (await names())[0] === 'Changed elsewhere', 'the change notified', { timeoutMs: 5000 });
   assert.deepEqual(await names(), ['Changed elsewhere']);
   const one = await get(`/api/v1/sites/${site.id}`);
   assert.equal(one.headers.etag, '"9"');

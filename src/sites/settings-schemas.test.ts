@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { afterEach, beforeEach, test } from 'node:test';
 import { Ajv2020 } from 'ajv/dist/2020.js';
-import { buildTestApp, createAccessToken, createSite, type SignedUpUser, signUp, type TestApp } from '../../test/helpers.js';
+import { buildTestAppWithOwner, createAccessToken, createSite, type SignedUpUser, type TestApp } from '../../test/helpers.js';
 import { SETTINGS_FIELDS } from './contract.js';
 import { SETTINGS_SCHEMAS, type SettingsSchemaGroup } from './settings-schemas.js';
 
@@ -11,15 +11,8 @@ import { SETTINGS_SCHEMAS, type SettingsSchemaGroup } from './settings-schemas.j
 
 let t: TestApp;
 let owner: SignedUpUser;
-
-beforeEach(async () => {
-  t = await buildTestApp();
-  owner = await signUp(t.app);
-});
-
-afterEach(async () => {
-  await t.close();
-});
+beforeEach(async () => ({ t, owner } = await buildTestAppWithOwner()));
+afterEach(() => t.close());
 
 function compiler(): Ajv2020 {
   // strict: a misspelt keyword would silently check nothing. Formats are hints; patterns decide.

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, test } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
-import { buildTestApp, createSite, type SignedUpUser, signUp, type TestApp, usingPostgres } from '../../test/helpers.js';
+import { buildTestAppWithOwner, createSite, type SignedUpUser, signUp, type TestApp, usingPostgres } from '../../test/helpers.js';
 import { SETTINGS_FIELDS, SITE_LIST_SORTS, type SiteListSort } from './contract.js';
 import type { SiteJson, SiteSummaryJson } from './schema.js';
 
@@ -10,15 +10,8 @@ import type { SiteJson, SiteSummaryJson } from './schema.js';
 
 let t: TestApp;
 let owner: SignedUpUser;
-
-beforeEach(async () => {
-  t = await buildTestApp();
-  owner = await signUp(t.app);
-});
-
-afterEach(async () => {
-  await t.close();
-});
+beforeEach(async () => ({ t, owner } = await buildTestAppWithOwner()));
+afterEach(() => t.close());
 
 interface ListBody {
   sites: Array<SiteJson | SiteSummaryJson>;

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, test } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
-import { buildTestApp, createAccessToken, createSite, type SignedUpUser, signUp, type TestApp } from '../../test/helpers.js';
+import { buildTestAppWithOwner, createAccessToken, createSite, type SignedUpUser, signUp, type TestApp } from '../../test/helpers.js';
 import { SecretBox } from '../lib/crypto.js';
 import type { SiteJson } from './schema.js';
 import { SETTINGS_FIELDS } from './schema.js';
@@ -14,15 +14,8 @@ import { DEFAULT_COLOR } from './defaults.js';
 
 let t: TestApp;
 let owner: SignedUpUser;
-
-beforeEach(async () => {
-  t = await buildTestApp();
-  owner = await signUp(t.app);
-});
-
-afterEach(async () => {
-  await t.close();
-});
+beforeEach(async () => ({ t, owner } = await buildTestAppWithOwner()));
+afterEach(() => t.close());
 
 const SITE_KEYS = [
   'ai_settings',

@@ -1,22 +1,16 @@
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, test } from 'node:test';
-import { buildTestApp, mailedMagicLink, enableTotp, signUp, signUpConfirmed, STRONG_PASSWORD, type EnabledTotp, type SignedUpUser, type TestApp, sessionCookie } from '../../test/helpers.js';
+import { buildTestAppWithMail, mailedMagicLink, enableTotp, signUp, signUpConfirmed, STRONG_PASSWORD, type EnabledTotp, type SignedUpUser, type TestApp, sessionCookie } from '../../test/helpers.js';
 import { totp } from '../../test/rfc6238.js';
-import { startSmtpServer, type TestSmtpServer } from '../../test/smtp.js';
+import type { TestSmtpServer } from '../../test/smtp.js';
 
 const ORIGIN = 'http://localhost:3000';
 const FORM = { 'content-type': 'application/x-www-form-urlencoded', origin: ORIGIN };
 
 let t: TestApp;
 let smtp: TestSmtpServer;
-beforeEach(async () => {
-  smtp = await startSmtpServer();
-  t = await buildTestApp({ env: { SMTP_URL: smtp.url } });
-});
-afterEach(async () => {
-  await t.close();
-  await smtp.close();
-});
+beforeEach(async () => ({ t, smtp } = await buildTestAppWithMail()));
+afterEach(() => t.close());
 
 
 

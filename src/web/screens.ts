@@ -1,7 +1,7 @@
 /**
  * The dashboard's screens, as path patterns (`:name` stands for one path segment). The server
  * answers each with index.html and status 200; the dashboard's router draws the screen. No
- * imports: the dashboard imports this list too.
+ * imports: the dashboard builds its routes from this list (web/src/App.tsx).
  */
 export const SCREENS = [
   '/',
@@ -22,3 +22,5 @@ export const SCREENS = [
   '/settings/workspaces/:id/webhooks',
   '/admin',
 ] as const;
+
+export type Screen = (typeof SCREENS)[number];

@@ -6,6 +6,7 @@ import { Webhook } from 'standardwebhooks';
 import { buildTestApp, createAccessToken, createSite, signUp, type SignedUpUser, type TestApp, type TestAppOptions } from '../../test/helpers.js';
 import { startStatelessMcpServer } from '../../test/partner-servers.js';
 import { startSmtpServer, type TestSmtpServer } from '../../test/smtp.js';
+import { until } from '../../test/wait.js';
 import { type ReceivedWebhook, startReceiver, type TestReceiver } from '../../test/webhook-receiver.js';
 import { HTTP_ERRORS } from '../http/errors.js';
 import { SecretBox } from '../lib/crypto.js';
@@ -75,13 +76,9 @@ async function deliveries(app: TestApp, user: SignedUpUser, workspaceId: string,
 
 /** Polls the delivery log until `matches` holds (the sender works in the background). */
 async function untilDeliveries(app: TestApp, user: SignedUpUser, workspaceId: string, webhookId: string, matches: (list: DeliveryJson[]) => boolean): Promise<DeliveryJson[]> {
-  const deadline = Date.now() + 15_000;
-  for (;;) {
-    const list = await deliveries(app, user, workspaceId, webhookId);
-    if (matches(list)) return list;
-    if (Date.now() > deadline) throw new Error(`the deliveries never matched: ${JSON.stringify(list)}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
+  let list: DeliveryJson[] = [];
+  await until(async () => matches((list = await deliveries(app, user, workspaceId, webhookId))), () => `the deliveries to match: ${JSON.stringify(list)}`, { timeoutMs: 15_000, intervalMs: 20 });
+  return list;
 }
 
 /**
@@ -249,6 +246,9 @@ test('a receiver that is always down ends with the webhook turned off after 3 da
   const owner = await person(t);
   const workspace = await personalWorkspace(t, owner);
   const webhook = await createWebhook(t, owner, workspace, { url: `${url}?token=receiver-query-secret`, events: ['site.created', 'site.updated'] });
+  // Another webhook, whose receiver answers: a delivery of it shows the sender has looked.
+  const witness = await receiver();
+  const watching = await createWebhook(t, owner, workspace, { url: witness.url, events: ['site.updated'] });
   const site = await createSite(t.app, owner.bearer);
   const [first] = await untilDeliveries(t, owner, workspace, webhook.id, (rows) => rows[0]?.attempts.length === 1);
   assert.equal(first?.attempts[0]?.error, 'the connection was refused');
@@ -287,12 +287,20 @@ test('a receiver that is always down ends with the webhook turned off after 3 da
   assert.equal(events.length, 1);
   assert.deepEqual([events[0]?.actor, events[0]?.via, events[0]?.details.reason], [null, { type: 'system' }, 'failing']);
 
-  // Turned off: changes queue nothing more, and nothing is tried; one e-mail only.
+  // Turned off: changes queue nothing more, and nothing is tried; one e-mail only. Its pending
+  // delivery would be due a day on; the other webhook's delivery of a change made then shows the
+  // sender has looked since (it claims every due delivery in the look that finds that one).
   const count = (await deliveries(t, owner, workspace, webhook.id)).length;
-  assert.equal((await put(t, owner, site.id, { name: 'Meanwhile' })).statusCode, 200);
+  const attempts = (await deliveries(t, owner, workspace, webhook.id)).map((delivery) => delivery.attempts.length);
   t.clock.advance(DAY_MS);
-  await new Promise((resolve) => setTimeout(resolve, 200));
+  assert.equal((await put(t, owner, site.id, { name: 'Meanwhile' })).statusCode, 200);
+  await untilDeliveries(t, owner, workspace, watching.id, (rows) => rows[0]?.status === 'succeeded');
+  await t.mailer.idle();
   assert.equal((await deliveries(t, owner, workspace, webhook.id)).length, count);
+  assert.deepEqual(
+    (await deliveries(t, owner, workspace, webhook.id)).map((delivery) => delivery.attempts.length),
+    attempts,
+  );
   assert.equal(smtp.messages.filter((message) => message.subject.startsWith('Webhook turned off')).length, 1);
   const test = await t.app.inject({ method: 'POST', url: `/api/v1/workspaces/${workspace}/webhooks/${webhook.id}/test`, headers: { authorization: owner.bearer } });
   assert.equal(test.statusCode, 409);
@@ -490,9 +498,11 @@ test('a partner connection that breaks and comes back sends one event and one e-
   assert.match(String(hooks.received[0]?.json.data.error), /unreachable/);
   const audit = await t.app.inject({ method: 'GET', url: `/api/v1/workspaces/${workspace}/audit-log?action=partner.status_changed`, headers: { authorization: owner.bearer } });
   assert.equal(audit.json<{ events: unknown[] }>().events.length, 2);
-  await new Promise((resolve) => setTimeout(resolve, 100));
-  assert.equal(hooks.received.length, 2);
+  // Each status change queued its delivery with the check that made it, and a delivered one is
+  // never sent again: two deliveries, both delivered, are all the receiver will get.
+  await untilDeliveries(t, owner, workspace, webhook.id, (rows) => rows.every((row) => row.status === 'succeeded'));
   assert.equal((await deliveries(t, owner, workspace, webhook.id)).length, 2);
+  assert.equal(hooks.received.length, 2);
 });
 
 test('webhook URLs on private, loopback and metadata addresses are refused unless private networks are allowed', async () => {
@@ -708,15 +718,16 @@ test('deleting a webhook deletes its log and stops its deliveries, one in flight
   await slow.waitFor(1);
   const deleted = await t.app.inject({ method: 'DELETE', url: `/api/v1/workspaces/${workspace}/webhooks/${inFlight.id}`, headers: { authorization: owner.bearer } });
   assert.equal(deleted.statusCode, 204);
-  // The attempt times out (500 ms here) and ends.
-  await new Promise((resolve) => setTimeout(resolve, 1_000));
-  assert.equal((await t.database.db.selectFrom('webhook_deliveries').select('id').where('webhook_id', '=', inFlight.id).execute()).length, 0);
-  assert.ok(!t.logs().includes('sending webhooks failed'), t.logs());
+  // Its receiver goes away, which ends the attempt. The sender tries one batch at a time, so the
+  // next delivery's attempt (below) is made only once this one has ended.
+  await slow.close();
 
   // A pending delivery (its receiver down) survives retention; the ended one goes after 30 days.
   await t.database.db.updateTable('webhooks').set({ url: 'http://127.0.0.1:9/' }).where('id', '=', kept.id).execute();
   await createSite(t.app, owner.bearer, { name: 'Pending' });
   await untilDeliveries(t, owner, workspace, kept.id, (list) => list[0]?.attempts.length === 1);
+  assert.equal((await t.database.db.selectFrom('webhook_deliveries').select('id').where('webhook_id', '=', inFlight.id).execute()).length, 0);
+  assert.ok(!t.logs().includes('sending webhooks failed'), t.logs());
   t.clock.advance(31 * DAY_MS);
   await t.app.close();
   await pruneStaleRows(t.database.db, new RateLimiter(t.database.db, t.clock), t.clock, { auditDays: 365, trashDays: 30 });

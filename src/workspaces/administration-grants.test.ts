@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, test } from 'node:test';
-import { buildTestApp, type SignedUpUser, signUpConfirmed, STRONG_PASSWORD, type TestApp } from '../../test/helpers.js';
+import { buildTestAppWithMail, type SignedUpUser, signUpConfirmed, STRONG_PASSWORD, type TestApp } from '../../test/helpers.js';
 import { assertProblem, type HttpClient, listenOnLoopback } from '../../test/http.js';
-import { startSmtpServer, type TestSmtpServer } from '../../test/smtp.js';
+import type { TestSmtpServer } from '../../test/smtp.js';
 import { AUTH_ERRORS } from '../auth/errors.js';
 import type { WorkspaceRole } from '../memberships/permissions.js';
 import { WorkspaceService } from './service.js';
@@ -20,14 +20,10 @@ let smtp: TestSmtpServer;
 let t: TestApp;
 let http: HttpClient;
 beforeEach(async () => {
-  smtp = await startSmtpServer();
-  t = await buildTestApp({ env: { SMTP_URL: smtp.url } });
+  ({ t, smtp } = await buildTestAppWithMail());
   http = await listenOnLoopback(t);
 });
-afterEach(async () => {
-  await t.close();
-  await smtp.close();
-});
+afterEach(() => t.close());
 
 async function teamWith(owner: SignedUpUser, members: Array<[SignedUpUser, WorkspaceRole]>): Promise<string> {
   const created = await http.request('POST', '/api/v1/workspaces', { headers: { authorization: owner.bearer }, json: { name: 'Support team' } });

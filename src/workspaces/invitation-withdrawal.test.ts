@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, test } from 'node:test';
-import { buildTestApp, createUserAsOperator, type SignedUpUser, signUpConfirmed, STRONG_PASSWORD, type TestApp } from '../../test/helpers.js';
+import { buildTestAppWithMail, createUserAsOperator, type SignedUpUser, signUpConfirmed, STRONG_PASSWORD, type TestApp } from '../../test/helpers.js';
 import { assertProblem, type HttpClient, listenOnLoopback } from '../../test/http.js';
-import { startSmtpServer, type TestSmtpServer } from '../../test/smtp.js';
+import type { TestSmtpServer } from '../../test/smtp.js';
 import type { WorkspaceRole } from '../memberships/permissions.js';
 import { WORKSPACE_ERRORS } from '../memberships/errors.js';
 import { WorkspaceService } from './service.js';
@@ -19,14 +19,10 @@ let smtp: TestSmtpServer;
 let t: TestApp;
 let http: HttpClient;
 beforeEach(async () => {
-  smtp = await startSmtpServer();
-  t = await buildTestApp({ env: { SMTP_URL: smtp.url } });
+  ({ t, smtp } = await buildTestAppWithMail());
   http = await listenOnLoopback(t);
 });
-afterEach(async () => {
-  await t.close();
-  await smtp.close();
-});
+afterEach(() => t.close());
 
 /** A verified account made as `users:create` makes it, signed in by the API. */
 async function operatorUser(email: string): Promise<SignedUpUser> {

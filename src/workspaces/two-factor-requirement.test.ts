@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, test } from 'node:test';
-import { buildTestApp, createAccessToken, enableTotp, type SignedUpUser, signUpConfirmed, type TestApp } from '../../test/helpers.js';
+import { buildTestAppWithMail, createAccessToken, enableTotp, type SignedUpUser, signUpConfirmed, type TestApp } from '../../test/helpers.js';
 import { assertProblem, type HttpAnswer, type HttpClient, listenOnLoopback } from '../../test/http.js';
 import { totp } from '../../test/rfc6238.js';
-import { startSmtpServer, type TestSmtpServer } from '../../test/smtp.js';
+import type { TestSmtpServer } from '../../test/smtp.js';
 import { type CreationOptions, SoftwareAuthenticator } from '../../test/software-authenticator.js';
 import { AUTH_ERRORS } from '../auth/errors.js';
 import type { WorkspaceRole } from '../memberships/permissions.js';
@@ -23,14 +23,10 @@ let smtp: TestSmtpServer;
 let t: TestApp;
 let http: HttpClient;
 beforeEach(async () => {
-  smtp = await startSmtpServer();
-  t = await buildTestApp({ env: { SMTP_URL: smtp.url } });
+  ({ t, smtp } = await buildTestAppWithMail());
   http = await listenOnLoopback(t);
 });
-afterEach(async () => {
-  await t.close();
-  await smtp.close();
-});
+afterEach(() => t.close());
 
 type Headers = Record<string, string>;
 

@@ -1,6 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { Suspense, useEffect, useRef, useState } from 'react';
-import { createBrowserRouter, Outlet, RouterProvider, useLocation as useRouterLocation, useParams } from 'react-router';
+import { type ReactElement, Suspense, useEffect, useRef, useState } from 'react';
+import { createBrowserRouter, Outlet, type RouteObject, RouterProvider, useLocation as useRouterLocation, useParams } from 'react-router';
+import { SCREENS, type Screen } from '@server/web/screens';
 import { errorMessage } from './api/errors';
 import { AuthScreen } from './components/AuthScreen';
 import { Loading } from './components/Loading';
@@ -35,21 +36,42 @@ const TrashPage = loadOnFirstUse(() => import('./pages/Trash').then((module) => 
 const ChangeRequestPage = loadOnFirstUse(() => import('./pages/ChangeRequest').then((module) => module.ChangeRequestPage));
 const AdminPage = loadOnFirstUse(() => import('./pages/Admin').then((module) => module.AdminPage));
 
-// The dashboard's screens. The server answers index.html for exactly these paths (and for any
-// other one with status 404, which the catch-all shows as the not-found screen).
+// The dashboard's screens are the server's list (src/web/screens.ts), which the server answers
+// with index.html (any other path gets status 404, which the catch-all shows as the not-found
+// screen). Each screen names its element and the frame it is drawn in; typed by the list, a screen
+// added on one side and not the other fails the build.
+type Frame = 'signed-out' | 'signed-in' | 'settings';
+const SCREEN_ELEMENTS: Record<Screen, { frame: Frame; element: ReactElement }> = {
+  '/sign-in': { frame: 'signed-out', element: <SignInPage /> },
+  '/sign-up': { frame: 'signed-out', element: <SignUpPage /> },
+  '/': { frame: 'signed-in', element: <SitesPage /> },
+  '/sites': { frame: 'signed-in', element: <SitesPage /> },
+  '/sites/:id': { frame: 'signed-in', element: <SiteEditorRoute /> },
+  '/sites/:id/:section': { frame: 'signed-in', element: <SiteEditorRoute /> },
+  '/sites/:id/change-requests/:cr_id': { frame: 'signed-in', element: <ChangeRequestRoute /> },
+  '/trash': { frame: 'signed-in', element: <TrashPage /> },
+  '/admin': { frame: 'signed-in', element: <AdminPage /> },
+  '/settings': { frame: 'settings', element: <ProfilePage /> },
+  '/settings/profile': { frame: 'settings', element: <ProfilePage /> },
+  '/settings/access-tokens': { frame: 'settings', element: <AccessTokensPage /> },
+  '/settings/security': { frame: 'settings', element: <SecurityPage /> },
+  '/settings/workspaces': { frame: 'settings', element: <WorkspacesPage /> },
+  '/settings/workspaces/:id': { frame: 'settings', element: <WorkspaceDetailRoute /> },
+  '/settings/workspaces/:id/audit-log': { frame: 'settings', element: <WorkspaceAuditLogRoute /> },
+  '/settings/workspaces/:id/webhooks': { frame: 'settings', element: <WorkspaceWebhooksRoute /> },
+};
+
+function screensIn(frame: Frame): RouteObject[] {
+  return SCREENS.filter((path) => SCREEN_ELEMENTS[path].frame === frame).map((path) => ({ path, element: SCREEN_ELEMENTS[path].element }));
+}
+
 const router = createBrowserRouter([
   {
     element: <Root />,
     // A failure of the frame itself (the session, the top bar): a screen of its own that reloads.
     errorElement: <AppError />,
     children: [
-      {
-        element: <SignedOutOnly />,
-        children: [
-          { path: '/sign-in', element: <SignInPage /> },
-          { path: '/sign-up', element: <SignUpPage /> },
-        ],
-      },
+      { element: <SignedOutOnly />, children: screensIn('signed-out') },
       {
         element: <SignedInOnly />,
         children: [
@@ -57,29 +79,7 @@ const router = createBrowserRouter([
             // A screen that fails while drawing is replaced by an error screen inside the frame:
             // the top bar stays, and moving to another screen leaves the error behind.
             errorElement: <ScreenError />,
-            children: [
-              { index: true, element: <SitesPage /> },
-              { path: '/sites', element: <SitesPage /> },
-              { path: '/sites/:id', element: <SiteEditorRoute /> },
-              { path: '/sites/:id/:section', element: <SiteEditorRoute /> },
-              { path: '/sites/:id/change-requests/:crId', element: <ChangeRequestRoute /> },
-              { path: '/trash', element: <TrashPage /> },
-              { path: '/admin', element: <AdminPage /> },
-              {
-                path: '/settings',
-                element: <SettingsLayout />,
-                children: [
-                  { index: true, element: <ProfilePage /> },
-                  { path: 'profile', element: <ProfilePage /> },
-                  { path: 'access-tokens', element: <AccessTokensPage /> },
-                  { path: 'security', element: <SecurityPage /> },
-                  { path: 'workspaces', element: <WorkspacesPage /> },
-                  { path: 'workspaces/:id', element: <WorkspaceDetailRoute /> },
-                  { path: 'workspaces/:id/audit-log', element: <WorkspaceAuditLogRoute /> },
-                  { path: 'workspaces/:id/webhooks', element: <WorkspaceWebhooksRoute /> },
-                ],
-              },
-            ],
+            children: [...screensIn('signed-in'), { element: <SettingsLayout />, children: screensIn('settings') }],
           },
         ],
       },
@@ -109,7 +109,7 @@ function SiteEditorRoute() {
 
 /** A change request's screen, keyed by it: moving to another starts its forms afresh. */
 function ChangeRequestRoute() {
-  const { id = '', crId = '' } = useParams();
+  const { id = '', cr_id: crId = '' } = useParams();
   return <ChangeRequestPage siteId={id} changeRequestId={crId} key={`${id}/${crId}`} />;
 }
 
