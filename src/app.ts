@@ -340,7 +340,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   const invitations = new InvitationService({ db, dialect: database.dialect, clock, cache, limiter, mailer, publicUrl: config.publicUrl });
   registerInvitationRoutes(app, { guard, invitations, securityEvents, publicOrigin: config.publicOrigin, signupOpen: config.signup === 'open', singleSignOnProviders: () => oidcProviders.list() });
   registerAuditRoutes(app, { guard, auditLog: new AuditLog({ db }) });
-  registerAdminRoutes(app, { guard, admin: new AdminService({ db, dialect: database.dialect, clock, cache }), sessions, recentAuthentication, securityEvents });
+  registerAdminRoutes(app, { guard, admin: new AdminService({ db, dialect: database.dialect, clock, cache }), sessions, securityEvents });
   const outboundPolicy = defaultAddressPolicy(config.outboundAllowPrivateNetworks);
   const webhooks = new WebhookService({ db, dialect: database.dialect, clock, secrets, policy: outboundPolicy, resolver: systemResolver });
   // Every app server sends the outbox; each attempt is claimed by one of them (src/webhooks/sender.ts).

@@ -2,7 +2,6 @@ import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { Guard } from '../auth/guard.js';
 import { currentPrincipal } from '../auth/principal.js';
-import type { RecentAuthentication } from '../auth/recent-authentication.js';
 import type { SessionService } from '../auth/sessions.js';
 import { AppError } from '../errors.js';
 import { ProblemSchema } from '../http/schema.js';
@@ -18,7 +17,6 @@ export interface AdminRouteDeps {
   guard: Guard;
   admin: AdminService;
   sessions: SessionService;
-  recentAuthentication: RecentAuthentication;
   securityEvents: SecurityEvents;
 }
 
@@ -32,12 +30,12 @@ const errors = { 400: ProblemSchema, 401: ProblemSchema, 403: ProblemSchema };
  * answer says nothing about which ids exist.
  */
 export function registerAdminRoutes(app: App, deps: AdminRouteDeps): void {
-  const { guard, admin, sessions, recentAuthentication, securityEvents } = deps;
+  const { guard, admin, sessions, securityEvents } = deps;
 
   const requireAdministrator = async (request: FastifyRequest): Promise<void> => {
     const principal = currentPrincipal(request);
     if (principal.user.instance_admin !== 1) throw new AppError(403, ADMIN_ERRORS.INSTANCE_ADMIN_REQUIRED, 'Only an instance administrator may do this.');
-    recentAuthentication.assert(principal);
+    guard.assertRecent(request);
   };
   const onRequest = [guard.require('account'), requireAdministrator];
 
