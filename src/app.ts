@@ -303,7 +303,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   });
   const fastPathClient = clientAddress(config.trustProxy);
   // Prometheus metrics on a listener of their own (METRICS_PORT), never on this one.
-  const metrics = config.metricsPort === null ? undefined : new Metrics({ db, clock, cache, mailer, openStreams: () => publicStreams.size });
+  const metrics = config.metricsPort === null ? undefined : new Metrics({ db, database: database.usage, clock, cache, mailer, openStreams: () => publicStreams.size });
   if (metrics !== undefined) {
     app.addHook('onResponse', async (request, reply) => {
       metrics.observeRequest(request.routeOptions.url ?? 'unmatched', request.method, reply.statusCode, reply.elapsedTime / 1000);

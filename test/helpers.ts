@@ -138,7 +138,7 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
     ...(databaseUrl === undefined ? {} : { DATABASE_URL: databaseUrl }),
     ...options.env,
   });
-  const database = openDatabase(config.database, options.onQuery === undefined ? {} : { onQuery: options.onQuery });
+  const database = openDatabase(config.database, { ...(options.onQuery === undefined ? {} : { onQuery: options.onQuery }), timeQueries: config.metricsPort !== null });
   await migrate(database);
   const clock = options.clock ?? new ManualClock();
   const lines: string[] = [];

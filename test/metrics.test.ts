@@ -122,3 +122,61 @@ test('/metrics serves the families on its own port only, labelled by route patte
   await until(async () => value(await scrape(), 'siteward_mail_failures_total') > 0, 'a mail failure counted', { intervalMs: 50 });
   assert.ok(value(after, 'process_cpu_user_seconds_total') >= value(before, 'process_cpu_user_seconds_total'));
 });
+
+/** A family's samples' values by one label, from the parsed text. */
+function byLabel(families: Scrape, name: string, label: string): Map<string, number> {
+  const family = families.get(name);
+  assert.ok(family !== undefined, `${name} is present`);
+  return new Map(family.metrics.map((sample) => [sample.labels?.[label] ?? '', Number(sample.value)]));
+}
+
+test('database time by statement family and the connections in use move under load, with no SQL or value in a label', async () => {
+  const before = await scrape();
+  assert.equal(before.get('siteward_db_query_duration_seconds')?.type, 'HISTOGRAM');
+  const max = value(before, 'siteward_db_connections_max');
+  assert.equal(max, process.env.TEST_DATABASE_URL ? 10 : 1, 'POOL_SIZE on PostgreSQL, the one connection on SQLite');
+  assert.ok(byLabel(before, 'siteward_db_connections', 'state').has('in_use'));
+  assert.ok(before.has('siteward_db_connection_waiters'));
+  const heldBefore = value(before, 'siteward_db_connection_held_seconds_total');
+  const queriesBefore = histogramCounts(before.text ?? '', 'siteward_db_query_duration_seconds');
+
+  const email = 'database-load@example.com';
+  const signedUp = await fetch(`${server.base}/auth/signup`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email, password: STRONG_PASSWORD }) });
+  const authorization = `Bearer ${((await signedUp.json()) as { token: string }).token}`;
+  // Bursts of 20 site creations with scrapes among them. On PostgreSQL, until a scrape has seen a
+  // connection taken or a caller waiting for one (bounded: 10 bursts). SQLite's queries run to
+  // their end between two scrapes, and its held seconds show the use instead.
+  const postgres = Boolean(process.env.TEST_DATABASE_URL);
+  let created = 0;
+  let busySeen = false;
+  for (let burst = 0; burst < (postgres ? 10 : 2) && !busySeen; burst++) {
+    const creations = Array.from({ length: 20 }, (_, index) =>
+      fetch(`${server.base}/api/v1/sites`, { method: 'POST', headers: { authorization, 'content-type': 'application/json' }, body: JSON.stringify({ name: `Burst ${burst}-${index}` }) }).then((response) => {
+        assert.equal(response.status, 201);
+        created += 1;
+        return response.arrayBuffer();
+      }),
+    );
+    const scrapes = Array.from({ length: 3 }, () => scrape());
+    const [, seen] = await Promise.all([Promise.all(creations), Promise.all(scrapes)]);
+    for (const during of seen) {
+      const connections = byLabel(during, 'siteward_db_connections', 'state');
+      const inUse = connections.get('in_use') ?? 0;
+      assert.ok(inUse + (connections.get('idle') ?? 0) <= max, 'never more connections than the bound');
+      if (inUse > 0 || value(during, 'siteward_db_connection_waiters') > 0) busySeen = true;
+    }
+  }
+  if (postgres) assert.ok(busySeen, 'a scrape during the bursts saw a connection in use or a caller waiting');
+
+  const after = await scrape();
+  assert.ok(value(after, 'siteward_db_connection_held_seconds_total') > heldBefore, 'the connections were held for a while');
+  const queries = histogramCounts(after.text ?? '', 'siteward_db_query_duration_seconds');
+  const count = (samples: typeof queries, operation: string, table: string) => samples.find((sample) => sample.labels.operation === operation && sample.labels.table === table)?.count ?? 0;
+  assert.ok(count(queries, 'insert', 'sites') - count(queriesBefore, 'insert', 'sites') >= created, `each created site is an insert into sites: ${JSON.stringify(queries.filter((sample) => sample.labels.table === 'sites'))}`);
+  assert.ok(count(queries, 'select', 'users') > count(queriesBefore, 'select', 'users'));
+  for (const sample of queries) {
+    assert.match(sample.labels.operation ?? '', /^(select|insert|update|delete|merge|raw|other)$/);
+    assert.match(sample.labels.table ?? '', /^[a-z_][a-z0-9_]*$/, 'a table name, never SQL text or a value');
+  }
+  assert.ok(!(after.text ?? '').includes(email) && !(after.text ?? '').includes('Burst'), 'no value of a query in the metrics');
+});

@@ -183,6 +183,13 @@ describe('disabling an account', () => {
     const redeemed = await t.app.inject({ method: 'POST', url: '/magic', headers: { origin: ORIGIN, 'content-type': 'application/x-www-form-urlencoded' }, payload: `token=${link.searchParams.get('token') ?? ''}` });
     assert.equal(redeemed.statusCode, 403);
     assert.equal(sessionCookie(redeemed.headers['set-cookie']), undefined);
+    // A page, as every other outcome of the link is, told to whoever holds the mailbox.
+    assert.match(String(redeemed.headers['content-type']), /^text\/html/);
+    assert.match(redeemed.body, /This account is disabled/);
+    const replayed = await t.app.inject({ method: 'POST', url: '/magic', headers: { origin: ORIGIN, 'content-type': 'application/x-www-form-urlencoded' }, payload: `token=${link.searchParams.get('token') ?? ''}` });
+    assert.equal(replayed.statusCode, 410, 'the link is used up');
+    assert.doesNotMatch(replayed.body, /disabled/);
+    assert.ok(t.logs().includes('"reason":"account_disabled"'), 'the refusal is a security event');
 
     const again = await call('POST', `/api/v1/admin/users/${target.id}/disable`, admin.bearer);
     assert.equal(again.statusCode, 200, 'disabling twice is harmless');

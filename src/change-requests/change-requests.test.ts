@@ -51,6 +51,11 @@ async function propose(team: Team, changes: Record<string, unknown>, by: Person 
   return response.json<{ change_request: ChangeRequestJson }>().change_request;
 }
 
+function assertProblem(response: LightMyRequestResponse, status: number, code: string): void {
+  assert.equal(response.statusCode, status, response.body);
+  assert.equal(response.json().code, code);
+}
+
 const requestUrl = (team: Team, request: { id: string }, action = '') => `/api/v1/sites/${team.site}/change-requests/${request.id}${action}`;
 
 async function siteNow(team: Team): Promise<Record<string, unknown> & { ai_settings: string; widget: string; name: string }> {
@@ -188,6 +193,41 @@ test('a request is opened with its diff, base version and preview token; it is l
     assert.equal((await call(stranger, 'POST', requestUrl(team, request, action), {})).statusCode, 404, action);
   }
   assert.equal((await call(viewer, 'GET', requestUrl(team, request))).json().change_request.status, 'open');
+});
+
+test('If-Match opens a request only from the version it names: 412 once the site moved, and against a change fired at the same time exactly one order wins', async () => {
+  const team = await newTeam();
+  const url = `/api/v1/sites/${team.site}/change-requests`;
+  const open = (ifMatch: string, greeting: string) =>
+    t.app.inject({ method: 'POST', url, headers: { authorization: team.people.author.bearer, 'if-match': ifMatch }, payload: { title: greeting, changes: { ai_settings: greeting } } });
+  const opened = await open('"1"', 'From version 1');
+  assert.equal(opened.statusCode, 201, opened.body);
+  assert.equal(opened.json().change_request.base_version, 1);
+  for (const stale of ['"2"', 'W/"1"', '"one"']) assertProblem(await open(stale, 'Stale'), 412, SITE_ERRORS.PRECONDITION_FAILED);
+
+  // The owner's direct change and proposals from version 1, fired together, many times over.
+  for (let round = 1; round <= 5; round++) {
+    const version = round;
+    const [change, ...proposals] = await Promise.all([
+      t.app.inject({ method: 'PUT', url: `/api/v1/sites/${team.site}`, headers: { authorization: team.people.owner.bearer, 'if-match': `"${version}"` }, payload: { name: `Round ${round}` } }),
+      ...Array.from({ length: 4 }, (_, index) => open(`"${version}"`, `Round ${round} proposal ${index}`)),
+    ]);
+    assert.equal(change?.statusCode, 200, change?.body);
+    for (const proposal of proposals) {
+      if (proposal.statusCode === 201) assert.equal(proposal.json().change_request.base_version, version, 'opened before the change: based on the version named');
+      else assertProblem(proposal, 412, SITE_ERRORS.PRECONDITION_FAILED);
+    }
+  }
+  const stored = await t.database.db.selectFrom('change_requests').select(['title', 'base_version']).where('site_id', '=', team.site).execute();
+  for (const row of stored) {
+    const round = /^Round (\d+)/.exec(row.title)?.[1];
+    if (round !== undefined) assert.equal(row.base_version, Number(round), `${row.title} is based on the version it named`);
+  }
+  assert.ok(!stored.some((row) => row.title === 'Stale'), 'a refused proposal stores nothing');
+  // No If-Match: opened from whatever the site is at, as before.
+  const anyVersion = await call(team.people.author.bearer, 'POST', url, { title: 'Any', changes: { ai_settings: 'Any' } });
+  assert.equal(anyVersion.statusCode, 201, anyVersion.body);
+  assert.equal(anyVersion.json().change_request.base_version, 6);
 });
 
 test('approvals: admins and owners other than the author; approving twice counts once; an edit by the author withdraws them; apply waits for them', async () => {

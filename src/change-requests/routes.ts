@@ -1,7 +1,9 @@
 import { changeOriginOf } from '../audit/origin.js';
 import type { Guard } from '../auth/guard.js';
 import { currentCaller, currentPrincipal } from '../auth/principal.js';
+import { ifMatchVersions } from '../http/etag.js';
 import { ProblemSchema } from '../http/schema.js';
+import { IfMatchHeaders } from '../sites/schema.js';
 import type { App } from '../http/types.js';
 import type { ChangeRequestService } from './service.js';
 import {
@@ -42,16 +44,18 @@ export function registerChangeRequestRoutes(app: App, deps: { guard: Guard; chan
     {
       onRequest: write,
       schema: {
-        summary: 'Propose a change to a site for review (editor and above): `changes` is a PUT body; nothing of the site changes until the request is applied',
+        summary:
+          'Propose a change to a site for review (editor and above): `changes` is a PUT body; nothing of the site changes until the request is applied. An If-Match with the site\'s ETag opens it only while the site is at that version (412 precondition_failed once it moved on)',
         tags,
         security: readSecurity,
         params: SiteChangeRequestParams,
+        headers: IfMatchHeaders,
         body: ChangeRequestCreateBody,
-        response: { 201: ChangeRequestEnvelope, ...errors, 413: ProblemSchema },
+        response: { 201: ChangeRequestEnvelope, ...errors, 412: ProblemSchema, 413: ProblemSchema },
       },
     },
     async (request, reply) => {
-      const changeRequest = await changeRequests.open(currentCaller(request), changeOriginOf(request), request.params.id, request.body);
+      const changeRequest = await changeRequests.open(currentCaller(request), changeOriginOf(request), request.params.id, request.body, ifMatchVersions(request.headers['if-match']));
       return reply.code(201).header('location', `/api/v1/sites/${request.params.id}/change-requests/${changeRequest.id}`).send({ change_request: changeRequest });
     },
   );

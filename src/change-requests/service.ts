@@ -17,7 +17,7 @@ import { invalidatingAfter } from '../sites/changes.js';
 import { findSiteForUpdate, findSiteName, findTrashedSiteForUpdate, lockSiteInWorkspace, type SiteCaller, type SiteRow } from '../sites/queries.js';
 import type { SiteUpdate } from '../sites/schema.js';
 import { siteToJson } from '../sites/presenter.js';
-import { siteNotFound, type SiteService } from '../sites/service.js';
+import { assertExpectedVersion, type ExpectedVersions, siteNotFound, type SiteService } from '../sites/service.js';
 import { eventActor, publishWebhookEvent } from '../webhooks/outbox.js';
 import { CHANGE_REQUEST_LIST_LIMIT, CHANGE_REQUEST_SCHEDULE_MAX_DAYS, type ChangeRequestStatus, type ConflictResolution, PENDING_CHANGE_REQUEST_STATUSES } from './contract.js';
 import { CHANGE_REQUEST_ERRORS } from './errors.js';
@@ -108,7 +108,12 @@ export class ChangeRequestService {
   constructor(private readonly deps: ChangeRequestServiceDeps) {}
 
   /** Opens a request (editors and above): the proposal is checked as a PUT would be, nothing of the site changes. */
-  async open(caller: SiteCaller, origin: PersonOrigin, siteId: string, input: ChangeRequestInput): Promise<ChangeRequestJson> {
+  /**
+   * `expected` (If-Match) names the versions the proposal was made from: checked under the site's
+   * row lock in the transaction that opens the request, so a change of the site that commits
+   * first makes it 412, and one that commits after finds the request based on the version named.
+   */
+  async open(caller: SiteCaller, origin: PersonOrigin, siteId: string, input: ChangeRequestInput, expected: ExpectedVersions = undefined): Promise<ChangeRequestJson> {
     refuseSecrets(input.changes);
     const { site } = await this.deps.sites.getFor(caller, siteId, 'change_request.open');
     const changes = this.#proposal(site, input.changes);
@@ -138,6 +143,13 @@ export class ChangeRequestService {
       updated_at: now.toISOString(),
     };
     await this.deps.db.transaction().execute(async (trx) => {
+      if (expected !== undefined) {
+        const locked = await lockSiteInWorkspace(trx, this.deps.dialect, site.workspace_id, site.id);
+        if (locked === undefined) throw siteNotFound();
+        assertExpectedVersion(locked, expected, 'propose the change again');
+        // Read before the lock: the proposal was checked against a version that has moved since.
+        assertExpectedVersion(locked, [site.version], 'propose the change again');
+      }
       await insertChangeRequest(trx, row);
       await this.#recordEvent(trx, origin, row, 'change_request.opened', { paths: changes.map((change) => change.path) });
       await publishWebhookEvent(trx, this.deps.clock, {

@@ -5,8 +5,10 @@ import {
   type Driver,
   Kysely,
   type LogEvent,
+  type OperationNode,
   PostgresDialect,
   SqliteDialect,
+  type SqliteDialectConfig,
   type SqliteDatabase,
   SqliteDriver,
   type SqliteStatement,
@@ -15,7 +17,7 @@ import {
   sql,
 } from 'kysely';
 import { LRUCache } from 'lru-cache';
-import pLimit from 'p-limit';
+import pLimit, { type LimitFunction } from 'p-limit';
 import { type ChangeFeed, SqliteChangeFeed } from '../cache/change-feed.js';
 import { type ChangeFeedLog, PostgresChangeFeed } from '../cache/postgres-change-feed.js';
 import type { DatabaseConfig } from '../config.js';
@@ -31,12 +33,54 @@ export interface DatabaseHandle {
   openChangeFeed(log: ChangeFeedLog): ChangeFeed;
   /** Runs `work` while no other process migrates this database. */
   withMigrationLock<T>(work: () => Promise<T>): Promise<T>;
+  /** What the connections are doing now, and each query's time when opened with `timeQueries`: for the metrics. */
+  usage: DatabaseUsage;
   close(): Promise<void>;
+}
+
+/** Connections to the database at one moment. */
+export interface ConnectionUse {
+  /** The most the process opens (PostgreSQL: POOL_SIZE; SQLite: its one connection). */
+  max: number;
+  /** Open and running a caller's queries or transaction. */
+  inUse: number;
+  /** Open and free. */
+  idle: number;
+  /** Callers waiting for a connection. */
+  waiting: number;
+  /**
+   * Seconds connections have been held by callers since the process started, summed over
+   * connections (when timed; else 0): its rate over `max` is how busy the connections are, which
+   * a sampled count of those in use misses on SQLite, whose queries finish between two samples.
+   */
+  heldSeconds: number;
+}
+
+export interface DatabaseUsage {
+  connections(): ConnectionUse;
+  /** Whether queries are timed (the database was opened with `timeQueries`). */
+  readonly timed: boolean;
+  /** Told each query's statement family and time in seconds, when timed; set by whoever reports it. */
+  onQueryTime: ((family: StatementFamily, seconds: number) => void) | undefined;
+}
+
+/**
+ * What a query is, in words of bounded number: its operation, and the table it reads from or
+ * writes to as written in the code (never its SQL text or values). Raw SQL (sql`…`) is `raw`.
+ */
+export interface StatementFamily {
+  operation: 'select' | 'insert' | 'update' | 'delete' | 'merge' | 'raw' | 'other';
+  table: string;
 }
 
 export interface OpenDatabaseOptions {
   /** Told the SQL text of every query run: tests count the queries a path makes. */
   onQuery?: (sql: string) => void;
+  /**
+   * Time every query for `usage.onQueryTime` (the metrics). Off, queries run without Kysely's
+   * timing wrapper at all.
+   */
+  timeQueries?: boolean;
 }
 
 /**
@@ -45,7 +89,21 @@ export interface OpenDatabaseOptions {
  */
 export function openDatabase(config: DatabaseConfig, options: OpenDatabaseOptions = {}): DatabaseHandle {
   const onQuery = options.onQuery;
-  const log = onQuery === undefined ? {} : { log: (event: LogEvent) => onQuery(event.query.sql) };
+  const timed = options.timeQueries === true;
+  const holds = new ConnectionHolds(timed);
+  let connections: () => ConnectionUse = () => ({ max: 0, inUse: 0, idle: 0, waiting: 0, heldSeconds: 0 });
+  const usage: DatabaseUsage = { connections: () => connections(), timed, onQueryTime: undefined };
+  // Kysely times each query (two clock reads) once a logger is set; it is set only when someone
+  // listens. Failed queries count too: their time was spent all the same.
+  const log =
+    onQuery === undefined && !timed
+      ? {}
+      : {
+          log: (event: LogEvent) => {
+            onQuery?.(event.query.sql);
+            usage.onQueryTime?.(statementFamily(event.query.query), event.queryDurationMillis / 1000);
+          },
+        };
   if (config.kind === 'sqlite') {
     const sqlite = new SQLite(config.file);
     // WAL lets readers proceed during a write; NORMAL sync is durable across process crashes.
@@ -57,14 +115,17 @@ export function openDatabase(config: DatabaseConfig, options: OpenDatabaseOption
     // here come from the operating system's file cache at a pread each, which costs no
     // throughput, and the process's memory stays flat (docs/performance.md, "Memory").
     sqlite.pragma('cache_size = -4000');
-    const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: new StatementCachingSqlite(sqlite, SQLITE_STATEMENT_CACHE_SIZE) }), ...log });
+    const turns = pLimit(1);
+    // One connection; the queue in front of it is where callers wait.
+    connections = () => ({ max: 1, inUse: turns.activeCount, idle: 1 - turns.activeCount, waiting: turns.pendingCount, heldSeconds: holds.seconds });
+    const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: new StatementCachingSqlite(sqlite, SQLITE_STATEMENT_CACHE_SIZE) }, turns, holds), ...log });
     // data_version changes when another connection commits, never for this one's own commits. It
     // reads the WAL index in shared memory: about a microsecond, no disk access. Inside a write
     // transaction of this connection it reads the transaction's start, and while that lasts no
     // other connection can commit, so it is current there too.
     const dataVersion = sqlite.prepare('pragma data_version').pluck();
     const openChangeFeed = () => new SqliteChangeFeed(() => dataVersion.get() as number);
-    return { db, dialect: 'sqlite', openChangeFeed, withMigrationLock: (work) => withSqliteFileLock(`${config.file}-migration-lock`, work), close: () => db.destroy() };
+    return { db, dialect: 'sqlite', openChangeFeed, withMigrationLock: (work) => withSqliteFileLock(`${config.file}-migration-lock`, work), usage, close: () => db.destroy() };
   }
 
   // The driver is loaded when the first query needs a connection, so a SQLite process never holds
@@ -74,6 +135,12 @@ export function openDatabase(config: DatabaseConfig, options: OpenDatabaseOption
     // BIGINT columns hold epoch milliseconds, well inside a double's exact range: read them as numbers.
     pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
     const pool = new pg.Pool({ connectionString: config.url, max: config.poolSize, Client: namedStatementClient(pg.Client) });
+    // The pool's own counts, read when asked (no connection is opened for it).
+    connections = () => ({ max: config.poolSize, inUse: pool.totalCount - pool.idleCount, idle: pool.idleCount, waiting: pool.waitingCount, heldSeconds: holds.seconds });
+    if (timed) {
+      pool.on('acquire', (client) => holds.acquired(client));
+      pool.on('release', (_error, client) => holds.released(client));
+    }
     // A client losing its connection (a database restart) must not crash the process: the pool
     // reports idle ones, and a client in use reports it both to its query, which fails, and as an
     // 'error' event, which with no listener would be thrown.
@@ -81,6 +148,8 @@ export function openDatabase(config: DatabaseConfig, options: OpenDatabaseOption
     pool.on('connect', (client) => client.on('error', () => undefined));
     return pool;
   };
+  // Until the first query opens the pool: no connection, none waiting.
+  connections = () => ({ max: config.poolSize, inUse: 0, idle: 0, waiting: 0, heldSeconds: 0 });
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: connect }), ...log });
   // Kysely's migrator holds a transaction-scoped advisory lock on PostgreSQL already.
   return {
@@ -88,6 +157,7 @@ export function openDatabase(config: DatabaseConfig, options: OpenDatabaseOption
     dialect: 'postgres',
     openChangeFeed: (log) => new PostgresChangeFeed({ url: config.url, log }),
     withMigrationLock: (work) => work(),
+    usage,
     close: () => db.destroy(),
   };
 }
@@ -188,9 +258,16 @@ export class StatementCachingSqlite implements SqliteDatabase {
  * details"). Queued here, only the next caller wakes, and Kysely's wait is never contended.
  */
 class ImmediateSqliteDriver extends SqliteDriver {
-  readonly #turns = pLimit(1);
+  readonly #turns: LimitFunction;
+  readonly #holds: ConnectionHolds;
   /** Ends the current holder's turn; set while someone holds the connection. */
   #endTurn: (() => void) | undefined;
+
+  constructor(config: SqliteDialectConfig, turns: LimitFunction, holds: ConnectionHolds) {
+    super(config);
+    this.#turns = turns;
+    this.#holds = holds;
+  }
 
   override async acquireConnection(): Promise<DatabaseConnection> {
     let endTurn!: () => void;
@@ -204,6 +281,8 @@ class ImmediateSqliteDriver extends SqliteDriver {
     try {
       const connection = await super.acquireConnection();
       this.#endTurn = endTurn;
+      // One connection: the driver stands for it.
+      this.#holds.acquired(this);
       return connection;
     } catch (error) {
       endTurn();
@@ -214,6 +293,7 @@ class ImmediateSqliteDriver extends SqliteDriver {
   override async releaseConnection(): Promise<void> {
     const endTurn = this.#endTurn;
     this.#endTurn = undefined;
+    this.#holds.released(this);
     await super.releaseConnection();
     endTurn?.();
   }
@@ -224,16 +304,87 @@ class ImmediateSqliteDriver extends SqliteDriver {
 }
 
 class ImmediateSqliteDialect extends SqliteDialect {
-  readonly #config: ConstructorParameters<typeof SqliteDialect>[0];
+  readonly #config: SqliteDialectConfig;
+  readonly #turns: LimitFunction;
+  readonly #holds: ConnectionHolds;
 
-  constructor(config: ConstructorParameters<typeof SqliteDialect>[0]) {
+  constructor(config: SqliteDialectConfig, turns: LimitFunction, holds: ConnectionHolds) {
     super(config);
     this.#config = config;
+    this.#turns = turns;
+    this.#holds = holds;
   }
 
   override createDriver(): Driver {
-    return new ImmediateSqliteDriver(this.#config);
+    return new ImmediateSqliteDriver(this.#config, this.#turns, this.#holds);
   }
+}
+
+/** The time connections are held by callers, summed; kept only when queries are timed. */
+class ConnectionHolds {
+  readonly #since = new WeakMap<object, number>();
+  #total = 0;
+
+  constructor(private readonly enabled: boolean) {}
+
+  acquired(connection: object): void {
+    if (this.enabled) this.#since.set(connection, performance.now());
+  }
+
+  released(connection: object): void {
+    if (!this.enabled) return;
+    const since = this.#since.get(connection);
+    if (since === undefined) return;
+    this.#since.delete(connection);
+    this.#total += performance.now() - since;
+  }
+
+  /** Seconds held by callers so far, over the holds that have ended. */
+  get seconds(): number {
+    return this.#total / 1000;
+  }
+}
+
+/** Families by query tree: a prepared query's tree is one object for every run, so it is read once. */
+const families = new WeakMap<OperationNode, StatementFamily>();
+
+/** The statement family of a query Kysely compiled (its operation node tree). */
+export function statementFamily(node: OperationNode): StatementFamily {
+  let family = families.get(node);
+  if (family === undefined) {
+    family = familyOf(node);
+    families.set(node, family);
+  }
+  return family;
+}
+
+function familyOf(node: OperationNode): StatementFamily {
+  const fields = node as unknown as Record<string, unknown>;
+  switch (node.kind) {
+    case 'SelectQueryNode':
+      return { operation: 'select', table: tableName((fields.from as { froms?: unknown[] } | undefined)?.froms?.[0]) };
+    case 'InsertQueryNode':
+      return { operation: 'insert', table: tableName(fields.into) };
+    case 'UpdateQueryNode':
+      return { operation: 'update', table: tableName(fields.table) };
+    case 'DeleteQueryNode':
+      return { operation: 'delete', table: tableName((fields.from as { froms?: unknown[] } | undefined)?.froms?.[0]) };
+    case 'MergeQueryNode':
+      return { operation: 'merge', table: tableName(fields.into) };
+    case 'RawNode':
+      return { operation: 'raw', table: 'none' };
+    default:
+      return { operation: 'other', table: 'none' };
+  }
+}
+
+/** A table's name as the code writes it (under an alias too); anything else (a subquery) is `none`. */
+function tableName(node: unknown): string {
+  const unaliased = (node as { kind?: string; node?: unknown } | undefined)?.kind === 'AliasNode' ? (node as { node?: unknown }).node : node;
+  const table = unaliased as { kind?: string; table?: { identifier?: { name?: unknown } } } | undefined;
+  const name = table?.kind === 'TableNode' ? table.table?.identifier?.name : undefined;
+  // Names come from the code, never from input; the pattern keeps a label's values plain regardless.
+  return typeof name === 'string' && /^[a-z_][a-z0-9_]{0,62}$/.test(name) ? name : 'none';
 }
 
 /**

@@ -106,12 +106,14 @@ export class EmailVerificationService {
    * Those may be a squatter's (pre-account hijacking), so the mailbox holder must first choose to
    * keep or reset them (`claimRequired`).
    */
-  async afterMagicLink(userId: string): Promise<{ user: UserRow; claimRequired: boolean; newlyVerified: boolean } | undefined> {
+  async afterMagicLink(userId: string): Promise<{ user: UserRow; disabled: boolean; claimRequired: boolean; newlyVerified: boolean } | undefined> {
     const user = await findUserById(this.db, userId);
     if (user === undefined) return undefined;
-    if (isEmailVerified(user)) return { user, claimRequired: false, newlyVerified: false };
-    if (hasPassword(user) || (await hasOtherCredentials(this.db, user.id))) return { user, claimRequired: true, newlyVerified: false };
+    // A disabled account signs in no way, and its link changes nothing but its own use.
+    if (user.disabled_at !== null) return { user, disabled: true, claimRequired: false, newlyVerified: false };
+    if (isEmailVerified(user)) return { user, disabled: false, claimRequired: false, newlyVerified: false };
+    if (hasPassword(user) || (await hasOtherCredentials(this.db, user.id))) return { user, disabled: false, claimRequired: true, newlyVerified: false };
     const newlyVerified = await markEmailVerified(this.db, user.id, this.clock.now().toISOString());
-    return { user: { ...user, email_verified_at: this.clock.now().toISOString() }, claimRequired: false, newlyVerified };
+    return { user: { ...user, email_verified_at: this.clock.now().toISOString() }, disabled: false, claimRequired: false, newlyVerified };
   }
 }

@@ -1,12 +1,15 @@
 import type { Kysely } from 'kysely';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { Cache } from '../cache/cache.js';
+import type { DatabaseUsage } from '../db/connect.js';
 import type { Database } from '../db/schema.js';
 import type { Clock } from '../lib/clock.js';
 import type { Mailer } from '../mail/mailer.js';
 
 export interface MetricsSources {
   db: Kysely<Database>;
+  /** The connections' use, and each query's time when the database was opened to time them. */
+  database: DatabaseUsage;
   clock: Clock;
   cache: Cache;
   mailer: Mailer;
@@ -32,8 +35,9 @@ function totalCounter(registry: Registry, name: string, help: string, read: () =
 /**
  * The process's Prometheus metrics, in a registry of its own (prom-client), served by the metrics
  * listener only (METRICS_PORT), never on the public port. The hot path pays a histogram observe
- * per request; the cache and the mailer count with plain integers read at scrape time; what lives
- * in the database (the webhook outbox, scheduled change requests) is read at scrape time.
+ * per request and one per query (whose time Kysely measures); the cache and the mailer count with
+ * plain integers read at scrape time; the connection pool's counts and what lives in the database
+ * (the webhook outbox, scheduled change requests) are read at scrape time.
  */
 export class Metrics {
   readonly registry = new Registry();
@@ -49,6 +53,46 @@ export class Metrics {
       buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
       registers: [registry],
     });
+    if (sources.database.timed) {
+      const queries = new Histogram({
+        name: 'siteward_db_query_duration_seconds',
+        help: 'Time the database took to answer a query (waiting for a connection not included), by operation and the table named first',
+        labelNames: ['operation', 'table'],
+        buckets: [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1, 5],
+        registers: [registry],
+      });
+      sources.database.onQueryTime = (family, seconds) => queries.observe({ operation: family.operation, table: family.table }, seconds);
+    }
+    new Gauge({
+      name: 'siteward_db_connections',
+      help: 'Database connections of this process, by state (in_use, idle)',
+      labelNames: ['state'],
+      registers: [registry],
+      collect() {
+        const use = sources.database.connections();
+        this.set({ state: 'in_use' }, use.inUse);
+        this.set({ state: 'idle' }, use.idle);
+      },
+    });
+    new Gauge({
+      name: 'siteward_db_connections_max',
+      help: 'The most database connections this process opens (POOL_SIZE; 1 on SQLite)',
+      registers: [registry],
+      collect() {
+        this.set(sources.database.connections().max);
+      },
+    });
+    new Gauge({
+      name: 'siteward_db_connection_waiters',
+      help: 'Queries or transactions of this process waiting for a database connection',
+      registers: [registry],
+      collect() {
+        this.set(sources.database.connections().waiting);
+      },
+    });
+    if (sources.database.timed) {
+      totalCounter(registry, 'siteward_db_connection_held_seconds_total', 'Seconds database connections were held by queries and transactions, summed over connections: its rate divided by siteward_db_connections_max is how busy they are', () => sources.database.connections().heldSeconds);
+    }
     totalCounter(registry, 'siteward_cache_hits_total', 'Lookups answered from the in-process cache', () => sources.cache.hits);
     totalCounter(registry, 'siteward_cache_misses_total', 'Lookups the in-process cache could not answer', () => sources.cache.misses);
     totalCounter(registry, 'siteward_mail_failures_total', 'Failed attempts to deliver an e-mail (each is retried a bounded number of times)', () => sources.mailer.failedAttempts);

@@ -63,6 +63,7 @@ const FAILURE_STATUS: Record<SingleSignOnFailure, number> = {
   [OIDC_ERRORS.OIDC_EMAIL_NOT_VERIFIED]: 403,
   [OIDC_ERRORS.OIDC_IDENTITY_CONFLICT]: 409,
   [AUTH_ERRORS.SIGNUP_CLOSED]: 403,
+  [AUTH_ERRORS.ACCOUNT_DISABLED]: 403,
   [RATE_LIMIT_ERRORS.RATE_LIMITED]: 429,
 };
 
@@ -224,6 +225,11 @@ export function registerOidcRoutes(app: App, deps: OidcRouteDeps): void {
   async function finishSignIn(request: FastifyRequest, reply: FastifyReply, provider: ProviderSummary, identity: VerifiedIdentity, outcome: SingleSignOnOutcome, next: string): Promise<FastifyReply> {
     const origin = requestOrigin(request);
     const details = { provider: provider.id, name: provider.name };
+    // Told only to whom the provider signed in as the account's identity or address.
+    if (outcome.kind === 'account_disabled') {
+      await securityEvents.record({ type: 'sign_in.refused', user: outcome.user, origin, method: 'oidc', reason: AUTH_ERRORS.ACCOUNT_DISABLED, details: { provider: provider.id } });
+      return failurePage(reply, AUTH_ERRORS.ACCOUNT_DISABLED, provider, next);
+    }
     if (outcome.kind === 'claim_required') {
       // The claim step comes first: the identity waits with the pending session and is linked
       // only once the mailbox holder (proved by the provider) has kept or reset the account.

@@ -26,7 +26,9 @@ export type SingleSignOnOutcome =
       newlyVerified: boolean;
     }
   /** An unverified account with credentials holds the address: its mailbox holder chooses first (the claim step). */
-  | { kind: 'claim_required'; user: UserRow };
+  | { kind: 'claim_required'; user: UserRow }
+  /** The account is disabled: nothing was linked, verified or touched. */
+  | { kind: 'account_disabled'; user: UserRow };
 
 /** Another request linked or created the same thing between our read and our write. */
 class LostRace extends Error {}
@@ -102,6 +104,7 @@ export class SingleSignOn {
     if (linked !== undefined) {
       const user = await findUserById(db, linked.user_id);
       if (user === undefined) throw new LostRace();
+      if (user.disabled_at !== null) return { kind: 'account_disabled', user };
       await touchIdentity(db, linked.id, identity.email, this.#now());
       return { kind: 'signed_in', user, identity: linked, linked: false, created: false, newlyVerified: false };
     }
@@ -114,6 +117,7 @@ export class SingleSignOn {
 
   async #linkByAddress(user: UserRow, provider: string, identity: VerifiedIdentity): Promise<SingleSignOnOutcome> {
     const { db } = this.deps;
+    if (user.disabled_at !== null) return { kind: 'account_disabled', user };
     // Another person at the same provider with the account's address (a reused or reassigned
     // address) does not replace the identity the owner linked.
     if ((await findIdentityOf(db, user.id, provider)) !== undefined) throw identityConflict();

@@ -8,6 +8,7 @@ import { page } from '../pages/layout.js';
 export type SingleSignOnFailure =
   | (typeof OIDC_ERRORS)[Exclude<keyof typeof OIDC_ERRORS, 'IDENTITY_NOT_FOUND' | 'LAST_SIGN_IN_METHOD'>]
   | typeof AUTH_ERRORS.SIGNUP_CLOSED
+  | typeof AUTH_ERRORS.ACCOUNT_DISABLED
   | typeof RATE_LIMIT_ERRORS.RATE_LIMITED;
 
 export interface SingleSignOnPageContext {
@@ -76,6 +77,11 @@ function describe(failure: SingleSignOnFailure, provider: string, retryAfterSeco
       return {
         title: 'No account for this address',
         text: '<p>There is no Siteward account for the address your provider gave, and this server does not let new people sign up. Ask an administrator for an account or an invitation.</p>',
+      };
+    case AUTH_ERRORS.ACCOUNT_DISABLED:
+      return {
+        title: 'This account is disabled',
+        text: `<p>${provider} signed you in, but an administrator of this Siteward server has disabled your account, so it cannot sign in. Ask them to enable it.</p>`,
       };
     case RATE_LIMIT_ERRORS.RATE_LIMITED: {
       const minutes = Math.max(1, Math.ceil(retryAfterSeconds / 60));

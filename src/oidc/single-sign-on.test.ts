@@ -4,6 +4,7 @@ import { after, afterEach, before, beforeEach, describe, test } from 'node:test'
 import { buildTestApp, createUserAsOperator, enableTotp, ManualClock, sessionCookie, signUp, signUpConfirmed, STRONG_PASSWORD, type TestApp } from '../../test/helpers.js';
 import { finishSignIn, pageCode, signInThroughProvider, startSignIn, type TestOidcProvider, startOidcProvider } from '../../test/oidc-provider.js';
 import { startSmtpServer, type TestSmtpServer } from '../../test/smtp.js';
+import { AdminService } from '../admin/service.js';
 import { pruneStaleRows } from '../maintenance/prune.js';
 import { RateLimiter } from '../rate-limit/rate-limit.js';
 
@@ -168,6 +169,39 @@ describe('single sign-on', () => {
     const notice = await smtp.waitForMessage(before, (mail) => mail.to.includes(email) && mail.subject === 'A sign-in provider was linked to your Siteward account');
     assert.match(notice.text, /Name: Staff login/);
     assert.ok(!notice.text.includes(CLIENT_SECRET));
+  });
+
+  test('a disabled account is refused on a page whether its identity or its address would open it, and nothing is linked, verified or touched', async () => {
+    const admin = await signUp(t.app);
+    await new AdminService({ db: t.database.db, dialect: t.database.dialect, clock: t.clock, cache: t.cache }).promote(admin.email);
+    const disable = async (id: string) => assert.equal((await t.app.inject({ method: 'POST', url: `/api/v1/admin/users/${id}/disable`, headers: { authorization: admin.bearer } })).statusCode, 200);
+    // By its linked identity: an account the provider made.
+    const linked = person();
+    const first = await signInThroughProvider(t.app, idp, linked.login);
+    assert.equal(first.statusCode, 303, first.body);
+    const linkedId = (await me(cookieOf(first))).json().user.id as string;
+    const identityBefore = await t.database.db.selectFrom('user_identities').selectAll().where('user_id', '=', linkedId).executeTakeFirstOrThrow();
+    await disable(linkedId);
+    t.clock.advance(60_000);
+    const byIdentity = await signInThroughProvider(t.app, idp, linked.login);
+    assertRefusedPage(byIdentity, 403, 'account_disabled');
+    assert.match(byIdentity.body, /Staff login signed you in, but an administrator of this Siteward server has disabled your account/);
+    const identityAfter = await t.database.db.selectFrom('user_identities').selectAll().where('user_id', '=', linkedId).executeTakeFirstOrThrow();
+    assert.deepEqual(identityAfter, identityBefore, 'the identity is not touched');
+    // By its address: a password account the provider's verified address matches.
+    const byAddressPerson = person();
+    const owner = await signUp(t.app, byAddressPerson.email);
+    await disable(owner.id);
+    assertRefusedPage(await signInThroughProvider(t.app, idp, byAddressPerson.login), 403, 'account_disabled');
+    assert.equal((await t.database.db.selectFrom('user_identities').selectAll().where('user_id', '=', owner.id).execute()).length, 0, 'nothing linked');
+    const ownerRow = await t.database.db.selectFrom('users').select('email_verified_at').where('id', '=', owner.id).executeTakeFirstOrThrow();
+    assert.equal(ownerRow.email_verified_at, null, 'the address is not marked verified');
+    const refusals = t.logs().split('\n').filter((line) => line.includes('"security_event":"sign_in.refused"') && line.includes('"reason":"account_disabled"') && line.includes('"method":"oidc"'));
+    assert.equal(refusals.length, 2, 'each refusal is a security event of the account');
+    assert.ok(!t.logs().split('\n').some((line) => line.includes('"security_event":"sign_in.succeeded"') && line.includes(owner.id)));
+    // Enabled again, the identity signs in.
+    assert.equal((await t.app.inject({ method: 'POST', url: `/api/v1/admin/users/${linkedId}/enable`, headers: { authorization: admin.bearer } })).statusCode, 200);
+    assert.equal((await signInThroughProvider(t.app, idp, linked.login)).statusCode, 303);
   });
 
   test('an address the provider has not verified links nothing and creates nothing', async () => {

@@ -25,6 +25,15 @@ ${resendForm()}`,
   );
 }
 
+/** A valid link of a disabled account: shown only to whoever holds the mailbox. */
+export function magicDisabledPage(): string {
+  return page(
+    'Account disabled',
+    `<h1>This account is disabled</h1>
+<p>An administrator of this Siteward server has disabled this account, so it cannot sign in. Ask them to enable it.</p>`,
+  );
+}
+
 export function magicSentPage(): string {
   return page(
     'Check your inbox',

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, test } from 'node:test';
 import { buildTestApp, createAccessToken, enableTotp, signUp, type SignedUpUser, type TestApp } from '../../test/helpers.js';
 import { type AuthenticationResponse, type CreationOptions, type RegistrationResponse, type RequestOptions, SoftwareAuthenticator } from '../../test/software-authenticator.js';
+import { AdminService } from '../admin/service.js';
 import { sha256 } from '../lib/crypto.js';
 
 const ORIGIN = 'http://localhost:3000';
@@ -347,6 +348,29 @@ describe('signing in with a passkey', () => {
     assert.equal((await signInWith(authenticator)).statusCode, 200);
     await t.app.inject({ method: 'DELETE', url: `/api/v1/me/passkeys/${id}`, headers: { authorization: user.bearer } });
     assertRefused(await signInWith(authenticator), 401, 'passkey_unknown_credential');
+  });
+
+  test('a disabled account\'s passkey is refused once verified, with no session and no success recorded; enabled, it signs in again', async () => {
+    const admin = await signUp(t.app);
+    await new AdminService({ db: t.database.db, dialect: t.database.dialect, clock: t.clock, cache: t.cache }).promote(admin.email);
+    const user = await signUp(t.app);
+    const authenticator = new SoftwareAuthenticator({ origin: ORIGIN });
+    await addPasskey(user, authenticator);
+    assert.equal((await t.app.inject({ method: 'POST', url: `/api/v1/admin/users/${user.id}/disable`, headers: { authorization: admin.bearer } })).statusCode, 200);
+
+    const refused = await signInWith(authenticator);
+    assertRefused(refused, 403, 'account_disabled');
+    assert.equal(sessionCookieOf(refused), undefined);
+    // An assertion that fails its checks says only that: "disabled" is told once the passkey was verified.
+    assertRefused(await signInWith(authenticator, { userVerified: false }), 401, 'passkey_verification_failed');
+    const lines = t.logs().split('\n').filter((line) => line.includes(user.id) && line.includes('"method":"passkey"'));
+    assert.equal(lines.filter((line) => line.includes('"security_event":"sign_in.refused"') && line.includes('"reason":"account_disabled"')).length, 1);
+    assert.equal(lines.filter((line) => line.includes('"security_event":"sign_in.succeeded"')).length, 0);
+
+    assert.equal((await t.app.inject({ method: 'POST', url: `/api/v1/admin/users/${user.id}/enable`, headers: { authorization: admin.bearer } })).statusCode, 200);
+    const again = await signInWith(authenticator);
+    assert.equal(again.statusCode, 200, again.body);
+    assert.ok(sessionCookieOf(again) !== undefined);
   });
 
   test('a forged signature, a missing user verification or a foreign user handle is refused', async () => {

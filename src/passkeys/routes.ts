@@ -1,6 +1,8 @@
 import { Type } from 'typebox';
 import { assertSameOrigin } from '../auth/csrf.js';
 import type { Guard } from '../auth/guard.js';
+import { accountDisabled } from '../auth/disabled.js';
+import { AUTH_ERRORS } from '../auth/errors.js';
 import { type SessionService, startWebSession } from '../auth/sessions.js';
 import { currentPrincipal, currentUser } from '../auth/principal.js';
 import { ProblemSchema } from '../http/schema.js';
@@ -152,6 +154,11 @@ export function registerPasskeyRoutes(app: App, deps: PasskeyRouteDeps): void {
         // One reason for every way a response can fail (unknown, replayed, forged); the code is kept in details.
         await deps.securityEvents.recordSignInError(error, { user: null, origin, method: 'passkey', reason: 'passkey_invalid' });
         throw error;
+      }
+      // Said once the passkey was verified: only its holder learns that the account is disabled.
+      if (user.disabled_at !== null) {
+        await deps.securityEvents.record({ type: 'sign_in.refused', user, origin, method: 'passkey', reason: AUTH_ERRORS.ACCOUNT_DISABLED });
+        throw accountDisabled();
       }
       await deps.securityEvents.record({ type: 'sign_in.succeeded', user, origin, method: 'passkey', credential: 'session' });
       await startWebSession(deps.sessions, request, reply, user.id, { secondFactorPending: false });

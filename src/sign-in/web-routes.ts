@@ -4,7 +4,7 @@ import { Type } from 'typebox';
 import { AppError, unauthorized } from '../errors.js';
 import { ProblemSchema } from '../http/schema.js';
 import type { App } from '../http/types.js';
-import { magicConfirmPage, magicInvalidPage, magicRateLimitedPage, magicSentPage } from '../pages/magic.js';
+import { magicConfirmPage, magicDisabledPage, magicInvalidPage, magicRateLimitedPage, magicSentPage } from '../pages/magic.js';
 import { sendPage } from '../pages/layout.js';
 import { twoFactorLockedPage, twoFactorPage } from '../pages/two-factor.js';
 import type { TotpService } from '../totp/service.js';
@@ -131,7 +131,7 @@ export function registerWebSignInRoutes(app: App, deps: WebSignInDeps): void {
       '/magic',
       {
         schema: {
-          summary: 'Redeem a sign-in link: the only step that uses the token. 303 to the app, to /auth/claim when the address was unverified and the account already has credentials, or to /auth/2fa when 2FA is on',
+          summary: 'Redeem a sign-in link: the only step that uses the token. 303 to the app, to /auth/claim when the address was unverified and the account already has credentials, or to /auth/2fa when 2FA is on; a page, 403, when the account is disabled (the link is used up)',
           tags: ['web sign-in'],
           body: Type.Object({ token: Type.String({ maxLength: 200 }) }),
         },
@@ -147,6 +147,12 @@ export function registerWebSignInRoutes(app: App, deps: WebSignInDeps): void {
         const signIn = await deps.emailVerification.afterMagicLink(userId);
         if (signIn === undefined) return sendPage(reply, 410, magicInvalidPage());
         const origin = requestOrigin(request);
+        // Said only to whoever redeemed a valid link, so it holds the mailbox: nobody learns from
+        // it whether an address has an account.
+        if (signIn.disabled) {
+          await deps.securityEvents.record({ type: 'sign_in.refused', user: signIn.user, origin, method: 'magic_link', reason: 'account_disabled' });
+          return sendPage(reply, 403, magicDisabledPage());
+        }
         if (signIn.newlyVerified) {
           deps.guard.forgetUser(userId);
           await deps.securityEvents.record({ type: 'email.verified', user: signIn.user, origin, method: 'magic_link' });

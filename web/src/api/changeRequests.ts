@@ -21,8 +21,9 @@ export const fetchSiteChangeRequests = async (siteId: string, status: ChangeRequ
 export const fetchChangeRequest = async (siteId: string, crId: string, signal?: AbortSignal) =>
   (await dataOf(client.GET('/api/v1/sites/{id}/change-requests/{cr_id}', { ...request(siteId, crId), signal }))).change_request;
 
-/** Proposes the editor's changes (a PUT body) against the version it holds. */
-export const openChangeRequest = async (siteId: string, body: ChangeRequestCreate) => (await dataOf(client.POST('/api/v1/sites/{id}/change-requests', { ...site(siteId), body }))).change_request;
+/** Proposes the editor's changes (a PUT body) against the version it holds (`etag`, sent as If-Match: 412 once the site moved on). */
+export const openChangeRequest = async (siteId: string, body: ChangeRequestCreate, etag: string | null) =>
+  (await dataOf(client.POST('/api/v1/sites/{id}/change-requests', { ...site(siteId), body, ...(etag === null ? {} : { headers: { 'if-match': etag } }) }))).change_request;
 
 /** The author edits an open request; every approval is withdrawn. */
 export const updateChangeRequest = async (siteId: string, crId: string, body: ChangeRequestUpdate) =>

@@ -107,7 +107,7 @@ export function useSiteEditor({ siteId, loaded, readOnly, sectionId, propose }: 
   // Someone else saved meanwhile (412): their version, and which side each path both changed keeps.
   const [theirs, setTheirs] = useState<LoadedSite>();
   const [choices, setChoices] = useState<ConflictChoices>({});
-  // A proposal found the site changed since the editor loaded it (the API takes no If-Match there).
+  // A proposal found the site changed since the editor loaded it (412 to its If-Match).
   const [staleProposal, setStaleProposal] = useState(false);
   const fetchingTheirs = useMutation({
     mutationFn: () => fetchSite(siteId),

@@ -57,12 +57,18 @@ export function ProposeChangeDialog({ open, siteId, siteName, changes, loaded, o
   const { register, handleSubmit, reset, formState } = useForm<Values>({ defaultValues: { title: '', description: '' } });
   const propose = useMutation({
     mutationFn: async (values: Values) => {
-      // A proposal is made against the site as it is when it is opened, and the API takes no
-      // If-Match there: the editor's changes, made on an older version, would quietly undo the
-      // newer one's in every setting both touched. So the site is read first, as a save's If-Match would.
-      const current = await fetchSite(siteId);
-      if (current.etag !== loaded.etag && !sameConfiguration(loaded.site, current.site)) throw new NewerVersion(current);
-      return openChangeRequest(siteId, { title: values.title.trim(), ...(values.description.trim() === '' ? {} : { description: values.description }), changes });
+      // Proposed from the version the editor holds (If-Match): the editor's changes, made on an
+      // older version, would quietly undo a newer one's in every setting both touched.
+      const body = { title: values.title.trim(), ...(values.description.trim() === '' ? {} : { description: values.description }), changes };
+      try {
+        return await openChangeRequest(siteId, body, loaded.etag);
+      } catch (error) {
+        if (!(error instanceof ApiError && error.status === 412)) throw error;
+        const current = await fetchSite(siteId);
+        if (!sameConfiguration(loaded.site, current.site)) throw new NewerVersion(current);
+        // The version moved with the configuration unchanged (a rotated public key): propose from it.
+        return openChangeRequest(siteId, body, current.etag);
+      }
     },
     onSuccess: (request) => {
       void queryClient.invalidateQueries({ queryKey: queryKeys.changeRequests.all() });
