@@ -140,6 +140,8 @@ test('review is required in the workspace settings; an editor proposes, an admin
   await dialog.getByRole('button', { name: 'Propose change' }).click();
   const newer = editorPage.getByRole('region', { name: 'Choose what to keep' });
   const greeting = newer.getByRole('group', { name: 'Chat widget' });
+  // The server's 412 comes back after the click: wait for the question before reading it.
+  await greeting.getByRole('row').nth(1).waitFor();
   assert.deepEqual(await greeting.getByRole('row').nth(1).getByRole('cell').allInnerTexts(), ['Hello', 'Hi there', 'Welcome aboard']);
   assert.equal((await requestsOf(site.id)).length, 0, 'nothing was proposed over the newer version');
   await greeting.getByLabel('Keep mine').check();
