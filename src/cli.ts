@@ -32,7 +32,8 @@ Commands:
   backup --to FILE [--json]                                 copy the SQLite database while servers run (PostgreSQL: pg_dump)
   restore --from FILE [--json]                              restore a backup into DATA_DIR; every server must be stopped
   export --workspace ID [--to FILE]                         the workspace's sites as JSON (never a partner token)
-  import --workspace ID FILE [--dry-run] [--force] [--json] show, then apply, the file's differences, each as a version
+  import --workspace ID FILE [--dry-run] [--force] [--bypass-review] [--json]
+                                                            show, then apply, the file's differences in one transaction, each as a version
 `;
 
 const COMMANDS = ['users:create', 'users:list', 'users:promote', 'users:demote', 'workspaces:list', 'workspaces:add-member', 'backup', 'restore', 'export', 'import'];
@@ -53,6 +54,7 @@ async function main(argv: string[]): Promise<number> {
       from: { type: 'string' },
       'dry-run': { type: 'boolean', default: false },
       force: { type: 'boolean', default: false },
+      'bypass-review': { type: 'boolean', default: false },
       json: { type: 'boolean', default: false },
     },
     strict: true,
@@ -132,7 +134,7 @@ async function main(argv: string[]): Promise<number> {
       const steps = await files.plan(workspaceId, parseSiteFile(text, name), values.force);
       const conflicts = steps.filter((step) => step.kind === 'conflict').length;
       const apply = !values['dry-run'] && conflicts === 0;
-      const created = apply ? await files.apply(workspaceId, steps) : [];
+      const created = apply ? await files.apply(workspaceId, steps, { bypassReview: values['bypass-review'] }) : [];
       if (values.json) process.stdout.write(`${JSON.stringify({ steps: steps.map(({ kind, index, name: siteName, ...rest }) => ({ kind, index, name: siteName, ...('id' in rest ? { id: rest.id } : {}), ...('fields' in rest ? { fields: rest.fields } : {}) })), applied: apply, created })}\n`);
       else {
         for (const step of steps) process.stdout.write(`${describeStep(step)}\n`);

@@ -203,6 +203,12 @@ export function renameWorkspace(trx: Transaction<Database>, workspaceId: string,
   return trx.updateTable('workspaces').set({ name, updated_at: now }).where('id', '=', workspaceId).execute();
 }
 
+/** Whether the workspace requires review of changes; undefined when there is no such workspace. */
+export async function findReviewRequired(trx: Transaction<Database>, workspaceId: string): Promise<boolean | undefined> {
+  const row = await trx.selectFrom('workspaces').select('review_required').where('id', '=', workspaceId).executeTakeFirst();
+  return row === undefined ? undefined : row.review_required === 1;
+}
+
 export function setReviewPolicy(trx: Transaction<Database>, workspaceId: string, review: { required: boolean; approvals: number }, now: string): Promise<unknown> {
   return trx.updateTable('workspaces').set({ review_required: review.required ? 1 : 0, review_approvals: review.approvals, updated_at: now }).where('id', '=', workspaceId).execute();
 }

@@ -5,9 +5,10 @@ import { AppError } from '../errors.js';
 import type { Clock } from '../lib/clock.js';
 import { WORKSPACE_ERRORS } from '../memberships/errors.js';
 import { SETTINGS_FIELDS } from '../sites/contract.js';
+import { checkSiteInput } from '../sites/input-checks.js';
 import type { PartnerSettingsUpdate, SiteUpdate } from '../sites/schema.js';
 import { siteToJson } from '../sites/presenter.js';
-import type { SiteService } from '../sites/service.js';
+import type { OperatorChange, SiteService } from '../sites/service.js';
 import { SITE_FILE_FORMAT, SITE_FILE_FORMAT_VERSION, type SiteFileEntryJson, SiteFileError, type SiteFileJson } from './format.js';
 
 /** The partner settings a file carries and an import writes; the rest is status the server keeps. */
@@ -77,6 +78,7 @@ export class SiteFiles {
       const input = importable(entry);
       if (row === undefined) {
         if (entry.name === undefined) throw new SiteFileError(`/sites/${index}/name: a site to create needs a name`);
+        checkEntry(index, { ...input, name: entry.name });
         return { kind: 'create', index, name: entry.name, input: { ...input, name: entry.name } };
       }
       const shown = siteToJson(row);
@@ -98,27 +100,36 @@ export class SiteFiles {
       }
       if (Object.keys(partner).length > 0) changed.partner_settings = partner;
       if (fields.length === 0) return { kind: 'unchanged', index, id: row.id, name: row.name };
+      checkEntry(index, changed);
       if (!force && entry.version !== row.version) return { kind: 'conflict', index, id: row.id, name: row.name, fileVersion: entry.version, currentVersion: row.version };
       return { kind: 'update', index, id: row.id, name: row.name, fields, input: changed, version: force ? null : row.version };
     });
   }
 
   /**
-   * Applies a plan without conflicts, step by step, each as its site's next version (a site that
-   * moved on since the plan was read is refused: 412). Resolves the ids of the sites created, in
-   * the order of the file.
+   * Applies a plan without conflicts in one transaction: every site of it changes, each as its
+   * next version, or none does (a site that moved on since the plan was read is refused: 412).
+   * While the workspace requires review, only with `bypassReview`. Resolves the ids of the sites
+   * created, in the order of the file.
    */
-  async apply(workspaceId: string, steps: readonly SiteImportStep[]): Promise<Array<{ index: number; id: string }>> {
+  async apply(workspaceId: string, steps: readonly SiteImportStep[], { bypassReview }: { bypassReview: boolean }): Promise<Array<{ index: number; id: string }>> {
     if (steps.some((step) => step.kind === 'conflict')) throw new SiteFileError('the file conflicts with the workspace; nothing was changed');
-    const created: Array<{ index: number; id: string }> = [];
-    for (const step of steps) {
-      if (step.kind === 'create') created.push({ index: step.index, id: (await this.deps.sites.createAsOperator(COMMAND_LINE, workspaceId, step.input)).id });
-      else if (step.kind === 'update') {
-        const saved = await this.deps.sites.updateAsOperator(COMMAND_LINE, workspaceId, step.id, step.input, step.version);
-        if (saved === undefined) throw new SiteFileError(`the site ${step.id} left the workspace while importing`);
-      }
-    }
-    return created;
+    const writes = steps.filter((step) => step.kind === 'create' || step.kind === 'update');
+    const changes = writes.map((step): OperatorChange =>
+      step.kind === 'create' ? { kind: 'create', input: step.input } : { kind: 'update', id: step.id, input: step.input, expectedVersion: step.version },
+    );
+    const saved = await this.deps.sites.applyAsOperator(COMMAND_LINE, workspaceId, changes, { bypassReview });
+    return writes.flatMap((step, position) => (step.kind === 'create' ? [{ index: step.index, id: saved[position]?.id ?? '' }] : []));
+  }
+}
+
+/** The rules a PUT's body meets beyond its schema, told in the file's words: `/sites/2/name: must not be blank`. */
+function checkEntry(index: number, input: SiteUpdate): void {
+  try {
+    checkSiteInput(input);
+  } catch (error) {
+    if (!(error instanceof AppError)) throw error;
+    throw new SiteFileError(error.detail.split('; ').map((part) => `/sites/${index}${part}`).join('; '));
   }
 }
 

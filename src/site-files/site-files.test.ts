@@ -6,6 +6,11 @@ import { afterEach, beforeEach, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { buildTestAppWithOwner, createSite, type SignedUpUser, type TestApp } from '../../test/helpers.js';
+import { AppError } from '../errors.js';
+import { SecretBox } from '../lib/crypto.js';
+import { SiteService } from '../sites/service.js';
+import { SITE_FILE_FORMAT, SITE_FILE_FORMAT_VERSION, type SiteFileJson } from './format.js';
+import { SiteFiles } from './service.js';
 
 const CLI = fileURLToPath(new URL('../cli.js', import.meta.url));
 const TOKEN = 'partner-secret-token-value-1234567890';
@@ -151,4 +156,67 @@ test('a bad file is refused with the line or the field named, never a stack trac
   assert.match((await cli('import', '--workspace', workspace, path.join(t.dataDir, 'missing.json'))).stderr, /cannot read .*ENOENT/);
   assert.match((await cli('export', '--workspace', '01900000-0000-7000-8000-000000000000')).stderr, /No workspace with the id/);
   assert.equal((await cli('import', '--workspace', workspace)).code, 2);
+});
+
+test('an import lands whole or not at all: a site that moved on between the plan and the writes undoes the sites already written', async () => {
+  const workspace = await newWorkspace('Team');
+  const site = await createSite(t.app, owner.bearer, { name: 'Help centre', workspace_id: workspace });
+  const sites = new SiteService({ db: t.database.db, dialect: t.database.dialect, clock: t.clock, secrets: new SecretBox(t.config.encryptionKey), cache: t.cache });
+  const files = new SiteFiles({ db: t.database.db, sites, clock: t.clock });
+  const file: SiteFileJson = {
+    format: SITE_FILE_FORMAT,
+    format_version: SITE_FILE_FORMAT_VERSION,
+    workspace_id: workspace,
+    exported_at: t.clock.now().toISOString(),
+    // Created first, then the update the moved site refuses.
+    sites: [{ name: 'New from the file' }, { id: site.id, version: 1, name: 'Help centre (from the file)' }],
+  };
+  const steps = await files.plan(workspace, file, false);
+  assert.deepEqual(steps.map((step) => step.kind), ['create', 'update']);
+  const moved = await t.app.inject({ method: 'PUT', url: `/api/v1/sites/${site.id}`, headers: { authorization: owner.bearer }, payload: { color: '#123456' } });
+  assert.equal(moved.statusCode, 200, moved.body);
+
+  await assert.rejects(files.apply(workspace, steps, { bypassReview: false }), (error) => error instanceof AppError && error.status === 412);
+  const after = await sitesOf(workspace);
+  assert.deepEqual(after.map((each) => each.name), ['Help centre'], 'the site created first was rolled back with the refused update');
+  const versions = await t.database.db.selectFrom('site_versions').select('site_id').execute();
+  assert.deepEqual([...new Set(versions.map((row) => row.site_id))], [site.id], 'no version of the rolled-back site is left');
+});
+
+test('a file whose site breaks a rule of the API is refused before anything is written, the site and field named', async () => {
+  const workspace = await newWorkspace('Team');
+  const file = path.join(t.dataDir, 'blank.json');
+  writeFileSync(file, JSON.stringify({ format: 'siteward-sites', format_version: 1, workspace_id: workspace, exported_at: '', sites: [{ name: 'Fine' }, { name: '   ' }] }));
+  const refused = await cli('import', '--workspace', workspace, file, '--dry-run');
+  assert.equal(refused.code, 1);
+  assert.match(refused.stderr, /\/sites\/1\/name: must not be blank/);
+  assert.equal((await cli('import', '--workspace', workspace, file)).code, 1);
+  assert.deepEqual(await sitesOf(workspace), []);
+});
+
+test('while the workspace requires review, an import is refused unless it bypasses review, and its versions say so', async () => {
+  const workspace = await newWorkspace('Reviewed');
+  const site = await createSite(t.app, owner.bearer, { name: 'Help centre', workspace_id: workspace });
+  const policy = await t.app.inject({ method: 'PATCH', url: `/api/v1/workspaces/${workspace}`, headers: { authorization: owner.bearer }, payload: { review: { required: true, approvals: 1 } } });
+  assert.equal(policy.statusCode, 200, policy.body);
+  const file = path.join(t.dataDir, 'reviewed.json');
+  assert.equal((await cli('export', '--workspace', workspace, '--to', file)).code, 0);
+  const edited = JSON.parse(readFileSync(file, 'utf8')) as { sites: Array<{ name: string }> };
+  edited.sites.push({ name: 'Added by the file' });
+  for (const entry of edited.sites) if (entry.name === 'Help centre') entry.name = 'Help centre (from the file)';
+  writeFileSync(file, JSON.stringify(edited));
+
+  const refused = await cli('import', '--workspace', workspace, file);
+  assert.equal(refused.code, 1);
+  assert.match(refused.stderr, /requires review of changes.*--bypass-review/);
+  assert.deepEqual((await sitesOf(workspace)).map((each) => each.name), ['Help centre'], 'nothing was changed');
+
+  const bypassed = await cli('import', '--workspace', workspace, file, '--bypass-review', '--json');
+  assert.equal(bypassed.code, 0, bypassed.stderr);
+  const names = (await sitesOf(workspace)).map((each) => String(each.name)).sort();
+  assert.deepEqual(names, ['Added by the file', 'Help centre (from the file)']);
+  const versions = (await t.app.inject({ method: 'GET', url: `/api/v1/sites/${site.id}/versions`, headers: { authorization: owner.bearer } })).json<{ versions: Array<{ version: number; via: { type: string; review_bypassed?: boolean } }> }>().versions;
+  assert.equal(versions[0]?.version, 2);
+  assert.equal(versions[0]?.via.type, 'cli');
+  assert.equal(versions[0]?.via.review_bypassed, true);
 });

@@ -10,8 +10,9 @@ import type { SecretBox } from '../lib/crypto.js';
 import { newId } from '../lib/ids.js';
 import { generatePublicKey } from '../lib/public-keys.js';
 import { assertCan, assertTwoFactorMet, type WorkspaceAction, workspaceNotFound } from '../memberships/permissions.js';
-import { findMemberships, findPersonalWorkspaceId, lockRole } from '../memberships/queries.js';
-import { invalidatingAfter } from './changes.js';
+import { WORKSPACE_ERRORS } from '../memberships/errors.js';
+import { findMemberships, findPersonalWorkspaceId, findReviewRequired, lockRole } from '../memberships/queries.js';
+import { invalidatingAfter, siteChangeTags } from './changes.js';
 import { newSiteRow } from './defaults.js';
 import { changedPaths, type SiteChange, siteChanges } from './diff.js';
 import { SITE_ERRORS } from './errors.js';
@@ -66,6 +67,23 @@ export function directChangeReview(found: LockedSiteRow): VersionReview | undefi
       'This workspace requires review of changes: propose this change as a change request (POST /api/v1/sites/{id}/change-requests) instead.',
     );
   }
+  return { review_bypassed: true };
+}
+
+/** What one change of the operator's import does (SiteService.applyAsOperator). */
+export type OperatorChange =
+  | { kind: 'create'; input: SiteUpdate & { name: string } }
+  | { kind: 'update'; id: string; input: SiteUpdate; expectedVersion: number | null };
+
+/**
+ * While a workspace requires review, the operator's command line changes its sites only when told
+ * to bypass review, and each version says it did, as an owner's direct change does.
+ */
+async function operatorReview(trx: Transaction<Database>, workspaceId: string, bypassReview: boolean): Promise<VersionReview | undefined> {
+  const required = await findReviewRequired(trx, workspaceId);
+  if (required === undefined) throw new AppError(404, WORKSPACE_ERRORS.WORKSPACE_NOT_FOUND, `No workspace with the id ${workspaceId}.`);
+  if (!required) return undefined;
+  if (!bypassReview) throw new AppError(403, SITE_ERRORS.REVIEW_REQUIRED, 'This workspace requires review of changes: propose them in the dashboard, or import with --bypass-review (each version then says it bypassed review).');
   return { review_bypassed: true };
 }
 
@@ -156,44 +174,51 @@ export class SiteService {
   }
 
   /** The new site, its first version, its audit event and its webhook, in the caller's transaction. */
-  async #insertCreated(trx: Transaction<Database>, origin: ChangeOrigin, empty: SiteRow, row: SiteRow): Promise<void> {
+  async #insertCreated(trx: Transaction<Database>, origin: ChangeOrigin, empty: SiteRow, row: SiteRow, review?: VersionReview): Promise<void> {
     await insertSite(trx, row);
     const changes = siteChanges({ ...empty, name: '' }, row);
-    await insertSiteVersion(trx, siteVersionRow(origin, { site: siteToJson(row), version: row.version, changes }));
-    await recordAuditEvent(trx, this.deps.clock, origin, { workspaceId: row.workspace_id, action: 'site.created', target: siteTarget(row), details: { version: row.version } });
-    await publishSiteEvent(trx, this.deps.clock, origin, 'site.created', row, { changed: changedPaths(changes).paths });
+    await insertSiteVersion(trx, siteVersionRow(origin, { site: siteToJson(row), version: row.version, changes, ...(review === undefined ? {} : { review }) }));
+    await recordAuditEvent(trx, this.deps.clock, origin, { workspaceId: row.workspace_id, action: 'site.created', target: siteTarget(row), details: { version: row.version, ...review } });
+    await publishSiteEvent(trx, this.deps.clock, origin, 'site.created', row, { changed: changedPaths(changes).paths, ...review });
   }
 
   /**
-   * For the operator's command line (src/site-files): a site created in the workspace with no
-   * member behind it (no creator), as its first version.
+   * For the operator's command line (src/site-files): creates and updates of one workspace's sites
+   * in one transaction, all committed or none. A created site has no member behind it (no
+   * creator); an update lands when its site is still at `expectedVersion` (null: whatever it is
+   * at), else 412 precondition_failed, and 404 when the site is no longer a live site of the
+   * workspace. While the workspace requires review, the changes need `bypassReview`, and each
+   * version then says it bypassed review, as an owner's direct change does.
    */
-  async createAsOperator(origin: ChangeOrigin, workspaceId: string, input: SiteUpdate & { name: string }): Promise<SiteRow> {
-    checkSiteInput(input);
-    const empty = this.#emptyRow(workspaceId, null, input.name);
-    const row: SiteRow = { ...empty, ...this.#changes(empty, input), version: 1 };
-    await invalidatingAfter(this.deps.cache, { workspaceId }, () => this.deps.db.transaction().execute((trx) => this.#insertCreated(trx, origin, empty, row)));
-    return row;
-  }
-
-  /**
-   * For the operator's command line (src/site-files): the update as the site's next version, when
-   * the site is still at `expectedVersion` (null: whatever it is at). Resolves undefined when the
-   * site is not a live site of the workspace; throws 412 precondition_failed when it moved on.
-   */
-  async updateAsOperator(origin: ChangeOrigin, workspaceId: string, id: string, input: SiteUpdate, expectedVersion: number | null): Promise<SiteRow | undefined> {
-    checkSiteInput(input);
-    return invalidatingAfter(this.deps.cache, { workspaceId, siteId: id }, () =>
-      this.deps.db.transaction().execute(async (trx) => {
-        const row = await lockSiteInWorkspace(trx, this.deps.dialect, workspaceId, id);
-        if (row === undefined) return undefined;
-        if (expectedVersion !== null && row.version !== expectedVersion) {
-          throw new AppError(412, SITE_ERRORS.PRECONDITION_FAILED, `The site ${id} is at version ${row.version}, not ${expectedVersion}.`);
+  async applyAsOperator(origin: ChangeOrigin, workspaceId: string, changes: readonly OperatorChange[], { bypassReview }: { bypassReview: boolean }): Promise<SiteRow[]> {
+    const tags: string[] = siteChangeTags(workspaceId);
+    try {
+      return await this.deps.db.transaction().execute(async (trx) => {
+        const review = await operatorReview(trx, workspaceId, bypassReview);
+        const saved: SiteRow[] = [];
+        for (const change of changes) {
+          checkSiteInput(change.input);
+          if (change.kind === 'create') {
+            const empty = this.#emptyRow(workspaceId, null, change.input.name);
+            const row: SiteRow = { ...empty, ...this.#changes(empty, change.input), version: 1 };
+            await this.#insertCreated(trx, origin, empty, row, review);
+            saved.push(row);
+            continue;
+          }
+          tags.push(...siteChangeTags(undefined, change.id));
+          const row = await lockSiteInWorkspace(trx, this.deps.dialect, workspaceId, change.id);
+          if (row === undefined) throw new AppError(404, SITE_ERRORS.SITE_NOT_FOUND, `The site ${change.id} is no longer a site of the workspace.`);
+          if (change.expectedVersion !== null && row.version !== change.expectedVersion) {
+            throw new AppError(412, SITE_ERRORS.PRECONDITION_FAILED, `The site ${change.id} is at version ${row.version}, not ${change.expectedVersion}.`);
+          }
+          // The outbox reads the workspace's subscriptions itself: no count was read with this lock.
+          saved.push(await this.saveVersion(trx, origin, { row, webhooks: 1 }, change.input, { review }));
         }
-        // The outbox reads the workspace's subscriptions itself: no count was read with this lock.
-        return this.saveVersion(trx, origin, { row, webhooks: 1 }, input);
-      }),
-    );
+        return saved;
+      });
+    } finally {
+      this.deps.cache.invalidate(tags);
+    }
   }
 
   /**
