@@ -8,8 +8,9 @@ const PENDING_LIMIT = 10_000;
  * interval, one line per client address and URL, `public configurations served`, with how many
  * answers of each method and status it was given. The fast path answers only 200 and 304, from
  * the cache; every other answer of the public path (a 404, a 400, a 429, an error, a cold cache)
- * goes through Fastify and gets its own request line. A line per request cost about a fifth of
- * such an answer (docs/performance.md); docs/decisions.md says what the log keeps.
+ * goes through Fastify and gets its own request line. A line per request was the largest part
+ * of what the app adds to such an answer (docs/performance.md); docs/decisions.md says what the
+ * log keeps.
  */
 export class ServedConfigurations {
   /** Client address → URL → `METHOD status` → answers. */
