@@ -32,7 +32,7 @@ const ROWS = [
   'login',
   'mixed',
 ];
-const COLUMNS = ['database', 'scenario', 'request', 'req/s', 'p50 ms', 'p99 ms', 'ratio', 'RSS MB', 'unexpected', 'target', 'verdict'];
+const COLUMNS = ['database', 'scenario', 'request', 'req/s', 'p50 ms', 'p99 ms', 'ratio', 'CPU µs/req', 'RSS MB', 'unexpected', 'target', 'verdict'];
 
 interface Finished {
   code: number | null;
@@ -96,6 +96,9 @@ function checkRow(row: Record<string, string>): void {
   // The mixed load and the event streams have no ceiling, so no ratio.
   if (row.scenario === 'mixed' || row.scenario === 'public-streams') assert.equal(row.ratio, '–');
   else assert.ok(number(row, 'ratio') >= least, `${row.scenario} ratio`);
+  // CPU time is counted in 10 ms ticks, so a run this short may count none; the streams have no answers to divide it by.
+  if (row.scenario === 'public-streams') assert.equal(row['CPU µs/req'], '–');
+  else assert.ok(number(row, 'CPU µs/req') >= 0, `${row.scenario} CPU per answer`);
   // The streams' RSS column is their growth, which a collection during the opening can make negative.
   if (row.scenario === 'public-streams') assert.match(row['RSS MB'] ?? '', /^-?\d+\.\d$/);
   else assert.ok(number(row, 'RSS MB') > 0, `${row.scenario} RSS`);
@@ -129,6 +132,8 @@ test('npm run bench -- --quick prints every scenario and both ceilings with figu
     assert.match(put?.target ?? '', /ratio ≥ 0\.40 of the PUT ceiling, p99 < 25 ms/);
     assert.match(finished.stdout, /sqlite: RSS of each app process after the mixed load \(\d+ s\): \d+\.\d MB, target < 200 MB: (met|MISSED)/);
     assert.match(finished.stdout, /sqlite: app peak RSS \(VmHWM\) \d+\.\d MB, target < 200 MB: (met|MISSED)/);
+
+    assert.match(finished.stdout, /sqlite: CPU per answer, the ceiling's ÷ the scenario's \(median over the rounds\): list-jwt (\d+\.\d\d|n\/a), .*public-304 (\d+\.\d\d|n\/a)/);
 
     const streams = rows.find((row) => row.scenario === 'public-streams');
     assert.equal(number(streams ?? {}, 'req/s'), 200, 'every stream opened');

@@ -25,6 +25,16 @@ export function cpuTicks(pid: number): number | undefined {
   return Number(fields[11]) + Number(fields[12]);
 }
 
+/**
+ * CPU time (user and system, all threads) these processes have used so far, in microseconds, at
+ * the kernel's tick resolution (10 ms); a process that is gone counts nothing.
+ */
+export function cpuMicros(pids: readonly number[]): number {
+  let ticks = 0;
+  for (const pid of pids) ticks += cpuTicks(pid) ?? 0;
+  return (ticks * 1_000_000) / TICKS_PER_SECOND;
+}
+
 /** CPU time the whole machine has been busy so far, in ticks, all CPUs together (/proc/stat). */
 function machineBusyTicks(): number {
   const line = readFileSync('/proc/stat', 'utf8').split('\n')[0] ?? '';

@@ -1,5 +1,5 @@
 import autocannon, { type Request } from 'autocannon';
-import { type OwnProcesses, otherShare, readCpu } from './cpu.js';
+import { cpuMicros, type OwnProcesses, otherShare, readCpu } from './cpu.js';
 
 export interface LoadResult {
   /** Responses per second over the run, whatever their status (non2xx says how many were not 2xx). */
@@ -19,6 +19,12 @@ export interface LoadResult {
    * during the run: near 0 on a quiet machine; more means the figures were disturbed.
    */
   otherCpuShare: number;
+  /**
+   * The CPU time (user + system) the servers under load used during the run, divided by the
+   * responses: what an answer costs the server, which other processes on the machine slow down
+   * but do not inflate the way they cut requests per second.
+   */
+  cpuMicrosPerResponse: number;
 }
 
 export interface LoadOptions {
@@ -27,6 +33,8 @@ export interface LoadOptions {
    * (one autocannon instance each, started together) and their figures combined as one run.
    */
   urls: readonly string[];
+  /** The process ids of those servers, whose CPU time is counted. */
+  serverPids: readonly number[];
   connections: number;
   durationSeconds: number;
   /** The requests connection `index` cycles through, prebuilt once so the load generator stays cheap. */
@@ -71,6 +79,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
     lastAnsweredAt = now;
   };
   const cpuBefore = await readCpu(options.ownProcesses);
+  const serverCpuBefore = cpuMicros(options.serverPids);
   const shares = spreadConnections(options.connections, options.urls.length);
   const results = await Promise.all(
     shares.map(
@@ -94,6 +103,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
         }),
     ),
   );
+  const serverCpuMicros = cpuMicros(options.serverPids) - serverCpuBefore;
   const cpuAfter = await readCpu(options.ownProcesses);
   const sorted = latencies.subarray(0, count).sort();
   const statusCodes: Record<string, number> = {};
@@ -117,5 +127,6 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
     responsesPerServer,
     durationSeconds,
     otherCpuShare: otherShare(cpuBefore, cpuAfter),
+    cpuMicrosPerResponse: count > 0 ? serverCpuMicros / count : Number.NaN,
   };
 }

@@ -78,6 +78,8 @@ export interface TableRow {
   p50Ms: number | null;
   p99Ms: number | null;
   ratio: number | null;
+  /** The server processes' CPU time per answer, µs (median over the runs): the ceiling's over the scenario's is the CPU ratio. */
+  cpuMicros: number | null;
   rssMb: number | null;
   /** Answers with another status than the accepted ones, plus connection errors and timeouts. */
   unexpected: number | null;
@@ -144,6 +146,7 @@ function ceilingRow(
     p50Ms: medianLatency(runs.map((run) => run.p50Ms)),
     p99Ms: medianLatency(runs.map((run) => run.p99Ms)),
     ratio,
+    cpuMicros: median(runs.map((run) => run.cpuMicrosPerResponse)),
     rssMb,
     unexpected: runs.reduce((sum, run) => sum + unexpectedAnswers(run, [expectedStatus]), 0),
     target: '—',
@@ -183,6 +186,7 @@ export function tableRows(outcome: DatabaseOutcome): TableRow[] {
         p50Ms: null,
         p99Ms: null,
         ratio: null,
+        cpuMicros: null,
         rssMb: null,
         unexpected: null,
         target: describeTarget(scenario.target, scenario.ceiling, scenario.id),
@@ -197,6 +201,7 @@ export function tableRows(outcome: DatabaseOutcome): TableRow[] {
       p50Ms: medianLatency(runs.map((run) => run.scenario.p50Ms)),
       p99Ms: medianLatency(runs.map((run) => run.scenario.p99Ms)),
       ratio: ratios.length === 0 ? null : median(ratios),
+      cpuMicros: scenario.streams === undefined ? median(runs.map((run) => run.scenario.cpuMicrosPerResponse)) : null,
       rssMb: Math.max(...runs.flatMap((run) => run.appRssMb)),
       unexpected: runs.reduce((sum, run) => sum + unexpectedAnswers(run.scenario, scenario.expectedStatuses), 0),
     };
@@ -212,7 +217,7 @@ export function tableRows(outcome: DatabaseOutcome): TableRow[] {
   return rows;
 }
 
-const HEADER = ['database', 'scenario', 'request', 'req/s', 'p50 ms', 'p99 ms', 'ratio', 'RSS MB', 'unexpected', 'target', 'verdict'];
+const HEADER = ['database', 'scenario', 'request', 'req/s', 'p50 ms', 'p99 ms', 'ratio', 'CPU µs/req', 'RSS MB', 'unexpected', 'target', 'verdict'];
 
 function cell(value: number | null, digits: number, unavailable: string): string {
   if (value === null) return unavailable;
@@ -222,7 +227,7 @@ function cell(value: number | null, digits: number, unavailable: string): string
 
 /** A Markdown table, so a run pastes straight into docs/performance.md. */
 export function formatTable(rows: readonly TableRow[]): string {
-  const lines = [`| ${HEADER.join(' | ')} |`, `|${HEADER.map((_, i) => (i < 3 || i >= 9 ? '---' : '---:')).join('|')}|`];
+  const lines = [`| ${HEADER.join(' | ')} |`, `|${HEADER.map((_, i) => (i < 3 || i >= HEADER.length - 2 ? '---' : '---:')).join('|')}|`];
   for (const row of rows) {
     const missing = row.verdict === 'not available yet' ? 'not available yet' : '–';
     lines.push(
@@ -235,6 +240,7 @@ export function formatTable(rows: readonly TableRow[]): string {
         cell(row.p99Ms, 2, '–'),
         // Two significant digits for small ratios (logins), so they read as more than zero.
         row.ratio !== null && row.ratio > 0 && row.ratio < 0.1 ? row.ratio.toPrecision(2) : cell(row.ratio, 2, '–'),
+        cell(row.cpuMicros, 1, '–'),
         cell(row.rssMb, 1, '–'),
         cell(row.unexpected, 0, '–'),
         row.target,
@@ -259,6 +265,13 @@ export function formatSummary(outcome: DatabaseOutcome, logLevel: string): strin
   const mixed = outcome.scenarios.find((scenario) => scenario.id === 'mixed' && scenario.status === 'measured')?.runs[0];
   const under = (values: readonly number[]) => (values.every((value) => value < MAX_RSS_MB) ? 'met' : 'MISSED');
   const streams = outcome.scenarios.find((scenario) => scenario.id === 'public-streams')?.streams;
+  const cpuRatios = outcome.scenarios.flatMap((scenario) => {
+    const paired = scenario.runs.filter((run) => run.baseline !== null);
+    // A run too short to count a 10 ms tick on both sides has no ratio.
+    const ratios = paired.map((run) => (run.baseline?.cpuMicrosPerResponse ?? Number.NaN) / run.scenario.cpuMicrosPerResponse).filter(Number.isFinite);
+    if (paired.length === 0) return [];
+    return [`${scenario.id} ${ratios.length === 0 ? 'n/a' : median(ratios).toFixed(2)}`];
+  });
   return [
     ...(streams === undefined
       ? []
@@ -276,6 +289,7 @@ export function formatSummary(outcome: DatabaseOutcome, logLevel: string): strin
     `${label}: app peak RSS (VmHWM) ${megabytes(outcome.appPeakRssMb)} MB, target < ${MAX_RSS_MB} MB: ${under(outcome.appPeakRssMb)}`,
     `${label}: other processes used a median ${pct(median(shares))} (max ${pct(Math.max(0, ...shares))}) of the CPU during measured runs; ` +
       `${repeated} of ${pairs.length} runs were repeated for it, ${disturbed} kept although disturbed (over ${pct(DISTURBED_SHARE)})`,
+    ...(cpuRatios.length === 0 ? [] : [`${label}: CPU per answer, the ceiling's ÷ the scenario's (median over the rounds): ${cpuRatios.join(', ')}`]),
     `${label}: seeded in ${outcome.seedSeconds.toFixed(1)} s; sites list and baseline body ${outcome.bodyBytes} bytes each; the apps wrote ${mb(outcome.appLogBytes)} MB of logs at LOG_LEVEL=${logLevel}`,
   ];
 }

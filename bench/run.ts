@@ -97,6 +97,7 @@ async function load(targets: readonly ServerProcess[], requests: readonly HttpRe
   await waitUntilIdle(servers.map((other) => other.pid));
   return runLoad({
     urls: targets.map((target) => target.url),
+    serverPids: targets.map((target) => target.pid),
     connections: options.connections,
     durationSeconds: seconds,
     requestsForConnection: (index) => requestsForConnection(requests, index, options.connections),
@@ -187,16 +188,18 @@ function appEnvironment(settings: AppSettings, options: BenchOptions, port: numb
   };
 }
 
+/** With --profile, node's flags to write a CPU profile of a server (the app or a ceiling) into the directory. */
+function profileArgs(options: BenchOptions, name: string): string[] {
+  if (options.profileDir === undefined) return [];
+  return ['--cpu-prof', `--cpu-prof-dir=${path.resolve(options.profileDir)}`, `--cpu-prof-name=${name}-${Date.now()}.cpuprofile`];
+}
+
 /** The production entry point, as `npm start` runs it. */
 function startApp(settings: AppSettings, options: BenchOptions, port: number, number: number, count: number): Promise<ServerProcess> {
   const name = count > 1 ? `app ${number}` : 'app';
-  const profileArgs =
-    options.profileDir === undefined
-      ? []
-      : ['--cpu-prof', `--cpu-prof-dir=${path.resolve(options.profileDir)}`, `--cpu-prof-name=${name.replace(' ', '-')}-${settings.kind}-${Date.now()}.cpuprofile`];
   return startServer({
     name: `${name} (${settings.kind})`,
-    args: [...profileArgs, ...options.nodeArgs, '--enable-source-maps', APP_SCRIPT],
+    args: [...profileArgs(options, `${name.replace(' ', '-')}-${settings.kind}`), ...options.nodeArgs, '--enable-source-maps', APP_SCRIPT],
     env: appEnvironment(settings, options, port),
     port,
     logFile: path.join(settings.dir, `${name.replace(' ', '-')}.log`),
@@ -322,7 +325,7 @@ function rawGet(url: string, request: HttpRequest): Promise<{ status: number; he
  * The public path's ceiling, sending exactly the answers the app gives the scenario's first
  * requests: its 200 and its 304, headers and body, byte for byte.
  */
-async function startPublicCeiling(app: ServerProcess, ok: HttpRequest, notModified: HttpRequest, dir: string): Promise<{ ceiling: ServerProcess; bodyBytes: number }> {
+async function startPublicCeiling(app: ServerProcess, ok: HttpRequest, notModified: HttpRequest, dir: string, options: BenchOptions): Promise<{ ceiling: ServerProcess; bodyBytes: number }> {
   const okAnswer = await rawGet(app.url, ok);
   const notModifiedAnswer = await rawGet(app.url, notModified);
   if (okAnswer.status !== 200 || notModifiedAnswer.status !== 304) throw new Error(`the public configuration answered ${okAnswer.status} and ${notModifiedAnswer.status}, not 200 and 304`);
@@ -332,7 +335,7 @@ async function startPublicCeiling(app: ServerProcess, ok: HttpRequest, notModifi
   const port = await freePort();
   const ceiling = await startServer({
     name: 'public ceiling',
-    args: [PUBLIC_CEILING_SCRIPT],
+    args: [...profileArgs(options, 'public-ceiling'), PUBLIC_CEILING_SCRIPT],
     env: { PATH: process.env.PATH ?? '/usr/bin:/bin', NODE_ENV: 'production', BENCH_ANSWERS_FILE: answersFile, PORT: String(port) },
     port,
     logFile: path.join(dir, 'public-ceiling.log'),
@@ -465,6 +468,7 @@ async function measureStreamsScenario(plan: StreamsPlan, apps: readonly ServerPr
     responsesPerServer: apps.map((app) => (app === holder ? result.opened : 0)),
     durationSeconds: (performance.now() - startedAt) / 1000,
     otherCpuShare: otherShare(cpuBefore, cpuAfter),
+    cpuMicrosPerResponse: Number.NaN,
   };
   return { pair: { round: 1, attempts: 1, baseline: null, scenario, appRssMb: [rssOpenMb - rssBeforeMb] }, figures };
 }
@@ -482,7 +486,7 @@ function describePair(kind: DatabaseKind, scenario: Scenario, outcome: ScenarioO
   const shares = [...(pair.baseline === null ? [] : [pair.baseline.otherCpuShare]), pair.scenario.otherCpuShare].map(percent).join('/');
   return (
     `${kind} round ${pair.round}/${pair.baseline === null ? 1 : rounds} ${scenario.id}: ${Math.round(pair.scenario.requestsPerSecond)} ${scenario.unit}${ceiling}` +
-    `, p99 ${pair.scenario.p99Ms.toFixed(2)} ms, RSS ${pair.appRssMb.map((rss) => rss.toFixed(1)).join(' and ')} MB, other processes ${shares} of the CPU` +
+    `, p99 ${pair.scenario.p99Ms.toFixed(2)} ms, CPU ${pair.scenario.cpuMicrosPerResponse.toFixed(1)}${pair.baseline === null ? '' : ` (ceiling ${pair.baseline.cpuMicrosPerResponse.toFixed(1)})`} µs per answer, RSS ${pair.appRssMb.map((rss) => rss.toFixed(1)).join(' and ')} MB, other processes ${shares} of the CPU` +
     (pair.scenario.responsesPerServer.length > 1 ? `, answers per app ${pair.scenario.responsesPerServer.join('/')}` : '') +
     (pair.attempts > 1 ? ` (attempt ${pair.attempts})` : '') +
     (unexpected > 0 ? `, ${unexpected} unexpected answers: ${JSON.stringify(pair.scenario.statusCodes)}, ${pair.scenario.errors} errors` : '')
@@ -556,7 +560,7 @@ async function benchmarkDatabase(kind: DatabaseKind, options: BenchOptions, clea
   let publicCeiling: ServerProcess | undefined;
   let publicBodyBytes = Number.NaN;
   if (publicPath !== undefined) {
-    const started = await startPublicCeiling(firstApp, { method: 'GET', path: publicPath, headers: {} }, { method: 'GET', path: publicPath, headers: { 'if-none-match': '"1"' } }, dir);
+    const started = await startPublicCeiling(firstApp, { method: 'GET', path: publicPath, headers: {} }, { method: 'GET', path: publicPath, headers: { 'if-none-match': '"1"' } }, dir, options);
     publicCeiling = started.ceiling;
     publicBodyBytes = started.bodyBytes;
     cleanup.add(() => started.ceiling.stop());

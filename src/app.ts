@@ -41,7 +41,7 @@ import { clientErrorHandler, errorHandler, frameworkErrorHandler, handleNotFound
 import { registerCompression } from './http/compression.js';
 import { registerProtocolRules } from './http/protocol-rules.js';
 import { registerJsonParser } from './http/json-body.js';
-import { createLoggers, lazyChildLoggerFactory, logRequestLine, RequestLogController } from './http/logging.js';
+import { createLoggers, lazyChildLoggerFactory, LOG_FLUSH_INTERVAL_MS, RequestLogController } from './http/logging.js';
 import { SecurityHistory } from './security/history.js';
 import { registerSecurityEventRoutes } from './security/routes.js';
 import { SecurityEvents } from './security/events.js';
@@ -71,6 +71,7 @@ import { ChangeRequestService } from './change-requests/service.js';
 import { ScheduledChanges, type ScheduledChangesOptions } from './change-requests/scheduler.js';
 import { PublicAnswers } from './delivery/answers.js';
 import { publicFastPath } from './delivery/fast-path.js';
+import { ServedConfigurations } from './delivery/served-log.js';
 import { PublicKeyRotation } from './delivery/key-rotation.js';
 import { PublicConfigs } from './delivery/public-configs.js';
 import { registerPublicRoutes } from './delivery/routes.js';
@@ -302,6 +303,9 @@ export async function buildApp(options: AppOptions): Promise<App> {
     preview: (publicKey, token) => changeRequests.preview(publicKey, token),
   });
   const fastPathClient = clientAddress(config.trustProxy);
+  // The fast path's answers are logged summed per client and URL each second, the rest line by line.
+  const served = new ServedConfigurations(loggers.requestLines, LOG_FLUSH_INTERVAL_MS);
+  app.addHook('onClose', async () => served.close());
   // Prometheus metrics on a listener of their own (METRICS_PORT), never on this one.
   const metrics = config.metricsPort === null ? undefined : new Metrics({ db, database: database.usage, clock, cache, mailer, openStreams: () => publicStreams.size });
   if (metrics !== undefined) {
@@ -319,7 +323,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
     answered: (request, status, startedAt, siteId) => {
       metrics?.observeRequest(PUBLIC_CONFIG_ROUTE, request.method ?? 'GET', status, (performance.now() - startedAt) / 1000);
       publicOrigins.record(siteId, request.headers.origin, request.headers.referer);
-      logRequestLine(loggers.requestLines, { reqId: crypto.randomUUID(), method: request.method ?? 'GET', url: request.url ?? '', ip: fastPathClient(request), status, elapsedMs: performance.now() - startedAt }, undefined);
+      served.count(fastPathClient(request), request.method ?? 'GET', request.url ?? '', status);
     },
   });
   registerSettingsSchemaRoutes(app, { guard });

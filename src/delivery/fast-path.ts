@@ -7,7 +7,7 @@ const PATH_PREFIX = `/public/v1/sites/${PUBLIC_KEY_PREFIX}`;
 const KEY_START = '/public/v1/sites/'.length;
 const URL_LENGTH = KEY_START + PUBLIC_KEY_LENGTH;
 
-/** What the fast path tells of each answer it sends (its request line, where it was fetched from). */
+/** What the fast path tells of each answer it sends (its log and metrics, where it was fetched from). */
 export type AnsweredRequest = (request: IncomingMessage, status: number, startedAt: number, siteId: string) => void;
 
 /**

@@ -265,7 +265,7 @@ describe('caching by browsers and HTTP caches', () => {
 });
 
 describe('the log', () => {
-  test('every public request gets its request line with the client address, from the cache as from the database, refusals included', async () => {
+  test('every public request is logged with its client address: a line per request through Fastify, refusals included, and the answers of the fast path summed per client and URL', async () => {
     const site = await createSite(t.app, owner.bearer, { name: 'Logged' });
     const key = String(site.public_key);
     const unknown = `spk_${'z'.repeat(24)}`;
@@ -273,27 +273,41 @@ describe('the log', () => {
     await get(publicUrl(key));
     await get(publicUrl(key));
     await get(publicUrl(key), { 'if-none-match': '"1"' });
+    await get(publicUrl(key), {}, 'HEAD');
     await get(publicUrl(unknown));
     await get(publicUrl('not-a-key'));
-    const lines = t
-      .logs()
-      .slice(before)
-      .split('\n')
-      .filter((text) => text !== '')
-      .map((text) => JSON.parse(text) as Record<string, unknown>)
-      .filter((line) => line.msg === 'request');
+    const logged = () =>
+      t
+        .logs()
+        .slice(before)
+        .split('\n')
+        .filter((text) => text !== '')
+        .map((text) => JSON.parse(text) as Record<string, unknown>);
+    // The first answer comes from the database, through Fastify; a refusal never takes the fast path.
+    const lines = logged().filter((line) => line.msg === 'request');
     assert.deepEqual(
       lines.map((line) => [line.url, line.status, line.ip]),
       [
         [publicUrl(key), 200, '127.0.0.1'],
-        [publicUrl(key), 200, '127.0.0.1'],
-        [publicUrl(key), 304, '127.0.0.1'],
         [publicUrl(unknown), 404, '127.0.0.1'],
         [publicUrl('not-a-key'), 400, '127.0.0.1'],
       ],
     );
     for (const line of lines) assert.deepEqual(Object.keys(line).sort(), ['hostname', 'ip', 'level', 'method', 'ms', 'msg', 'pid', 'reqId', 'status', 'time', 'url']);
     assert.equal(new Set(lines.map((line) => line.reqId)).size, lines.length, 'each line its own request id');
+    // The fast path's three answers, written within the second (the count may straddle two writes).
+    const served = new Map<string, number>();
+    for (let waited = 0; waited < 5_000; waited += 20) {
+      served.clear();
+      for (const line of logged().filter((entry) => entry.msg === 'public configurations served' && entry.url === publicUrl(key))) {
+        assert.deepEqual(Object.keys(line).sort(), ['answers', 'hostname', 'ip', 'level', 'msg', 'pid', 'time', 'url']);
+        assert.equal(line.ip, '127.0.0.1');
+        for (const [kind, count] of Object.entries(line.answers as Record<string, number>)) served.set(kind, (served.get(kind) ?? 0) + count);
+      }
+      if ([...served.values()].reduce((sum, count) => sum + count, 0) >= 3) break;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    assert.deepEqual(Object.fromEntries(served), { 'GET 200': 1, 'GET 304': 1, 'HEAD 200': 1 });
   });
 });
 
