@@ -1,5 +1,5 @@
 import autocannon, { type Request } from 'autocannon';
-import { type OwnProcesses, otherShare, readCpu } from './cpu.js';
+import { cpuTicks, type OwnProcesses, otherShare, readCpu, TICKS_PER_SECOND } from './cpu.js';
 
 export interface LoadResult {
   /** Responses per second over the run, whatever their status (non2xx says how many were not 2xx). */
@@ -19,6 +19,12 @@ export interface LoadResult {
    * during the run: near 0 on a quiet machine; more means the figures were disturbed.
    */
   otherCpuShare: number;
+  /**
+   * CPU time (user + system) the servers under load used per answer, in µs. Unlike requests/s it
+   * holds when other processes share the machine: what they take slows a server down, but does
+   * not make its requests cost more CPU. NaN when no answer came.
+   */
+  serverCpuMicrosPerAnswer: number;
 }
 
 export interface LoadOptions {
@@ -33,6 +39,13 @@ export interface LoadOptions {
   requestsForConnection: (index: number) => Request[];
   /** Whose CPU time is the benchmark's own; the rest of the machine's is a disturbance. */
   ownProcesses: OwnProcesses;
+  /** The processes of the servers under load, whose CPU time per answer is measured. */
+  serverPids: readonly number[];
+}
+
+/** CPU ticks the processes have used so far, together; a process that is gone counts nothing. */
+function serversTicks(pids: readonly number[]): number {
+  return pids.reduce((sum, pid) => sum + (cpuTicks(pid) ?? 0), 0);
 }
 
 function percentile(sorted: Float64Array, fraction: number): number {
@@ -71,6 +84,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
     lastAnsweredAt = now;
   };
   const cpuBefore = await readCpu(options.ownProcesses);
+  const serverTicksBefore = serversTicks(options.serverPids);
   const shares = spreadConnections(options.connections, options.urls.length);
   const results = await Promise.all(
     shares.map(
@@ -95,6 +109,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
     ),
   );
   const cpuAfter = await readCpu(options.ownProcesses);
+  const serverTicks = serversTicks(options.serverPids) - serverTicksBefore;
   const sorted = latencies.subarray(0, count).sort();
   const statusCodes: Record<string, number> = {};
   const responsesPerServer = results.map((result) => {
@@ -117,5 +132,6 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
     responsesPerServer,
     durationSeconds,
     otherCpuShare: otherShare(cpuBefore, cpuAfter),
+    serverCpuMicrosPerAnswer: count > 0 ? (serverTicks / TICKS_PER_SECOND / count) * 1e6 : Number.NaN,
   };
 }

@@ -259,6 +259,13 @@ export function formatSummary(outcome: DatabaseOutcome, logLevel: string): strin
   const mixed = outcome.scenarios.find((scenario) => scenario.id === 'mixed' && scenario.status === 'measured')?.runs[0];
   const under = (values: readonly number[]) => (values.every((value) => value < MAX_RSS_MB) ? 'met' : 'MISSED');
   const streams = outcome.scenarios.find((scenario) => scenario.id === 'public-streams')?.streams;
+  const micros = (values: readonly number[]) => median(values.filter((value) => !Number.isNaN(value)));
+  const cpuLines = outcome.scenarios.flatMap((scenario) => {
+    const paired = scenario.runs.flatMap((run) => (run.baseline === null ? [] : [{ ceiling: run.baseline.serverCpuMicrosPerAnswer, app: run.scenario.serverCpuMicrosPerAnswer }]));
+    if (paired.length === 0) return [];
+    const ratio = micros(paired.map((run) => run.ceiling / run.app));
+    return [`${scenario.id} ${micros(paired.map((run) => run.app)).toFixed(0)} µs (ceiling ${micros(paired.map((run) => run.ceiling)).toFixed(0)} µs, ratio ${ratio.toFixed(2)})`];
+  });
   return [
     ...(streams === undefined
       ? []
@@ -273,6 +280,7 @@ export function formatSummary(outcome: DatabaseOutcome, logLevel: string): strin
           `${label}: RSS of each app process after the mixed load (${mixed.scenario.durationSeconds.toFixed(0)} s): ${megabytes(mixed.appRssMb)} MB, target < ${MAX_RSS_MB} MB: ${under(mixed.appRssMb)}; ` +
             `answers ${JSON.stringify(mixed.scenario.statusCodes)}`,
         ]),
+    ...(cpuLines.length === 0 ? [] : [`${label}: server CPU time per answer, median over the rounds: ${cpuLines.join('; ')}`]),
     `${label}: app peak RSS (VmHWM) ${megabytes(outcome.appPeakRssMb)} MB, target < ${MAX_RSS_MB} MB: ${under(outcome.appPeakRssMb)}`,
     `${label}: other processes used a median ${pct(median(shares))} (max ${pct(Math.max(0, ...shares))}) of the CPU during measured runs; ` +
       `${repeated} of ${pairs.length} runs were repeated for it, ${disturbed} kept although disturbed (over ${pct(DISTURBED_SHARE)})`,

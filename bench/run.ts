@@ -101,6 +101,7 @@ async function load(targets: readonly ServerProcess[], requests: readonly HttpRe
     durationSeconds: seconds,
     requestsForConnection: (index) => requestsForConnection(requests, index, options.connections),
     ownProcesses,
+    serverPids: targets.map((target) => target.pid),
   });
 }
 
@@ -465,6 +466,7 @@ async function measureStreamsScenario(plan: StreamsPlan, apps: readonly ServerPr
     responsesPerServer: apps.map((app) => (app === holder ? result.opened : 0)),
     durationSeconds: (performance.now() - startedAt) / 1000,
     otherCpuShare: otherShare(cpuBefore, cpuAfter),
+    serverCpuMicrosPerAnswer: Number.NaN,
   };
   return { pair: { round: 1, attempts: 1, baseline: null, scenario, appRssMb: [rssOpenMb - rssBeforeMb] }, figures };
 }
@@ -480,9 +482,13 @@ function describePair(kind: DatabaseKind, scenario: Scenario, outcome: ScenarioO
   const unexpected = unexpectedAnswers(pair.scenario, outcome.expectedStatuses);
   const ceiling = pair.baseline === null ? '' : ` (${scenario.ceiling === 'put' ? 'PUT ceiling' : 'baseline'} ${Math.round(pair.baseline.requestsPerSecond)})`;
   const shares = [...(pair.baseline === null ? [] : [pair.baseline.otherCpuShare]), pair.scenario.otherCpuShare].map(percent).join('/');
+  const cpu =
+    pair.baseline === null
+      ? `, CPU ${pair.scenario.serverCpuMicrosPerAnswer.toFixed(0)} µs an answer`
+      : `, CPU ${pair.scenario.serverCpuMicrosPerAnswer.toFixed(0)} µs an answer (ceiling ${pair.baseline.serverCpuMicrosPerAnswer.toFixed(0)} µs: ${(pair.baseline.serverCpuMicrosPerAnswer / pair.scenario.serverCpuMicrosPerAnswer).toFixed(2)})`;
   return (
     `${kind} round ${pair.round}/${pair.baseline === null ? 1 : rounds} ${scenario.id}: ${Math.round(pair.scenario.requestsPerSecond)} ${scenario.unit}${ceiling}` +
-    `, p99 ${pair.scenario.p99Ms.toFixed(2)} ms, RSS ${pair.appRssMb.map((rss) => rss.toFixed(1)).join(' and ')} MB, other processes ${shares} of the CPU` +
+    `, p99 ${pair.scenario.p99Ms.toFixed(2)} ms, RSS ${pair.appRssMb.map((rss) => rss.toFixed(1)).join(' and ')} MB${cpu}, other processes ${shares} of the CPU` +
     (pair.scenario.responsesPerServer.length > 1 ? `, answers per app ${pair.scenario.responsesPerServer.join('/')}` : '') +
     (pair.attempts > 1 ? ` (attempt ${pair.attempts})` : '') +
     (unexpected > 0 ? `, ${unexpected} unexpected answers: ${JSON.stringify(pair.scenario.statusCodes)}, ${pair.scenario.errors} errors` : '')
