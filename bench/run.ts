@@ -384,14 +384,14 @@ async function measurePair(
     const scenarioRun = await load(apps, scenario.requests, options.durationSeconds, context);
     for (const app of apps) app.assertAlive();
     const disturbed = Math.max(baselineRun.otherCpuShare, scenarioRun.otherCpuShare) > DISTURBED_SHARE;
-    if (options.quick || !disturbed || attempts >= MAX_ATTEMPTS) {
+    if (options.noQuietWait || !disturbed || attempts >= MAX_ATTEMPTS) {
       return { round, attempts, baseline: baselineRun, scenario: scenarioRun, appRssMb: appMemory(apps) };
     }
   }
 }
 
 async function waitForQuiet(kind: DatabaseKind, context: RunContext): Promise<void> {
-  if (context.options.quick) return;
+  if (context.options.noQuietWait) return;
   const waitedMs = await waitForQuietMachine(context.ownProcesses, DISTURBED_SHARE, QUIET_WAIT_MS);
   if (waitedMs > 2000) progress(`${kind}: waited ${Math.round(waitedMs / 1000)} s for other processes to quieten`);
 }
