@@ -401,7 +401,9 @@ async function measureMixed(kind: DatabaseKind, apps: readonly ServerProcess[], 
   await waitForQuiet(kind, context);
   const run = await load(apps, scenario.requests, context.options.mixedSeconds, context);
   for (const app of apps) app.assertAlive();
-  return { round: 1, attempts: 1, baseline: null, scenario: run, appRssMb: appMemory(apps) };
+  const appRssMb = appMemory(apps);
+  await waitUntilIdle(apps.map((app) => app.pid));
+  return { round: 1, attempts: 1, baseline: null, scenario: run, appRssMb, settledRssMb: appMemory(apps) };
 }
 
 /**
