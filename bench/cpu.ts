@@ -3,7 +3,7 @@ import { availableParallelism } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 // Linux counts CPU time in USER_HZ ticks, 100 per second on every architecture Node runs on.
-const TICKS_PER_SECOND = 100;
+export const TICKS_PER_SECOND = 100;
 
 /**
  * The process ids whose CPU time is the benchmark's own (the servers, and PostgreSQL's backends

@@ -20,11 +20,11 @@ export interface LoadResult {
    */
   otherCpuShare: number;
   /**
-   * The CPU time (user + system) the servers under load used during the run, divided by the
-   * responses: what an answer costs the server, which other processes on the machine slow down
-   * but do not inflate the way they cut requests per second.
+   * CPU time (user + system) the servers under load used per answer, in µs. Unlike requests/s it
+   * holds when other processes share the machine: what they take slows a server down, but does
+   * not make its requests cost more CPU. NaN when no answer came.
    */
-  cpuMicrosPerResponse: number;
+  serverCpuMicrosPerAnswer: number;
 }
 
 export interface LoadOptions {
@@ -127,6 +127,6 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
     responsesPerServer,
     durationSeconds,
     otherCpuShare: otherShare(cpuBefore, cpuAfter),
-    cpuMicrosPerResponse: count > 0 ? serverCpuMicros / count : Number.NaN,
+    serverCpuMicrosPerAnswer: count > 0 ? serverCpuMicros / count : Number.NaN,
   };
 }

@@ -17,6 +17,8 @@ export interface BenchOptions {
   connections: number;
   rounds: number;
   quick: boolean;
+  /** Measure at once, without waiting for a quiet machine or repeating a disturbed pair (--quick implies it). */
+  noQuietWait: boolean;
   users: number;
   sitesPerUser: number;
   tokens: number;
@@ -48,6 +50,8 @@ export const USAGE = `Usage: npm run bench -- [options]
   --connections N     autocannon connections (default 50)
   --rounds N          ceiling/scenario rounds (default 3)
   --quick             short runs: the whole benchmark finishes in well under a minute on SQLite
+  --no-quiet-wait     measure at once, neither waiting for a quiet machine nor repeating a disturbed
+                      pair: on a shared machine, read the CPU time per answer rather than the ratios
   --users N           seeded users (default 10000)
   --sites-per-user N  seeded sites per user (default 3, so 30000 sites)
   --tokens N          seeded personal access tokens, one per user (default: as many as users)
@@ -75,7 +79,7 @@ export function parseOptions(argv: readonly string[], env: Record<string, string
   const values = new Map<string, string>();
   const flags = new Set<string>();
   const valued = new Set(['duration', 'warmup', 'mixed-duration', 'connections', 'rounds', 'users', 'sites-per-user', 'tokens', 'streams', 'scenarios', 'log-level', 'json', 'profile', 'node-args', 'postgres-apps']);
-  const booleans = new Set(['quick', 'no-sqlite', 'put-ceiling-without-history', 'help']);
+  const booleans = new Set(['quick', 'no-quiet-wait', 'no-sqlite', 'put-ceiling-without-history', 'help']);
   for (let i = 0; i < argv.length; i++) {
     const argument = argv[i] ?? '';
     const match = /^--([a-z-]+)(?:=(.*))?$/.exec(argument);
@@ -109,6 +113,7 @@ export function parseOptions(argv: readonly string[], env: Record<string, string
     connections: integer(values, 'connections', 50, 1),
     rounds: integer(values, 'rounds', 3, 1),
     quick,
+    noQuietWait: quick || flags.has('no-quiet-wait'),
     users,
     sitesPerUser: integer(values, 'sites-per-user', 3, 1),
     tokens: integer(values, 'tokens', users, 1),

@@ -386,14 +386,14 @@ async function measurePair(
     const scenarioRun = await load(apps, scenario.requests, options.durationSeconds, context);
     for (const app of apps) app.assertAlive();
     const disturbed = Math.max(baselineRun.otherCpuShare, scenarioRun.otherCpuShare) > DISTURBED_SHARE;
-    if (options.quick || !disturbed || attempts >= MAX_ATTEMPTS) {
+    if (options.noQuietWait || !disturbed || attempts >= MAX_ATTEMPTS) {
       return { round, attempts, baseline: baselineRun, scenario: scenarioRun, appRssMb: appMemory(apps) };
     }
   }
 }
 
 async function waitForQuiet(kind: DatabaseKind, context: RunContext): Promise<void> {
-  if (context.options.quick) return;
+  if (context.options.noQuietWait) return;
   const waitedMs = await waitForQuietMachine(context.ownProcesses, DISTURBED_SHARE, QUIET_WAIT_MS);
   if (waitedMs > 2000) progress(`${kind}: waited ${Math.round(waitedMs / 1000)} s for other processes to quieten`);
 }
@@ -403,7 +403,9 @@ async function measureMixed(kind: DatabaseKind, apps: readonly ServerProcess[], 
   await waitForQuiet(kind, context);
   const run = await load(apps, scenario.requests, context.options.mixedSeconds, context);
   for (const app of apps) app.assertAlive();
-  return { round: 1, attempts: 1, baseline: null, scenario: run, appRssMb: appMemory(apps) };
+  const appRssMb = appMemory(apps);
+  await waitUntilIdle(apps.map((app) => app.pid));
+  return { round: 1, attempts: 1, baseline: null, scenario: run, appRssMb, settledRssMb: appMemory(apps) };
 }
 
 /**
@@ -468,7 +470,7 @@ async function measureStreamsScenario(plan: StreamsPlan, apps: readonly ServerPr
     responsesPerServer: apps.map((app) => (app === holder ? result.opened : 0)),
     durationSeconds: (performance.now() - startedAt) / 1000,
     otherCpuShare: otherShare(cpuBefore, cpuAfter),
-    cpuMicrosPerResponse: Number.NaN,
+    serverCpuMicrosPerAnswer: Number.NaN,
   };
   return { pair: { round: 1, attempts: 1, baseline: null, scenario, appRssMb: [rssOpenMb - rssBeforeMb] }, figures };
 }
@@ -484,9 +486,13 @@ function describePair(kind: DatabaseKind, scenario: Scenario, outcome: ScenarioO
   const unexpected = unexpectedAnswers(pair.scenario, outcome.expectedStatuses);
   const ceiling = pair.baseline === null ? '' : ` (${scenario.ceiling === 'put' ? 'PUT ceiling' : 'baseline'} ${Math.round(pair.baseline.requestsPerSecond)})`;
   const shares = [...(pair.baseline === null ? [] : [pair.baseline.otherCpuShare]), pair.scenario.otherCpuShare].map(percent).join('/');
+  const cpu =
+    pair.baseline === null
+      ? `, CPU ${pair.scenario.serverCpuMicrosPerAnswer.toFixed(0)} µs an answer`
+      : `, CPU ${pair.scenario.serverCpuMicrosPerAnswer.toFixed(0)} µs an answer (ceiling ${pair.baseline.serverCpuMicrosPerAnswer.toFixed(0)} µs: ${(pair.baseline.serverCpuMicrosPerAnswer / pair.scenario.serverCpuMicrosPerAnswer).toFixed(2)})`;
   return (
     `${kind} round ${pair.round}/${pair.baseline === null ? 1 : rounds} ${scenario.id}: ${Math.round(pair.scenario.requestsPerSecond)} ${scenario.unit}${ceiling}` +
-    `, p99 ${pair.scenario.p99Ms.toFixed(2)} ms, CPU ${pair.scenario.cpuMicrosPerResponse.toFixed(1)}${pair.baseline === null ? '' : ` (ceiling ${pair.baseline.cpuMicrosPerResponse.toFixed(1)})`} µs per answer, RSS ${pair.appRssMb.map((rss) => rss.toFixed(1)).join(' and ')} MB, other processes ${shares} of the CPU` +
+    `, p99 ${pair.scenario.p99Ms.toFixed(2)} ms, RSS ${pair.appRssMb.map((rss) => rss.toFixed(1)).join(' and ')} MB${cpu}, other processes ${shares} of the CPU` +
     (pair.scenario.responsesPerServer.length > 1 ? `, answers per app ${pair.scenario.responsesPerServer.join('/')}` : '') +
     (pair.attempts > 1 ? ` (attempt ${pair.attempts})` : '') +
     (unexpected > 0 ? `, ${unexpected} unexpected answers: ${JSON.stringify(pair.scenario.statusCodes)}, ${pair.scenario.errors} errors` : '')

@@ -17,8 +17,8 @@ export interface AuditEntry {
   details?: Record<string, unknown>;
 }
 
-/** The insert of one event: alone, or as a part of a site change's one statement (sites/save.ts). */
-export function insertEventQuery(db: QueryCreator<Database>, p: AuditEventRow) {
+/** The insert of one event. */
+function insertEventQuery(db: QueryCreator<Database>, p: AuditEventRow) {
   return db.insertInto('audit_events').values({
     id: p.id,
     workspace_id: p.workspace_id,

@@ -6,7 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import SQLite from 'better-sqlite3';
 import { buildTestApp, signUp, type TestApp } from '../../test/helpers.js';
 import { StatementCachingSqlite } from './connect.js';
-import { type Prefixed, PreparedQuery, prefixed, unprefixed } from './prepared-query.js';
+import { PreparedQuery } from './prepared-query.js';
 
 describe('a prepared query', () => {
   let t: TestApp;
@@ -48,24 +48,6 @@ describe('a prepared query', () => {
     await assert.rejects(branches.execute(t.database.db, { cursor: 'a' }), /must pass each parameter/);
     const transforms = new PreparedQuery((db, p: { email: string }) => db.selectFrom('users').select('id').where('email', '=', p.email.toLowerCase()));
     await assert.rejects(transforms.execute(t.database.db, { email: 'A@example.com' }), /must pass each parameter/);
-  });
-
-  test('binds each part of a query made of parts to its own prefixed parameters', async () => {
-    const alice = await signUp(t.app);
-    const bob = await signUp(t.app);
-    interface Lookup {
-      email: string;
-      generation: number;
-    }
-    const either = new PreparedQuery((db, p: Prefixed<'first_', Lookup> & Prefixed<'second_', Lookup>) => {
-      const byLookup = (lookup: Lookup) => db.selectFrom('users').select('id').where('email', '=', lookup.email).where('jwt_generation', '=', lookup.generation);
-      return byLookup(unprefixed('first_', p)).unionAll(byLookup(unprefixed('second_', p)));
-    });
-    const ids = async (first: Lookup, second: Lookup) => (await either.execute(t.database.db, { ...prefixed('first_', first), ...prefixed('second_', second) })).map((row) => row.id).sort();
-    assert.deepEqual(await ids({ email: alice.email, generation: 0 }, { email: bob.email, generation: 0 }), [alice.id, bob.id].sort());
-    // One part's values never fill the other's: a generation that matches nobody empties only its part.
-    assert.deepEqual(await ids({ email: alice.email, generation: 1 }, { email: bob.email, generation: 0 }), [bob.id]);
-    assert.deepEqual(await ids({ email: bob.email, generation: 0 }, { email: alice.email, generation: 1 }), [bob.id]);
   });
 
   test('serves a transaction with the query compiled on its database', async () => {

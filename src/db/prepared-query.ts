@@ -92,25 +92,3 @@ export class PreparedQuery<Params extends object, Row> {
     return compiled;
   }
 }
-
-/** A row's fields renamed `${prefix}field`: one part's parameters in a query made of several parts. */
-export type Prefixed<P extends string, Row> = { [K in keyof Row & string as `${P}${K}`]: Row[K] };
-
-/** `row` with each field under its prefixed name, for a call of a query built with `unprefixed`. */
-export function prefixed<P extends string, Row extends object>(prefix: P, row: Row): Prefixed<P, Row> {
-  const out: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(row)) out[`${prefix}${key}`] = value;
-  return out as Prefixed<P, Row>;
-}
-
-/**
- * The parameters of one part seen through its prefix, inside a `PreparedQuery` build: reading `field`
- * reads `${prefix}field`. A builder written for one row (an insert's values, say) then serves as a
- * part of a larger statement unchanged.
- */
-export function unprefixed<P extends string, Row extends object>(prefix: P, params: Prefixed<P, Row>): Row {
-  const source = params as Record<string, unknown>;
-  return new Proxy({} as Row, {
-    get: (_target, name) => (typeof name === 'string' ? source[`${prefix}${name}`] : undefined),
-  });
-}

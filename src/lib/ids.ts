@@ -1,26 +1,9 @@
-import { randomFillSync } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 
 // The last id's time and counter, so ids made in one millisecond still sort in the order they were made.
 let lastMs = 0;
 let counter = 0;
 const COUNTER_MAX = 0xfff;
-
-// Random bytes are drawn from the system in blocks and handed out 16 at a time, as Node's own
-// randomUUID does: one call to the system per 256 ids, not two per id (ids are made on every write).
-const RANDOM_BLOCK = 16 * 256;
-const randomPool = Buffer.alloc(RANDOM_BLOCK);
-let randomOffset = RANDOM_BLOCK;
-
-function randomSixteen(): Buffer {
-  if (randomOffset === RANDOM_BLOCK) {
-    randomFillSync(randomPool);
-    randomOffset = 0;
-  }
-  // A view, not a copy: each slice is handed out once and used before the block is refilled.
-  const bytes = randomPool.subarray(randomOffset, randomOffset + 16);
-  randomOffset += 16;
-  return bytes;
-}
 
 /**
  * A UUIDv7 (RFC 9562): 48 bits of Unix milliseconds, a 12-bit counter, then random bits. Ids sort
@@ -29,12 +12,12 @@ function randomSixteen(): Buffer {
  * counter, RFC 9562 section 6.2, method 1): an audit log's order is the order of its events.
  */
 export function newId(now: Date = new Date()): string {
-  const bytes = randomSixteen();
+  // A UUIDv4's random bits: Node draws them from a block it refills, not from the system per id.
+  const random = randomUUID();
   let ms = now.getTime();
   if (ms > lastMs) {
-    // Starts low in the range, leaving room to count up within the millisecond. Byte 6 is free
-    // randomness here: the version and counter overwrite it below.
-    counter = (bytes[6] ?? 0) & 0x7f;
+    // Starts low in the range, leaving room to count up within the millisecond.
+    counter = Number.parseInt(random.slice(16, 18), 16) & 0x7f;
   } else {
     ms = lastMs;
     counter++;
@@ -44,14 +27,9 @@ export function newId(now: Date = new Date()): string {
     }
   }
   lastMs = ms;
-  // 48 bits of milliseconds: the high 16 and the low 32, each exact in a double.
-  bytes.writeUInt16BE(Math.floor(ms / 2 ** 32), 0);
-  bytes.writeUInt32BE(ms % 2 ** 32, 2);
-  bytes[6] = 0x70 | (counter >> 8);
-  bytes[7] = counter & 0xff;
-  bytes[8] = 0x80 | ((bytes[8] ?? 0) & 0x3f);
-  const hex = bytes.toString('hex');
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+  const time = ms.toString(16).padStart(12, '0');
+  // The version 4 UUID's variant and last 62 random bits (from its fourth group on) are kept as they are.
+  return `${time.slice(0, 8)}-${time.slice(8, 12)}-7${counter.toString(16).padStart(3, '0')}${random.slice(18)}`;
 }
 
 /** The smallest id made at or after `moment`: ids below it were made before it (retention by id). */

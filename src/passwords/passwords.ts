@@ -22,13 +22,14 @@ const ARGON2ID = 2;
 export class PasswordHasher {
   #dummyHash: Promise<string> | undefined;
   /**
-   * At most one argon2id computation per core, plus one, at a time; each holds its memory cost
-   * while it runs. Left to libuv's pool, as many run at once as the pool has threads: no more
-   * logins per second, since the cores are busy already (the extra one keeps a core busy while
-   * the next hash is handed over), but a higher peak of memory and no thread left for the pool's
-   * other work (file writes, DNS lookups) during a burst of sign-ins (docs/performance.md).
+   * At most one argon2id computation per core at a time; each holds its memory cost while it runs.
+   * Left to libuv's pool, as many run at once as the pool has threads: no more logins per second,
+   * since the cores are busy already, but more memory held at once and no thread left for the
+   * pool's other work (file writes, DNS lookups) during a burst of sign-ins. One more than the
+   * cores keeps a core busy while the next hash is handed over, for a little more throughput, but
+   * holds one more hash's memory whenever sign-ins queue (docs/performance.md, "Memory").
    */
-  readonly #semaphore = pLimit(availableParallelism() + 1);
+  readonly #semaphore = pLimit(availableParallelism());
 
   constructor(private readonly options: PasswordHashingOptions = DEFAULT_PASSWORD_HASHING) {}
 

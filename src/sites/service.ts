@@ -268,7 +268,7 @@ export class SiteService {
     };
     const action = restoredFrom === undefined ? 'site.updated' : 'site.restored';
     const event = auditEventRow(this.deps.clock, origin, { workspaceId: row.workspace_id, action, target: siteTarget(updated), details: { version: updated.version, ...facts } });
-    await saveSiteChange(trx, this.deps.dialect, { site: updated, version, event });
+    await saveSiteChange(trx, { site: updated, version, event });
     if (webhooks > 0) await publishSiteEvent(trx, this.deps.clock, origin, action, updated, facts);
     return updated;
   }

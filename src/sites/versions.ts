@@ -8,8 +8,8 @@ import type { SiteJson, SiteVersionJson, SiteVersionSiteJson } from './schema.js
 export type SiteVersionRow = SiteVersionsTable;
 export type { SiteVersionJson };
 
-/** The insert of one version row: alone, or as a part of a site change's one statement (save.ts). */
-export function insertVersionQuery(db: QueryCreator<Database>, p: SiteVersionRow) {
+/** The insert of one version row. */
+function insertVersionQuery(db: QueryCreator<Database>, p: SiteVersionRow) {
   return db.insertInto('site_versions').values({
     site_id: p.site_id,
     version: p.version,
