@@ -133,7 +133,8 @@ test('npm run bench -- --quick prints every scenario and both ceilings with figu
     assert.match(finished.stdout, /sqlite: RSS of each app process after the mixed load \(\d+ s\): \d+\.\d MB, target < 200 MB: (met|MISSED)/);
     assert.match(finished.stdout, /sqlite: app peak RSS \(VmHWM\) \d+\.\d MB, target < 200 MB: (met|MISSED)/);
 
-    assert.match(finished.stdout, /sqlite: CPU per answer, the ceiling's ÷ the scenario's \(median over the rounds\): list-jwt (\d+\.\d\d|n\/a), .*public-304 (\d+\.\d\d|n\/a)/);
+    const figure = String.raw`(\d+|n/a) µs \(ceiling (\d+|n/a) µs, ratio (\d+\.\d\d|n/a)\)`;
+    assert.match(finished.stdout, new RegExp(`sqlite: server CPU time per answer, median over the rounds: list-jwt ${figure};.*public-304 ${figure}`));
 
     const streams = rows.find((row) => row.scenario === 'public-streams');
     assert.equal(number(streams ?? {}, 'req/s'), 200, 'every stream opened');

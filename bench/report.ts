@@ -271,12 +271,14 @@ export function formatSummary(outcome: DatabaseOutcome, logLevel: string): strin
   const mixed = outcome.scenarios.find((scenario) => scenario.id === 'mixed' && scenario.status === 'measured')?.runs[0];
   const under = (values: readonly number[]) => (values.every((value) => value < MAX_RSS_MB) ? 'met' : 'MISSED');
   const streams = outcome.scenarios.find((scenario) => scenario.id === 'public-streams')?.streams;
-  const micros = (values: readonly number[]) => median(values.filter((value) => !Number.isNaN(value)));
+  // A run too short to count a 10 ms tick on both sides has no figure: n/a rather than NaN.
+  const micros = (values: readonly number[]) => median(values.filter(Number.isFinite));
+  const shown = (value: number, digits: number) => (Number.isFinite(value) ? value.toFixed(digits) : 'n/a');
   const cpuLines = outcome.scenarios.flatMap((scenario) => {
     const paired = scenario.runs.flatMap((run) => (run.baseline === null ? [] : [{ ceiling: run.baseline.serverCpuMicrosPerAnswer, app: run.scenario.serverCpuMicrosPerAnswer }]));
     if (paired.length === 0) return [];
     const ratio = micros(paired.map((run) => run.ceiling / run.app));
-    return [`${scenario.id} ${micros(paired.map((run) => run.app)).toFixed(0)} µs (ceiling ${micros(paired.map((run) => run.ceiling)).toFixed(0)} µs, ratio ${ratio.toFixed(2)})`];
+    return [`${scenario.id} ${shown(micros(paired.map((run) => run.app)), 0)} µs (ceiling ${shown(micros(paired.map((run) => run.ceiling)), 0)} µs, ratio ${shown(ratio, 2)})`];
   });
   return [
     ...(streams === undefined
