@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'react';
+import { useEffect, useState, useSyncExternalStore } from 'react';
 import { errorMessage } from '../api/errors';
 import type { User } from '../api/types';
 import { Alert } from '../components/Alert';
@@ -13,7 +13,7 @@ import { useSignupAvailability } from '../components/useSignupAvailability';
 import { Link, queryOf, useLocation } from '../router';
 import { useSession } from '../session';
 import { goAfterSignIn, nextQuery, rememberNextForSignInLink } from '../signInRedirect';
-import { clearSignInNotice, peekSignInNotice } from '../signInNotice';
+import { clearSignInNotice, peekSignInNotice, subscribeToSignInNotice } from '../signInNotice';
 import { useTitle } from '../useTitle';
 
 type Step =
@@ -39,8 +39,11 @@ export function SignInPage() {
   const [step, setStep] = useState<Step>({ kind: 'password' });
   // An invitation's page sends the invited address along (?email=): the form starts with it.
   const [email, setEmail] = useState(() => queryOf(location).get('email') ?? '');
-  // A screen that signed the person out for good (account deleted) says why here, once.
-  const [notice, setNotice] = useState<string | undefined>(peekSignInNotice);
+  // What this screen says about the last attempt, else why a screen signed the person out for good
+  // (account deleted).
+  const [attemptNotice, setNotice] = useState<string | undefined>(undefined);
+  const leftNotice = useSyncExternalStore(subscribeToSignInNotice, peekSignInNotice);
+  const notice = attemptNotice ?? leftNotice;
   // Cleared on leaving the sign-in screen, not on arriving: signing out redirects here and the
   // forced navigation lands here again, which may mount the screen twice.
   useEffect(() => () => {
