@@ -123,7 +123,7 @@ export interface RequestFacts {
  * did (or what was done with a stolen credential, and from where) can be traced in the log. Only
  * these fields: adding one that could hold a secret needs the redacting logger.
  */
-export function logRequestLine(lines: FastifyBaseLogger, request: RequestFacts, caller: RequestCaller | undefined): void {
+function logRequestLine(lines: FastifyBaseLogger, request: RequestFacts, caller: RequestCaller | undefined): void {
   const { reqId, method, ip, status } = request;
   const url = redactUrl(request.url);
   const ms = tenths(request.elapsedMs);

@@ -119,7 +119,11 @@ export class SiteFiles {
       step.kind === 'create' ? { kind: 'create', input: step.input } : { kind: 'update', id: step.id, input: step.input, expectedVersion: step.version },
     );
     const saved = await this.deps.sites.applyAsOperator(COMMAND_LINE, workspaceId, changes, { bypassReview });
-    return writes.flatMap((step, position) => (step.kind === 'create' ? [{ index: step.index, id: saved[position]?.id ?? '' }] : []));
+    if (saved.length !== writes.length) throw new Error(`${String(writes.length)} sites were written but ${String(saved.length)} came back`);
+    return writes.flatMap((step, position) => {
+      const site = saved[position];
+      return step.kind === 'create' && site !== undefined ? [{ index: step.index, id: site.id }] : [];
+    });
   }
 }
 

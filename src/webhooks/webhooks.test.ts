@@ -39,8 +39,12 @@ afterEach(async () => {
   t = undefined;
 });
 
+/**
+ * Shorter than production's timeout, so a test of a hanging receiver ends quickly; not so short that a
+ * loaded machine's slow answer times out, as its retry would wait for a clock the tests move by hand.
+ */
 async function app(options: TestAppOptions = {}): Promise<TestApp> {
-  t = await buildTestApp({ ...options, env: { OUTBOUND_ALLOW_PRIVATE_NETWORKS: 'true', ...options.env }, webhooks: { timeoutMs: 500, ...options.webhooks } });
+  t = await buildTestApp({ ...options, env: { OUTBOUND_ALLOW_PRIVATE_NETWORKS: 'true', ...options.env }, webhooks: { timeoutMs: 2000, ...options.webhooks } });
   return t;
 }
 
@@ -219,7 +223,7 @@ test('a receiver answering 500 then 200 gets the same webhook-id twice and the d
 });
 
 test('a receiver that never answers is timed out, and a later site change waits behind it', async () => {
-  const t = await app();
+  const t = await app({ webhooks: { timeoutMs: 500 } });
   const hooks = await receiver(() => 'hang');
   const owner = await person(t);
   const workspace = await personalWorkspace(t, owner);
