@@ -1,10 +1,11 @@
 import { SCENARIO_IDS, type ScenarioId } from './scenarios.js';
 
 /**
- * The V8 heap flags `npm start` runs the app with (package.json): a smaller young generation and
- * earlier full collections keep RSS under 200 MB with a live heap of 35–50 MB (docs/performance.md).
+ * The Node flags `npm start` runs the app with (package.json): a smaller young generation and
+ * earlier full collections keep RSS under 200 MB with a live heap of 35–50 MB, and stack traces
+ * name the TypeScript source (docs/performance.md).
  */
-export const APP_NODE_FLAGS = ['--max-semi-space-size=2', '--heap-growing-percent=25'];
+export const APP_NODE_FLAGS = ['--max-semi-space-size=2', '--heap-growing-percent=25', '--enable-source-maps'];
 
 /** What one `npm run bench` does; every field has a command-line option (see USAGE). */
 export interface BenchOptions {
@@ -38,8 +39,10 @@ export interface BenchOptions {
   jsonFile: string | undefined;
   /** Start the app and the public ceiling under `node --cpu-prof`, writing .cpuprofile files here. */
   profileDir: string | undefined;
-  /** Extra Node flags for the app, for experiments (heap sizes, say); none in a reported run. */
+  /** The app's Node flags: npm start's unless an experiment replaces them (heap sizes, say). */
   nodeArgs: string[];
+  /** The ceilings' Node flags: none unless an experiment gives them the app's, to see what the flags cost. */
+  ceilingNodeArgs: string[];
 }
 
 export const USAGE = `Usage: npm run bench -- [options]
@@ -64,6 +67,7 @@ export const USAGE = `Usage: npm run bench -- [options]
   --json FILE         also write every run's raw figures as JSON
   --profile DIR       run the app and the public ceiling under node --cpu-prof; profiles land in DIR
   --node-args "FLAGS" Node flags for the app instead of npm start's (default "${APP_NODE_FLAGS.join(' ')}"; "" for none)
+  --ceiling-node-args "FLAGS"  Node flags for the ceilings (default none; the app's, to see what they cost)
 
 Environment: DATABASE_URL=postgres://… also runs every scenario on PostgreSQL, with --postgres-apps
 app processes on a database the benchmark creates and drops (the role needs CREATEDB); the database
@@ -78,7 +82,7 @@ const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'
 export function parseOptions(argv: readonly string[], env: Record<string, string | undefined>): BenchOptions {
   const values = new Map<string, string>();
   const flags = new Set<string>();
-  const valued = new Set(['duration', 'warmup', 'mixed-duration', 'connections', 'rounds', 'users', 'sites-per-user', 'tokens', 'streams', 'scenarios', 'log-level', 'json', 'profile', 'node-args', 'postgres-apps']);
+  const valued = new Set(['duration', 'warmup', 'mixed-duration', 'connections', 'rounds', 'users', 'sites-per-user', 'tokens', 'streams', 'scenarios', 'log-level', 'json', 'profile', 'node-args', 'ceiling-node-args', 'postgres-apps']);
   const booleans = new Set(['quick', 'no-quiet-wait', 'no-sqlite', 'put-ceiling-without-history', 'help']);
   for (let i = 0; i < argv.length; i++) {
     const argument = argv[i] ?? '';
@@ -127,6 +131,7 @@ export function parseOptions(argv: readonly string[], env: Record<string, string
     jsonFile: values.get('json'),
     profileDir: values.get('profile'),
     nodeArgs: (values.get('node-args') ?? APP_NODE_FLAGS.join(' ')).split(/\s+/).filter((flag) => flag !== ''),
+    ceilingNodeArgs: (values.get('ceiling-node-args') ?? '').split(/\s+/).filter((flag) => flag !== ''),
   };
 }
 

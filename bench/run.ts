@@ -214,7 +214,7 @@ function startApp(settings: AppSettings, options: BenchOptions, port: number, nu
   const name = count > 1 ? `app ${number}` : 'app';
   return startServer({
     name: `${name} (${settings.kind})`,
-    args: [...profileArgs(options, `${name.replace(' ', '-')}-${settings.kind}`), ...options.nodeArgs, '--enable-source-maps', APP_SCRIPT],
+    args: [...profileArgs(options, `${name.replace(' ', '-')}-${settings.kind}`), ...options.nodeArgs, APP_SCRIPT],
     env: appEnvironment(settings, options, port),
     port,
     logFile: path.join(settings.dir, `${name.replace(' ', '-')}.log`),
@@ -266,7 +266,7 @@ async function probeScenarios(kind: DatabaseKind, apps: readonly ServerProcess[]
 }
 
 /** The GET ceiling, answering with exactly the body the app gives a seeded user's first page. */
-async function startBaseline(app: ServerProcess, jwt: string, dir: string): Promise<{ baseline: ServerProcess; bodyBytes: number }> {
+async function startBaseline(app: ServerProcess, jwt: string, dir: string, options: BenchOptions): Promise<{ baseline: ServerProcess; bodyBytes: number }> {
   const list = await fetchText(app.url, { method: 'GET', path: '/api/v1/sites', headers: { authorization: `Bearer ${jwt}` } });
   if (list.status !== 200) throw new Error(`GET /api/v1/sites answered ${list.status}: ${list.body.slice(0, 300)}`);
   const bodyFile = path.join(dir, 'list.json');
@@ -274,7 +274,7 @@ async function startBaseline(app: ServerProcess, jwt: string, dir: string): Prom
   const port = await freePort();
   const baseline = await startServer({
     name: 'baseline',
-    args: [BASELINE_SCRIPT],
+    args: [...options.ceilingNodeArgs, BASELINE_SCRIPT],
     env: { PATH: process.env.PATH ?? '/usr/bin:/bin', NODE_ENV: 'production', BENCH_BODY_FILE: bodyFile, PORT: String(port) },
     port,
     logFile: path.join(dir, 'baseline.log'),
@@ -303,7 +303,7 @@ async function startPutCeiling(settings: AppSettings, options: BenchOptions, cei
       : { BENCH_POSTGRES_URL: settings.database.url, BENCH_POOL_SIZE: String(poolSizeOfApp(settings, options)) };
   const ceiling = await startServer({
     name: 'put ceiling',
-    args: [PUT_CEILING_SCRIPT],
+    args: [...options.ceilingNodeArgs, PUT_CEILING_SCRIPT],
     env: { PATH: process.env.PATH ?? '/usr/bin:/bin', NODE_ENV: 'production', PORT: String(port), ...database, ...(options.putCeilingHistory ? { BENCH_SITE_HISTORY: '1' } : {}) },
     port,
     logFile: path.join(settings.dir, 'put-ceiling.log'),
@@ -350,7 +350,7 @@ async function startPublicCeiling(app: ServerProcess, ok: HttpRequest, notModifi
   const port = await freePort();
   const ceiling = await startServer({
     name: 'public ceiling',
-    args: [...profileArgs(options, 'public-ceiling'), PUBLIC_CEILING_SCRIPT],
+    args: [...profileArgs(options, 'public-ceiling'), ...options.ceilingNodeArgs, PUBLIC_CEILING_SCRIPT],
     env: { PATH: process.env.PATH ?? '/usr/bin:/bin', NODE_ENV: 'production', BENCH_ANSWERS_FILE: answersFile, PORT: String(port) },
     port,
     logFile: path.join(dir, 'public-ceiling.log'),
@@ -560,7 +560,7 @@ async function benchmarkDatabase(kind: DatabaseKind, options: BenchOptions, clea
   const outcomes = await probeScenarios(kind, apps, scenarios);
   const firstApp = apps[0];
   if (firstApp === undefined) throw new Error('no app process started');
-  const { baseline, bodyBytes } = await startBaseline(firstApp, jwts[0] ?? '', dir);
+  const { baseline, bodyBytes } = await startBaseline(firstApp, jwts[0] ?? '', dir, options);
   cleanup.add(() => baseline.stop());
   progress(`${kind}: baseline started, pid ${baseline.pid}, ${baseline.url}`);
 
@@ -684,8 +684,8 @@ async function main(): Promise<number> {
     `- load: autocannon from the benchmark process, ${options.connections} connections, ${options.durationSeconds} s per run, ` +
       `${options.rounds} rounds of ceiling then scenario, ${options.warmupSeconds} s warm-up per scenario, then ${options.mixedSeconds} s of mixed load${options.quick ? ' (--quick)' : ''}`,
     `- seed per database: ${options.users} users, ${options.users * options.sitesPerUser} sites (${options.sitesPerUser} per user), ${options.tokens} personal access tokens`,
-    `- app: node ${[...options.nodeArgs, '--enable-source-maps'].join(' ')} dist/src/main.js, NODE_ENV=production, LOG_LEVEL=${options.logLevel} (to a file), 127.0.0.1; databases: ${databases.map((kind) => (kind === 'postgres' && options.postgresApps > 1 ? `postgres with ${options.postgresApps} app processes sharing the connections` : kind)).join(', ')}`,
-    `- ceilings: bare node:http with the same JSON (GETs); bare node:http + JSON.parse + one prepared UPDATE … RETURNING${options.putCeilingHistory ? ' + a history row' : ''} in a transaction (PUT)`,
+    `- app: node ${options.nodeArgs.join(' ')} dist/src/main.js, NODE_ENV=production, LOG_LEVEL=${options.logLevel} (to a file), 127.0.0.1; databases: ${databases.map((kind) => (kind === 'postgres' && options.postgresApps > 1 ? `postgres with ${options.postgresApps} app processes sharing the connections` : kind)).join(', ')}`,
+    `- ceilings: node ${options.ceilingNodeArgs.length === 0 ? '' : `${options.ceilingNodeArgs.join(' ')} `}…; bare node:http with the same JSON (GETs); bare node:http + JSON.parse + one prepared UPDATE … RETURNING${options.putCeilingHistory ? ' + a history row' : ''} in a transaction (PUT)`,
     '- req/s, p50 and p99 are medians over the rounds; ratio is the median of scenario ÷ its ceiling\'s run just before it; RSS is the largest VmRSS of the app processes after the scenario',
     '',
   ];

@@ -165,7 +165,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
         if (publicFastPathHandler?.(request, response) !== true) handler(request, response);
       }),
     loggerInstance: loggers.app,
-    logController: new RequestLogController(loggers.requestLines),
+    logController: new RequestLogController(loggers.requestLine),
     childLoggerFactory: lazyChildLoggerFactory,
     bodyLimit: BODY_LIMIT_BYTES,
     trustProxy: config.trustProxy,

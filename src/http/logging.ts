@@ -1,5 +1,6 @@
 import { type FastifyBaseLogger, type FastifyReply, type FastifyRequest, LogController } from 'fastify';
-import pino, { type Bindings, type ChildLoggerOptions, type DestinationStream, type LogFn } from 'pino';
+import { hostname } from 'node:os';
+import pino, { type Bindings, type ChildLoggerOptions, type DestinationStream, type LogFn, type Logger } from 'pino';
 import type { AuthMethod } from '../lib/auth-method.js';
 
 /** Query parameters whose values are credentials (the magic-link token) and never logged. */
@@ -33,10 +34,12 @@ const REDACT_PATHS = [
 ];
 
 export interface Loggers {
-  /** Fastify's logger (app.log, request.log): everything but the request line goes here, redacted. */
+  /** Fastify's logger (app.log, request.log): everything but the request lines goes here, redacted. */
   app: FastifyBaseLogger;
-  /** The one line per finished request; see RequestLogController. */
+  /** Lines that stand for requests (the public path's summed lines), unredacted: see createLoggers. */
   requestLines: FastifyBaseLogger;
+  /** The one line per finished request; see RequestLogController. */
+  requestLine: RequestLines;
 }
 
 /**
@@ -52,23 +55,59 @@ export function createLoggers(level: string, stream?: DestinationStream): Logger
   const destination = stream ?? logDestination();
   const requestLines = pino({ level }, destination);
   const app = pino({ level, redact: { paths: REDACT_PATHS, censor: '[REDACTED]' } }, destination);
-  return { app, requestLines };
+  return { app, requestLines, requestLine: new RequestLines(requestLines, destination) };
 }
 
-/** Bytes of log lines gathered before one write; what is gathered is written at least every LOG_FLUSH_INTERVAL_MS. */
-export const LOG_BUFFER_BYTES = 4096;
+/** Characters of log lines gathered before one write; what is gathered is written at least every LOG_FLUSH_INTERVAL_MS. */
+export const LOG_BATCH_CHARACTERS = 4096;
 export const LOG_FLUSH_INTERVAL_MS = 1000;
 
 /**
- * Standard output, written in batches: a write per line is a system call per request, even on
- * the public path that otherwise answers from memory (docs/performance.md). The writes
- * stay synchronous, so none is ever in flight: when the process exits, by process.exit, at the end
- * of its work or on an uncaught exception, what is buffered is written before it goes. A quiet
- * server still writes each line within a second; only a SIGKILL or a power cut can lose the last
- * second's lines.
+ * Log lines gathered in memory and written together: a write per line is a system call per
+ * request, even on the public path that otherwise answers from memory (docs/performance.md). The
+ * lines are kept as a list and joined once per write, not appended to one string as sonic-boom's
+ * own buffer does: that buffer measures its whole pending string in bytes at every line, which
+ * copies it each time. The writes stay synchronous, so none is ever in flight: when the process
+ * exits, by process.exit, at the end of its work or on an uncaught exception, what is gathered is
+ * written before it goes. A quiet server still writes each line within a second; only a SIGKILL
+ * or a power cut can lose the last second's lines.
  */
-export function logDestination(): ReturnType<typeof pino.destination> {
-  const destination = pino.destination({ dest: 1, sync: true, minLength: LOG_BUFFER_BYTES, periodicFlush: LOG_FLUSH_INTERVAL_MS });
+export class BatchedLogDestination implements DestinationStream {
+  #lines: string[] = [];
+  #length = 0;
+
+  constructor(
+    private readonly out: ReturnType<typeof pino.destination>,
+    private readonly batchLength = LOG_BATCH_CHARACTERS,
+    flushIntervalMs = LOG_FLUSH_INTERVAL_MS,
+  ) {
+    setInterval(() => this.flush(), flushIntervalMs).unref();
+  }
+
+  write(line: string): void {
+    this.#lines.push(line);
+    this.#length += line.length;
+    if (this.#length >= this.batchLength) this.flush();
+  }
+
+  /** Writes what is gathered, now. */
+  flush(): void {
+    if (this.#lines.length === 0) return;
+    const text = this.#lines.length === 1 ? (this.#lines[0] ?? '') : this.#lines.join('');
+    this.#lines = [];
+    this.#length = 0;
+    this.out.write(text);
+  }
+
+  flushSync(): void {
+    this.flush();
+    this.out.flushSync();
+  }
+}
+
+/** Standard output, written in batches (BatchedLogDestination). */
+export function logDestination(): BatchedLogDestination {
+  const destination = new BatchedLogDestination(pino.destination({ dest: 1, sync: true }));
   process.once('exit', () => destination.flushSync());
   return destination;
 }
@@ -79,7 +118,7 @@ export function logDestination(): ReturnType<typeof pino.destination> {
  * logs its error through the redacting logger, since an error may carry anything.
  */
 export class RequestLogController extends LogController {
-  constructor(private readonly lines: FastifyBaseLogger) {
+  constructor(private readonly lines: RequestLines) {
     super();
   }
 
@@ -94,7 +133,7 @@ export class RequestLogController extends LogController {
         'request failed',
       );
     } else {
-      logRequestLine(this.lines, { reqId: request.id, method: request.method, url: request.url, ip: request.ip, status: reply.statusCode, elapsedMs: reply.elapsedTime }, caller);
+      this.lines.write({ reqId: request.id, method: request.method, url: request.url, ip: request.ip, status: reply.statusCode, elapsedMs: reply.elapsedTime }, caller);
     }
   }
 }
@@ -122,13 +161,31 @@ export interface RequestFacts {
  * tenth, and for an authenticated request its user and credential kind, so that what an account
  * did (or what was done with a stolen credential, and from where) can be traced in the log. Only
  * these fields: adding one that could hold a secret needs the redacting logger.
+ *
+ * The line is pino's, field for field and in pino's order (level, time, pid, hostname, the
+ * fields, msg), at pino's level `info` of the request logger, written to the same destination;
+ * but it is put together as one template rather than by pino's serialiser, which walks an object
+ * for every line of the one kind of line written for every request (docs/performance.md). Every
+ * value a client may have chosen (method, URL, address) is escaped by JSON.stringify.
  */
-function logRequestLine(lines: FastifyBaseLogger, request: RequestFacts, caller: RequestCaller | undefined): void {
-  const { reqId, method, ip, status } = request;
-  const url = redactUrl(request.url);
-  const ms = tenths(request.elapsedMs);
-  if (caller === undefined) lines.info({ reqId, method, url, ip, status, ms }, 'request');
-  else lines.info({ reqId, method, url, ip, status, ms, user_id: caller.userId, credential: caller.credential }, 'request');
+export class RequestLines {
+  readonly #bindings: string;
+
+  constructor(
+    private readonly logger: Pick<Logger, 'isLevelEnabled'>,
+    private readonly stream: DestinationStream,
+  ) {
+    this.#bindings = `,"pid":${process.pid},"hostname":${JSON.stringify(hostname())}`;
+  }
+
+  write(request: RequestFacts, caller: RequestCaller | undefined): void {
+    if (!this.logger.isLevelEnabled('info')) return;
+    const who = caller === undefined ? '' : `,"user_id":${JSON.stringify(caller.userId)},"credential":${JSON.stringify(caller.credential)}`;
+    this.stream.write(
+      `{"level":30,"time":${Date.now()}${this.#bindings},"reqId":${JSON.stringify(request.reqId)},"method":${JSON.stringify(request.method)},` +
+        `"url":${JSON.stringify(redactUrl(request.url))},"ip":${JSON.stringify(request.ip)},"status":${request.status},"ms":${tenths(request.elapsedMs)}${who},"msg":"request"}\n`,
+    );
+  }
 }
 
 function tenths(ms: number): number {
