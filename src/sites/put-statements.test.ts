@@ -30,7 +30,12 @@ test('a PUT runs one transaction: the locking read, the row, its version and its
   const answer = await put('Second');
   assert.equal(answer.statusCode, 200);
   assert.equal(answer.json<{ site: { name: string } }>().site.name, 'Second');
+  // On PostgreSQL the first PUT's change notice can reach this server after the second began and
+  // empty the cache: the caller's principal is then read again, before the transaction.
+  const begin = queries.findIndex((sql) => /^begin( immediate)?$/i.test(sql));
+  for (const sql of queries.slice(0, Math.max(begin, 0))) assert.match(sql, /^select .* from "(users|workspace_members)"/i, queries.join('\n'));
+  const transaction = queries.slice(begin);
   const shapes = [/^begin( immediate)?$/i, /^select .* from "sites"/i, /^update "sites" set/i, /^insert into "site_versions"/i, /^insert into "audit_events"/i, /^commit$/i];
-  assert.equal(queries.length, shapes.length, queries.join('\n'));
-  shapes.forEach((shape, index) => assert.match(queries[index] ?? '', shape));
+  assert.equal(transaction.length, shapes.length, queries.join('\n'));
+  shapes.forEach((shape, index) => assert.match(transaction[index] ?? '', shape));
 });
