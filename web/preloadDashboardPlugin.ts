@@ -14,7 +14,8 @@ export function preloadDashboard(dashboardModule: string): Plugin {
         const bundle = context.bundle;
         if (bundle === undefined) return [];
         const chunks = new Map(Object.values(bundle).flatMap((output) => (output.type === 'chunk' ? [[output.fileName, output] as const] : [])));
-        const dashboard = [...chunks.values()].find((chunk) => chunk.facadeModuleId !== null && path.resolve(chunk.facadeModuleId) === dashboardModule);
+        // The chunk that holds the dashboard's module (with what it imports: vite.config.ts).
+        const dashboard = [...chunks.values()].find((chunk) => chunk.moduleIds.some((id) => path.resolve(id) === dashboardModule));
         if (dashboard === undefined) throw new Error(`${dashboardModule} is not a chunk of the build`);
         // The dashboard's chunk and everything it imports statically: what must arrive before it runs.
         const needed = new Set<string>();

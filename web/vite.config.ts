@@ -1,11 +1,39 @@
 import { fileURLToPath } from 'node:url';
 import react from '@vitejs/plugin-react';
+import type { ChunkingContext } from 'rolldown';
 import { defineConfig } from 'vite';
 import { precompressed } from './precompressPlugin.ts';
 import { preloadDashboard } from './preloadDashboardPlugin.ts';
 import { settingsValidators } from './settingsValidatorsPlugin.ts';
 
 const root = fileURLToPath(new URL('.', import.meta.url));
+const entryModule = fileURLToPath(new URL('src/boot.ts', import.meta.url));
+const dashboardModule = fileURLToPath(new URL('src/main.tsx', import.meta.url));
+
+/** A module and everything it imports statically. */
+function staticGraph(from: string, context: ChunkingContext): Set<string> {
+  const found = new Set<string>();
+  const visit = (id: string) => {
+    if (found.has(id)) return;
+    found.add(id);
+    context.getModuleInfo(id)?.importedIds.forEach(visit);
+  };
+  visit(from);
+  return found;
+}
+
+// The first screens' code, worked out once per chunking pass: the dashboard's module graph less
+// what the entry script already holds.
+const firstScreensByPass = new WeakMap<ChunkingContext, Set<string>>();
+function firstScreens(context: ChunkingContext): Set<string> {
+  let modules = firstScreensByPass.get(context);
+  if (modules === undefined) {
+    const entry = staticGraph(entryModule, context);
+    modules = new Set([...staticGraph(dashboardModule, context)].filter((id) => !entry.has(id)));
+    firstScreensByPass.set(context, modules);
+  }
+  return modules;
+}
 
 // The dashboard is built into dist/web, beside the compiled server, which serves it (src/web/static.ts).
 export default defineConfig({
@@ -24,10 +52,18 @@ export default defineConfig({
     rolldownOptions: {
       checks: { bundlerTimings: false },
       output: {
-        // The frameworks every screen runs on change only when they are upgraded: in a chunk of
-        // their own, browsers keep them cached across releases, and the entry script holds the
-        // dashboard's own first screens. The screens and CodeMirror load on first use (App.tsx).
-        codeSplitting: { groups: [{ name: 'framework', test: /node_modules[\\/](react|react-dom|scheduler|react-router|@tanstack)[\\/]/ }] },
+        // Two files after the entry script, each loaded whole (docs/decisions.md, "Web interface"):
+        // the frameworks every screen runs, which change only when they are upgraded, so browsers
+        // keep them cached across releases; and the dashboard's first screens (main.tsx and all it
+        // imports statically: the frame, the sign-in page, the sites list), code later screens
+        // share included, rather than split into a file per shared part. The other screens and
+        // CodeMirror load on first use (App.tsx).
+        codeSplitting: {
+          groups: [
+            { name: 'framework', test: /node_modules[\\/](react|react-dom|scheduler|react-router|@tanstack)[\\/]/, priority: 2 },
+            { name: (id, context) => (firstScreens(context).has(id) ? 'main' : null), priority: 1, includeDependenciesRecursively: false },
+          ],
+        },
       },
     },
   },

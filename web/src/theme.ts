@@ -1,7 +1,7 @@
-// Light, dark, or whatever the system says. The choice lives in localStorage and is applied when
-// this module is first evaluated: the entry script (boot.ts) imports it before anything else, so the
-// first paint already has the right colours (the CSP allows no inline script in index.html to do it
-// earlier). No React here: the entry script loads without the frameworks.
+// Light, dark, or whatever the system says. The choice lives in localStorage and is applied by the
+// entry script (boot.ts, `applyStoredTheme`) once it has started the first requests, in the same
+// task, so before anything is drawn into the page (the CSP allows no inline script in index.html
+// to do it earlier). No React here: the entry script loads without the frameworks.
 
 export const THEME_CHOICES = ['system', 'light', 'dark'] as const;
 export type ThemeChoice = (typeof THEME_CHOICES)[number];
@@ -23,7 +23,7 @@ function readStoredTheme(): ThemeChoice {
   }
 }
 
-let current: ThemeChoice = readStoredTheme();
+let current: ThemeChoice = 'system';
 
 const systemDark = window.matchMedia('(prefers-color-scheme: dark)');
 
@@ -32,9 +32,24 @@ function applyTheme(choice: ThemeChoice): void {
   document.documentElement.dataset.theme = choice === 'system' ? (systemDark.matches ? 'dark' : 'light') : choice;
 }
 
-applyTheme(current);
-// The system switched between light and dark while the page is open.
-systemDark.addEventListener('change', () => applyTheme(current));
+/**
+ * Applies the remembered choice and follows changes from then on. Called by the entry script after
+ * its requests have left: the first read of localStorage waits on the browser process (a
+ * synchronous call, milliseconds in a fresh profile).
+ */
+export function applyStoredTheme(): void {
+  current = readStoredTheme();
+  applyTheme(current);
+  // The system switched between light and dark while the page is open.
+  systemDark.addEventListener('change', () => applyTheme(current));
+  // Another tab changed it: follow.
+  window.addEventListener('storage', (event) => {
+    if (event.key !== STORAGE_KEY) return;
+    current = readStoredTheme();
+    applyTheme(current);
+    for (const listener of listeners) listener();
+  });
+}
 
 export function setTheme(choice: ThemeChoice): void {
   current = choice;
@@ -47,14 +62,6 @@ export function setTheme(choice: ThemeChoice): void {
   applyTheme(choice);
   for (const listener of listeners) listener();
 }
-
-// Another tab changed it: follow.
-window.addEventListener('storage', (event) => {
-  if (event.key !== STORAGE_KEY) return;
-  current = readStoredTheme();
-  applyTheme(current);
-  for (const listener of listeners) listener();
-});
 
 /** For ThemeSwitch, through useSyncExternalStore. */
 export function subscribeToTheme(listener: () => void): () => void {
