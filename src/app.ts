@@ -165,7 +165,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
         if (publicFastPathHandler?.(request, response) !== true) handler(request, response);
       }),
     loggerInstance: loggers.app,
-    logController: new RequestLogController(loggers.requestLine),
+    logController: new RequestLogController(loggers.requestLines),
     childLoggerFactory: lazyChildLoggerFactory,
     bodyLimit: BODY_LIMIT_BYTES,
     trustProxy: config.trustProxy,
@@ -304,7 +304,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   });
   const fastPathClient = clientAddress(config.trustProxy);
   // The fast path's answers are logged summed per client and URL each second, the rest line by line.
-  const served = new ServedConfigurations(loggers.requestLines, LOG_FLUSH_INTERVAL_MS);
+  const served = new ServedConfigurations(loggers.summedLines, LOG_FLUSH_INTERVAL_MS);
   app.addHook('onClose', async () => served.close());
   // Prometheus metrics on a listener of their own (METRICS_PORT), never on this one.
   const metrics = config.metricsPort === null ? undefined : new Metrics({ db, database: database.usage, clock, cache, mailer, openStreams: () => publicStreams.size });

@@ -13,7 +13,7 @@ function logged(): { lines: () => Array<Record<string, unknown>>; served: Served
     },
   });
   // An interval no test waits for: each writes by flush() or close().
-  const served = new ServedConfigurations(createLoggers('info', stream).requestLines, 3_600_000);
+  const served = new ServedConfigurations(createLoggers('info', stream).summedLines, 3_600_000);
   const lines = () =>
     written
       .join('')

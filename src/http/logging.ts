@@ -36,10 +36,10 @@ const REDACT_PATHS = [
 export interface Loggers {
   /** Fastify's logger (app.log, request.log): everything but the request lines goes here, redacted. */
   app: FastifyBaseLogger;
-  /** Lines that stand for requests (the public path's summed lines), unredacted: see createLoggers. */
-  requestLines: FastifyBaseLogger;
+  /** Lines that stand for many requests (the public path's summed lines), unredacted: see createLoggers. */
+  summedLines: FastifyBaseLogger;
   /** The one line per finished request; see RequestLogController. */
-  requestLine: RequestLines;
+  requestLines: RequestLines;
 }
 
 /**
@@ -53,9 +53,9 @@ export interface Loggers {
 export function createLoggers(level: string, stream?: DestinationStream): Loggers {
   // One destination for both, so their lines interleave whole in one file descriptor's order.
   const destination = stream ?? logDestination();
-  const requestLines = pino({ level }, destination);
+  const summedLines = pino({ level }, destination);
   const app = pino({ level, redact: { paths: REDACT_PATHS, censor: '[REDACTED]' } }, destination);
-  return { app, requestLines, requestLine: new RequestLines(requestLines, destination) };
+  return { app, summedLines, requestLines: new RequestLines(summedLines, destination) };
 }
 
 /** Characters of log lines gathered before one write; what is gathered is written at least every LOG_FLUSH_INTERVAL_MS. */
