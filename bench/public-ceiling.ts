@@ -1,15 +1,18 @@
 // The public path's ceiling: a bare node:http server that sends exactly the answers the app gave
-// the public-config scenario's first request: its 200 (headers and body) to every request, or its
-// 304 to a request with If-None-Match. Run as its own process by bench/run.ts:
+// for each public key of the scenarios: the key's 200 (headers and body) to a request for it, or
+// its 304 to a request with If-None-Match. Run as its own process by bench/run.ts:
 // BENCH_ANSWERS_FILE=public.json PORT=… node dist/bench/public-ceiling.js
 import { readFileSync } from 'node:fs';
 import { createServer, type OutgoingHttpHeaders } from 'node:http';
 
-/** What bench/run.ts captured from the app, as the app sent it (node's own Date and Connection aside). */
-export interface CapturedAnswers {
+/** What bench/run.ts captured from the app for one path, as the app sent it (node's own Date and Connection aside). */
+export interface CapturedAnswer {
   ok: { headers: OutgoingHttpHeaders; body: string };
   notModified: { headers: OutgoingHttpHeaders };
 }
+
+/** Path → the app's answers for it. */
+export type CapturedAnswers = Record<string, CapturedAnswer>;
 
 const answersFile = process.env.BENCH_ANSWERS_FILE;
 const port = Number(process.env.PORT);
@@ -18,20 +21,29 @@ if (answersFile === undefined || !Number.isInteger(port) || port <= 0) {
   process.exit(2);
 }
 const captured = JSON.parse(readFileSync(answersFile, 'utf8')) as CapturedAnswers;
-const body = Buffer.from(captured.ok.body, 'base64');
+// Each key's answer found by its path, as any server holding many documents must find it.
+const answers = new Map(
+  Object.entries(captured).map(([path, answer]) => [path, { okHeaders: answer.ok.headers, body: Buffer.from(answer.ok.body, 'base64'), notModifiedHeaders: answer.notModified.headers }]),
+);
 
 const server = createServer((request, response) => {
   if (request.url === '/healthz') {
     response.end('ok');
     return;
   }
-  if (request.headers['if-none-match'] !== undefined) {
-    response.writeHead(304, captured.notModified.headers);
+  const answer = answers.get(request.url ?? '');
+  if (answer === undefined) {
+    response.writeHead(404);
     response.end();
     return;
   }
-  response.writeHead(200, captured.ok.headers);
-  response.end(body);
+  if (request.headers['if-none-match'] !== undefined) {
+    response.writeHead(304, answer.notModifiedHeaders);
+    response.end();
+    return;
+  }
+  response.writeHead(200, answer.okHeaders);
+  response.end(answer.body);
 });
 
 function close(): void {

@@ -304,7 +304,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   });
   const fastPathClient = clientAddress(config.trustProxy);
   // The fast path's answers are logged summed per client and URL each second, the rest line by line.
-  const served = new ServedConfigurations(loggers.summedLines, LOG_FLUSH_INTERVAL_MS);
+  const served = new ServedConfigurations(loggers.requestLines, LOG_FLUSH_INTERVAL_MS);
   app.addHook('onClose', async () => served.close());
   // Prometheus metrics on a listener of their own (METRICS_PORT), never on this one.
   const metrics = config.metricsPort === null ? undefined : new Metrics({ db, database: database.usage, clock, cache, mailer, openStreams: () => publicStreams.size });
@@ -320,10 +320,10 @@ export async function buildApp(options: AppOptions): Promise<App> {
   publicFastPathHandler = publicFastPath({
     configs: publicConfigs,
     answers: publicAnswers,
-    answered: (request, status, startedAt, siteId) => {
-      metrics?.observeRequest(PUBLIC_CONFIG_ROUTE, request.method ?? 'GET', status, (performance.now() - startedAt) / 1000);
+    answered: (request, method, status, startedAt, siteId) => {
+      metrics?.observeRequest(PUBLIC_CONFIG_ROUTE, method, status, (performance.now() - startedAt) / 1000);
       publicOrigins.record(siteId, request.headers.origin, request.headers.referer);
-      served.count(fastPathClient(request), request.method ?? 'GET', request.url ?? '', status);
+      served.count(fastPathClient(request), method, request.url ?? '', status);
     },
   });
   registerSettingsSchemaRoutes(app, { guard });

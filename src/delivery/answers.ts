@@ -14,6 +14,11 @@ export interface PublicAnswer {
   body: Buffer | null;
 }
 
+/** An answer of the configuration itself: the document, or word that the client holds it already. */
+export interface ConfigAnswer extends PublicAnswer {
+  status: 200 | 304;
+}
+
 /**
  * Writes an answer: the one way both the fast path and the Fastify route send it, so that a
  * client cannot tell which answered.
@@ -52,7 +57,7 @@ export class PublicAnswers {
    * change, and they go with it when the cache lets it go. Indexed 200 plain, gzip, br, then 304
    * plain, gzip, br.
    */
-  readonly #answers = new WeakMap<PublicDocument, Array<PublicAnswer | undefined>>();
+  readonly #answers = new WeakMap<PublicDocument, Array<ConfigAnswer | undefined>>();
 
   constructor(base: Readonly<Record<string, string>>, maxAgeSeconds: number) {
     // A change reaches visitors within max-age; a cache may answer from an older copy while it
@@ -108,7 +113,7 @@ export class PublicAnswers {
   }
 
   /** 200 with the document in the coding the client prefers, or 304 when it holds this version already. */
-  config(document: PublicDocument, ifNoneMatch: string | undefined, acceptEncoding: string | undefined): PublicAnswer {
+  config(document: PublicDocument, ifNoneMatch: string | undefined, acceptEncoding: string | undefined): ConfigAnswer {
     const encoding = document.compressible ? this.#encodingFor(acceptEncoding) : undefined;
     let answers = this.#answers.get(document);
     if (answers === undefined) {
@@ -126,7 +131,7 @@ export class PublicAnswers {
     return answer;
   }
 
-  #configAnswer(document: PublicDocument, encoding: ContentEncoding | undefined, notModified: boolean): PublicAnswer {
+  #configAnswer(document: PublicDocument, encoding: ContentEncoding | undefined, notModified: boolean): ConfigAnswer {
     const etag = document.etagFor(encoding);
     if (notModified) return { status: 304, headers: Object.freeze({ ...this.#notModified, etag }), body: null };
     const body = encoding === undefined ? document.body : document.encoded(encoding);

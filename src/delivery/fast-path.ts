@@ -2,13 +2,14 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { type PublicAnswers, writeAnswer } from './answers.js';
 import { PUBLIC_KEY_LENGTH, PUBLIC_KEY_PREFIX } from './contract.js';
 import type { PublicConfigs } from './public-configs.js';
+import type { ServedMethod, ServedStatus } from './served-log.js';
 
 const PATH_PREFIX = `/public/v1/sites/${PUBLIC_KEY_PREFIX}`;
 const KEY_START = '/public/v1/sites/'.length;
 const URL_LENGTH = KEY_START + PUBLIC_KEY_LENGTH;
 
 /** What the fast path tells of each answer it sends (its log and metrics, where it was fetched from). */
-export type AnsweredRequest = (request: IncomingMessage, status: number, startedAt: number, siteId: string) => void;
+export type AnsweredRequest = (request: IncomingMessage, method: ServedMethod, status: ServedStatus, startedAt: number, siteId: string) => void;
 
 /**
  * GET and HEAD /public/v1/sites/{public_key} answered before Fastify, when the cache holds the
@@ -34,7 +35,7 @@ export function publicFastPath(deps: { configs: PublicConfigs; answers: PublicAn
     if (document === undefined) return false;
     const answer = deps.answers.config(document, headers['if-none-match'], headers['accept-encoding']);
     writeAnswer(response, answer);
-    deps.answered(request, answer.status, startedAt, document.siteId);
+    deps.answered(request, method, answer.status, startedAt, document.siteId);
     return true;
   };
 }

@@ -1,7 +1,16 @@
-import type { FastifyBaseLogger } from 'fastify';
+import type { RequestLines } from '../http/logging.js';
 
 /** Distinct client addresses and URLs counted between two writes; past it, what is counted is written at once. */
 const PENDING_LIMIT = 10_000;
+/** Lines written per turn of the event loop: a second's lines are written between answers, not as one block of them. */
+const LINES_PER_TURN = 200;
+
+/** What the fast path answers: a GET or a HEAD, with the document (200) or without it (304). */
+export type ServedMethod = 'GET' | 'HEAD';
+export type ServedStatus = 200 | 304;
+
+/** The kinds of answer, in the order of a pair's counts and of its line's `answers`. */
+const KINDS = ['GET 200', 'GET 304', 'HEAD 200', 'HEAD 304'] as const;
 
 /**
  * The request lines of the answers the public fast path gives (fast-path.ts), summed: each
@@ -11,21 +20,27 @@ const PENDING_LIMIT = 10_000;
  * goes through Fastify and gets its own request line. A line per request was the largest part
  * of what the app adds to such an answer (docs/performance.md); docs/decisions.md says what the
  * log keeps.
+ *
+ * Counting an answer allocates nothing once its pair is known. An interval's lines, one per
+ * pair (as many as answers when every visitor asks once), are written a few hundred per turn of
+ * the event loop, so answers go on between them.
  */
 export class ServedConfigurations {
-  /** Client address → URL → `METHOD status` → answers. */
-  #pending = new Map<string, Map<string, Map<string, number>>>();
+  /** Client address → URL → answers of each kind, indexed as KINDS. */
+  #pending = new Map<string, Map<string, number[]>>();
   #pairs = 0;
+  /** Lines of an earlier interval not yet written. */
+  #backlog: Iterator<void> | undefined;
   readonly #timer: NodeJS.Timeout;
 
   constructor(
-    private readonly lines: FastifyBaseLogger,
+    private readonly lines: RequestLines,
     intervalMs: number,
   ) {
     this.#timer = setInterval(() => this.flush(), intervalMs).unref();
   }
 
-  count(ip: string, method: string, url: string, status: number): void {
+  count(ip: string, method: ServedMethod, url: string, status: ServedStatus): void {
     let byUrl = this.#pending.get(ip);
     if (byUrl === undefined) {
       byUrl = new Map();
@@ -38,28 +53,59 @@ export class ServedConfigurations {
         this.count(ip, method, url, status);
         return;
       }
-      answers = new Map();
+      answers = [0, 0, 0, 0];
       byUrl.set(url, answers);
       this.#pairs++;
     }
-    const kind = `${method} ${status}`;
-    answers.set(kind, (answers.get(kind) ?? 0) + 1);
+    const kind = (method === 'HEAD' ? 2 : 0) + (status === 304 ? 1 : 0);
+    answers[kind] = (answers[kind] ?? 0) + 1;
   }
 
-  /** Writes what was counted since the last write. */
+  /** Starts writing what was counted since the last write; the lines follow over the next turns. */
   flush(): void {
+    if (this.#pending.size === 0) return;
+    // An earlier interval's lines go first, in full: the log keeps its order.
+    this.#writeBacklog(Number.POSITIVE_INFINITY);
     const pending = this.#pending;
-    if (pending.size === 0) return;
     this.#pending = new Map();
     this.#pairs = 0;
-    for (const [ip, byUrl] of pending) {
-      for (const [url, answers] of byUrl) this.lines.info({ ip, url, answers: Object.fromEntries(answers) }, 'public configurations served');
-    }
+    this.#backlog = summedLines(this.lines, pending);
+    this.#writeBacklog(LINES_PER_TURN);
   }
 
-  /** Stops the timer and writes what is left. */
+  /** Stops the timer and writes what is left, now. */
   close(): void {
     clearInterval(this.#timer);
     this.flush();
+    this.#writeBacklog(Number.POSITIVE_INFINITY);
+  }
+
+  #writeBacklog(limit: number): void {
+    const backlog = this.#backlog;
+    if (backlog === undefined) return;
+    for (let written = 0; written < limit; written++) {
+      if (backlog.next().done === true) {
+        this.#backlog = undefined;
+        return;
+      }
+    }
+    setImmediate(() => {
+      if (this.#backlog === backlog) this.#writeBacklog(LINES_PER_TURN);
+    });
+  }
+}
+
+/** Writes one line per pair as it is iterated: each step writes one. */
+function* summedLines(lines: RequestLines, pending: Map<string, Map<string, number[]>>): Generator<void, void, undefined> {
+  for (const [ip, byUrl] of pending) {
+    for (const [url, answers] of byUrl) {
+      let json = '';
+      for (let kind = 0; kind < KINDS.length; kind++) {
+        const count = answers[kind] ?? 0;
+        if (count > 0) json += `${json === '' ? '{' : ','}"${KINDS[kind]}":${count}`;
+      }
+      lines.writeSummed(ip, url, `${json}}`);
+      yield;
+    }
   }
 }

@@ -68,8 +68,8 @@ test("a request's own logger, made on first use, carries its bindings and redact
 function logThenEnd(ending: string): { stdout: string; status: number | null } {
   const logging = new URL('./logging.js', import.meta.url).href;
   const script = `import { createLoggers } from ${JSON.stringify(logging)};
-const { app, summedLines } = createLoggers('info');
-for (let i = 0; i < 500; i++) summedLines.info({ i }, 'request');
+const { app } = createLoggers('info');
+for (let i = 0; i < 500; i++) app.info({ i }, 'request');
 app.error('last words');
 ${ending}`;
   const result = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', timeout: 30_000 });
@@ -96,8 +96,8 @@ test('lines buffered by the log are all written when the process exits, cleanly 
 test('a quiet server writes its lines without waiting for the buffer to fill', async () => {
   const logging = new URL('./logging.js', import.meta.url).href;
   const script = `import { createLoggers } from ${JSON.stringify(logging)};
-const { summedLines } = createLoggers('info');
-summedLines.info('one line');
+const { app } = createLoggers('info');
+app.info('one line');
 setInterval(() => {}, 1000);`;
   const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
   try {

@@ -36,9 +36,7 @@ const REDACT_PATHS = [
 export interface Loggers {
   /** Fastify's logger (app.log, request.log): everything but the request lines goes here, redacted. */
   app: FastifyBaseLogger;
-  /** Lines that stand for many requests (the public path's summed lines), unredacted: see createLoggers. */
-  summedLines: FastifyBaseLogger;
-  /** The one line per finished request; see RequestLogController. */
+  /** The request lines: one per finished request (RequestLogController), or summed (delivery/served-log.ts). */
   requestLines: RequestLines;
 }
 
@@ -53,9 +51,8 @@ export interface Loggers {
 export function createLoggers(level: string, stream?: DestinationStream): Loggers {
   // One destination for both, so their lines interleave whole in one file descriptor's order.
   const destination = stream ?? logDestination();
-  const summedLines = pino({ level }, destination);
   const app = pino({ level, redact: { paths: REDACT_PATHS, censor: '[REDACTED]' } }, destination);
-  return { app, summedLines, requestLines: new RequestLines(summedLines, destination) };
+  return { app, requestLines: new RequestLines(app, destination) };
 }
 
 /** Characters of log lines gathered before one write; what is gathered is written at least every LOG_FLUSH_INTERVAL_MS. */
@@ -157,16 +154,19 @@ export interface RequestFacts {
 }
 
 /**
+ * The request lines, put together by hand (below); level, time, pid and hostname come first, as
+ * in every line pino writes.
+ *
  * The line of a request that succeeded, with its client address, its time in milliseconds to a
  * tenth, and for an authenticated request its user and credential kind, so that what an account
  * did (or what was done with a stolen credential, and from where) can be traced in the log. Only
  * these fields: adding one that could hold a secret needs the redacting logger.
  *
- * The line is pino's, field for field and in pino's order (level, time, pid, hostname, the
- * fields, msg), at pino's level `info` of the request logger, written to the same destination;
- * but it is put together as one template rather than by pino's serialiser, which walks an object
- * for every line of the one kind of line written for every request (docs/performance.md). Every
- * value a client may have chosen (method, URL, address) is escaped by JSON.stringify.
+ * A line is pino's, field for field and in pino's order (level, time, pid, hostname, the
+ * fields, msg), at the app logger's level `info`, written to the same destination; but it is put
+ * together as one template rather than by pino's serialiser, which walks an object for every line
+ * of the one kind of line written for every request (docs/performance.md). Every value a client
+ * may have chosen (method, URL, address) is escaped by JSON.stringify.
  */
 export class RequestLines {
   readonly #bindings: string;
@@ -184,6 +184,17 @@ export class RequestLines {
     this.stream.write(
       `{"level":30,"time":${Date.now()}${this.#bindings},"reqId":${JSON.stringify(request.reqId)},"method":${JSON.stringify(request.method)},` +
         `"url":${JSON.stringify(redactUrl(request.url))},"ip":${JSON.stringify(request.ip)},"status":${request.status},"ms":${tenths(request.elapsedMs)}${who},"msg":"request"}\n`,
+    );
+  }
+
+  /**
+   * A line that stands for many answers: those one client address was given for one URL in an
+   * interval, as `answers`, an object of counts by `METHOD status` (delivery/served-log.ts).
+   */
+  writeSummed(ip: string, url: string, answersJson: string): void {
+    if (!this.logger.isLevelEnabled('info')) return;
+    this.stream.write(
+      `{"level":30,"time":${Date.now()}${this.#bindings},"ip":${JSON.stringify(ip)},"url":${JSON.stringify(redactUrl(url))},"answers":${answersJson},"msg":"public configurations served"}\n`,
     );
   }
 }
