@@ -7,6 +7,9 @@ import type { ChangeFeed } from './change-feed.js';
  */
 export const CACHE_TTL_MS = 60_000;
 
+/** How stale the time an entry's expiry is checked against may be. */
+const TTL_RESOLUTION_MS = 1000;
+
 /** Allowance per entry for what is not the value's own bytes: the entry, its key and tag index. */
 const ENTRY_OVERHEAD_BYTES = 200;
 
@@ -72,6 +75,10 @@ export class Cache {
       this.#entries = new LRUCache<string, Entry>({
         maxSize: options.maxBytes,
         ttl: CACHE_TTL_MS,
+        // lru-cache reads the time once per this many ms and arms a timer to forget it: at its
+        // default of 1 ms, a busy server made a timer each millisecond. A second is nothing to a
+        // minute's expiry.
+        ttlResolution: TTL_RESOLUTION_MS,
         dispose: (entry, key) => this.#unindex(key, entry.tags),
       });
     }
