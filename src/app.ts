@@ -31,7 +31,7 @@ import { registerEmailVerificationRoutes } from './email-verification/routes.js'
 import { EmailVerificationService } from './email-verification/service.js';
 import { type Mailer, mailerFor } from './mail/mailer.js';
 import { AuthService } from './sign-in/service.js';
-import { Cache } from './cache/cache.js';
+import { Cache, CACHE_TTL_MS } from './cache/cache.js';
 import { NO_CHANGE_FEED } from './cache/change-feed.js';
 import type { Config } from './config.js';
 import type { DatabaseHandle } from './db/connect.js';
@@ -361,11 +361,13 @@ export async function buildApp(options: AppOptions): Promise<App> {
     () => pruneStaleRows(db, limiter, clock, { auditDays: config.auditRetentionDays, trashDays: config.trashRetentionDays }),
     backgroundFailure('pruning stale rows failed'),
   );
+  // Public documents never expire by time: each server checks the ones it holds against the database instead.
+  const publicCheck = everyInterval(CACHE_TTL_MS, () => publicConfigs.check(), backgroundFailure('checking held public configurations against the database failed'));
   // Enabled partner integrations are re-checked every PARTNER_CHECK_INTERVAL seconds, when it is set.
   const partnerRechecks =
     config.partnerCheckIntervalSeconds > 0 ? [new PartnerRecheckScheduler({ db, checks: partnerChecks, clock, log: app.log, intervalSeconds: config.partnerCheckIntervalSeconds })] : [];
   // Every background job of the app server, started when it is ready and stopped when it closes.
-  runBackgroundJobs(app, [webhookSender, scheduledChanges, pruning, ...partnerRechecks]);
+  runBackgroundJobs(app, [webhookSender, scheduledChanges, pruning, publicCheck, ...partnerRechecks]);
   app.addHook('onClose', async () => outage.close());
 
   app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { Cache } from './cache.js';
+import { Cache, CACHE_TTL_MS } from './cache.js';
 import { type ChangeFeed, type ChangeListener, changeTag, NO_CHANGE_FEED, SqliteChangeFeed } from './change-feed.js';
 
 /** A change feed driven by the test, as the PostgreSQL listener drives it: notifications, losses and returns. */
@@ -54,6 +54,19 @@ test('an invalidation drops every entry that depends on a named row, and nothing
   assert.equal(cache.get('token a'), undefined);
   assert.equal(cache.get('jwt u2'), 'user 2');
   assert.equal(cache.size, 1);
+});
+
+test('entries expire after a minute, unless stored without expiry', () => {
+  let now = 1_000;
+  const cache = new Cache({ feed: new ManualFeed(), maxBytes: 1024 * 1024, time: { now: () => now } });
+  store(cache, 'jwt u1', 'user 1', [user('u1')]);
+  cache.set('public:spk_a', 'document a', { tags: [user('u1')], size: 10, epoch: cache.epoch, expires: false });
+  now += CACHE_TTL_MS + 1;
+  assert.equal(cache.get('jwt u1'), undefined);
+  assert.equal(cache.get('public:spk_a'), 'document a');
+  assert.deepEqual([...cache.namespace<string>('public').values()], ['document a']);
+  cache.invalidate([user('u1')]);
+  assert.equal(cache.get('public:spk_a'), undefined, 'a change still drops it');
 });
 
 test('a read that began before an invalidation may not store what it read', () => {

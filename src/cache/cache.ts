@@ -2,8 +2,9 @@ import { LRUCache } from 'lru-cache';
 import type { ChangeFeed } from './change-feed.js';
 
 /**
- * An entry is trusted this long at most. Every change is reported, so this is only a safety net for
- * a write in this process that forgot to report what it changed.
+ * An entry is trusted this long at most, unless it is stored without expiry (StoreOptions). Every
+ * change is reported, so this is only a safety net for a write in this process that forgot to
+ * report what it changed.
  */
 export const CACHE_TTL_MS = 60_000;
 
@@ -22,6 +23,8 @@ export interface CacheOptions {
   feed: ChangeFeed;
   /** Upper bound on what the cache holds, by the sizes entries declare plus an allowance each; 0 turns it off. */
   maxBytes: number;
+  /** What entries' expiry is measured by, in milliseconds: `performance` unless a test moves it. */
+  time?: { now(): number };
 }
 
 /**
@@ -43,6 +46,13 @@ export interface StoreOptions {
   size: number;
   /** `cache.epoch` taken before the database read that produced the value. */
   epoch: number;
+  /**
+   * False: kept until a change drops it (or the bound pushes it out), never expired by time. For
+   * values whose owner checks them against the database itself now and then, off the request
+   * path (PublicConfigs.check): an expiry would send every such value back to the database at
+   * once, on the path of a request.
+   */
+  expires?: boolean;
 }
 
 /**
@@ -77,8 +87,8 @@ export class Cache {
         ttl: CACHE_TTL_MS,
         // lru-cache reads the time once per this many ms and arms a timer to forget it: at its
         // default of 1 ms, a busy server made a timer each millisecond. A second is nothing to a
-        // minute's expiry.
-        ttlResolution: TTL_RESOLUTION_MS,
+        // minute's expiry. A test's own time is read each time, as the test moves it.
+        ...(options.time === undefined ? { ttlResolution: TTL_RESOLUTION_MS } : { perf: options.time, ttlResolution: 0 }),
         dispose: (entry, key) => this.#unindex(key, entry.tags),
       });
     }
@@ -145,7 +155,8 @@ export class Cache {
     const size = ENTRY_OVERHEAD_BYTES + key.length + options.size + options.tags.reduce((sum, tag) => sum + tag.length, 0);
     if (size > entries.maxSize) return;
     const entry: Entry = { value, tags: options.tags };
-    entries.set(key, entry, { size });
+    // A ttl of 0 is lru-cache's "never expires".
+    entries.set(key, entry, { size, ttl: options.expires === false ? 0 : CACHE_TTL_MS });
     // A replaced or evicted entry has left the index already (dispose); this one joins it.
     if (entries.peek(key) !== entry) return;
     for (const tag of options.tags) {
@@ -153,6 +164,12 @@ export class Cache {
       if (keys === undefined) this.#dependents.set(tag, new Set([key]));
       else keys.add(key);
     }
+  }
+
+  /** The values held under keys that start with `prefix`, in no particular order. */
+  *valuesUnder(prefix: string): Generator<unknown, void, undefined> {
+    if (this.#entries === undefined) return;
+    for (const [key, entry] of this.#entries.entries()) if (key.startsWith(prefix)) yield entry.value;
   }
 
   /** Committed changes touched these rows: drops every entry that depends on one of them. */
@@ -207,5 +224,11 @@ export class CacheNamespace<Value> {
 
   set(key: string, value: Value, options: StoreOptions): void {
     this.cache.set(this.prefix + key, value, options);
+  }
+
+  /** Every value held in this namespace (a value kept under two keys comes twice). */
+  values(): Iterable<Value> {
+    // Only `set` above stores under this prefix, always a Value.
+    return this.cache.valuesUnder(this.prefix) as Iterable<Value>;
   }
 }

@@ -6,11 +6,19 @@ import { siteTag } from '../sites/changes.js';
 import { PublicDocument } from './document.js';
 import { findPublicSites, findSiteByPublicKey, findSiteVersions, type PublicSiteRow } from './queries.js';
 
+/** Sites whose versions `check` reads in one query. */
+const CHECK_BATCH = 500;
+
 /**
  * Sites' public configurations by key, from the cache (src/cache/cache.ts) when it holds them and
  * from the database otherwise. Each document is kept under the keys that answer for its site, and
  * depends on the site's row: any change to it (a new version, a rotated key, the trash) drops it,
  * on every app server, through the change feed.
+ *
+ * Documents do not expire by time, as the cache's other entries do: every visitor's browser asks
+ * for them, and an expiry would send all of a server's documents back through the database
+ * within a minute of each other. The cache's safety net for a change that was never reported is
+ * `check` instead, run in the background.
  *
  * A key that answers for nothing is not kept: a flood of made-up keys would otherwise push the
  * real ones out. HTTP caches in front keep the 404 (docs/deployment.md).
@@ -60,9 +68,25 @@ export class PublicConfigs {
     return new Map(rows.map((row) => [row.id, row.version]));
   }
 
+  /**
+   * Reads the versions of the sites whose documents are held, a batch at a time, and drops those
+   * whose site has moved on or gone (through the cache, so the event streams hear of it too).
+   */
+  async check(): Promise<void> {
+    const held = new Map<string, number>();
+    for (const document of this.#documents.values()) held.set(document.siteId, document.version);
+    const siteIds = [...held.keys()];
+    for (let start = 0; start < siteIds.length; start += CHECK_BATCH) {
+      const batch = siteIds.slice(start, start + CHECK_BATCH);
+      const versions = await this.versions(batch);
+      const moved = batch.filter((siteId) => versions.get(siteId) !== held.get(siteId));
+      if (moved.length > 0) this.cache.invalidate(moved.map(siteTag));
+    }
+  }
+
   #keep(row: PublicSiteRow, epoch: number): PublicDocument {
     const document = new PublicDocument(row);
-    const options = { tags: [siteTag(row.id)], size: document.size, epoch };
+    const options = { tags: [siteTag(row.id)], size: document.size, epoch, expires: false };
     this.#documents.set(row.public_key, document, options);
     if (row.previous_public_key !== null) this.#documents.set(row.previous_public_key, document, options);
     return document;
