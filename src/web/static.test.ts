@@ -45,9 +45,10 @@ describe('the dashboard as the real build serves it', () => {
       assert.equal(list.statusCode, 200, url);
       assert.equal(list.headers['cache-control'], 'no-cache', url);
       assert.equal(list.headers['content-security-policy'], DASHBOARD_CSP, url);
-      // The same page with the one line more, before the first script so it is asked for first.
-      assert.equal(list.body.replace(`${preload}\n    `, ''), signIn.body, url);
-      assert.ok(list.body.indexOf(preload) < list.body.indexOf('<script'), url);
+      // The same page with the one line more, after the scripts' links, so they are asked for first.
+      assert.equal(list.body.replace(`\n    ${preload}`, ''), signIn.body, url);
+      assert.ok(list.body.indexOf(preload) > list.body.lastIndexOf('<link rel="modulepreload"'), url);
+      assert.ok(list.body.indexOf(preload) < list.body.indexOf('</head>'), url);
       assert.notEqual(list.headers.etag, signIn.headers.etag, url);
       const revalidated = await t.app.inject({ method: 'GET', url, headers: { 'if-none-match': String(list.headers.etag) } });
       assert.equal(revalidated.statusCode, 304, url);

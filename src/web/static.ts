@@ -74,15 +74,17 @@ export function loadAsset(file: string, contentType: string): Asset {
 /**
  * index.html for the sites list opened without a query: it also preloads the list's first page, so
  * that request leaves as the page is read rather than once the entry script runs, and the entry
- * script's own request takes the answer (web/src/earlyRequests.ts). Placed before the first script,
- * beside the account's preload, so both are asked for first. The other screens' index.html has
- * no such line, so they never ask for a list they do not show.
+ * script's own request takes the answer (web/src/earlyRequests.ts). Placed after the scripts'
+ * links: the browser has six connections to the server, and a request that waits for one should be
+ * an answer needed only once the scripts run, not the frameworks. The other screens' index.html
+ * has no such line, so they never ask for a list they do not show.
  */
 export function withSiteListPreload(index: Asset): Asset {
   const html = index.body.toString('utf8');
-  const at = html.indexOf('<script');
-  if (at === -1) throw new Error('index.html has no script: not a build of the dashboard');
-  const body = Buffer.from(`${html.slice(0, at)}<link rel="preload" as="fetch" crossorigin href="${SITE_LIST_FIRST_PAGE.replaceAll('&', '&amp;')}">\n    ${html.slice(at)}`);
+  const at = html.indexOf('</head>');
+  // A page without a head of its own (not the dashboard's build) is served as it is.
+  if (at === -1) return index;
+  const body = Buffer.from(`${html.slice(0, at)}  <link rel="preload" as="fetch" crossorigin href="${SITE_LIST_FIRST_PAGE.replaceAll('&', '&amp;')}">\n  ${html.slice(at)}`);
   const digest = createHash('sha256').update(body).digest('base64url');
   return { body, compressed: isCompressible('index.html', body.length) ? compressFully(body) : undefined, contentType: index.contentType, etag: `"${digest.slice(0, 27)}"` };
 }
