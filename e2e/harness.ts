@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { type BrowserContext, type CDPSession, chromium, type Page } from 'playwright-core';
@@ -22,8 +22,11 @@ export interface Dashboard {
   page: Page;
   /** Writes test-results/screenshots/<name>.png of the whole page. */
   screenshot(name: string, target?: Page): Promise<void>;
-  /** A second, separate browser profile (another device) on the same server. */
-  newDevice(): Promise<{ context: BrowserContext; page: Page }>;
+  /**
+   * A second, separate browser profile (another device) on the same server. `settled` waits until
+   * its browser has finished starting up (see waitUntilIdle).
+   */
+  newDevice(): Promise<{ context: BrowserContext; page: Page; settled: () => Promise<void> }>;
   /** A Chromium virtual authenticator (a platform authenticator with resident keys and user verification). */
   addVirtualAuthenticator(target?: Page): Promise<{ cdp: CDPSession; authenticatorId: string }>;
   close(): Promise<void>;
@@ -61,7 +64,7 @@ export async function openDashboard(options: { env?: Record<string, string>; vie
     const context = await launch(userDataDir, viewport);
     contexts.push(context);
     const page = context.pages()[0] ?? (await context.newPage());
-    return { context, page };
+    return { context, page, settled: () => waitUntilIdle(userDataDir) };
   }
   const { context, page } = await newDevice();
   mkdirSync(SCREENSHOT_DIR, { recursive: true });
@@ -90,4 +93,52 @@ export async function openDashboard(options: { env?: Record<string, string>; vie
       for (const dir of profiles) rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** CPU time (user and system, in clock ticks) of the browser started with this profile and of every process under it. */
+function browserCpuTicks(userDataDir: string): number {
+  const processes = new Map<number, { parent: number; ticks: number; commandLine: string }>();
+  for (const entry of readdirSync('/proc')) {
+    const pid = Number(entry);
+    if (!Number.isInteger(pid)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      // The fields after the command's name, which may hold spaces: state, parent, …, utime (14th), stime (15th).
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      processes.set(pid, { parent: Number(fields[1]), ticks: Number(fields[11]) + Number(fields[12]), commandLine: readFileSync(`/proc/${entry}/cmdline`, 'utf8') });
+    } catch {
+      // The process ended while we looked.
+    }
+  }
+  const ours = new Set([...processes].filter(([, each]) => each.commandLine.includes(userDataDir)).map(([pid]) => pid));
+  for (let grew = true; grew; ) {
+    grew = false;
+    for (const [pid, each] of processes) {
+      if (!ours.has(pid) && ours.has(each.parent)) {
+        ours.add(pid);
+        grew = true;
+      }
+    }
+  }
+  let ticks = 0;
+  for (const pid of ours) ticks += processes.get(pid)?.ticks ?? 0;
+  return ticks;
+}
+
+/**
+ * Waits (up to 10 s) until the browser of this profile and its processes use next to no CPU: a
+ * browser just launched goes on starting up for a second or more (its own interface pages among
+ * it), which a load timed at once would share the cores with. A person's browser is long started
+ * when they open a page.
+ */
+async function waitUntilIdle(userDataDir: string): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  let before = browserCpuTicks(userDataDir);
+  // A second in a row with under 2 ticks (about 20 ms of CPU) in each quarter: start-up comes in bursts.
+  for (let quiet = 0; quiet < 4 && Date.now() < deadline; ) {
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    const now = browserCpuTicks(userDataDir);
+    quiet = now - before < 2 ? quiet + 1 : 0;
+    before = now;
+  }
 }

@@ -24,3 +24,16 @@ export const SCREENS = [
 ] as const;
 
 export type Screen = (typeof SCREENS)[number];
+
+/** The sites list's screens: opened without a query, they show the list's first page. */
+export const SITE_LIST_SCREENS = ['/', '/sites'] as const satisfies readonly Screen[];
+
+/** How the sites list opens: the sites changed most recently first (the ones people come back to), 25 to a page. */
+export const SITE_LIST_OPENING = { sort: '-updated_at', limit: 25 } as const;
+
+/**
+ * The list's first page exactly as the dashboard asks for it (web/src/api/sites.ts, the parameters
+ * in openapi-fetch's order): index.html on the list's screens preloads this address, and the
+ * browser hands the preloaded answer to the dashboard's request only when the two match.
+ */
+export const SITE_LIST_FIRST_PAGE = `/api/v1/sites?fields=summary&sort=${SITE_LIST_OPENING.sort}&limit=${String(SITE_LIST_OPENING.limit)}`;

@@ -8,7 +8,7 @@ import Fastify from 'fastify';
 import { afterEach, beforeEach, describe, test } from 'node:test';
 import { buildTestApp, type TestApp } from '../../test/helpers.js';
 import { COMPRESSED_SUFFIXES, compressFully, isCompressible } from './precompressed.js';
-import { SCREENS } from './screens.js';
+import { SCREENS, SITE_LIST_FIRST_PAGE } from './screens.js';
 import { DASHBOARD_CSP, prefersHtml, registerDashboard, WEB_BUILD_DIR } from './static.js';
 
 describe('the dashboard as the real build serves it', () => {
@@ -19,17 +19,39 @@ describe('the dashboard as the real build serves it', () => {
   afterEach(() => t.close());
 
   test('every screen address answers the same index.html, never cached, under the strict CSP', async () => {
-    const home = await t.app.inject({ method: 'GET', url: '/' });
-    assert.equal(home.statusCode, 200);
-    assert.match(String(home.headers['content-type']), /^text\/html/);
-    assert.equal(home.headers['cache-control'], 'no-cache');
-    assert.equal(home.headers['content-security-policy'], DASHBOARD_CSP);
-    assert.equal(home.headers['x-frame-options'], 'DENY');
-    assert.match(home.body, /<div id="root"><\/div>/);
-    for (const url of ['/sign-in', '/sign-up', '/sites/0193abcd', '/sites/0193abcd/ai', '/settings/profile', '/settings/access-tokens', '/settings/security', '/sign-in?next=%2Fsites']) {
+    const signIn = await t.app.inject({ method: 'GET', url: '/sign-in' });
+    assert.equal(signIn.statusCode, 200);
+    assert.match(String(signIn.headers['content-type']), /^text\/html/);
+    assert.equal(signIn.headers['cache-control'], 'no-cache');
+    assert.equal(signIn.headers['content-security-policy'], DASHBOARD_CSP);
+    assert.equal(signIn.headers['x-frame-options'], 'DENY');
+    assert.match(signIn.body, /<div id="root"><\/div>/);
+    assert.match(signIn.body, /<link rel="preload" as="fetch" crossorigin href="\/api\/v1\/me"/, 'who is signed in is asked for on every screen');
+    for (const url of ['/sign-up', '/sites/0193abcd', '/sites/0193abcd/ai', '/settings/profile', '/settings/access-tokens', '/settings/security', '/sign-in?next=%2Fsites', '/?q=a', '/sites?sort=name', '/sites?workspace=0193abcd']) {
       const screen = await t.app.inject({ method: 'GET', url });
       assert.equal(screen.statusCode, 200, url);
-      assert.equal(screen.body, home.body, url);
+      assert.equal(screen.body, signIn.body, url);
+      assert.equal(screen.headers.etag, signIn.headers.etag, url);
+    }
+  });
+
+  test("the sites list's addresses without a query preload its first page as the dashboard asks for it, and only they", async () => {
+    const signIn = await t.app.inject({ method: 'GET', url: '/sign-in' });
+    assert.doesNotMatch(signIn.body, /\/api\/v1\/sites/);
+    const preload = `<link rel="preload" as="fetch" crossorigin href="${SITE_LIST_FIRST_PAGE.replaceAll('&', '&amp;')}">`;
+    assert.equal(SITE_LIST_FIRST_PAGE, '/api/v1/sites?fields=summary&sort=-updated_at&limit=25');
+    for (const url of ['/', '/sites']) {
+      const list = await t.app.inject({ method: 'GET', url });
+      assert.equal(list.statusCode, 200, url);
+      assert.equal(list.headers['cache-control'], 'no-cache', url);
+      assert.equal(list.headers['content-security-policy'], DASHBOARD_CSP, url);
+      // The same page with the one line more, after the scripts' links, so they are asked for first.
+      assert.equal(list.body.replace(`\n    ${preload}`, ''), signIn.body, url);
+      assert.ok(list.body.indexOf(preload) > list.body.lastIndexOf('<link rel="modulepreload"'), url);
+      assert.ok(list.body.indexOf(preload) < list.body.indexOf('</head>'), url);
+      assert.notEqual(list.headers.etag, signIn.headers.etag, url);
+      const revalidated = await t.app.inject({ method: 'GET', url, headers: { 'if-none-match': String(list.headers.etag) } });
+      assert.equal(revalidated.statusCode, 304, url);
     }
   });
 
@@ -86,7 +108,7 @@ describe('the dashboard as the real build serves it', () => {
   });
 
   test('an unknown address a browser opens answers the dashboard with 404, under the dashboard headers', async () => {
-    const home = await t.app.inject({ method: 'GET', url: '/' });
+    const home = await t.app.inject({ method: 'GET', url: '/sign-in' });
     const accept = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8';
     for (const url of ['/nope', '/settings/bogus', '/sites/a/b/c', '/assets/a/b', '/nope?x=%2F', '/magic-wand']) {
       const response = await t.app.inject({ method: 'GET', url, headers: { accept } });

@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import { preferredEncoding } from '../http/compression.js';
 import { COMPRESSED_SUFFIXES, type Compressed, compressFully, isCompressible } from './precompressed.js';
 import type { App } from '../http/types.js';
-import { SCREENS } from './screens.js';
+import { SCREENS, SITE_LIST_FIRST_PAGE, SITE_LIST_SCREENS } from './screens.js';
 
 /** Where `npm run build` puts the dashboard (web/vite.config.ts): dist/web beside dist/src. */
 export const WEB_BUILD_DIR = fileURLToPath(new URL('../../web/', import.meta.url));
@@ -71,6 +71,24 @@ export function loadAsset(file: string, contentType: string): Asset {
   return { body, compressed: isCompressible(file, body.length) ? compressedCopy(file, digest, body) : undefined, contentType, etag: `"${digest.slice(0, 27)}"` };
 }
 
+/**
+ * index.html for the sites list opened without a query: it also preloads the list's first page, so
+ * that request leaves as the page is read rather than once the entry script runs, and the entry
+ * script's own request takes the answer (web/src/earlyRequests.ts). Placed after the scripts'
+ * links: the browser has six connections to the server, and a request that waits for one should be
+ * an answer needed only once the scripts run, not the frameworks. The other screens' index.html
+ * has no such line, so they never ask for a list they do not show.
+ */
+export function withSiteListPreload(index: Asset): Asset {
+  const html = index.body.toString('utf8');
+  const at = html.indexOf('</head>');
+  // A page without a head of its own (not the dashboard's build) is served as it is.
+  if (at === -1) return index;
+  const body = Buffer.from(`${html.slice(0, at)}  <link rel="preload" as="fetch" crossorigin href="${SITE_LIST_FIRST_PAGE.replaceAll('&', '&amp;')}">\n  ${html.slice(at)}`);
+  const digest = createHash('sha256').update(body).digest('base64url');
+  return { body, compressed: isCompressible('index.html', body.length) ? compressFully(body) : undefined, contentType: index.contentType, etag: `"${digest.slice(0, 27)}"` };
+}
+
 /** `cacheControl` undefined: an answer nobody keeps or revalidates (the not-found screen), so no ETag either. */
 export function sendAsset(request: FastifyRequest, reply: FastifyReply, asset: Asset, cacheControl: string | undefined): FastifyReply {
   reply.header('content-type', asset.contentType).header('vary', 'accept-encoding');
@@ -123,6 +141,7 @@ export function registerDashboard(app: App, buildDir: string = WEB_BUILD_DIR): v
   }
 
   const index = loadAsset(indexFile, 'text/html; charset=utf-8');
+  const siteListIndex = withSiteListPreload(index);
   const assets = new Map<string, Asset>();
   const assetsDir = path.join(buildDir, 'assets');
   if (existsSync(assetsDir)) {
@@ -134,12 +153,17 @@ export function registerDashboard(app: App, buildDir: string = WEB_BUILD_DIR): v
     }
   }
 
-  const sendIndex = (request: FastifyRequest, reply: FastifyReply, found: boolean): FastifyReply => {
+  const sendIndex = (request: FastifyRequest, reply: FastifyReply, found: boolean, page: Asset = index): FastifyReply => {
     reply.header('content-security-policy', DASHBOARD_CSP).header('x-frame-options', 'DENY').header('referrer-policy', 'same-origin');
-    return sendAsset(request, reply.code(found ? 200 : 404), index, found ? 'no-cache' : undefined);
+    return sendAsset(request, reply.code(found ? 200 : 404), page, found ? 'no-cache' : undefined);
   };
   for (const screen of SCREENS) {
-    app.get(screen, { schema: { hide: true }, compress: false }, async (request, reply) => sendIndex(request, reply, true));
+    const isSiteList = (SITE_LIST_SCREENS as readonly string[]).includes(screen);
+    app.get(screen, { schema: { hide: true }, compress: false }, async (request, reply) =>
+      // Only the address itself: with a query (a search, a sort, a workspace, a page) the list's
+      // first page is another request, which the entry script makes alone.
+      sendIndex(request, reply, true, isSiteList && request.url === screen ? siteListIndex : index),
+    );
   }
   // Any other address a browser opens gets the dashboard with 404, which draws its not-found
   // screen; API and sign-in paths, and requests that do not ask for HTML, keep the problem+json 404.

@@ -1,8 +1,11 @@
-// The first screen's requests, started by the entry script (boot.ts) while the frameworks and the
+// The first screen's requests, made by the entry script (boot.ts) while the frameworks and the
 // screens are still downloading and parsing, instead of after: who is signed in and, on the sites
 // list, its first page, at once (the list is every workspace's sites unless the address names one,
-// so it needs nothing from the account). main.tsx hands the answers to the query cache under the
-// queries' own keys (queries.ts), so no screen asks again.
+// so it needs nothing from the account). index.html preloads both (the list's page on the list's
+// addresses without a query: src/web/static.ts), so they are on their way while the page is read,
+// and these requests take the preloaded answers. main.tsx hands the answers to the query cache
+// under the queries' own keys (queries.ts), so no screen asks again.
+import { SITE_LIST_SCREENS } from '@server/web/screens';
 import { fetchAccount } from './api/account';
 import { fetchSiteSummaries } from './api/sites';
 import { siteListQueryFrom, type SiteListQuery } from './siteList';
@@ -21,7 +24,7 @@ export const earlyAccount = started(fetchAccount());
  * exists, its 401 asks no one to sign in (main.tsx drops it; the sign-in screen shows).
  */
 export const earlySiteList: { query: SiteListQuery; page: ReturnType<typeof fetchSiteSummaries> } | undefined =
-  window.location.pathname === '/' || window.location.pathname === '/sites'
+  (SITE_LIST_SCREENS as readonly string[]).includes(window.location.pathname)
     ? (() => {
         const query = siteListQueryFrom(new URLSearchParams(window.location.search));
         return { query, page: started(fetchSiteSummaries(query, undefined, { quiet: true })) };

@@ -3,13 +3,14 @@
 // configured, partner health) instead of every settings group of every site.
 import { SITE_LIST_SORTS, type SiteListSort } from '@server/sites/contract';
 import type { SiteSummaryJson, SiteSummaryListJson } from '@server/sites/schema';
+import { SITE_LIST_OPENING } from '@server/web/screens';
 
 export type SiteSort = SiteListSort;
 export type SiteSummary = SiteSummaryJson;
 export type SiteSummaryPage = SiteSummaryListJson;
 
-/** The list opens on the sites changed most recently: the ones people come back to. */
-export const DEFAULT_SITE_SORT: SiteSort = '-updated_at';
+/** The list opens on the sites changed most recently (the server's index.html preloads that first page). */
+export const DEFAULT_SITE_SORT: SiteSort = SITE_LIST_OPENING.sort;
 
 export function isSiteSort(value: string | null): value is SiteSort {
   return value !== null && (SITE_LIST_SORTS as readonly string[]).includes(value);
@@ -25,7 +26,7 @@ export interface SiteListQuery {
 }
 
 /** Rows per page of the list. */
-export const SITE_LIST_PAGE_SIZE = 25;
+export const SITE_LIST_PAGE_SIZE: number = SITE_LIST_OPENING.limit;
 
 /** The list's request as its address states it (`?workspace=&q=&sort=&cursor=`). */
 export function siteListQueryFrom(parameters: URLSearchParams): SiteListQuery {
