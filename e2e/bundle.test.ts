@@ -237,6 +237,40 @@ test('a cold load asks for the account and the sites list at once, before the da
   }
 });
 
+test("the sites list's page asks for the account and the list's first page itself, before any script has arrived", { timeout: 60_000 }, async () => {
+  const { t, origin } = dashboard;
+  const user = await signUp(t.app);
+  await createSite(t.app, user.bearer, { name: 'The preloaded site' });
+  const { context, page } = await dashboard.newDevice();
+  await signInPage(page, origin, user.email);
+  const { context: coldContext, page: cold } = await dashboard.newDevice();
+  await coldContext.addCookies(await context.cookies());
+  const asked = new Map<string, number>();
+  cold.on('request', (request) => {
+    const { pathname } = new URL(request.url());
+    asked.set(pathname, (asked.get(pathname) ?? 0) + 1);
+  });
+  // Every script held back, the entry's too: only index.html can ask for the data now.
+  let release: () => void = () => undefined;
+  const released = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  await cold.route('**/assets/*.js', async (route) => {
+    await released;
+    await route.continue();
+  });
+  const requestFor = (path: string) => cold.waitForRequest((request) => new URL(request.url()).pathname === path);
+  const bothAsked = Promise.all([requestFor('/api/v1/me'), requestFor('/api/v1/sites')]);
+  await cold.goto(`${origin}/`, { waitUntil: 'commit' });
+  await bothAsked;
+  release();
+  await cold.locator('.site-row .site-name').getByText('The preloaded site').waitFor();
+  await cold.waitForLoadState('networkidle');
+  // The entry script's own requests took the preloaded answers.
+  for (const path of ['/api/v1/me', '/api/v1/sites']) assert.equal(asked.get(path), 1, `${path} was asked for ${String(asked.get(path) ?? 0)} times`);
+  await cold.unrouteAll();
+});
+
 test('when the dashboard code never arrives, a cold load says so instead of a blank page', { timeout: 60_000 }, async () => {
   const { origin } = dashboard;
   const { page } = await dashboard.newDevice();
