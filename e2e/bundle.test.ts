@@ -190,6 +190,31 @@ test('a screen shows a loading state while its code arrives, and the error scree
   assert.equal(new URL(stale.url()).pathname, '/trash');
 });
 
+/** How many times the page asked for each path. */
+function countRequests(page: Page): Map<string, number> {
+  const asked = new Map<string, number>();
+  page.on('request', (request) => {
+    const { pathname } = new URL(request.url());
+    asked.set(pathname, (asked.get(pathname) ?? 0) + 1);
+  });
+  return asked;
+}
+
+/** A route handler that holds requests back until `release` is called. */
+function holdBack(): { held: (route: Route) => Promise<void>; release: () => void } {
+  let release: () => void = () => undefined;
+  const released = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  return {
+    held: async (route) => {
+      await released;
+      await route.continue();
+    },
+    release,
+  };
+}
+
 test('a cold load asks for the account and the sites list at once, before the dashboard code has arrived, each once; signed out it shows the sign-in page', { timeout: 120_000 }, async () => {
   const { t, origin } = dashboard;
   const user = await signUp(t.app);
@@ -200,22 +225,11 @@ test('a cold load asks for the account and the sites list at once, before the da
   for (const signedIn of [true, false]) {
     const { context: coldContext, page: cold } = await dashboard.newDevice();
     if (signedIn) await coldContext.addCookies(await context.cookies());
-    const asked = new Map<string, number>();
-    cold.on('request', (request) => {
-      const { pathname } = new URL(request.url());
-      asked.set(pathname, (asked.get(pathname) ?? 0) + 1);
-    });
+    const asked = countRequests(cold);
     // The dashboard's code (every script but the entry) and the account's answer are held back:
     // the list is asked for all the same, so it waits for neither.
-    let release: () => void = () => undefined;
-    const released = new Promise<void>((resolve) => {
-      release = resolve;
-    });
+    const { held, release } = holdBack();
     let entry: string | undefined;
-    const held = async (route: Route) => {
-      await released;
-      await route.continue();
-    };
     await cold.route('**/assets/*.js', async (route) => {
       const { pathname } = new URL(route.request().url());
       entry ??= pathname;
@@ -245,20 +259,10 @@ test("the sites list's page asks for the account and the list's first page itsel
   await signInPage(page, origin, user.email);
   const { context: coldContext, page: cold } = await dashboard.newDevice();
   await coldContext.addCookies(await context.cookies());
-  const asked = new Map<string, number>();
-  cold.on('request', (request) => {
-    const { pathname } = new URL(request.url());
-    asked.set(pathname, (asked.get(pathname) ?? 0) + 1);
-  });
+  const asked = countRequests(cold);
   // Every script held back, the entry's too: only index.html can ask for the data now.
-  let release: () => void = () => undefined;
-  const released = new Promise<void>((resolve) => {
-    release = resolve;
-  });
-  await cold.route('**/assets/*.js', async (route) => {
-    await released;
-    await route.continue();
-  });
+  const { held, release } = holdBack();
+  await cold.route('**/assets/*.js', held);
   const requestFor = (path: string) => cold.waitForRequest((request) => new URL(request.url()).pathname === path);
   const bothAsked = Promise.all([requestFor('/api/v1/me'), requestFor('/api/v1/sites')]);
   await cold.goto(`${origin}/`, { waitUntil: 'commit' });

@@ -388,8 +388,8 @@ test('cold load with 200 sites: the time to the first site row is reported', { t
     await dashboard.context.close();
     await settled();
     // The page says when its first row is in, on the console: waiting through a locator would run
-    // Playwright's own script in the page (about 10 ms of its main thread) just before the first
-    // render, inside the figure.
+    // Playwright's own script in the page just before the first render, inside the figure
+    // (docs/performance.md, "The dashboard").
     await cold.addInitScript(() => {
       const observer = new MutationObserver(() => {
         if (document.querySelector('.site-row .site-name') === null) return;
