@@ -1,14 +1,16 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
+import { sql } from 'kysely';
 import pg from 'pg';
 import { type AppOptions, buildApp } from '../src/app.js';
 import { type Config, loadConfig } from '../src/config.js';
 import { type DatabaseHandle, openDatabase } from '../src/db/connect.js';
 import { migrate } from '../src/db/migrate.js';
 import { NO_CHANGE_FEED } from '../src/cache/change-feed.js';
+import { CHANGE_CHANNEL } from '../src/cache/postgres-change-feed.js';
 import { createLoggers } from '../src/http/logging.js';
 import { type Mailer, mailerFor } from '../src/mail/mailer.js';
 import type { HttpLimits } from '../src/http/server.js';
@@ -118,6 +120,31 @@ export function usingPostgres(): boolean {
  */
 export async function untilCacheListens(cache: Cache): Promise<void> {
   await until(() => cache.available, "the cache's change feed to listen");
+}
+
+/**
+ * Waits (at most 10 s) until the cache has heard every change committed so far. On PostgreSQL the
+ * notices of this process's own writes arrive some time after they commit and drop what they
+ * touched a second time, so a test that counts reads waits for them: PostgreSQL delivers
+ * notifications in commit order, so once a marker sent now is heard, every earlier one was. On
+ * SQLite this process's own writes are the only notice there is.
+ */
+export async function untilCacheHeardChanges(app: Pick<TestApp, 'cache' | 'database'>): Promise<void> {
+  if (app.database.dialect !== 'postgres') return;
+  const marker = `heard:${randomUUID()}`;
+  let heard = false;
+  const stop = app.cache.observe({
+    invalidated: (tags) => {
+      if (tags.includes(marker)) heard = true;
+    },
+    cleared: () => undefined,
+  });
+  try {
+    await sql`select pg_notify(${CHANGE_CHANNEL}, ${marker})`.execute(app.database.db);
+    await until(() => heard, 'the change feed to hear a marker sent after every earlier change');
+  } finally {
+    stop();
+  }
 }
 
 export async function buildTestApp(options: TestAppOptions = {}): Promise<TestApp> {

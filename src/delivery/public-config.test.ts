@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { after, before, describe, test } from 'node:test';
 import { EventStreamClient } from '../../test/event-stream.js';
-import { buildTestApp, createSite, type SignedUpUser, signUp, type TestApp } from '../../test/helpers.js';
+import { buildTestApp, createSite, type SignedUpUser, signUp, type TestApp, untilCacheHeardChanges } from '../../test/helpers.js';
 import { rawRequest } from '../../test/raw-http.js';
 import { HTTP_ERRORS } from '../http/errors.js';
 import { SITE_ERRORS } from '../sites/errors.js';
@@ -250,6 +250,7 @@ describe('caching by browsers and HTTP caches', () => {
   test('nothing on the public path reads the database while the cache holds the site; a change is read once, then served from memory again', async () => {
     const site = await createSite(t.app, owner.bearer, { name: 'Counted' });
     const key = String(site.public_key);
+    await untilCacheHeardChanges(t);
     await get(publicUrl(key));
     const warm = sitePublicQueries();
     for (let i = 0; i < 20; i++) {
@@ -257,6 +258,7 @@ describe('caching by browsers and HTTP caches', () => {
     }
     assert.equal(sitePublicQueries(), warm, 'a warm cache answered every request');
     await api('PUT', `/api/v1/sites/${site.id}`, { name: 'Counted again' });
+    await untilCacheHeardChanges(t);
     const changed = JSON.parse((await get(publicUrl(key))).text) as PublicConfigJson;
     assert.equal(changed.site.name, 'Counted again', 'a change is never answered from the cache');
     assert.equal(sitePublicQueries(), warm + 1);
@@ -270,6 +272,7 @@ describe('caching by browsers and HTTP caches', () => {
     // Written past the app, as a forgotten report would leave it: on SQLite nothing tells the
     // cache (this process's own connection); PostgreSQL's triggers announce it all the same.
     await t.database.db.updateTable('sites').set({ name: 'Checked behind', version: 2 }).where('id', '=', String(site.id)).execute();
+    await untilCacheHeardChanges(t);
     if (t.database.dialect === 'sqlite') assert.equal((JSON.parse((await get(publicUrl(key))).text) as PublicConfigJson).site.name, 'Checked');
     await new PublicConfigs(t.database.db, t.cache, t.clock).check();
     const checked = await getTwice(publicUrl(key));
