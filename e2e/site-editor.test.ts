@@ -259,6 +259,9 @@ test('the JSON tab lints as you type, completes from the schema, and a refused s
     const summary = page.getByRole('alert').filter({ hasText: 'The site was not saved' });
     await summary.getByText('Chat widget › Accent colour').waitFor();
     assert.equal(puts, 0);
+    // The refused save moves the focus into the JSON text a frame or two later; typing before that
+    // would have the focus move land in the middle of the typing.
+    await page.waitForFunction((text) => (text as unknown as { getRootNode(): { activeElement: unknown } }).getRootNode().activeElement === text, await editor.elementHandle());
 
     // Fixed, it saves; the form tab opens again with the value.
     await editor.fill('{"accent_color": "#123", "custom": 1}');

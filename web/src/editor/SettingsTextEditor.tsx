@@ -21,6 +21,8 @@ interface SettingsTextEditorProps {
   maxBytes: number;
   /** A message from the server or the form that blocks saving this group. */
   error?: string | undefined;
+  /** A rule inside the group is broken (the status line names it): the editor is marked as needing attention. */
+  invalid?: boolean;
   /** The text can be read, selected and copied, not changed. */
   readOnly?: boolean;
 }
@@ -30,7 +32,7 @@ interface SettingsTextEditorProps {
  * type (marks in the text, and a summary under it), Ctrl+Space completes property names and allowed
  * values, and Tab leaves the editor so the keyboard can move on.
  */
-export function SettingsTextEditor({ field, label, value, onChange, maxBytes, error, readOnly = false }: SettingsTextEditorProps) {
+export function SettingsTextEditor({ field, label, value, onChange, maxBytes, error, invalid = false, readOnly = false }: SettingsTextEditorProps) {
   const id = useId();
   const host = useRef<HTMLDivElement>(null);
   const view = useRef<EditorView | null>(null);
@@ -104,7 +106,7 @@ export function SettingsTextEditor({ field, label, value, onChange, maxBytes, er
 
   return (
     <div className="json-editor">
-      <div className={`json-editor-host ${error !== undefined || tooLarge ? 'json-editor-invalid' : ''}`} ref={host} />
+      <div className={`json-editor-host ${error !== undefined || invalid || tooLarge ? 'json-editor-invalid' : ''}`} ref={host} />
       <div className="settings-status" id={statusId}>
         <span className={reading.kind === 'matches' || reading.kind === 'empty' ? 'json-valid' : 'json-invalid'}>{statusText(reading)}</span>
         <span className={tooLarge ? 'settings-size settings-size-over' : 'settings-size'}>
