@@ -698,7 +698,7 @@ async function main(): Promise<number> {
     '',
     `- machine: ${describeMachine()}`,
     `- load: autocannon from the benchmark process, ${options.connections} connections, ${options.durationSeconds} s per run, ` +
-      `${options.rounds} rounds of ceiling then scenario, ${options.warmupSeconds} s warm-up per scenario, each cached GET's and public run's requests asked once right before it, then ${options.mixedSeconds} s of mixed load${options.quick ? ' (--quick)' : ''}`,
+      `${options.rounds} rounds of ceiling then scenario, ${options.warmupSeconds} s warm-up per scenario, then ${options.mixedSeconds} s of mixed load${options.quick ? ' (--quick)' : ''}`,
     `- seed per database: ${options.users} users, ${options.users * options.sitesPerUser} sites (${options.sitesPerUser} per user), ${options.tokens} personal access tokens`,
     `- app: node ${options.nodeArgs.join(' ')} dist/src/main.js, NODE_ENV=production, LOG_LEVEL=${options.logLevel} (to a file), 127.0.0.1; databases: ${databases.map((kind) => (kind === 'postgres' && options.postgresApps > 1 ? `postgres with ${options.postgresApps} app processes sharing the connections` : kind)).join(', ')}`,
     `- ceilings: node ${options.ceilingNodeArgs.length === 0 ? '' : `${options.ceilingNodeArgs.join(' ')} `}…; bare node:http with the same JSON (GETs); bare node:http + JSON.parse + one prepared UPDATE … RETURNING${options.putCeilingHistory ? ' + a history row' : ''} in a transaction (PUT)`,
