@@ -71,12 +71,6 @@ export interface Scenario {
   probes: Probe[];
   /** Set for the event streams, which are measured apart from autocannon's load. */
   streams?: StreamsPlan;
-  /**
-   * Its target is for a warm cache: every app is asked each of its requests once right before each
-   * of its runs. One scenario's rows fit the default cache; all of them together do not, so a run
-   * would otherwise begin by reading back what the scenarios before it pushed out.
-   */
-  warm?: true;
 }
 
 export interface ScenarioInputs {
@@ -283,7 +277,6 @@ export function buildScenarios({ seed, jwts, rotation, connections, streams }: S
   const scenarios: Scenario[] = [
     {
       id: 'list-jwt',
-      warm: true,
       label: 'GET /api/v1/sites, Bearer JWT',
       unit: 'req/s',
       target: authenticatedGet,
@@ -292,7 +285,6 @@ export function buildScenarios({ seed, jwts, rotation, connections, streams }: S
     },
     {
       id: 'list-pat',
-      warm: true,
       label: 'GET /api/v1/sites, Token PAT',
       unit: 'req/s',
       target: authenticatedGet,
@@ -301,7 +293,6 @@ export function buildScenarios({ seed, jwts, rotation, connections, streams }: S
     },
     {
       id: 'get-site',
-      warm: true,
       label: 'GET /api/v1/sites/{id}, Bearer JWT',
       unit: 'req/s',
       target: authenticatedGet,
@@ -310,7 +301,6 @@ export function buildScenarios({ seed, jwts, rotation, connections, streams }: S
     },
     {
       id: 'public-config',
-      warm: true,
       label: 'GET /public/v1/sites/{public_key}, no credentials',
       unit: 'req/s',
       target: PUBLIC_GET_TARGET,
@@ -319,7 +309,6 @@ export function buildScenarios({ seed, jwts, rotation, connections, streams }: S
     },
     {
       id: 'public-304',
-      warm: true,
       label: 'the same with If-None-Match of the version held: 304',
       unit: 'req/s',
       target: PUBLIC_304_TARGET,
