@@ -40,8 +40,8 @@ export function SettingsGroupCard({ field, text, savedText, onChange, errors, re
   const changed = text !== savedText;
   const tabs = useRef<Record<Tab, HTMLButtonElement | null>>({ form: null, json: null });
   const groupError = messageFor(errors.filter((error) => error.path === `/${field}`), `/${field}`);
-  // A rule broken inside the group: the JSON view's status line says which; the editor is marked so a refused save focuses it.
-  const ruleBroken = errors.some((error) => error.path.startsWith(`/${field}/`));
+  // Any error in the group, on it or inside it (the JSON view's status line says which): the editor is marked so a refused save focuses it.
+  const groupInvalid = messageFor(errors, `/${field}`) !== undefined;
 
   function choose(next: Tab) {
     if (next === 'form' && !formCanShow) return;
@@ -105,7 +105,7 @@ export function SettingsGroupCard({ field, text, savedText, onChange, errors, re
           </fieldset>
         ) : (
           <Suspense fallback={<p className="muted">Loading the JSON editor…</p>}>
-            <SettingsTextEditor field={field} label={`${schema.title} JSON`} value={text} onChange={onChange} maxBytes={SETTINGS_MAX_BYTES} error={groupError} invalid={ruleBroken} readOnly={readOnly} />
+            <SettingsTextEditor field={field} label={`${schema.title} JSON`} value={text} onChange={onChange} maxBytes={SETTINGS_MAX_BYTES} error={groupError} invalid={groupInvalid} readOnly={readOnly} />
           </Suspense>
         )}
         {tab === 'form' && groupError !== undefined && <p className="field-error">{groupError}</p>}
