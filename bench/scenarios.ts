@@ -71,6 +71,12 @@ export interface Scenario {
   probes: Probe[];
   /** Set for the event streams, which are measured apart from autocannon's load. */
   streams?: StreamsPlan;
+  /**
+   * Set where the target is for a warm cache: names the rows the requests read, so that the
+   * benchmark asks for them once before a run whose cache may have let them go (run.ts).
+   * Scenarios naming the same rows share them.
+   */
+  warm?: 'list-jwt' | 'list-pat' | 'get-site' | 'public';
 }
 
 export interface ScenarioInputs {
@@ -277,6 +283,7 @@ export function buildScenarios({ seed, jwts, rotation, connections, streams }: S
   const scenarios: Scenario[] = [
     {
       id: 'list-jwt',
+      warm: 'list-jwt',
       label: 'GET /api/v1/sites, Bearer JWT',
       unit: 'req/s',
       target: authenticatedGet,
@@ -285,6 +292,7 @@ export function buildScenarios({ seed, jwts, rotation, connections, streams }: S
     },
     {
       id: 'list-pat',
+      warm: 'list-pat',
       label: 'GET /api/v1/sites, Token PAT',
       unit: 'req/s',
       target: authenticatedGet,
@@ -293,6 +301,7 @@ export function buildScenarios({ seed, jwts, rotation, connections, streams }: S
     },
     {
       id: 'get-site',
+      warm: 'get-site',
       label: 'GET /api/v1/sites/{id}, Bearer JWT',
       unit: 'req/s',
       target: authenticatedGet,
@@ -301,6 +310,7 @@ export function buildScenarios({ seed, jwts, rotation, connections, streams }: S
     },
     {
       id: 'public-config',
+      warm: 'public',
       label: 'GET /public/v1/sites/{public_key}, no credentials',
       unit: 'req/s',
       target: PUBLIC_GET_TARGET,
@@ -309,6 +319,7 @@ export function buildScenarios({ seed, jwts, rotation, connections, streams }: S
     },
     {
       id: 'public-304',
+      warm: 'public',
       label: 'the same with If-None-Match of the version held: 304',
       unit: 'req/s',
       target: PUBLIC_304_TARGET,
