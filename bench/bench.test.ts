@@ -139,7 +139,7 @@ test('npm run bench -- --quick prints every scenario and both ceilings with figu
 
     const streams = rows.find((row) => row.scenario === 'public-streams');
     assert.equal(number(streams ?? {}, 'req/s'), 200, 'every stream opened');
-    assert.match(finished.stdout, /sqlite: 200 of 200 event streams open on app \(sqlite\) \(0 failed\): RSS [\d.]+ → [\d.]+ MB .*, 0 missed/);
+    assert.match(finished.stdout, /sqlite: 200 of 200 event streams open on streams app \(sqlite\) \(0 failed\): RSS [\d.]+ → [\d.]+ MB .*, 0 missed/);
 
     const pids = startedPids(finished.stderr);
     assert.equal(pids.length, 4, 'the app, the baseline, the public and the PUT ceiling were started');

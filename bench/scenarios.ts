@@ -3,7 +3,7 @@ import type { SeedData } from './seed.js';
 
 /**
  * In the table's order, which is the running order but for the event streams, measured first on
- * an app that has served nothing else (bench/run.ts): login after the rest, because argon2's
+ * an app process of their own (bench/run.ts): login after the rest, because argon2's
  * buffers raise the RSS of everything after it; the mixed load last, since its RSS at the end is
  * the figure DESIGN.md sets a bound on.
  */
