@@ -142,7 +142,7 @@ test('npm run bench -- --quick prints every scenario and both ceilings with figu
     assert.match(finished.stdout, /sqlite: 200 of 200 event streams open on streams app \(sqlite\) \(0 failed\): RSS [\d.]+ → [\d.]+ MB .*, 0 missed/);
 
     const pids = startedPids(finished.stderr);
-    assert.equal(pids.length, 4, 'the app, the baseline, the public and the PUT ceiling were started');
+    assert.equal(pids.length, 5, 'the app, the streams app, the baseline, the public and the PUT ceiling were started');
     for (const pid of pids) assert.ok(!existsSync(`/proc/${pid}`), `process ${pid} still runs`);
     assert.deepEqual(readdirSync(scratch), [], 'temporary files left behind');
   } finally {

@@ -447,11 +447,10 @@ async function measureMixed(kind: DatabaseKind, apps: readonly ServerProcess[], 
 }
 
 /**
- * The event streams: held open on the first app, the change made through the last (the other one
- * on PostgreSQL with two), and the memory the streams took read between the two. No ceiling: the
- * targets are absolute (DESIGN: < 150 MB more RSS, every stream told within 2 s).
+ * The event streams: held open on `holder`, an app process of their own, the change made through
+ * the last of the other app processes, and the memory the streams took read between the two. No
+ * ceiling: the targets are absolute (DESIGN: < 150 MB more RSS, every stream told within 2 s).
  */
-/** Holds the streams on `holder` and changes their site through the last of the other app processes. */
 async function measureStreamsScenario(plan: StreamsPlan, holder: ServerProcess, apps: readonly ServerProcess[], context: RunContext): Promise<{ pair: PairedRun; figures: StreamsFigures }> {
   const changer = apps.at(-1);
   if (changer === undefined) throw new Error('no app process started');
@@ -633,7 +632,7 @@ async function benchmarkDatabase(kind: DatabaseKind, options: BenchOptions, clea
     const plan = scenario.streams;
     if (plan === undefined) continue;
     const holder = await startApp(settings, options, await freePort(), 'streams app');
-    progress(`${kind}: ${scenario.id}: opening ${plan.count} event streams on ${holder.name}, pid ${holder.pid}`);
+    progress(`${kind}: ${holder.name} started, pid ${holder.pid}, ${holder.url}; opening ${plan.count} event streams on it`);
     try {
       const run = await measureStreamsScenario(plan, holder, apps, {
         ...context,
