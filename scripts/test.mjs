@@ -1,8 +1,11 @@
 // Runs the dashboard's unit tests (web/src/**/*.test.ts, Vitest), then every compiled *.test.js
 // under dist/ with node's test runner; any failure fails the run.
 // Arguments narrow the run to files whose path contains one of them: `npm test -- sites`.
+// With TEST_DATABASE_URL (PostgreSQL) the run is the database pass: only the tests that reach a
+// database, since the others (browser, nginx, bench, pure unit tests, the dashboard's) would
+// repeat the SQLite run's work exactly.
 import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 
 function findTests(dir, suffix = '.test.js') {
@@ -14,6 +17,38 @@ function findTests(dir, suffix = '.test.js') {
 }
 
 const filters = process.argv.slice(2);
+
+// What a test opens, read off the compiled imports: a test reaches a database when the database
+// module, the test app (test/helpers.js) or the real server process (test/processes.js) is among
+// them. The browser, nginx, bench and contract-drift tests start the app too, but they test what
+// the database does not change (the dashboard, the cache in front, the benchmark's harness, the
+// types): they run once, on SQLite.
+const DATABASE_MODULES = ['dist/src/db/connect.js', 'dist/test/helpers.js', 'dist/test/processes.js'].map((file) => path.normalize(file));
+const SQLITE_ONCE = [path.join('dist', 'e2e') + path.sep, path.join('dist', 'bench') + path.sep, path.join('dist', 'test', 'contract-drift.test.js')];
+const importsOf = new Map();
+function relativeImports(file) {
+  let found = importsOf.get(file);
+  if (found === undefined) {
+    const text = readFileSync(file, 'utf8');
+    found = [...text.matchAll(/(?:from|import)\s*\(?\s*'(\.{1,2}\/[^']+)'/g)].map((match) => path.normalize(path.join(path.dirname(file), match[1])));
+    importsOf.set(file, found);
+  }
+  return found;
+}
+function reachesDatabase(testFile) {
+  if (testFile.endsWith('.postgres.test.js')) return true;
+  if (testFile.endsWith('.nginx.test.js') || SQLITE_ONCE.some((prefix) => testFile.startsWith(prefix))) return false;
+  const seen = new Set();
+  const pending = [testFile];
+  while (pending.length > 0) {
+    const file = pending.pop();
+    if (seen.has(file) || !existsSync(file)) continue;
+    if (DATABASE_MODULES.includes(file)) return true;
+    seen.add(file);
+    pending.push(...relativeImports(file));
+  }
+  return false;
+}
 // *.postgres.test.js files test what only PostgreSQL does, some on a server of their own (they
 // restart it): they run in the PostgreSQL run only, where the server's binaries are installed.
 const withPostgres = (process.env.TEST_DATABASE_URL ?? '') !== '';
@@ -34,8 +69,10 @@ const files = findTests('dist')
   .filter((file) => withBrowser || !file.startsWith(path.join('dist', 'e2e')))
   .filter((file) => withNginx || !file.endsWith('.nginx.test.js'))
   .filter((file) => filters.length === 0 || filters.some((filter) => file.includes(filter)))
+  .filter((file) => !withPostgres || reachesDatabase(file))
   .sort();
-const webUnitTests = findTests('web/src', '.test.ts').filter((file) => filters.length === 0 || filters.some((filter) => file.includes(filter)));
+const webUnitTests = withPostgres ? [] : findTests('web/src', '.test.ts').filter((file) => filters.length === 0 || filters.some((filter) => file.includes(filter)));
+if (withPostgres) console.log(`note: the PostgreSQL pass runs the ${files.length} test files that reach a database; the rest run on SQLite only`);
 if (files.length === 0 && webUnitTests.length === 0) {
   console.error('no test files matched');
   process.exit(1);
