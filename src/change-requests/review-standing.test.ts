@@ -1,11 +1,12 @@
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, test } from 'node:test';
-import { buildTestAppWithMail, createAccessToken, signUp, type SignedUpUser, type TestApp } from '../../test/helpers.js';
+import { buildTestAppWithMail, createAccessToken, enableTotp, signUp, type SignedUpUser, type TestApp } from '../../test/helpers.js';
 import { assertProblem, type HttpClient, listenOnLoopback } from '../../test/http.js';
 import type { TestSmtpServer } from '../../test/smtp.js';
 import { AdminService } from '../admin/service.js';
 import { SecretBox } from '../lib/crypto.js';
 import { Mailer, SmtpTransport } from '../mail/mailer.js';
+import { WORKSPACE_ERRORS } from '../memberships/errors.js';
 import type { WorkspaceRole } from '../memberships/permissions.js';
 import { SITE_ERRORS } from '../sites/errors.js';
 import { SiteService } from '../sites/service.js';
@@ -175,6 +176,17 @@ describe('a scheduled change passes every check of an apply-now when it falls du
     assert.equal((await changeRole(team, team.author, 'viewer')).status, 200);
     assert.equal((await requestOf(team, id)).approvals.length, 1);
     await assertDueChangeFails(team, id, CHANGE_REQUEST_ERRORS.AUTHOR_NOT_ALLOWED);
+  });
+
+  test('its workspace requiring two-factor authentication since, of an author without a second factor: it fails with two_factor_required', async () => {
+    const team = await newTeam({ required: true, approvals: 1 });
+    const id = await propose(team, { ai_settings: 'Scheduled' });
+    await approve(team, id, team.approver);
+    await schedule(team, id, 60_000);
+    await enableTotp(t, team.owner);
+    const required = await http.request('PATCH', `/api/v1/workspaces/${team.workspace}`, { headers: auth(team.owner), json: { require_two_factor: true } });
+    assert.equal(required.status, 200, required.text);
+    await assertDueChangeFails(team, id, WORKSPACE_ERRORS.TWO_FACTOR_REQUIRED);
   });
 
   test('one whose author and approver still stand is applied', async () => {
