@@ -3,7 +3,8 @@
 /**
  * open: waiting for review; scheduled: approved and due to be applied at `scheduled_at`; applied:
  * live as `applied_version`; declined (by a reviewer), closed (withdrawn), failed (a scheduled
- * apply met a conflict or a trashed site). Only open and scheduled requests change.
+ * apply met a conflict, a trashed site, or a check of an apply-now it no longer passes). Only open
+ * and scheduled requests change.
  */
 export const CHANGE_REQUEST_STATUSES = ['open', 'scheduled', 'applied', 'declined', 'closed', 'failed'] as const;
 export type ChangeRequestStatus = (typeof CHANGE_REQUEST_STATUSES)[number];

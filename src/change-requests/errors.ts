@@ -8,4 +8,5 @@ export const CHANGE_REQUEST_ERRORS = {
   NOT_THE_AUTHOR: 'not_the_author',
   SITE_IN_TRASH: 'site_in_trash',
   NOTHING_TO_CHANGE: 'nothing_to_change',
+  AUTHOR_NOT_ALLOWED: 'author_not_allowed',
 } as const;

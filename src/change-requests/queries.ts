@@ -1,8 +1,9 @@
 import { type Kysely, type Selectable, sql, type Transaction } from 'kysely';
 import { type DialectName, forUpdate } from '../db/connect.js';
 import type { ChangeRequestsTable, Database } from '../db/schema.js';
-import type { ChangeRequestStatus } from './contract.js';
+import { type ChangeRequestStatus, PENDING_CHANGE_REQUEST_STATUSES } from './contract.js';
 import type { PublicSiteRow } from '../delivery/queries.js';
+import { isWorkspaceRole, type WorkspaceRole } from '../memberships/permissions.js';
 
 export type ChangeRequestRow = Selectable<ChangeRequestsTable>;
 
@@ -56,8 +57,10 @@ export interface ApprovalRow {
 }
 
 /**
- * The approvals of the requests that still count: given by someone who is an admin or owner of
- * the workspace now (an approver since demoted or gone approves nothing).
+ * The approvals of the requests that still count: given by someone whose account is enabled and
+ * who is an admin or owner of the workspace now. That they held the role without a break since
+ * approving is kept by the writes that take it away: a demotion or a removal deletes their
+ * approvals (withdrawApprovalsOf), so a role given back later finds none to revive.
  */
 export function listApprovals(db: Kysely<Database>, workspaceId: string, ids: readonly string[]): Promise<ApprovalRow[]> {
   if (ids.length === 0) return Promise.resolve([]);
@@ -68,9 +71,34 @@ export function listApprovals(db: Kysely<Database>, workspaceId: string, ids: re
     .select(['approval.change_request_id', 'approval.user_id', 'users.email', 'users.name', 'approval.at'])
     .where('approval.change_request_id', 'in', [...ids])
     .where('member.role', 'in', ['owner', 'admin'])
+    .where('users.disabled_at', 'is', null)
     .orderBy('approval.at')
     .orderBy('approval.user_id')
     .execute();
+}
+
+/**
+ * What a scheduled request's author is at this moment in its workspace: their role, whether their
+ * account is enabled, and whether the workspace requires two-factor authentication of members.
+ * Undefined once they are not a member.
+ */
+export async function findAuthorStanding(
+  trx: Transaction<Database>,
+  workspaceId: string,
+  authorId: string,
+): Promise<{ role: WorkspaceRole; disabled: boolean; requireTwoFactor: boolean } | undefined> {
+  const row = await trx
+    .selectFrom('workspace_members as member')
+    .innerJoin('users', 'users.id', 'member.user_id')
+    .innerJoin('workspaces', 'workspaces.id', 'member.workspace_id')
+    .select(['member.role', 'users.disabled_at', 'workspaces.require_two_factor'])
+    .where('member.workspace_id', '=', workspaceId)
+    .where('member.user_id', '=', authorId)
+    .executeTakeFirst();
+  if (row === undefined) return undefined;
+  // The column's CHECK constraint allows only the roles; anything else is a corrupt row.
+  if (!isWorkspaceRole(row.role)) throw new Error(`unknown workspace role in the database: ${row.role}`);
+  return { role: row.role, disabled: row.disabled_at !== null, requireTwoFactor: row.require_two_factor === 1 };
 }
 
 /** Records an approval; a second one by the same person changes nothing. */
@@ -84,6 +112,27 @@ export function insertApproval(trx: Transaction<Database>, changeRequestId: stri
 
 export function deleteApprovals(trx: Transaction<Database>, changeRequestId: string): Promise<unknown> {
   return trx.deleteFrom('change_request_approvals').where('change_request_id', '=', changeRequestId).execute();
+}
+
+/**
+ * Withdraws for good what a member approved in the workspace's requests that can still go live, in
+ * the transaction that demotes them below admin or removes them. Approving reads the approver's
+ * role under a share lock of their membership row (lockRole), so an approval and a demotion
+ * committing at once take turns: the approval is refused, or deleted here.
+ */
+export async function withdrawApprovalsOf(trx: Transaction<Database>, workspaceId: string, userId: string): Promise<number> {
+  const result = await trx
+    .deleteFrom('change_request_approvals')
+    .where('user_id', '=', userId)
+    .where('change_request_id', 'in', (eb) =>
+      eb
+        .selectFrom('change_requests')
+        .select('id')
+        .where('workspace_id', '=', workspaceId)
+        .where('status', 'in', [...PENDING_CHANGE_REQUEST_STATUSES]),
+    )
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
 }
 
 export type CommentRow = Selectable<Database['change_request_comments']>;

@@ -12,7 +12,9 @@ import { randomToken, type SecretBox, secretsEqual, sha256 } from '../lib/crypto
 import type { PublicSiteRow } from '../delivery/queries.js';
 import { newId } from '../lib/ids.js';
 import { assertCan, assertTwoFactorMet, can, workspaceNotFound, type WorkspaceRole } from '../memberships/permissions.js';
-import { findAdminEmails, findReviewApprovals, findRole } from '../memberships/queries.js';
+import { WORKSPACE_ERRORS } from '../memberships/errors.js';
+import { findAdminEmails, findReviewApprovals, findReviewRequired, findRole, lockRole } from '../memberships/queries.js';
+import { hasSecondFactor } from '../auth/queries.js';
 import { invalidatingAfter } from '../sites/changes.js';
 import { findSiteForUpdate, findSiteName, findTrashedSiteForUpdate, lockSiteInWorkspace, type SiteCaller, type SiteRow } from '../sites/queries.js';
 import type { SiteUpdate } from '../sites/schema.js';
@@ -26,6 +28,7 @@ import { changeRequestToJson, previewTokenContext } from './presenter.js';
 import {
   type ChangeRequestRow,
   deleteApprovals,
+  findAuthorStanding,
   findChangeRequest,
   findPreviewByTokenHash,
   findPreviewSite,
@@ -58,6 +61,9 @@ export interface ChangeRequestInput {
   description?: string | undefined;
   changes: SiteUpdate;
 }
+
+/** Why a due scheduled request failed, besides a conflict or a site in the trash: an apply-now would be refused. */
+type ScheduledFailureCode = typeof CHANGE_REQUEST_ERRORS.AUTHOR_NOT_ALLOWED | typeof CHANGE_REQUEST_ERRORS.APPROVALS_MISSING | typeof WORKSPACE_ERRORS.TWO_FACTOR_REQUIRED;
 
 const PREVIEW_TOKEN_PREFIX = 'swp_';
 /** The public configuration's fields a proposal may change. */
@@ -226,8 +232,9 @@ export class ChangeRequestService {
   async approve(caller: SiteCaller, origin: PersonOrigin, siteId: string, id: string): Promise<ChangeRequestJson> {
     await this.deps.sites.getFor(caller, siteId, 'change_request.review');
     const row = await this.#locked(siteId, id, async (trx, locked) => {
-      // Checked under the request's lock, with the role read again: a demotion that committed first counts.
-      assertCan(await findRole(trx, locked.workspace_id, origin.actor.id), 'change_request.review', siteNotFound);
+      // Read again under a share lock of the approver's membership: a demotion that committed first
+      // refuses this approval, and one that commits after waits for it and then withdraws it.
+      assertCan(await lockRole(trx, this.deps.dialect, locked.workspace_id, origin.actor.id), 'change_request.review', siteNotFound);
       if (locked.author_id === origin.actor.id) {
         throw new AppError(403, CHANGE_REQUEST_ERRORS.SELF_APPROVAL, 'You cannot approve your own change request; another admin or owner reviews it.');
       }
@@ -310,8 +317,9 @@ export class ChangeRequestService {
   /**
    * Applies a scheduled request that `leaseOwner` claimed, as Siteward. Under the site's and the
    * request's locks it must still be scheduled and still this claimant's (else another server, or a
-   * person closing it, came first, and nothing happens). A conflict, or a site in the trash, makes it
-   * `failed` and mails its author; nothing of the site changes then.
+   * person closing it, came first, and nothing happens). It must then pass what an apply-now by its
+   * author would, read at this moment (#dueRefusal); a refusal, a conflict, or a site in the trash
+   * makes it `failed` and mails its author; nothing of the site changes then.
    */
   async applyScheduled(claimed: { id: string; site_id: string; workspace_id: string }, leaseOwner: string): Promise<void> {
     const failed: { row?: ChangeRequestRow; siteName?: string; reason?: string } = {};
@@ -324,6 +332,14 @@ export class ChangeRequestService {
         if (site === undefined) {
           failed.row = await this.#fail(trx, locked, { code: CHANGE_REQUEST_ERRORS.SITE_IN_TRASH });
           failed.reason = 'the site is in the trash.';
+          return;
+        }
+        // Approved and allowed when it was scheduled is not enough: people and policy may have changed since.
+        const refused = await this.#dueRefusal(trx, locked);
+        if (refused !== undefined) {
+          failed.row = await this.#fail(trx, locked, { code: refused.code });
+          failed.siteName = site.name;
+          failed.reason = refused.reason;
           return;
         }
         const { input, conflicts } = mergeProposal(site, JSON.parse(locked.changes) as ProposedChange[]);
@@ -411,11 +427,42 @@ export class ChangeRequestService {
   }
 
   async #assertApproved(trx: Transaction<Database>, row: ChangeRequestRow): Promise<void> {
-    const required = await findReviewApprovals(trx, row.workspace_id);
-    const approvals = (await listApprovals(trx, row.workspace_id, [row.id])).length;
+    const { required, approvals } = await this.#approvalCount(trx, row);
     if (approvals < required) {
       throw new AppError(409, CHANGE_REQUEST_ERRORS.APPROVALS_MISSING, `This workspace requires ${required} approval(s) before a change goes live; this request has ${approvals}.`);
     }
+  }
+
+  /** The approvals the workspace's policy asks for, and how many of the request's still count (listApprovals). */
+  async #approvalCount(trx: Transaction<Database>, row: ChangeRequestRow): Promise<{ required: number; approvals: number }> {
+    const required = await findReviewApprovals(trx, row.workspace_id);
+    const approvals = (await listApprovals(trx, row.workspace_id, [row.id])).length;
+    return { required, approvals };
+  }
+
+  /**
+   * Why an apply-now by the request's author would be refused at this moment, if it would: a
+   * scheduled request goes live as its author's act, so the author must still be an enabled member
+   * whose role may apply it, with a second factor where the workspace requires one, and the
+   * workspace's policy as it is now must find the approvals that still count. The reason is told
+   * to the author by mail.
+   */
+  async #dueRefusal(trx: Transaction<Database>, row: ChangeRequestRow): Promise<{ code: ScheduledFailureCode; reason: string } | undefined> {
+    const author = row.author_id === null ? undefined : await findAuthorStanding(trx, row.workspace_id, row.author_id);
+    const notAllowed = CHANGE_REQUEST_ERRORS.AUTHOR_NOT_ALLOWED;
+    if (row.author_id === null || author === undefined) return { code: notAllowed, reason: 'you are no longer a member of its workspace.' };
+    if (author.disabled) return { code: notAllowed, reason: 'your account is disabled.' };
+    if (!can(author.role, 'change_request.open')) return { code: notAllowed, reason: `your role in its workspace (${author.role}) no longer allows applying it.` };
+    if (author.requireTwoFactor && !(await hasSecondFactor(trx, row.author_id))) {
+      return { code: WORKSPACE_ERRORS.TWO_FACTOR_REQUIRED, reason: 'its workspace requires two-factor authentication, and your account has neither an authenticator app nor a passkey.' };
+    }
+    if (!(await findReviewRequired(trx, row.workspace_id))) return undefined;
+    const { required, approvals } = await this.#approvalCount(trx, row);
+    if (approvals >= required) return undefined;
+    return {
+      code: CHANGE_REQUEST_ERRORS.APPROVALS_MISSING,
+      reason: `its workspace requires ${required} approval(s), and ${approvals} still count (an approval is withdrawn when its giver is demoted, removed or disabled).`,
+    };
   }
 
   /** A site that is gone from the caller's reads: in the trash (said plainly to its members), or not theirs (404). */

@@ -79,7 +79,7 @@ export class SiteHistory {
         const locked = { row: found.site, webhooks: found.webhooks };
         const { row } = locked;
         touched.workspaceId = row.workspace_id;
-        const review = directChangeReview(found);
+        const review = directChangeReview(found, origin);
         assertExpectedVersion(row, expected, 'restore again');
         const recorded = await findSiteVersion(trx, id, version);
         if (recorded === undefined) throw versionNotFound(version);

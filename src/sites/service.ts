@@ -1,4 +1,5 @@
 import type { Kysely, Transaction, Updateable } from 'kysely';
+import type { AuditViaType } from '../audit/contract.js';
 import type { ChangeOrigin } from '../audit/origin.js';
 import { auditEventRow, recordAuditEvent } from '../audit/queries.js';
 import type { Cache } from '../cache/cache.js';
@@ -55,16 +56,26 @@ export function assertExpectedVersion(row: SiteRow, expected: ExpectedVersions, 
 }
 
 /**
- * While a workspace requires review, a direct change is an owner's alone, and its version says
- * it bypassed review; editors and admins propose a change request instead.
+ * The credentials of a person at the keyboard: a web session, or a JWT, which only a sign-in
+ * issues. An access token is not one of them: it is a standing credential that a script, a
+ * pipeline or whoever copied it holds, so it never bypasses review, whoever made it.
  */
-export function directChangeReview(found: LockedSiteRow): VersionReview | undefined {
+const SIGNED_IN_VIA: ReadonlySet<AuditViaType> = new Set<AuditViaType>(['session', 'jwt']);
+
+/**
+ * While a workspace requires review, a direct change is an owner's alone, signed in as a person,
+ * and its version says it bypassed review; editors, admins and every access token propose a
+ * change request instead.
+ */
+export function directChangeReview(found: LockedSiteRow, origin: ChangeOrigin): VersionReview | undefined {
   if (!found.reviewRequired) return undefined;
-  if (found.role !== 'owner') {
+  if (found.role !== 'owner' || !SIGNED_IN_VIA.has(origin.via.type)) {
     throw new AppError(
       403,
       SITE_ERRORS.REVIEW_REQUIRED,
-      'This workspace requires review of changes: propose this change as a change request (POST /api/v1/sites/{id}/change-requests) instead.',
+      found.role === 'owner'
+        ? 'This workspace requires review of changes, and an access token never bypasses it: sign in to change the site directly, or propose this change as a change request (POST /api/v1/sites/{id}/change-requests).'
+        : 'This workspace requires review of changes: propose this change as a change request (POST /api/v1/sites/{id}/change-requests) instead.',
     );
   }
   return { review_bypassed: true };
@@ -231,7 +242,7 @@ export class SiteService {
       this.deps.db.transaction().execute(async (trx) => {
         const found = await this.lockFor(trx, caller, id, 'site.update');
         touched.workspaceId = found.site.workspace_id;
-        const review = directChangeReview(found);
+        const review = directChangeReview(found, origin);
         assertExpectedVersion(found.site, expected, 'apply your change again');
         return this.saveVersion(trx, origin, { row: found.site, webhooks: found.webhooks }, input, { review });
       }),

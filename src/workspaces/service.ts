@@ -13,7 +13,8 @@ import { findUserById } from '../users/queries.js';
 import { hasSecondFactor } from '../auth/queries.js';
 import { membershipsTag, workspaceSitesTag, workspaceTag } from '../memberships/changes.js';
 import { WORKSPACE_ERRORS } from '../memberships/errors.js';
-import { assertCan, grantsAdministration, memberChangeAction, workspaceNotFound, type WorkspaceRole } from '../memberships/permissions.js';
+import { withdrawApprovalsOf } from '../change-requests/queries.js';
+import { assertCan, can, grantsAdministration, memberChangeAction, workspaceNotFound, type WorkspaceRole } from '../memberships/permissions.js';
 import { withdrawInvitationsBeyondRole } from './invitation-withdrawal.js';
 import { memberToJson, workspaceToJson } from './presenter.js';
 import {
@@ -189,11 +190,13 @@ export class WorkspaceService {
       if (current === role) return memberToJson(member);
       await updateMemberRole(trx, workspaceId, memberId, role);
       await withdrawInvitationsBeyondRole(trx, this.deps.clock, origin, { workspaceId, senderId: memberId, newRole: role, reason: 'inviter_role_changed' });
+      // An approval stands for a reviewer who kept the role since: a demotion withdraws it for good.
+      const withdrawn = can(role, 'change_request.review') ? 0 : await withdrawApprovalsOf(trx, workspaceId, memberId);
       await recordAuditEvent(trx, this.deps.clock, origin, {
         workspaceId,
         action: 'member.role_changed',
         target: { type: 'member', id: memberId, name: member.email },
-        details: { role: { before: current, after: role } },
+        details: { role: { before: current, after: role }, ...(withdrawn > 0 ? { approvals_withdrawn: withdrawn } : {}) },
       });
       return memberToJson({ ...member, role });
     });
@@ -238,11 +241,13 @@ export class WorkspaceService {
       await deleteMember(trx, workspaceId, memberId);
       const reason = memberId === userId ? 'inviter_left' : 'inviter_removed';
       await withdrawInvitationsBeyondRole(trx, this.deps.clock, origin, { workspaceId, senderId: memberId, newRole: null, reason });
+      // Their approvals go with them: joining again later revives none.
+      const withdrawn = await withdrawApprovalsOf(trx, workspaceId, memberId);
       await recordAuditEvent(trx, this.deps.clock, origin, {
         workspaceId,
         action: memberId === userId ? 'member.left' : 'member.removed',
         target: { type: 'member', id: memberId, name: member?.email ?? '' },
-        details: { role: current },
+        details: { role: current, ...(withdrawn > 0 ? { approvals_withdrawn: withdrawn } : {}) },
       });
       if (member !== undefined) {
         await publishMemberEvent(trx, this.deps.clock, origin, { type: 'member.removed', workspace, member, role: current, left: memberId === userId });

@@ -122,6 +122,7 @@ export const ERROR_MESSAGES: Record<ErrorCode, string> = {
   not_the_author: 'Only the person who proposed this change can edit it.',
   site_in_trash: 'The site of this change is in the trash. Restore it first.',
   nothing_to_change: 'The proposal leaves the site as it is. Change at least one setting.',
+  author_not_allowed: 'The author of this change can no longer apply it: they left the workspace, their role changed or their account was disabled.',
 };
 
 /**
