@@ -54,7 +54,7 @@ export function groupObject(text: string): JsonObject | undefined {
 }
 
 /** One key as a JSON Pointer token (RFC 6901: `~` as `~0`, `/` as `~1`). */
-export function pointerToken(key: string): string {
+function pointerToken(key: string): string {
   return key.replaceAll('~', '~0').replaceAll('/', '~1');
 }
 
@@ -146,16 +146,6 @@ function placeOf(path: string): Place {
   const [, group, ...tokens] = path.split('/');
   if (group !== undefined && GROUPS.includes(group)) return { kind: 'group', field: group as SettingsField, keys: tokens.map(keyOf) };
   throw new Error(`not a path of a site's settings: ${path}`);
-}
-
-/** Whether a path names a setting of a site (a path `siteFieldChanges` can produce). */
-export function isSitePath(path: string): boolean {
-  try {
-    placeOf(path);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /**
