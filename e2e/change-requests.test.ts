@@ -154,7 +154,7 @@ test('review is required in the workspace settings; an editor proposes, an admin
   assert.ok(first !== undefined);
   assert.equal(first.title, 'Warmer greeting');
   assert.equal(first.description, 'Visitors found "Hello" curt.');
-  assert.deepEqual(first.changes, [{ path: '/widget', before: '{"greeting":"Hi there"}', after: JSON.stringify({ greeting: 'Welcome aboard' }, null, 2) }]);
+  assert.deepEqual(first.changes, [{ path: '/widget/greeting', before: 'Hi there', after: 'Welcome aboard' }]);
   assert.equal((await siteNow(site.id)).widget, '{"greeting":"Hi there"}', 'the site is unchanged until the change is applied');
   assert.equal(await editorPage.getByLabel('Greeting').inputValue(), 'Hi there', 'the editor shows the live site again');
 
@@ -206,7 +206,7 @@ test('review is required in the workspace settings; an editor proposes, an admin
   await page.getByRole('button', { name: 'Apply now' }).click();
   const conflicts = page.getByRole('region', { name: 'The site changed since this was proposed' });
   await conflicts.waitFor();
-  const tone = conflicts.getByRole('group', { name: 'AI assistant' });
+  const tone = conflicts.getByRole('group', { name: 'AI assistant › Tone' });
   assert.deepEqual(await tone.getByRole('row').nth(1).getByRole('cell').allInnerTexts(), ['Friendly', 'Professional', 'Concise']);
   const colour = conflicts.getByRole('group', { name: 'Colour' });
   assert.deepEqual(await colour.getByRole('row').nth(1).getByRole('cell').allInnerTexts(), ['#0f766e', '#991b1b', '#166534']);
@@ -279,8 +279,8 @@ test("the editor's own conflict: two tabs save the same site, and the second cho
   await first.getByText('Someone else saved this site since you opened it').waitFor();
   const panel = first.getByRole('region', { name: 'Choose what to keep' });
   await panel.getByText('You both changed 2 settings').waitFor();
-  const widget = panel.getByRole('group', { name: 'Chat widget' });
-  const tone = panel.getByRole('group', { name: 'AI assistant' });
+  const widget = panel.getByRole('group', { name: 'Chat widget › Greeting' });
+  const tone = panel.getByRole('group', { name: 'AI assistant › Tone' });
   assert.deepEqual(await widget.getByRole('row').nth(1).getByRole('cell').allInnerTexts(), ['Hello', 'From the second tab', 'From the first tab']);
   assert.deepEqual(await tone.getByRole('row').nth(1).getByRole('cell').allInnerTexts(), ['Friendly', 'Professional', 'Concise']);
   assert.equal(await panel.getByRole('group', { name: 'Name' }).count(), 0, 'only the second tab changed the name: no conflict');

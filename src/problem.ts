@@ -16,8 +16,8 @@ export interface Problem {
   errors?: FieldError[];
   /** ownership_transfer_required: the workspaces whose ownership must be handed over first. */
   workspaces?: Array<{ id: string; name: string }>;
-  /** change_request_conflict: every path the site changed since the request's base, to another value than the proposal's. */
-  conflicts?: Array<{ path: string; base: unknown; current: unknown; proposed: unknown }>;
+  /** change_request_conflict: every path the site changed since the request's base, to another value than the proposal's (a value left out where the setting is not set). */
+  conflicts?: Array<{ path: string; base?: unknown; current?: unknown; proposed?: unknown }>;
 }
 
 /** The members a problem may carry beyond the standard ones (RFC 9457 extensions). */

@@ -14,6 +14,13 @@ const Person = Type.Object({ id: Type.String(), email: Type.String(), name: Type
 const Title = Type.String({ minLength: 1, maxLength: CHANGE_REQUEST_TITLE_MAX_LENGTH });
 const Description = Type.String({ maxLength: CHANGE_REQUEST_DESCRIPTION_MAX_LENGTH });
 const Status = Type.Enum(CHANGE_REQUEST_STATUSES);
+/** A path both the site and the proposal changed since base_version; a value is left out where the setting is not set. */
+const MergeConflictSchema = Type.Object({
+  path: Type.String({ description: 'JSON Pointer, as in changes' }),
+  base: Type.Optional(Type.Unknown({ description: 'The value at base_version' })),
+  current: Type.Optional(Type.Unknown({ description: 'The value now' })),
+  proposed: Type.Optional(Type.Unknown({ description: 'The proposed value' })),
+});
 
 export const ChangeRequestSchema = Type.Object({
   id: Type.String(),
@@ -28,9 +35,9 @@ export const ChangeRequestSchema = Type.Object({
   base_version: Type.Integer({ minimum: 1, description: 'The version of the site the proposal was made from' }),
   changes: Type.Array(
     Type.Object({
-      path: Type.String({ description: 'JSON Pointer, as in the site history: /ai_settings, /partner_settings/base_url' }),
-      before: Type.Unknown({ description: 'The value at base_version' }),
-      after: Type.Unknown({ description: 'The proposed value' }),
+      path: Type.String({ description: 'JSON Pointer, as in the site history: /name, /widget/greeting (a setting inside a group that holds a JSON object), /branding (a group that does not), /partner_settings/base_url' }),
+      before: Type.Optional(Type.Unknown({ description: 'The value at base_version; left out when the setting was not there' })),
+      after: Type.Optional(Type.Unknown({ description: 'The proposed value; left out when the proposal removes the setting' })),
     }),
   ),
   approvals: Type.Array(Type.Object({ user: Person, at: Type.String({ format: 'date-time' }) })),
@@ -41,7 +48,7 @@ export const ChangeRequestSchema = Type.Object({
     [
       Type.Object({
         code: Type.String(),
-        conflicts: Type.Optional(Type.Array(Type.Object({ path: Type.String(), base: Type.Unknown(), current: Type.Unknown(), proposed: Type.Unknown() }))),
+        conflicts: Type.Optional(Type.Array(MergeConflictSchema)),
       }),
       Type.Null(),
     ],
@@ -81,8 +88,8 @@ export const ChangeRequestApplyBody = Type.Object(
   {
     at: Type.Optional(Type.String({ maxLength: 64, description: 'An ISO 8601 date-time: apply then instead of now (status scheduled); in the future, at most a year ahead' })),
     resolve: Type.Optional(
-      Type.Record(Type.String({ maxLength: 200 }), Type.Enum(CONFLICT_RESOLUTIONS), {
-        description: 'Settles conflicting paths: "proposed" keeps the proposal\'s value, "current" keeps the site\'s (the path is left out)',
+      Type.Record(Type.String({ maxLength: 1000 }), Type.Enum(CONFLICT_RESOLUTIONS), {
+        description: 'Settles conflicting paths (the paths of conflicts, e.g. /widget/greeting): "proposed" keeps the proposal\'s value, "current" keeps the site\'s (the path is left out)',
       }),
     ),
   },
@@ -108,7 +115,7 @@ export const ConflictProblem = Type.Intersect([
   ProblemSchema,
   Type.Object({
     conflicts: Type.Optional(
-      Type.Array(Type.Object({ path: Type.String(), base: Type.Unknown(), current: Type.Unknown(), proposed: Type.Unknown() }), {
+      Type.Array(MergeConflictSchema, {
         description: 'change_request_conflict: each path the site changed since base_version to another value than the proposal\'s',
       }),
     ),

@@ -23,7 +23,7 @@ import { assertExpectedVersion, type ExpectedVersions, siteNotFound, type SiteSe
 import { eventActor, publishWebhookEvent } from '../webhooks/outbox.js';
 import { CHANGE_REQUEST_LIST_LIMIT, CHANGE_REQUEST_SCHEDULE_MAX_DAYS, type ChangeRequestStatus, type ConflictResolution, PENDING_CHANGE_REQUEST_STATUSES } from './contract.js';
 import { CHANGE_REQUEST_ERRORS } from './errors.js';
-import { type MergeConflict, mergeProposal, type ProposedChange } from './merge.js';
+import { type MergeConflict, mergeProposal, previewedRow, type ProposedChange } from './merge.js';
 import { changeRequestToJson, previewTokenContext } from './presenter.js';
 import {
   type ChangeRequestRow,
@@ -66,9 +66,6 @@ export interface ChangeRequestInput {
 type ScheduledFailureCode = typeof CHANGE_REQUEST_ERRORS.AUTHOR_NOT_ALLOWED | typeof CHANGE_REQUEST_ERRORS.APPROVALS_MISSING | typeof WORKSPACE_ERRORS.TWO_FACTOR_REQUIRED;
 
 const PREVIEW_TOKEN_PREFIX = 'swp_';
-/** The public configuration's fields a proposal may change. */
-const PREVIEWED_FIELDS: readonly string[] = ['name', 'color', 'widget', 'portal', 'branding', 'public_theme'];
-type PreviewedField = 'name' | 'color' | 'widget' | 'portal' | 'branding' | 'public_theme';
 
 function changeRequestNotFound(): AppError {
   return new AppError(404, CHANGE_REQUEST_ERRORS.CHANGE_REQUEST_NOT_FOUND, 'This site has no change request with this id.');
@@ -393,14 +390,7 @@ export class ChangeRequestService {
     if (request === undefined || !secretsEqual(request.preview_token_hash, tokenHash)) return undefined;
     const site = await findPreviewSite(this.deps.db, request.site_id, publicKey);
     if (site === undefined) return undefined;
-    // The proposal's values, conflicts included: what the request asks for, as reviewers judge it.
-    const proposal = JSON.parse(request.changes) as ProposedChange[];
-    const previewed: PublicSiteRow = { ...site };
-    for (const change of proposal) {
-      const field = change.path.slice(1);
-      if (PREVIEWED_FIELDS.includes(field) && typeof change.after === 'string') previewed[field as PreviewedField] = change.after;
-    }
-    return previewed;
+    return previewedRow(site, JSON.parse(request.changes) as ProposedChange[]);
   }
 
   /** Writes the merged change as the site's next version and marks the request applied, in the caller's transaction. */

@@ -1,13 +1,15 @@
 import type { SiteRow } from './queries.js';
-import { PARTNER_EDITABLE_FIELDS, SETTINGS_FIELDS } from './contract.js';
+import { type PathChange, type SiteFields, siteFieldChanges } from './site-merge.js';
 
 /** How the partner access token changed, named without its value. */
 export type TokenChange = 'set' | 'replaced' | 'cleared';
 
-/** One field a change touched, by JSON Pointer; the partner token says how it changed, never its value. */
-export type SiteChange = { path: string; before: unknown; after: unknown } | { path: '/partner_settings/access_token'; change: TokenChange };
-
-const TOP_FIELDS = ['name', 'color', ...SETTINGS_FIELDS] as const;
+/**
+ * One setting a change touched, by JSON Pointer (sites/site-merge.ts: inside a settings group that
+ * holds a JSON object, one per setting); `before` is absent for a setting added, `after` for one
+ * removed. The partner token says how it changed, never its value.
+ */
+export type SiteChange = PathChange | { path: '/partner_settings/access_token'; change: TokenChange };
 
 function partnerFields(row: SiteRow): Record<string, unknown> {
   try {
@@ -18,23 +20,18 @@ function partnerFields(row: SiteRow): Record<string, unknown> {
   }
 }
 
+function fieldsOf(row: SiteRow): SiteFields {
+  const { name, color, ai_settings, email_settings, widget, portal, branding, public_theme, knowledge_sources } = row;
+  return { name, color, ai_settings, email_settings, widget, portal, branding, public_theme, knowledge_sources, partner_settings: partnerFields(row) };
+}
+
 /**
- * What a change did to a site, field by field, in the site's field order (`/name`, `/ai_settings`,
- * `/partner_settings/base_url`). The server's own partner fields (check results) are not a
- * person's change and are left out.
+ * What a change did to a site, setting by setting, in the site's field order (`/name`,
+ * `/ai_settings/tone`, `/branding`, `/partner_settings/base_url`). The server's own partner fields
+ * (check results) are not a person's change and are left out.
  */
 export function siteChanges(before: SiteRow, after: SiteRow): SiteChange[] {
-  const changes: SiteChange[] = [];
-  for (const field of TOP_FIELDS) {
-    if (before[field] !== after[field]) changes.push({ path: `/${field}`, before: before[field], after: after[field] });
-  }
-  const partnerBefore = partnerFields(before);
-  const partnerAfter = partnerFields(after);
-  for (const field of PARTNER_EDITABLE_FIELDS) {
-    if (JSON.stringify(partnerBefore[field]) !== JSON.stringify(partnerAfter[field])) {
-      changes.push({ path: `/partner_settings/${field}`, before: partnerBefore[field] ?? null, after: partnerAfter[field] ?? null });
-    }
-  }
+  const changes: SiteChange[] = siteFieldChanges(fieldsOf(before), fieldsOf(after));
   if (before.partner_access_token !== after.partner_access_token) {
     const change: TokenChange = after.partner_access_token === null ? 'cleared' : before.partner_access_token === null ? 'set' : 'replaced';
     changes.push({ path: '/partner_settings/access_token', change });

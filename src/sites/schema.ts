@@ -222,9 +222,14 @@ export const SiteParams = Type.Object({ id: Type.String({ maxLength: 64 }) });
 
 export const IfMatchHeaders = Type.Object({ 'if-match': Type.Optional(Type.String({ maxLength: 1024 })) });
 
+// The token's entry first: the other entry's before and after are optional, so it would match the token's too.
 const SiteChangeSchema = Type.Union([
-  Type.Object({ path: Type.String({ description: 'JSON Pointer of the field, e.g. /ai_settings or /partner_settings/base_url' }), before: Type.Unknown(), after: Type.Unknown() }),
   Type.Object({ path: Type.Literal('/partner_settings/access_token'), change: Type.Enum(['set', 'replaced', 'cleared'], { description: 'How the token changed; never its value' }) }),
+  Type.Object({
+    path: Type.String({ description: 'JSON Pointer of the setting: /name, /widget/greeting (a setting inside a group that holds a JSON object), /branding (a group that does not), /partner_settings/base_url' }),
+    before: Type.Optional(Type.Unknown({ description: 'Left out when the setting was not there (added)' })),
+    after: Type.Optional(Type.Unknown({ description: 'Left out when the setting was removed' })),
+  }),
 ]);
 
 export const SiteVersionSchema = Type.Object({

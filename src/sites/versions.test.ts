@@ -8,6 +8,7 @@ import { WorkspaceService } from '../workspaces/service.js';
 import { SITE_ERRORS } from './errors.js';
 import type { SiteJson, SiteVersionJson } from './schema.js';
 import { DEFAULT_COLOR } from './defaults.js';
+import { applyChanges, type PathChange, type SiteFields } from './site-merge.js';
 
 // The site history on SQLite and (with TEST_DATABASE_URL) PostgreSQL: a version per change with
 // who and how, none for a refused change, concurrent changes that compose, restores, and no secret.
@@ -42,16 +43,9 @@ async function put(authorization: string, siteId: string, payload: unknown, head
 }
 
 /** Applies a version's changes to a site's fields, as a reader replaying the history would. */
-function apply(fields: Record<string, unknown>, version: SiteVersionJson): Record<string, unknown> {
-  const next = structuredClone(fields);
-  for (const change of version.changes) {
-    if (!('after' in change)) continue;
-    const [, top, sub] = change.path.split('/');
-    if (top === undefined) continue;
-    if (sub === undefined) next[top] = change.after;
-    else next[top] = { ...(next[top] as Record<string, unknown>), [sub]: change.after };
-  }
-  return next;
+/** A version's changes laid over the fields they were made from, as the merge lays a change request's. */
+function apply(fields: SiteFields, version: SiteVersionJson): SiteFields {
+  return applyChanges(fields, version.changes.filter((change): change is PathChange => !('change' in change)));
 }
 
 test('each create and update leaves a version with who, which credential, and what changed', async () => {
@@ -124,11 +118,12 @@ test('ten concurrent updates leave ten consecutive versions whose changes compos
 
   const versions = (await history(owner, site.id)).reverse();
   assert.deepEqual(versions.map((version) => version.version), [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]);
-  let replayed: Record<string, unknown> = { name: '', color: DEFAULT_COLOR, partner_settings: {} };
-  for (const field of fields) replayed[field] = '';
+  let replayed: SiteFields = { name: '', color: DEFAULT_COLOR, ai_settings: '', email_settings: '', widget: '', portal: '', branding: '', public_theme: '', knowledge_sources: '', partner_settings: {} };
   for (const version of versions) replayed = apply(replayed, version);
+  // The groups rewritten after their first version changed setting by setting: /widget/writer.
+  assert.ok(versions.some((version) => version.changes.some((change) => /^\/[a-z_]+\/writer$/.test(change.path))));
   const current = JSON.parse((await call('GET', `/api/v1/sites/${site.id}`, owner.bearer)).body) as { site: SiteJson };
-  for (const field of ['name', ...fields]) assert.equal(replayed[field], current.site[field as keyof SiteJson], field);
+  for (const field of ['name', ...fields] as const) assert.equal(replayed[field as keyof SiteFields], current.site[field as keyof SiteJson], field);
 });
 
 test('restoring a version brings its fields back as a new version, keeps the partner token, and honours If-Match', async () => {

@@ -3,6 +3,7 @@ import type { Site } from './api/types';
 import {
   allSettled,
   approvalsText,
+  carriedOver,
   conflictLines,
   editorConflicts,
   isoToLocalTime,
@@ -58,7 +59,7 @@ describe("the editor's own conflict: two tabs saved the same site", () => {
     const mine = { ...draftOf(base), ai_settings: '{"tone":"concise"}', widget: '{"greeting":"Hi"}', name: 'Docs EU ' };
     mine.partner = { ...mine.partner, collections: ['guides'] };
     expect(editorConflicts(base, theirs, mine)).toEqual([
-      { path: '/ai_settings', base: '{"tone":"friendly"}', current: '{"tone":"professional"}', proposed: '{"tone":"concise"}' },
+      { path: '/ai_settings/tone', base: 'friendly', current: 'professional', proposed: 'concise' },
       { path: '/partner_settings/collections', base: [], current: ['faq'], proposed: ['guides'] },
     ]);
     // The same name on both sides (spaces aside) is agreement, not a conflict; an untouched path never conflicts.
@@ -68,24 +69,38 @@ describe("the editor's own conflict: two tabs saved the same site", () => {
   test('the draft moved onto their version keeps their changes and mine, each conflict as chosen', () => {
     const mine = { ...draftOf(base), ai_settings: '{"tone":"concise"}', widget: '{"greeting":"Hi"}', color: '#ABCDEF', accessToken: { kind: 'replace', value: 'secret' } as const };
     mine.partner = { ...mine.partner, collections: ['guides'] };
-    const keepMine = rebasedDraft(base, theirs, mine, { '/ai_settings': 'proposed', '/partner_settings/collections': 'current' });
+    const keepMine = rebasedDraft(base, theirs, mine, { '/ai_settings/tone': 'proposed', '/partner_settings/collections': 'current' });
     expect(keepMine.ai_settings).toBe('{"tone":"concise"}');
     expect(keepMine.partner.collections).toEqual(['faq']);
     expect(keepMine.widget).toBe('{"greeting":"Hi"}');
     expect(keepMine.name).toBe('Docs EU');
     expect(keepMine.color).toBe('#ABCDEF');
     expect(keepMine.accessToken).toEqual({ kind: 'replace', value: 'secret' });
-    const takeTheirs = rebasedDraft(base, theirs, mine, { '/ai_settings': 'current', '/partner_settings/collections': 'proposed' });
+    const takeTheirs = rebasedDraft(base, theirs, mine, { '/ai_settings/tone': 'current', '/partner_settings/collections': 'proposed' });
     expect(takeTheirs.ai_settings).toBe('{"tone":"professional"}');
     expect(takeTheirs.partner.collections).toEqual(['guides']);
     // The draft given is left as it was.
     expect(mine.partner.collections).toEqual(['guides']);
   });
 
+  test('two people changing different settings of one group keep both; only a setting both changed is a choice', () => {
+    const start = site({ widget: '{"greeting":"Hello","position":"bottom-right","launcher_text":"Chat"}' });
+    const saved = site({ widget: '{"greeting":"Hello","position":"bottom-left","launcher_text":"Ask us"}' });
+    const mine = { ...draftOf(start), widget: '{\n  "greeting": "Welcome",\n  "position": "bottom-right",\n  "launcher_text": "Help"\n}' };
+    expect(editorConflicts(start, saved, mine)).toEqual([{ path: '/widget/launcher_text', base: 'Chat', current: 'Ask us', proposed: 'Help' }]);
+    expect(carriedOver(start, saved, mine)).toEqual({ theirs: ['/widget/position'], mine: ['/widget/greeting'] });
+    // Their key order and one-line layout, my greeting, their position, the launcher text as chosen.
+    expect(rebasedDraft(start, saved, mine, { '/widget/launcher_text': 'proposed' }).widget).toBe('{"greeting":"Welcome","position":"bottom-left","launcher_text":"Help"}');
+    expect(rebasedDraft(start, saved, mine, { '/widget/launcher_text': 'current' }).widget).toBe('{"greeting":"Welcome","position":"bottom-left","launcher_text":"Ask us"}');
+    // Text that is not an object on either side is one choice for the whole group.
+    expect(editorConflicts(start, saved, { ...draftOf(start), widget: 'not json' }).map((conflict) => conflict.path)).toEqual(['/widget']);
+  });
+
   test('every conflict needs its choice before anything is sent', () => {
     const conflicts = editorConflicts(base, theirs, { ...draftOf(base), ai_settings: '{"tone":"concise"}' });
     expect(allSettled(conflicts, {})).toBe(false);
-    expect(allSettled(conflicts, { '/ai_settings': 'proposed' })).toBe(true);
+    expect(allSettled(conflicts, { '/ai_settings': 'proposed' })).toBe(false);
+    expect(allSettled(conflicts, { '/ai_settings/tone': 'proposed' })).toBe(true);
     expect(allSettled([], {})).toBe(true);
   });
 });
@@ -120,8 +135,21 @@ describe("a change request's conflicts and proposal", () => {
       { path: '/partner_settings/base_url', before: '', after: 'https://y.example' },
       { path: '/partner_settings/enabled', before: false, after: true },
     ];
-    expect(reproposal(changes, conflicts, choices)).toEqual({ name: 'Docs EU', ai_settings: 'c', partner_settings: { enabled: true } });
-    expect(reproposal([{ path: '/ai_settings', before: 'a', after: 'c' }], conflicts, { '/ai_settings': 'current' })).toEqual({});
+    const now = site({ ai_settings: 'b', partner_settings: { ...site().partner_settings, base_url: 'https://x.example' } });
+    expect(reproposal(now, changes, conflicts, choices)).toEqual({ name: 'Docs EU', ai_settings: 'c', partner_settings: { enabled: true } });
+    expect(reproposal(now, [{ path: '/ai_settings', before: 'a', after: 'c' }], conflicts, { '/ai_settings': 'current' })).toEqual({});
+    // A setting inside a group is set in the group's text as it is now; the group's other settings stay.
+    const group = site({ widget: '{"greeting":"Hello","position":"bottom-left"}' });
+    expect(reproposal(group, [{ path: '/widget/greeting', before: 'Hello', after: 'Hi' }, { path: '/widget/launcher_text', after: 'Help' }], [], {})).toEqual({
+      widget: '{"greeting":"Hi","position":"bottom-left","launcher_text":"Help"}',
+    });
+  });
+
+  test('a setting inside a group is one line in the form’s words', () => {
+    expect(conflictLines({ path: '/ai_settings/tone', base: 'friendly', current: 'professional', proposed: 'concise' })).toEqual([
+      { label: 'AI assistant › Tone', base: 'Friendly', current: 'Professional', proposed: 'Concise', swatch: {} },
+    ]);
+    expect(conflictLines({ path: '/widget/greeting', current: 'Hey', proposed: 'Hi' })[0]).toMatchObject({ base: '(not set)', current: 'Hey', proposed: 'Hi' });
   });
 
   test('the preview lays the proposal over the site as it is now', () => {
@@ -129,6 +157,9 @@ describe("a change request's conflicts and proposal", () => {
     expect(draft.widget).toBe('{"greeting":"Welcome"}');
     expect(draft.color).toBe('#166534');
     expect(draft.name).toBe('Docs EU');
+    // A setting inside a group is laid into the group's current text.
+    const keyed = proposedDraft(site({ widget: '{"greeting":"Hello","position":"bottom-left"}' }), [{ path: '/widget/greeting', before: 'Hello', after: 'Welcome' }]);
+    expect(keyed.widget).toBe('{"greeting":"Welcome","position":"bottom-left"}');
   });
 
   test('JSON Pointers are followed into objects and lists, escapes included', () => {

@@ -1,115 +1,89 @@
 // Change requests and conflicts in the forms' own words, as pure functions: a proposal laid over
 // the site (what the widget preview shows), the paths where two changes disagree and how each is
 // settled ("keep the proposal / take the current value"), for a change request the reviewer applies
-// and for the editor whose save met someone else's (412). Paths are the history's JSON Pointers:
-// /name, /color, /<settings group>, /partner_settings/<field>.
+// and for the editor whose save met someone else's (412). Paths and the merge are the server's own
+// (src/sites/site-merge.ts): /name, /color, /<group>/<setting> inside a group holding a JSON object,
+// /<group> for one that does not, /partner_settings/<field>.
 import type { ChangeRequestStatus, ConflictResolution } from '@server/change-requests/contract';
-import { PARTNER_EDITABLE_FIELDS, type PartnerEditableField, SETTINGS_FIELDS, type SettingsField } from '@server/sites/contract';
+import { PARTNER_EDITABLE_FIELDS, SETTINGS_FIELDS, type SettingsField } from '@server/sites/contract';
 import type { SiteUpdate } from '@server/sites/schema';
+import { applyChanges, mergeSites, type PathChange, type PathConflict as MergeConflict, sameValue, type SiteFields, siteFieldChanges } from '@server/sites/site-merge';
 import type { Site } from './api/types';
 import { colourOf, displayValue, objectChanges, SHOWN_LENGTH, type ValuePlace } from './historyText';
 import { isPlainObject, type SettingsObject } from './settingsText';
 import { draftOf, fieldLabel, type SiteDraft } from './siteDraft';
 
-/** A path two changes set to different values: its value at the base, now, and in the proposal (or the editor's draft). */
-export interface PathConflict {
-  path: string;
-  base: unknown;
-  current: unknown;
-  proposed: unknown;
-}
+/** A path two changes set to different values: its value at the base, now, and in the proposal (or the editor's draft); absent where not set. */
+export type PathConflict = MergeConflict;
 
 /** How each conflicting path is settled: "proposed" keeps the proposal (or mine), "current" takes the site's value now (theirs). */
 export type ConflictChoices = Readonly<Record<string, ConflictResolution>>;
 
 /** One path of a proposal: its value at the request's base and the proposed one. */
-export interface ProposedChange {
-  path: string;
-  before: unknown;
-  after: unknown;
-}
+export type ProposedChange = PathChange;
 
-const PARTNER_PREFIX = '/partner_settings/';
 const GROUP_PATHS: ReadonlySet<string> = new Set(SETTINGS_FIELDS.map((field) => `/${field}`));
-
-/** Every path the editor's form sets (the partner access token is write-only and never compared). */
-export const SITE_PATHS: readonly string[] = ['/name', '/color', ...SETTINGS_FIELDS.map((field) => `/${field}`), ...PARTNER_EDITABLE_FIELDS.map((field) => `${PARTNER_PREFIX}${field}`)];
-
-function partnerField(path: string): PartnerEditableField | undefined {
-  if (!path.startsWith(PARTNER_PREFIX)) return undefined;
-  const field = path.slice(PARTNER_PREFIX.length);
-  return (PARTNER_EDITABLE_FIELDS as readonly string[]).includes(field) ? (field as PartnerEditableField) : undefined;
-}
 
 function settingsField(path: string): SettingsField | undefined {
   return GROUP_PATHS.has(path) ? (path.slice(1) as SettingsField) : undefined;
 }
 
-/** The value a draft holds at a path, as the site would store it (the name trimmed, the colour lower-case). */
-export function draftValue(draft: SiteDraft, path: string): unknown {
-  if (path === '/name') return draft.name.trim();
-  if (path === '/color') return draft.color.toLowerCase();
-  const group = settingsField(path);
-  if (group !== undefined) return draft[group];
-  const partner = partnerField(path);
-  return partner === undefined ? undefined : draft.partner[partner];
+/** The settings group a path lies in, and the setting's pointer inside it ("" for the whole group). */
+function groupPlace(path: string): { field: SettingsField; pointer: string } | undefined {
+  const field = path.split('/')[1] ?? '';
+  return GROUP_PATHS.has(`/${field}`) ? { field: field as SettingsField, pointer: path.slice(field.length + 1) } : undefined;
 }
 
-/** Sets a draft's value at a path (a copy: the draft given is not changed). */
-export function withDraftValue(draft: SiteDraft, path: string, value: unknown): SiteDraft {
-  const next: SiteDraft = { ...draft, partner: { ...draft.partner } };
-  if ((path === '/name' || path === '/color') && typeof value === 'string') next[path.slice(1) as 'name' | 'color'] = value;
-  const group = settingsField(path);
-  if (group !== undefined && typeof value === 'string') next[group] = value;
-  const partner = partnerField(path);
-  if (partner !== undefined) Object.assign(next.partner, { [partner]: value });
+/** A draft as the merge reads it: the name trimmed and the colour lower-case, as the site stores them. */
+export function draftFields(draft: SiteDraft): SiteFields {
+  const { ai_settings, email_settings, widget, portal, branding, public_theme, knowledge_sources } = draft;
+  return { name: draft.name.trim(), color: draft.color.toLowerCase(), ai_settings, email_settings, widget, portal, branding, public_theme, knowledge_sources, partner_settings: { ...draft.partner } };
+}
+
+/** A draft holding the merge's fields (a copy: the draft given is not changed). */
+function withFields(draft: SiteDraft, fields: SiteFields): SiteDraft {
+  const next: SiteDraft = { ...draft, name: fields.name, color: fields.color, partner: { ...draft.partner } };
+  for (const field of SETTINGS_FIELDS) next[field] = fields[field];
+  for (const field of PARTNER_EDITABLE_FIELDS) Object.assign(next.partner, { [field]: fields.partner_settings[field] });
   return next;
-}
-
-function same(a: unknown, b: unknown): boolean {
-  return JSON.stringify(a) === JSON.stringify(b);
 }
 
 /** The site as a proposal would leave it, for the widget preview: each proposed value over the site as it is now. */
 export function proposedDraft(site: Site, changes: readonly ProposedChange[]): SiteDraft {
-  return changes.reduce((draft, change) => withDraftValue(draft, change.path, change.after), draftOf(site));
+  const draft = draftOf(site);
+  return withFields(draft, applyChanges(draftFields(draft), changes));
 }
 
 /**
- * Where the editor's unsaved draft and a save made meanwhile disagree: paths both changed from the
- * base, to different values. A path only one side changed is no conflict: it keeps that side's value.
+ * Where the editor's unsaved draft and a save made meanwhile disagree: settings both changed from
+ * the base, to different values. A setting only one side changed is no conflict: it keeps that side's value.
  */
 export function editorConflicts(base: Site, current: Site, draft: SiteDraft): PathConflict[] {
-  const baseDraft = draftOf(base);
-  const currentDraft = draftOf(current);
-  const conflicts: PathConflict[] = [];
-  for (const path of SITE_PATHS) {
-    const was = draftValue(baseDraft, path);
-    const mine = draftValue(draft, path);
-    const theirs = draftValue(currentDraft, path);
-    if (same(mine, was) || same(theirs, was) || same(mine, theirs)) continue;
-    conflicts.push({ path, base: was, current: theirs, proposed: mine });
-  }
-  return conflicts;
+  return mergeSites(draftFields(draftOf(base)), draftFields(draftOf(current)), draftFields(draft)).conflicts;
 }
 
 /**
  * The editor's draft moved onto the site as it is now: their changes stay, mine are laid over them,
- * and a conflicting path takes the side chosen for it. The access token change (write-only) is kept.
+ * setting by setting, and a conflicting setting takes the side chosen for it. The access token
+ * change (write-only) is kept.
  */
 export function rebasedDraft(base: Site, current: Site, draft: SiteDraft, choices: ConflictChoices): SiteDraft {
-  const baseDraft = draftOf(base);
-  const conflicting = new Set(editorConflicts(base, current, draft).map((conflict) => conflict.path));
-  let next: SiteDraft = { ...draftOf(current), accessToken: draft.accessToken };
-  for (const path of SITE_PATHS) {
-    const mine = draftValue(draft, path);
-    if (same(mine, draftValue(baseDraft, path))) continue;
-    if (conflicting.has(path) && choices[path] !== 'proposed') continue;
-    // The draft's own text (untrimmed name, the colour as typed), so the form shows what was typed.
-    const typed = path === '/name' ? draft.name : path === '/color' ? draft.color : mine;
-    next = withDraftValue(next, path, typed);
-  }
+  const { merged } = mergeSites(draftFields(draftOf(base)), draftFields(draftOf(current)), draftFields(draft), choices);
+  const next = withFields({ ...draftOf(current), accessToken: draft.accessToken }, merged);
+  // The draft's own text (untrimmed name, the colour as typed) where mine was kept, so the form shows what was typed.
+  if (merged.name === draft.name.trim()) next.name = draft.name;
+  if (merged.color === draft.color.toLowerCase()) next.color = draft.color;
   return next;
+}
+
+/** What the merge carries over from each side without asking: the settings only they, or only I, changed. */
+export function carriedOver(base: Site, current: Site, draft: SiteDraft): { theirs: string[]; mine: string[] } {
+  const baseFields = draftFields(draftOf(base));
+  const theirs = siteFieldChanges(baseFields, draftFields(draftOf(current))).map((change) => change.path);
+  const mine = siteFieldChanges(baseFields, draftFields(draft)).map((change) => change.path);
+  const conflicting = new Set(editorConflicts(base, current, draft).map((conflict) => conflict.path));
+  const onlyIn = (paths: string[], other: string[]) => paths.filter((path) => !conflicting.has(path) && !other.includes(path));
+  return { theirs: onlyIn(theirs, mine), mine: onlyIn(mine, theirs) };
 }
 
 /** Whether every conflicting path has its choice. */
@@ -130,18 +104,22 @@ export function resolutionOf(conflicts: readonly PathConflict[], choices: Confli
 /**
  * A request's proposal again, settled: the PUT body its author sends to propose it anew against the
  * site as it is now (PATCH changes). A conflicting path settled as "current" is left out; every
- * other path keeps its proposed value. Empty when nothing of the proposal is left.
+ * other path keeps its proposed value, set in the site's current text. Empty when nothing of the
+ * proposal is left.
  */
-export function reproposal(changes: readonly ProposedChange[], conflicts: readonly PathConflict[], choices: ConflictChoices): SiteUpdate {
+export function reproposal(site: Site, changes: readonly ProposedChange[], conflicts: readonly PathConflict[], choices: ConflictChoices): SiteUpdate {
   const dropped = new Set(conflicts.filter((conflict) => choices[conflict.path] === 'current').map((conflict) => conflict.path));
+  const now = draftFields(draftOf(site));
+  const after = applyChanges(
+    now,
+    changes.filter((change) => !dropped.has(change.path)),
+  );
   const body: Record<string, unknown> = {};
+  if (after.name !== now.name) body.name = after.name;
+  if (after.color !== now.color) body.color = after.color;
+  for (const field of SETTINGS_FIELDS) if (after[field] !== now[field]) body[field] = after[field];
   const partner: Record<string, unknown> = {};
-  for (const change of changes) {
-    if (dropped.has(change.path)) continue;
-    const field = partnerField(change.path);
-    if (field !== undefined) partner[field] = change.after;
-    else if (change.path === '/name' || change.path === '/color' || settingsField(change.path) !== undefined) body[change.path.slice(1)] = change.after;
-  }
+  for (const field of PARTNER_EDITABLE_FIELDS) if (!sameValue(after.partner_settings[field], now.partner_settings[field])) partner[field] = after.partner_settings[field];
   if (Object.keys(partner).length > 0) body.partner_settings = partner;
   return body as SiteUpdate;
 }
@@ -195,11 +173,16 @@ function conflictLine(label: string, base: unknown, current: unknown, proposed: 
 }
 
 /**
- * A conflict as people read it. A settings group (stored as JSON text) is told key by key, only the
- * keys where the current value and the proposal differ ("Chat widget › Greeting: was …, now …,
- * proposed …"); any other path is one line. Values read as the forms show them.
+ * A conflict as people read it. A setting inside a group is one line in the form's words ("Chat
+ * widget › Greeting"). A whole settings group holding JSON objects (as older requests name them)
+ * is told key by key, only the keys where the current value and the proposal differ; any other
+ * path is one line. Values read as the forms show them.
  */
 export function conflictLines(conflict: PathConflict): ConflictLine[] {
+  const place = groupPlace(conflict.path);
+  if (place !== undefined && place.pointer !== '') {
+    return [conflictLine(fieldLabel(conflict.path), conflict.base, conflict.current, conflict.proposed, place)];
+  }
   const field = settingsField(conflict.path);
   if (field !== undefined) {
     const base = groupObject(conflict.base);

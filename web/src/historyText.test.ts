@@ -28,6 +28,13 @@ describe("a site's history in words", () => {
     ]);
   });
 
+  test('a setting path inside a group (as the history records it) is one line in the form’s words; an object set whole is told key by key', () => {
+    expect(changeLines({ path: '/ai_settings/tone', before: 'friendly', after: 'concise' })).toEqual([{ label: 'AI assistant › Tone', kind: 'changed', before: 'Friendly', after: 'Concise' }]);
+    expect(changeLines({ path: '/widget/position', after: 'bottom-left' })).toEqual([{ label: 'Chat widget › Position', kind: 'added', after: 'Bottom left' }]);
+    expect(changeLines({ path: '/ai_settings/old', before: 1 })).toEqual([{ label: 'AI assistant › old', kind: 'removed', before: '1' }]);
+    expect(changeLines({ path: '/ai_settings/handoff', after: { enabled: true } })).toEqual([{ label: 'AI assistant › Hand-off to a person › Hand off to a person', kind: 'added', after: 'on' }]);
+  });
+
   test('an empty group counts as an empty object, and a change of formatting alone says so', () => {
     expect(changeLines({ path: '/widget', before: '', after: '{"position":"bottom-left"}' })).toEqual([{ label: 'Chat widget › Position', kind: 'added', after: 'Bottom left' }]);
     expect(changeLines({ path: '/widget', before: '{"position":"left"}', after: '{\n  "position": "left"\n}' })).toEqual([{ label: 'Chat widget', kind: 'formatting' }]);

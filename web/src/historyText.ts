@@ -164,6 +164,8 @@ function line(label: string, kind: 'added' | 'removed' | 'changed', before: unkn
 /** A change as lines people read: one per field, or one per key of a settings group. */
 export function changeLines(change: Change): ChangeLine[] {
   if ('change' in change) return [{ label: fieldLabel(change.path), kind: 'token', after: TOKEN_CHANGES[change.change] }];
+  const group = change.path.split('/')[1] ?? '';
+  if (GROUP_PATHS.has(`/${group}`) && change.path.length > group.length + 1) return settingLines(group as SettingsField, change.path.slice(group.length + 1), change);
   if (GROUP_PATHS.has(change.path)) {
     const before = groupObject(change.before);
     const after = groupObject(change.after);
@@ -175,6 +177,21 @@ export function changeLines(change: Change): ChangeLine[] {
     }
   }
   return [line(fieldLabel(change.path), 'changed', change.before, change.after, { pointer: change.path })];
+}
+
+/**
+ * A setting inside a group (`/widget/greeting`): added (no `before`), removed (no `after`) or
+ * changed; an object added, removed or replaced by another is told key by key, as a whole group is.
+ */
+function settingLines(field: SettingsField, pointer: string, change: { path: string; before?: unknown; after?: unknown }): ChangeLine[] {
+  const had = Object.hasOwn(change, 'before') && change.before !== undefined;
+  const has = Object.hasOwn(change, 'after') && change.after !== undefined;
+  const was = had ? change.before : {};
+  const now = has ? change.after : {};
+  if (isObject(was) && isObject(now) && (Object.keys(was).length > 0 || Object.keys(now).length > 0)) {
+    return objectChanges(was, now, pointer).map((key) => line(fieldLabel(`/${field}${key.pointer}`), key.kind, key.before, key.after, { field, pointer: key.pointer }));
+  }
+  return [line(fieldLabel(change.path), had ? (has ? 'changed' : 'removed') : 'added', change.before, change.after, { field, pointer })];
 }
 
 /** What a version did, in a few words: "Created", "Restored version 3", "3 changes" (as many as the lines shown). */

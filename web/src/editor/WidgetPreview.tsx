@@ -1,7 +1,7 @@
 // The chat widget as a visitor would see it, drawn from the unsaved draft: the widget's position,
 // launcher, greeting and accent; the branding's name, logo, colours and font; the public theme's
 // appearance, colours and corners. Values that are not valid yet fall back to the defaults.
-import type { CSSProperties } from 'react';
+import { type CSSProperties, useId } from 'react';
 import { COLOR_PATTERN } from '../color';
 import type { SiteDraft } from '../siteDraft';
 import { isPlainObject, type SettingsObject } from '../settingsText';
@@ -58,6 +58,8 @@ export function WidgetPreview({ draft, caption = 'as a visitor sees it, with you
   const appearance = theme.appearance === 'dark' || theme.appearance === 'light' ? theme.appearance : 'auto';
   const logo = logoSource(typeof branding.logo_url === 'string' ? branding.logo_url : '');
   const hidden = widget.enabled === false;
+  // Its own id: the editor's conflict panel shows a second preview (the merged result) beside this one.
+  const titleId = useId();
 
   // The visitor's colours, as custom properties the preview's styles read (set through the DOM, so
   // the content security policy's style rules allow them).
@@ -71,8 +73,8 @@ export function WidgetPreview({ draft, caption = 'as a visitor sees it, with you
   } as CSSProperties;
 
   return (
-    <figure className="widget-preview" aria-labelledby="widget-preview-title">
-      <figcaption id="widget-preview-title">
+    <figure className="widget-preview" aria-labelledby={titleId}>
+      <figcaption id={titleId}>
         <strong>Preview</strong> <span className="muted">{caption}</span>
       </figcaption>
       <div className={`preview-page preview-${position} preview-appearance-${appearance} ${theme.density === 'compact' ? 'preview-compact' : ''}`} style={style} data-testid="widget-preview">

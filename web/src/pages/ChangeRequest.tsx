@@ -146,9 +146,9 @@ function ChangeRequestScreen({ request, site, siteError, workspace }: ScreenProp
   const applyNow = () => run(() => applyChangeRequest(siteId, request.id, {}), 'Applied: the change is live.');
   const applyResolved = (resolve: Record<string, ConflictResolution>) =>
     run(() => applyChangeRequest(siteId, request.id, { resolve }), 'Applied with your choices: the change is live.', () => setConflicts(undefined));
-  const proposeAgain = (conflictsNow: PathConflict[]) =>
+  const proposeAgain = (now: Site, conflictsNow: PathConflict[]) =>
     run(
-      () => updateChangeRequest(siteId, request.id, { changes: reproposal(request.changes, conflictsNow, choices) }),
+      () => updateChangeRequest(siteId, request.id, { changes: reproposal(now, request.changes, conflictsNow, choices) }),
       'Proposed again against the site as it is now. Its approvals were withdrawn: it needs approving again.',
       () => setConflicts(undefined),
     );
@@ -204,7 +204,7 @@ function ChangeRequestScreen({ request, site, siteError, workspace }: ScreenProp
                   </Button>
                 )}
                 {isAuthor && request.status === 'open' && (
-                  <Button disabled={!allSettled(conflicts, choices)} busy={act.isPending} onClick={() => proposeAgain(conflicts)}>
+                  <Button disabled={!allSettled(conflicts, choices) || site === undefined} busy={act.isPending} onClick={() => site !== undefined && proposeAgain(site, conflicts)}>
                     Propose again with these choices
                   </Button>
                 )}

@@ -29,7 +29,8 @@ interface ConflictChoicesProps {
 
 /**
  * Each path two changes set differently, in the forms' words: the setting, its value before either
- * change, now, and as proposed, then one choice for the path (the API settles paths, not keys).
+ * change, now, and as proposed, then one choice for the path (a setting inside a group, or a whole
+ * group as older requests name it).
  */
 export function ConflictChoicesList({ conflicts, choices, onChoose, wording, readOnly = false }: ConflictChoicesProps) {
   const name = useId();
