@@ -35,11 +35,11 @@ export function registerSiteDeliveryRoutes(app: App, deps: { guard: Guard; rotat
       onRequest: deps.guard.require('sites:write', { siteParam: 'id' }),
       schema: {
         summary:
-          "Replace the site's public key (editor or above). The previous key keeps answering on /public/v1 for 24 hours, so pages that carry it can be updated; the one before it stops at once",
+          "Replace the site's public key (editor or above; admin or owner while the workspace requires review). The previous key keeps answering on /public/v1 for 24 hours, so pages that carry it can be updated; until it stops, another rotation is 409 previous_key_still_answering",
         tags: ['sites'],
         security,
         params: SiteParams,
-        response: { 200: SiteEnvelope, 400: ProblemSchema, 401: ProblemSchema, 403: ProblemSchema, 404: ProblemSchema },
+        response: { 200: SiteEnvelope, 400: ProblemSchema, 401: ProblemSchema, 403: ProblemSchema, 404: ProblemSchema, 409: ProblemSchema },
       },
     },
     async (request, reply) => {
