@@ -86,6 +86,8 @@ test('a new site offers its install step; the snippet copies, the pages it was f
     await page.getByLabel('Current public key', { exact: true }).filter({ hasText: rotated.public_key }).waitFor();
     await page.getByLabel('Embed snippet', { exact: true }).filter({ hasText: rotated.public_key }).waitFor();
     await page.getByText(`The previous key, ${site.public_key}, keeps working until`).waitFor();
+    // The server refuses another rotation while the previous key answers, and the button says so by being off.
+    assert.equal(await page.getByRole('button', { name: 'Rotate key…' }).isDisabled(), true);
     // Both keys answer on the public path during the overlap.
     for (const key of [site.public_key, rotated.public_key]) assert.equal((await fetch(`${origin}/public/v1/sites/${key}`)).status, 200, key);
 

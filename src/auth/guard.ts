@@ -10,7 +10,7 @@ import { findUserById } from '../users/queries.js';
 import { membershipsTag, workspaceTag } from '../memberships/changes.js';
 import type { WorkspaceRole } from '../memberships/contract.js';
 import { assertTwoFactorMet } from '../memberships/permissions.js';
-import { findWorkspaceAccess } from '../memberships/queries.js';
+import { findWorkspaceAccess, findWorkspaceIdOfSite } from '../memberships/queries.js';
 import { InvalidJwtError, type JwtClaims, type JwtService, looksLikeJwt } from './jwt.js';
 import { assertSameOrigin, isSafeMethod } from './csrf.js';
 import type { RecentAuthentication } from './recent-authentication.js';
@@ -43,12 +43,20 @@ declare module 'fastify' {
 export type Requirement = AccessTokenScope | 'account' | 'recent' | 'signed_in' | 'authenticated';
 
 /**
- * For a route of one workspace: the path parameter that names it. Its requirement of two-factor
- * authentication is then checked with the credential (403 two_factor_required).
+ * How a route of one workspace finds it: a path parameter that names the workspace, one that names
+ * a site of it (live or in the trash; a change request's route names its site too), or a query
+ * parameter that names the workspace (a list filtered to one). Every workspace-scoped route
+ * declares one, and the guard then checks the workspace's requirement of two-factor
+ * authentication with the credential (403 two_factor_required), before the body is read or
+ * validated: a route cannot forget it, and the test that walks the OpenAPI document
+ * (src/memberships/workspace-gate.test.ts) fails for a route that does not declare one.
+ * Membership and role are checked where the route reads the workspace's rows (404 for a
+ * non-member, 403 insufficient_role), in the same query or under the same lock.
  */
-export interface WorkspaceRouteOptions {
-  workspaceParam: string;
-}
+export type WorkspaceRouteOptions = { workspaceParam: string } | { siteParam: string } | { workspaceQuery: string };
+
+/** Longer than any id the app makes, as the route schemas bound them; a NUL is no id either. */
+const MAX_ID_LENGTH = 64;
 
 const LAST_USED_RESOLUTION_MS = 60_000;
 
@@ -180,11 +188,27 @@ export class Guard {
       if (!forAccount && requirement !== 'authenticated' && requirement !== 'signed_in' && !principal.scopes.includes(requirement)) {
         throw new AppError(403, AUTH_ERRORS.INSUFFICIENT_SCOPE, `This access token lacks the "${requirement}" scope.`);
       }
-      if (options !== undefined) {
-        const workspaceId = (request.params as Record<string, unknown>)[options.workspaceParam];
-        if (typeof workspaceId === 'string') assertTwoFactorMet(principal.twoFactorMissingIn, workspaceId);
-      }
+      if (options !== undefined) await this.#assertTwoFactorMetIn(request, principal, options);
     };
+  }
+
+  /**
+   * The workspace's requirement of two-factor authentication, for the workspace the route names.
+   * Only a member of such a workspace who lacks a second factor can be refused, so everyone else
+   * costs nothing here; a site's workspace is read for them alone. A workspace the caller is not in
+   * is never in their list: they are refused later, as a non-member, learning nothing here.
+   */
+  async #assertTwoFactorMetIn(request: FastifyRequest, principal: Principal, options: WorkspaceRouteOptions): Promise<void> {
+    if (principal.twoFactorMissingIn.size === 0) return;
+    let workspaceId: string | undefined;
+    if ('workspaceParam' in options) workspaceId = stringIn(request.params, options.workspaceParam);
+    else if ('workspaceQuery' in options) workspaceId = stringIn(request.query, options.workspaceQuery);
+    else {
+      const siteId = stringIn(request.params, options.siteParam);
+      // The route's schema has not checked the id yet: one no site can have is left to it (400 or 404).
+      if (siteId !== undefined && siteId.length <= MAX_ID_LENGTH && !siteId.includes('\0')) workspaceId = await findWorkspaceIdOfSite(this.db, siteId);
+    }
+    if (workspaceId !== undefined) assertTwoFactorMet(principal.twoFactorMissingIn, workspaceId);
   }
 
   /**
@@ -375,6 +399,13 @@ export class Guard {
     const authenticatedAt = claims.auth_time * 1000;
     return cached.authenticatedAt === authenticatedAt ? cached : { ...cached, authenticatedAt };
   }
+}
+
+/** A request's path or query parameter when it is one string (a repeated query parameter is not). */
+function stringIn(values: unknown, name: string): string | undefined {
+  if (typeof values !== 'object' || values === null) return undefined;
+  const value = (values as Record<string, unknown>)[name];
+  return typeof value === 'string' ? value : undefined;
 }
 
 /** "Scheme credential", the scheme in lower case; a header of any other shape gives neither. */

@@ -33,9 +33,10 @@ const changeErrors = { ...errors, 409: ConflictProblem };
  * editing a proposal need a signed-in person: a leaked token must not approve or ship a change.
  */
 export function registerChangeRequestRoutes(app: App, deps: { guard: Guard; changeRequests: ChangeRequestService }): void {
-  const read = deps.guard.require('sites:read');
-  const write = deps.guard.require('sites:write');
-  const person = deps.guard.require('signed_in');
+  // Each route says how its workspace is found (its site, or the queue's workspace_id), so the guard checks the workspace's two-factor requirement.
+  const read = deps.guard.require('sites:read', { siteParam: 'id' });
+  const write = deps.guard.require('sites:write', { siteParam: 'id' });
+  const person = deps.guard.require('signed_in', { siteParam: 'id' });
   const { changeRequests } = deps;
   const base = '/api/v1/sites/:id/change-requests';
 
@@ -72,7 +73,7 @@ export function registerChangeRequestRoutes(app: App, deps: { guard: Guard; chan
   app.get(
     '/api/v1/change-requests',
     {
-      onRequest: read,
+      onRequest: deps.guard.require('sites:read', { workspaceQuery: 'workspace_id' }),
       schema: {
         summary: "The review queue: change requests on a workspace's sites, open and scheduled unless `status` says otherwise, newest first (at most 100)",
         tags,

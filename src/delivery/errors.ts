@@ -2,4 +2,6 @@
 export const DELIVERY_ERRORS = {
   INVALID_PUBLIC_KEY: 'invalid_public_key',
   TOO_MANY_STREAMS: 'too_many_streams',
+  /** A rotation while the key the last one replaced still answers: it would stop at once, and pages with it. */
+  PREVIOUS_KEY_STILL_ANSWERING: 'previous_key_still_answering',
 } as const;

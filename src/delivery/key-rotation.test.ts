@@ -5,7 +5,8 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, test } from 'node:test';
 import { sql } from 'kysely';
 import type { LightMyRequestResponse } from 'fastify';
-import { buildTestAppWithOwner, createAccessToken, createPostgresDatabase, createSite, type SignedUpUser, signUp, type TestApp } from '../../test/helpers.js';
+import { buildTestAppWithOwner, createAccessToken, createPostgresDatabase, createSite, enableTotp, type SignedUpUser, signUp, type TestApp } from '../../test/helpers.js';
+import { assertProblem as httpProblem, type HttpAnswer, type HttpClient, listenOnLoopback } from '../../test/http.js';
 import { AUTH_ERRORS } from '../auth/errors.js';
 import { loadConfig } from '../config.js';
 import { openDatabase } from '../db/connect.js';
@@ -16,6 +17,7 @@ import { WORKSPACE_ERRORS } from '../memberships/errors.js';
 import { WorkspaceService } from '../workspaces/service.js';
 import { isPublicKey } from '../lib/public-keys.js';
 import { PUBLIC_KEY_PATTERN } from './contract.js';
+import { DELIVERY_ERRORS } from './errors.js';
 
 // POST /api/v1/sites/{id}/public-key/rotate, on SQLite and (with TEST_DATABASE_URL) PostgreSQL;
 // what the old and new keys answer on /public/v1 is proven in public-config.test.ts.
@@ -118,16 +120,91 @@ describe('a site’s public key', () => {
     assert.deepEqual(events, [{ via_type: 'access_token', via_token_id: writer.id }]);
   });
 
-  test('rotations fired together each land, and the site ends with the key of the last', async () => {
+  test('of rotations fired together one lands; the others are 409 while the key it replaced still answers', async () => {
     const site = await createSite(t.app, owner.bearer);
     const answers = await Promise.all(Array.from({ length: 5 }, () => rotate(site.id, owner.bearer)));
-    assert.deepEqual(answers.map((answer) => answer.statusCode), [200, 200, 200, 200, 200]);
-    const keys = answers.map((answer) => answer.json<{ site: { public_key: string } }>().site.public_key);
-    assert.equal(new Set(keys).size, 5);
+    assert.deepEqual(answers.map((answer) => answer.statusCode).sort(), [200, 409, 409, 409, 409]);
+    for (const refused of answers.filter((answer) => answer.statusCode === 409)) assertProblem(refused, 409, DELIVERY_ERRORS.PREVIOUS_KEY_STILL_ANSWERING);
+    const landed = answers.find((answer) => answer.statusCode === 200)?.json<{ site: { public_key: string } }>().site.public_key;
     const row = await t.database.db.selectFrom('sites').select(['public_key', 'previous_public_key', 'version']).where('id', '=', site.id).executeTakeFirstOrThrow();
-    assert.equal(row.version, 6);
-    assert.ok(keys.includes(row.public_key));
-    assert.ok(row.previous_public_key !== null && keys.includes(row.previous_public_key), 'the previous key is the one the last rotation replaced');
+    assert.deepEqual(row, { public_key: landed, previous_public_key: site.public_key, version: 2 });
+  });
+});
+
+describe('rotating again, over HTTP', () => {
+  let http: HttpClient;
+  beforeEach(async () => {
+    http = await listenOnLoopback(t);
+  });
+
+  function rotateOverHttp(siteId: string, authorization: string): Promise<HttpAnswer> {
+    return http.request('POST', `/api/v1/sites/${siteId}/public-key/rotate`, { headers: { authorization } });
+  }
+
+  async function publicStatus(key: string): Promise<number> {
+    return (await http.request('GET', `/public/v1/sites/${key}`)).status;
+  }
+
+  test('a second rotation while the replaced key still answers is 409 and changes nothing; once it has stopped, rotating works again', async () => {
+    const site = await createSite(t.app, owner.bearer);
+    const first = await rotateOverHttp(site.id, owner.bearer);
+    assert.equal(first.status, 200, first.text);
+    const firstKey = first.json<{ site: { public_key: string } }>().site.public_key;
+    const expiresAt = new Date(t.clock.now().getTime() + 24 * 60 * 60 * 1000).toISOString();
+
+    t.clock.advance(24 * 60 * 60 * 1000 - 1);
+    const refused = await rotateOverHttp(site.id, owner.bearer);
+    httpProblem(refused, 409, DELIVERY_ERRORS.PREVIOUS_KEY_STILL_ANSWERING);
+    assert.match(refused.json<{ detail: string }>().detail, new RegExp(expiresAt.replace(/\./g, '\\.')));
+    // Both keys still answer: no page was broken.
+    assert.equal(await publicStatus(String(site.public_key)), 200);
+    assert.equal(await publicStatus(firstKey), 200);
+    const events = await t.database.db.selectFrom('audit_events').select('action').where('action', '=', 'site.public_key_rotated').execute();
+    assert.equal(events.length, 1, 'the refused rotation is not audited');
+
+    t.clock.advance(1);
+    const second = await rotateOverHttp(site.id, owner.bearer);
+    assert.equal(second.status, 200, second.text);
+    assert.equal(await publicStatus(String(site.public_key)), 404);
+    assert.equal(await publicStatus(firstKey), 200, 'the key the second rotation replaced answers for its own 24 hours');
+  });
+
+  test('a member without a second factor in a workspace that requires one cannot rotate (403 two_factor_required); nothing of the site is answered', async () => {
+    const { workspaceId, member } = await teamWith('owner');
+    const site = await createSite(t.app, owner.bearer, { name: 'Team site', workspace_id: workspaceId });
+    await enableTotp(t, owner);
+    const required = await http.request('PATCH', `/api/v1/workspaces/${workspaceId}`, { headers: { authorization: owner.bearer }, json: { require_two_factor: true } });
+    assert.equal(required.status, 200, required.text);
+    const token = await createAccessToken(t.app, member, ['sites:read', 'sites:write']);
+
+    for (const authorization of [member.bearer, token.header]) {
+      const refused = await rotateOverHttp(site.id, authorization);
+      httpProblem(refused, 403, WORKSPACE_ERRORS.TWO_FACTOR_REQUIRED);
+      assert.doesNotMatch(refused.text, /ai_settings|knowledge_sources|public_key/);
+    }
+    const row = await t.database.db.selectFrom('sites').select(['public_key', 'previous_public_key']).where('id', '=', site.id).executeTakeFirstOrThrow();
+    assert.deepEqual(row, { public_key: site.public_key, previous_public_key: null });
+
+    await enableTotp(t, member);
+    assert.equal((await rotateOverHttp(site.id, member.bearer)).status, 200, 'with a second factor the member rotates');
+  });
+
+  test('while the workspace requires review, editors may not rotate (403 insufficient_role); admins and owners may', async () => {
+    const { workspaceId, member: editor } = await teamWith('editor');
+    const admin = await signUp(t.app);
+    const workspaces = new WorkspaceService({ db: t.database.db, dialect: t.database.dialect, clock: t.clock, cache: t.cache });
+    await workspaces.addMember(workspaceId, admin.id, 'admin');
+    const site = await createSite(t.app, owner.bearer, { name: 'Reviewed', workspace_id: workspaceId });
+    const other = await createSite(t.app, owner.bearer, { name: 'Reviewed too', workspace_id: workspaceId });
+    const policy = await http.request('PATCH', `/api/v1/workspaces/${workspaceId}`, { headers: { authorization: owner.bearer }, json: { review: { required: true, approvals: 1 } } });
+    assert.equal(policy.status, 200, policy.text);
+
+    const refused = await rotateOverHttp(site.id, editor.bearer);
+    httpProblem(refused, 403, WORKSPACE_ERRORS.INSUFFICIENT_ROLE);
+    assert.match(refused.json<{ detail: string }>().detail, /requires review, rotating a public key is for admins and owners/);
+    assert.equal((await t.database.db.selectFrom('sites').select('public_key').where('id', '=', site.id).executeTakeFirstOrThrow()).public_key, site.public_key);
+    assert.equal((await rotateOverHttp(site.id, admin.bearer)).status, 200);
+    assert.equal((await rotateOverHttp(other.id, owner.bearer)).status, 200);
   });
 });
 

@@ -16,7 +16,7 @@ export function registerSiteDeliveryRoutes(app: App, deps: { guard: Guard; rotat
   app.get(
     '/api/v1/sites/:id/install',
     {
-      onRequest: deps.guard.require('sites:read'),
+      onRequest: deps.guard.require('sites:read', { siteParam: 'id' }),
       schema: {
         summary:
           "How to put the site's public configuration on a page: its public key (and the one a rotation replaced, while it answers), the embed snippet, and the origins of the pages it was lately fetched from",
@@ -32,14 +32,14 @@ export function registerSiteDeliveryRoutes(app: App, deps: { guard: Guard; rotat
   app.post(
     '/api/v1/sites/:id/public-key/rotate',
     {
-      onRequest: deps.guard.require('sites:write'),
+      onRequest: deps.guard.require('sites:write', { siteParam: 'id' }),
       schema: {
         summary:
-          "Replace the site's public key (editor or above). The previous key keeps answering on /public/v1 for 24 hours, so pages that carry it can be updated; the one before it stops at once",
+          "Replace the site's public key (editor or above; admin or owner while the workspace requires review). The previous key keeps answering on /public/v1 for 24 hours, so pages that carry it can be updated; until it stops, another rotation is 409 previous_key_still_answering",
         tags: ['sites'],
         security,
         params: SiteParams,
-        response: { 200: SiteEnvelope, 400: ProblemSchema, 401: ProblemSchema, 403: ProblemSchema, 404: ProblemSchema },
+        response: { 200: SiteEnvelope, 400: ProblemSchema, 401: ProblemSchema, 403: ProblemSchema, 404: ProblemSchema, 409: ProblemSchema },
       },
     },
     async (request, reply) => {

@@ -14,6 +14,7 @@ export const WORKSPACE_ACTIONS = [
   'site.create',
   'site.update',
   'site.delete',
+  'public_key.rotate_under_review',
   'partner.read',
   'partner.check',
   'member.read',
@@ -48,6 +49,9 @@ export const PERMISSIONS: Readonly<Record<WorkspaceAction, readonly WorkspaceRol
   'site.create': EDITORS,
   'site.update': EDITORS,
   'site.delete': ADMINS,
+  // Rotating a site's public key while the workspace requires review (editors rotate otherwise, as
+  // they update): a rotation cannot be proposed and reviewed, and it moves every page that embeds the site.
+  'public_key.rotate_under_review': ADMINS,
   'partner.read': EVERYONE,
   'partner.check': EDITORS,
   'member.read': EVERYONE,

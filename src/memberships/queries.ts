@@ -306,3 +306,13 @@ export async function findAdminEmails(db: Kysely<Database>, workspaceId: string)
     .execute();
   return rows.map((row) => row.email);
 }
+
+/**
+ * The workspace of a site, live or in the trash, whoever asks: for the gate that checks the
+ * workspace's requirement of two-factor authentication before the route reads the site for its
+ * member. Undefined when there is no such site.
+ */
+export async function findWorkspaceIdOfSite(db: Kysely<Database>, siteId: string): Promise<string | undefined> {
+  const row = await db.selectFrom('sites').select('workspace_id').where('id', '=', siteId).executeTakeFirst();
+  return row?.workspace_id;
+}

@@ -21,7 +21,7 @@ export function registerPartnerRoutes(app: App, deps: PartnerRoutesDeps): void {
   app.post(
     '/api/v1/sites/:id/partner/check',
     {
-      onRequest: deps.guard.require('sites:write'),
+      onRequest: deps.guard.require('sites:write', { siteParam: 'id' }),
       schema: {
         summary: 'Check the partner connection now: base_url must answer over HTTP, mcp_url must speak MCP. The result is stored in partner_settings.',
         tags: ['sites'],
@@ -46,7 +46,7 @@ export function registerPartnerRoutes(app: App, deps: PartnerRoutesDeps): void {
   app.get(
     '/api/v1/sites/:id/partner/checks',
     {
-      onRequest: deps.guard.require('sites:read'),
+      onRequest: deps.guard.require('sites:read', { siteParam: 'id' }),
       schema: {
         summary: `The site's last ${CHECK_HISTORY_LENGTH} partner connection checks (manual and periodic), newest first, with what each learnt of the MCP server`,
         tags: ['sites'],
@@ -61,7 +61,7 @@ export function registerPartnerRoutes(app: App, deps: PartnerRoutesDeps): void {
   app.post(
     '/api/v1/sites/:id/partner/test',
     {
-      onRequest: deps.guard.require('sites:write'),
+      onRequest: deps.guard.require('sites:write', { siteParam: 'id' }),
       schema: {
         summary:
           'Check draft partner settings before saving them: merged over the saved ones as PUT merges them, checked, and nothing stored (neither the settings nor the result). The saved access token is sent only to the origins it is bound to; a token in the draft is used for this check only.',

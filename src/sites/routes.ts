@@ -5,7 +5,7 @@ import type { Guard } from '../auth/guard.js';
 import { sendJsonBuffer } from '../http/compression.js';
 import { ifMatchVersions, ifNoneMatchHits, versionEtag } from '../http/etag.js';
 import { currentCaller, currentPrincipal } from '../auth/principal.js';
-import { assertTwoFactorMet, workspaceNotFound } from '../memberships/permissions.js';
+import { workspaceNotFound } from '../memberships/permissions.js';
 import { ProblemSchema } from '../http/schema.js';
 import type { App } from '../http/types.js';
 import {
@@ -47,14 +47,17 @@ async function trimName(request: FastifyRequest): Promise<void> {
 const errors = { 400: ProblemSchema, 401: ProblemSchema, 403: ProblemSchema, 404: ProblemSchema, 415: ProblemSchema };
 
 export function registerSiteRoutes(app: App, deps: { guard: Guard; sites: SiteService; history: SiteHistory; reads: SiteReads }): void {
-  const read = deps.guard.require('sites:read');
   const write = deps.guard.require('sites:write');
+  // Each route says how its workspace is found, so the guard checks the workspace's two-factor requirement.
+  const readList = deps.guard.require('sites:read', { workspaceQuery: 'workspace_id' });
+  const readSite = deps.guard.require('sites:read', { siteParam: 'id' });
+  const writeSite = deps.guard.require('sites:write', { siteParam: 'id' });
   const tags = ['sites'];
 
   app.get(
     '/api/v1/sites',
     {
-      onRequest: read,
+      onRequest: readList,
       // The answers are bytes prepared ahead (reads.ts); sendJsonBuffer compresses them when asked.
       compress: false,
       schema: {
@@ -72,7 +75,6 @@ export function registerSiteRoutes(app: App, deps: { guard: Guard; sites: SiteSe
       // Asking for a workspace one is not in is an error, not an empty list, as reading it is. The
       // query itself is limited to the caller's memberships whatever this says.
       if (workspaceId !== undefined && !principal.memberships.has(workspaceId)) throw workspaceNotFound();
-      if (workspaceId !== undefined) assertTwoFactorMet(principal.twoFactorMissingIn, workspaceId);
       // The default list keeps its own path: its statements are prepared once and its pages cached.
       if (q === '' && sort === DEFAULT_SITE_LIST_SORT && fields === undefined) {
         return sendJsonBuffer(request, reply, await deps.reads.page(caller, workspaceId, limit, cursor));
@@ -97,7 +99,7 @@ export function registerSiteRoutes(app: App, deps: { guard: Guard; sites: SiteSe
   app.get(
     '/api/v1/sites/:id',
     {
-      onRequest: read,
+      onRequest: readSite,
       compress: false,
       schema: { summary: 'Read one site', tags, security, params: SiteParams, response: { 200: SiteEnvelope, 304: Type.Null(), ...errors } },
     },
@@ -113,7 +115,7 @@ export function registerSiteRoutes(app: App, deps: { guard: Guard; sites: SiteSe
   app.put(
     '/api/v1/sites/:id',
     {
-      onRequest: write,
+      onRequest: writeSite,
       preValidation: trimName,
       // Encoded here like the reads, so an update without Accept-Encoding runs no compression hook either.
       compress: false,
@@ -136,7 +138,7 @@ export function registerSiteRoutes(app: App, deps: { guard: Guard; sites: SiteSe
   app.get(
     '/api/v1/sites/:id/versions',
     {
-      onRequest: read,
+      onRequest: readSite,
       schema: {
         summary: "The site's history, newest first: each create, update and restore with who made it, how, and the fields it changed (the partner token only as set, replaced or cleared)",
         tags,
@@ -156,7 +158,7 @@ export function registerSiteRoutes(app: App, deps: { guard: Guard; sites: SiteSe
   app.get(
     '/api/v1/sites/:id/versions/:version',
     {
-      onRequest: read,
+      onRequest: readSite,
       schema: { summary: 'One version of the site, with the site as it was then (no secret)', tags, security, params: SiteVersionParams, response: { 200: SiteVersionEnvelope, ...errors } },
     },
     async (request) => ({ version: await deps.history.version(currentCaller(request), request.params.id, request.params.version) }),
@@ -165,7 +167,7 @@ export function registerSiteRoutes(app: App, deps: { guard: Guard; sites: SiteSe
   app.post(
     '/api/v1/sites/:id/versions/:version/restore',
     {
-      onRequest: write,
+      onRequest: writeSite,
       schema: {
         summary: "Restore a version (editor or above) as a new version: its name, colour, settings and partner settings. The partner access token is never in a version; the current one is kept, unless the restored URLs move it to other origins, which clears it. If-Match as for PUT",
         tags,
@@ -183,7 +185,7 @@ export function registerSiteRoutes(app: App, deps: { guard: Guard; sites: SiteSe
 
   app.delete(
     '/api/v1/sites/:id',
-    { onRequest: write, schema: { summary: 'Move a site to the trash (admin or owner of its workspace); POST /api/v1/trash/{site_id}/restore brings it back', tags, security, params: SiteParams, response: { 204: Type.Null(), ...errors } } },
+    { onRequest: writeSite, schema: { summary: 'Move a site to the trash (admin or owner of its workspace); POST /api/v1/trash/{site_id}/restore brings it back', tags, security, params: SiteParams, response: { 204: Type.Null(), ...errors } } },
     async (request, reply) => {
       await deps.history.delete(currentCaller(request), changeOriginOf(request), request.params.id);
       return reply.code(204).send(null);
@@ -193,7 +195,7 @@ export function registerSiteRoutes(app: App, deps: { guard: Guard; sites: SiteSe
   app.get(
     '/api/v1/trash',
     {
-      onRequest: read,
+      onRequest: readList,
       schema: {
         summary: "Deleted sites of your workspaces (or of one), most recently deleted first, restorable until they are purged (TRASH_RETENTION_DAYS after deletion)",
         tags,
@@ -207,7 +209,6 @@ export function registerSiteRoutes(app: App, deps: { guard: Guard; sites: SiteSe
       // As for the sites list: a workspace one is not in is an error, not an empty trash.
       const principal = currentPrincipal(request);
       if (workspaceId !== undefined && !principal.memberships.has(workspaceId)) throw workspaceNotFound();
-      if (workspaceId !== undefined) assertTwoFactorMet(principal.twoFactorMissingIn, workspaceId);
       const page = await deps.history.trash(currentCaller(request), workspaceId, limit, cursor);
       return { sites: page.entries, next_cursor: page.nextCursor };
     },
@@ -216,7 +217,7 @@ export function registerSiteRoutes(app: App, deps: { guard: Guard; sites: SiteSe
   app.post(
     '/api/v1/trash/:site_id/restore',
     {
-      onRequest: write,
+      onRequest: deps.guard.require('sites:write', { siteParam: 'site_id' }),
       schema: {
         summary: 'Bring a deleted site back from the trash as it was, with its history and partner access token (admin or owner of its workspace)',
         tags,

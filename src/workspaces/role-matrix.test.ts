@@ -51,6 +51,8 @@ interface Route {
   kind: 'site' | 'workspace';
   url(team: Team): string;
   payload?(team: Team): Record<string, unknown>;
+  /** Asked while the workspace requires review of changes. */
+  underReview?: true;
 }
 
 const ROUTES: Route[] = [
@@ -155,6 +157,9 @@ const ROUTES: Route[] = [
   { action: 'change_request.review', method: 'POST', status: 200, kind: 'site', url: (team) => `/api/v1/sites/${team.site}/change-requests/${team.changeRequest}/decline`, payload: () => ({}) },
   { action: 'site.read', method: 'GET', status: 200, kind: 'site', url: (team) => `/api/v1/sites/${team.site}/change-requests/${team.changeRequest}` },
   { action: 'site.read', method: 'GET', status: 200, kind: 'workspace', url: (team) => `/api/v1/change-requests?workspace_id=${team.workspace}` },
+  { action: 'site.read', method: 'GET', status: 200, kind: 'site', url: (team) => `/api/v1/sites/${team.site}/install` },
+  { action: 'site.update', method: 'POST', status: 200, kind: 'site', url: (team) => `/api/v1/sites/${team.site}/public-key/rotate` },
+  { action: 'public_key.rotate_under_review', method: 'POST', status: 200, kind: 'site', url: (team) => `/api/v1/sites/${team.site}/public-key/rotate`, underReview: true },
   { action: 'partner.read', method: 'GET', status: 200, kind: 'site', url: (team) => `/api/v1/sites/${team.site}/partner/checks` },
   { action: 'partner.check', method: 'POST', status: 200, kind: 'site', url: (team) => `/api/v1/sites/${team.site}/partner/check` },
   { action: 'partner.check', method: 'POST', status: 200, kind: 'site', url: (team) => `/api/v1/sites/${team.site}/partner/test`, payload: () => ({ partner_settings: {} }) },
@@ -171,7 +176,7 @@ async function signUpActors(): Promise<{ actors: Record<Actor, SignedUpUser>; su
 }
 
 /** A fresh workspace, its members in every role, and a site: each request meets the same state. */
-async function newTeam(people: { actors: Record<Actor, SignedUpUser>; subject: SignedUpUser }): Promise<Team> {
+async function newTeam(people: { actors: Record<Actor, SignedUpUser>; subject: SignedUpUser }, underReview = false): Promise<Team> {
   const { actors, subject } = people;
   const created = await t.app.inject({ method: 'POST', url: '/api/v1/workspaces', headers: { authorization: actors.owner.bearer }, payload: { name: 'Matrix' } });
   assert.equal(created.statusCode, 201);
@@ -202,6 +207,10 @@ async function newTeam(people: { actors: Record<Actor, SignedUpUser>; subject: S
     payload: { title: 'Open request', changes: { widget: 'proposed' } },
   });
   assert.equal(proposed.statusCode, 201, proposed.body);
+  if (underReview) {
+    const policy = await t.app.inject({ method: 'PATCH', url: `/api/v1/workspaces/${workspace}`, headers: { authorization: actors.owner.bearer }, payload: { review: { required: true } } });
+    assert.equal(policy.statusCode, 200, policy.body);
+  }
   return {
     workspace,
     actors,
@@ -231,7 +240,7 @@ for (const route of ROUTES) {
   test(`${route.method} ${route.url({ workspace: '{id}', site: '{site}', subject: { id: '{user_id}' } } as unknown as Team)} (${route.action}): allowed to ${PERMISSIONS[route.action].join(', ')}; 403 to other members; 404 to others`, async () => {
     const people = await signUpActors();
     for (const actor of ACTORS) {
-      const team = await newTeam(people);
+      const team = await newTeam(people, route.underReview === true);
       const response = await t.app.inject({
         method: route.method,
         url: route.url(team),
@@ -255,7 +264,7 @@ for (const route of ROUTES) {
         const requests = await t.database.db.selectFrom('change_requests').select(['status', 'title']).where('site_id', '=', team.site).execute();
         assert.deepEqual(requests, [{ status: 'open', title: 'Open request' }]);
         const reviewed = await t.database.db.selectFrom('workspaces').select(['review_required', 'review_approvals']).where('id', '=', team.workspace).executeTakeFirst();
-        assert.deepEqual(reviewed, { review_required: 0, review_approvals: 1 });
+        assert.deepEqual(reviewed, { review_required: route.underReview === true ? 1 : 0, review_approvals: 1 });
         const webhooks = await t.database.db.selectFrom('webhooks').select(['url', 'description']).where('workspace_id', '=', team.workspace).execute();
         assert.deepEqual(webhooks, [{ url: 'http://127.0.0.1:9/', description: '' }]);
       }

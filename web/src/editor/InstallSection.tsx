@@ -81,7 +81,8 @@ export function InstallSection({ siteId, name, canRotate, onRotated }: InstallSe
             <p>It names the site in the snippet. It is not a secret: every visitor's browser sees it.</p>
           </div>
           {canRotate && (
-            <Button onClick={() => setConfirming(true)} disabled={rotation.isPending}>
+            // Only one previous key is kept: while it answers, the server refuses another rotation (409), which would stop it at once.
+            <Button onClick={() => setConfirming(true)} disabled={rotation.isPending || details.previous_key !== null}>
               Rotate key…
             </Button>
           )}
@@ -90,7 +91,7 @@ export function InstallSection({ siteId, name, canRotate, onRotated }: InstallSe
         {details.previous_key !== null && (
           <p className="install-previous-key">
             The previous key, <code>{details.previous_key.public_key}</code>, keeps working until{' '}
-            <time dateTime={details.previous_key.expires_at}>{formatDateTime(details.previous_key.expires_at)}</time>. Update your pages before then.
+            <time dateTime={details.previous_key.expires_at}>{formatDateTime(details.previous_key.expires_at)}</time>. Update your pages before then. The key can be rotated again once it has stopped.
           </p>
         )}
         <span className="visually-hidden" role="status">
@@ -141,7 +142,6 @@ export function InstallSection({ siteId, name, canRotate, onRotated }: InstallSe
           The site gets a new key, and the snippet changes with it. The current key, <code>{details.public_key}</code>, keeps working for {OVERLAP_HOURS} hours, until about{' '}
           {formatDateTime(overlapEnds)}: put the new snippet on your pages before then.
         </p>
-        {details.previous_key !== null && <p>The key rotated before it, {details.previous_key.public_key}, stops working at once.</p>}
       </ConfirmDialog>
     </div>
   );
