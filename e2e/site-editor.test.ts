@@ -3,6 +3,7 @@ import { test } from 'node:test';
 import type { Locator, Page, Request } from 'playwright-core';
 import type { App } from '../src/http/types.js';
 import type { SiteJson } from '../src/sites/schema.js';
+import { WorkspaceService } from '../src/workspaces/service.js';
 import { createSite, type SignedUpUser, signUp, STRONG_PASSWORD } from '../test/helpers.js';
 import { seriousAccessibilityProblems } from './axe.js';
 import { type Dashboard, openDashboard } from './harness.js';
@@ -596,6 +597,82 @@ test('History lists each version in words, key by key, the token only as set; a 
     assert.equal(stored.partner_settings.base_url, '');
     assert.equal(stored.partner_settings.access_token_configured, false, 'the token went with the address it was bound to');
     await saveState(page, 'No changes');
+  } finally {
+    await dashboard.close();
+  }
+});
+
+/** The E-mail group's fields as the form shows them: text as typed, the switch as ticked. */
+async function emailInputs(page: Page): Promise<Record<string, string | boolean>> {
+  return {
+    sender_name: await page.getByLabel('Sender name').inputValue(),
+    sender_address: await page.getByLabel('Sender address').inputValue(),
+    signature: await page.getByLabel('Signature').inputValue(),
+    send_transcripts: await page.getByLabel('Send transcripts').isChecked(),
+  };
+}
+
+/** The same fields as the stored group holds them: an absent key is an empty field. */
+function emailInputsOf(stored: string): Record<string, string | boolean> {
+  const values = (stored.trim() === '' ? {} : JSON.parse(stored)) as Record<string, unknown>;
+  const text = (key: string) => (typeof values[key] === 'string' ? (values[key] as string) : '');
+  return { sender_name: text('sender_name'), sender_address: text('sender_address'), signature: text('signature'), send_transcripts: values.send_transcripts === true };
+}
+
+test('on a group still empty on the server, Discard, Propose change and Save leave the form showing exactly what is saved', { timeout: 240_000 }, async () => {
+  const dashboard = await openDashboard();
+  const { t, page, origin } = dashboard;
+  try {
+    const owner = await signUp(t.app);
+    const site = await createSite(t.app, owner.bearer, { name: 'Fresh site' });
+    await openEditor(dashboard, owner, site);
+    await openSection(page, 'E-mail', '/email');
+
+    // Discard: every typed value goes, the switch included.
+    await page.getByLabel('Sender name').fill('Typed name');
+    await page.getByLabel('Signature').fill('Typed signature');
+    await page.getByLabel('Send transcripts').check();
+    await page.getByRole('button', { name: 'Discard', exact: true }).click();
+    await page.getByRole('dialog', { name: 'Discard your changes?' }).getByRole('button', { name: 'Discard changes' }).click();
+    await saveState(page, 'No changes');
+    assert.deepEqual(await emailInputs(page), emailInputsOf(''), 'after Discard the fields are empty, as the group is');
+
+    // Save: only what is typed now is stored, and the form shows what GET returns.
+    await page.getByLabel('Sender name').fill('Kept name');
+    const body = await save(page);
+    assert.deepEqual(parsed(String(body.email_settings)), { sender_name: 'Kept name' }, 'nothing discarded comes back with the next save');
+    const stored = (await readSite(t.app, owner, site.id)).email_settings;
+    assert.deepEqual(await emailInputs(page), emailInputsOf(stored));
+
+    // Propose change: in a workspace that requires review, the form goes back to the live site.
+    const editor = await signUp(t.app);
+    const created = await t.app.inject({ method: 'POST', url: '/api/v1/workspaces', headers: { authorization: owner.bearer }, payload: { name: 'Reviewed team' } });
+    const workspaceId = created.json<{ workspace: { id: string } }>().workspace.id;
+    const members = new WorkspaceService({ db: t.database.db, dialect: t.database.dialect, clock: t.clock, cache: t.cache });
+    await members.addMember(workspaceId, editor.id, 'editor');
+    const policy = await t.app.inject({ method: 'PATCH', url: `/api/v1/workspaces/${workspaceId}`, headers: { authorization: owner.bearer }, payload: { review: { required: true, approvals: 1 } } });
+    assert.equal(policy.statusCode, 200, policy.body);
+    const reviewed = await createSite(t.app, owner.bearer, { name: 'Reviewed site', workspace_id: workspaceId });
+    await openEditor(dashboard, editor, reviewed);
+    await page.goto(`${origin}/sites/${reviewed.id}/email`);
+    await page.getByLabel('Sender name').waitFor();
+    await page.getByLabel('Sender name').fill('Proposed name');
+    await page.getByLabel('Signature').fill('Proposed signature');
+    await page.getByRole('button', { name: 'Propose change…' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Propose this change' });
+    await dialog.getByLabel('Title').fill('Sender details');
+    await dialog.getByRole('button', { name: 'Propose change' }).click();
+    await page.getByText('Your change was proposed').waitFor();
+    await saveState(page, 'No changes');
+    assert.deepEqual(await emailInputs(page), emailInputsOf((await readSite(t.app, owner, reviewed.id)).email_settings), 'after proposing the fields show the live site');
+    // Typing again proposes only what is typed now.
+    await page.getByLabel('Sender address').fill('help@example.com');
+    await page.getByRole('button', { name: 'Propose change…' }).click();
+    const proposal = page.waitForRequest((request) => request.method() === 'POST' && new URL(request.url()).pathname.endsWith('/change-requests'));
+    await dialog.getByLabel('Title').fill('Sender address');
+    await dialog.getByRole('button', { name: 'Propose change' }).click();
+    const changes = ((await proposal).postDataJSON() as { changes: Record<string, string> }).changes;
+    assert.deepEqual(parsed(String(changes.email_settings)), { sender_address: 'help@example.com' });
   } finally {
     await dashboard.close();
   }
