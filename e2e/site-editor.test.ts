@@ -5,6 +5,7 @@ import type { App } from '../src/http/types.js';
 import type { SiteJson } from '../src/sites/schema.js';
 import { WorkspaceService } from '../src/workspaces/service.js';
 import { createSite, type SignedUpUser, signUp, STRONG_PASSWORD } from '../test/helpers.js';
+import { EventStreamClient } from '../test/event-stream.js';
 import { seriousAccessibilityProblems } from './axe.js';
 import { type Dashboard, openDashboard } from './harness.js';
 
@@ -673,6 +674,77 @@ test('on a group still empty on the server, Discard, Propose change and Save lea
     await dialog.getByRole('button', { name: 'Propose change' }).click();
     const changes = ((await proposal).postDataJSON() as { changes: Record<string, string> }).changes;
     assert.deepEqual(parsed(String(changes.email_settings)), { sender_address: 'help@example.com' });
+  } finally {
+    await dashboard.close();
+  }
+});
+
+test('another member’s save shows at once as "Olivia saved version 2 — see changes"; the editor’s own save shows no such notice', { timeout: 240_000 }, async () => {
+  const dashboard = await openDashboard();
+  const { t, page, origin } = dashboard;
+  try {
+    const owner = await signUp(t.app);
+    const olivia = await signUp(t.app);
+    const named = await t.app.inject({ method: 'PATCH', url: '/api/v1/me', headers: { authorization: olivia.bearer }, payload: { name: 'Olivia' } });
+    assert.equal(named.statusCode, 200, named.body);
+    const created = await t.app.inject({ method: 'POST', url: '/api/v1/workspaces', headers: { authorization: owner.bearer }, payload: { name: 'Team' } });
+    const workspaceId = created.json<{ workspace: { id: string } }>().workspace.id;
+    await new WorkspaceService({ db: t.database.db, dialect: t.database.dialect, clock: t.clock, cache: t.cache }).addMember(workspaceId, olivia.id, 'editor');
+    const site = await createSite(t.app, owner.bearer, { name: 'Team site', workspace_id: workspaceId });
+    const oliviaSaves = async (payload: Record<string, unknown>) => {
+      const response = await t.app.inject({ method: 'PUT', url: `/api/v1/sites/${site.id}`, headers: { authorization: olivia.bearer }, payload });
+      assert.equal(response.statusCode, 200, response.body);
+    };
+    // Every notice the page ever shows, however briefly.
+    const recordNotices = () => page.evaluate(`(() => {
+      window.__notices = [];
+      new MutationObserver(() => {
+        for (const element of document.querySelectorAll('.alert')) if (/saved version/.test(element.textContent)) window.__notices.push(element.textContent);
+      }).observe(document.body, { childList: true, subtree: true, characterData: true });
+    })()`);
+    const notices = async () => (await page.evaluate('window.__notices')) as string[];
+
+    await openEditor(dashboard, owner, site);
+    await recordNotices();
+    await page.getByRole('textbox', { name: 'Name', exact: true }).fill('My draft name');
+    await oliviaSaves({ color: '#336699' });
+    const notice = page.getByRole('status').filter({ hasText: 'Olivia saved version 2 — see changes' });
+    await notice.waitFor();
+    await screenshot(dashboard, 'site-editor-newer-version');
+    assert.equal(await page.getByRole('textbox', { name: 'Name', exact: true }).inputValue(), 'My draft name', 'the draft stays');
+    await notice.getByRole('link', { name: 'see changes' }).click();
+    await page.waitForURL((url) => url.pathname.endsWith('/history'));
+    await page.getByRole('heading', { name: 'History', level: 2 }).waitFor();
+    await page.getByText('Olivia').first().waitFor();
+
+    // The editor's own save: held back until the stream has sent its version, so the event reaches the page first.
+    await page.goto(`${origin}/sites/${site.id}`);
+    await page.getByRole('heading', { name: 'Team site', level: 1 }).waitFor();
+    await recordNotices();
+    const stream = await EventStreamClient.open(`${origin}/api/v1/sites/${site.id}/events`, { authorization: owner.bearer, 'last-event-id': '2' });
+    try {
+      await page.route(
+        (url) => url.pathname === `/api/v1/sites/${site.id}`,
+        async (route) => {
+          if (route.request().method() !== 'PUT') return route.fallback();
+          const response = await route.fetch();
+          await stream.event(0);
+          return route.fulfill({ response });
+        },
+      );
+      await page.getByRole('textbox', { name: 'Name', exact: true }).fill('Renamed by me');
+      await save(page);
+      assert.equal((await stream.event(0)).id, '3');
+      await oliviaSaves({ color: '#663399' });
+      await page.getByRole('status').filter({ hasText: 'Olivia saved version 4 — see changes' }).waitFor();
+      assert.deepEqual(
+        (await notices()).filter((text) => !text.includes('version 4')),
+        [],
+        'the editor’s own save (version 3) is never announced',
+      );
+    } finally {
+      stream.close();
+    }
   } finally {
     await dashboard.close();
   }

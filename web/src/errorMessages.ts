@@ -113,6 +113,7 @@ export const ERROR_MESSAGES: Record<ErrorCode, string> = {
   // The public configuration (visitors' browsers, not the dashboard, meet these)
   invalid_public_key: 'This is not a public key: it is spk_ followed by 24 letters and digits.',
   too_many_streams: 'The server is serving as many live connections as it can. Try again shortly.',
+  too_many_site_streams: 'You have this site open in too many tabs: close some of them.',
   review_required: 'This workspace reviews changes before they go live: propose the change instead of saving it.',
   change_request_not_found: 'That change request does not exist on this site.',
   change_request_conflict: 'The site changed since this request was made. Choose, for each changed setting, which value to keep.',

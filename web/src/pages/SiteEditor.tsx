@@ -1,3 +1,4 @@
+import { useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef, useState } from 'react';
 import { ApiError, errorMessage } from '../api/errors';
 import { Alert } from '../components/Alert';
@@ -17,6 +18,10 @@ import { IntegrationSection } from '../editor/IntegrationSection';
 import { EditorHeader, SaveBar, SaveErrorSummary, SectionHeading, SectionNav } from '../editor/EditorParts';
 import { type EditorSection, findSection, type SectionId, sectionOfPath } from '../editor/sections';
 import { useSiteEditor } from '../editor/useSiteEditor';
+import { type SiteVersionEvent, useNewerVersion, versionOfEtag } from '../editor/useSiteEvents';
+import { sectionPath } from '../editor/sections';
+import { queryKeys } from '../queryKeys';
+import { useSession } from '../session';
 import { ProposeChangeDialog } from '../review/ProposeChangeDialog';
 import { SiteChangeRequestsSection } from '../review/SiteChangeRequests';
 import { changeRequestPath } from '../changeRequests';
@@ -102,6 +107,17 @@ function SiteDeleted({ name }: { name: string }) {
   );
 }
 
+/** "Olivia saved version 7 — see changes": the history shows what they changed; this editor's draft stays as it is. */
+function NewerVersionNotice({ siteId, newer }: { siteId: string; newer: SiteVersionEvent }) {
+  return (
+    <Alert kind="info">
+      <p>
+        {newer.actor_name ?? 'Someone'} saved version {newer.version} — <Link to={sectionPath(siteId, 'history')}>see changes</Link>
+      </p>
+    </Alert>
+  );
+}
+
 /** Holds leaving the editor while there are unsaved changes; re-armed after each section change. */
 function LeaveGuard({ active }: { active: boolean }) {
   useLeaveGuard(active);
@@ -135,6 +151,12 @@ function SiteEditorForm({ siteId, loaded, workspace, access, section, unknownSec
   const partnerUnsaved = changes.partner_settings !== undefined;
   const changedSections = new Set<SectionId>(Object.keys(changes).map((key) => sectionOfPath(`/${key}`)));
   const summaryErrors = editor.saveError !== undefined ? (editor.saveError instanceof ApiError ? editor.saveError.errors : []) : editor.clientRefusal;
+  // Someone else's save, told at once rather than at this editor's next save (412).
+  const newer = useNewerVersion(siteId, versionOfEtag(editor.etag), useSession().user?.id);
+  const queryClient = useQueryClient();
+  useEffect(() => {
+    if (newer !== undefined) void queryClient.invalidateQueries({ queryKey: queryKeys.sites.versions(siteId) });
+  }, [newer, queryClient, siteId]);
 
   return (
     <>
@@ -158,6 +180,8 @@ function SiteEditorForm({ siteId, loaded, workspace, access, section, unknownSec
             </p>
           </Alert>
         )}
+
+        {newer !== undefined && !editor.conflict && <NewerVersionNotice siteId={siteId} newer={newer} />}
 
         {editor.conflict && <ConflictPanel editor={editor} />}
 
