@@ -372,16 +372,19 @@ test('the danger zone moves the site to the trash after a confirmation, and the 
     await dialog.waitFor({ state: 'hidden' });
     assert.equal((await readSite(t.app, user, site.id)).name, 'Doomed site');
 
+    // An unsaved edit is dropped without a second question: the dialog said so.
+    await page.getByRole('textbox', { name: 'Name', exact: true }).fill('Doomed site, edited');
     await zone.getByRole('button', { name: 'Delete this site…' }).click();
     await dialog.getByRole('button', { name: 'Delete site' }).click();
-    const done = page.getByRole('heading', { name: 'Doomed site was deleted', level: 1 });
-    await done.waitFor();
-    assert.equal(await done.evaluate((element) => element === document.activeElement), true, 'focus moves to the message');
+    // Back on the Sites list, the site gone from it, with the toast to undo.
+    await page.waitForURL(`${dashboard.origin}/`);
+    await page.getByRole('heading', { name: 'Sites', exact: true, level: 1 }).waitFor();
+    await page.getByText('Doomed site was moved to the trash.').waitFor();
+    await page.getByRole('heading', { name: 'No sites yet — create your first' }).waitFor();
+    assert.equal(await page.getByRole('link', { name: /Doomed site/ }).count(), 0, 'the list no longer shows it');
     await screenshot(dashboard, 'site-editor-deleted');
     const response = await t.app.inject({ method: 'GET', url: `/api/v1/sites/${site.id}`, headers: { authorization: user.bearer } });
     assert.equal(response.statusCode, 404);
-    await page.getByRole('link', { name: 'Back to your sites' }).click();
-    await page.getByRole('heading', { name: 'Sites', exact: true }).waitFor();
 
     // The trash has it, and brings it back after a confirmation.
     await page.getByRole('link', { name: 'Trash' }).click();

@@ -1,5 +1,5 @@
 import { useQueryClient } from '@tanstack/react-query';
-import { useEffect, useRef, useState } from 'react';
+import { useEffect, useState } from 'react';
 import { ApiError, errorMessage } from '../api/errors';
 import { Alert } from '../components/Alert';
 import { Button } from '../components/Button';
@@ -41,11 +41,9 @@ import { useSite, useWorkspaces } from '../queries';
 export function SiteEditorPage({ siteId, section }: { siteId: string; section?: string | undefined }) {
   const query = useSite(siteId);
   const workspaces = useWorkspaces();
-  const [deleted, setDeleted] = useState<string>();
   const notFound = query.error instanceof ApiError && query.error.status === 404;
-  useTitle(deleted !== undefined ? 'Site deleted' : query.data !== undefined ? query.data.site.name : notFound ? 'Site not found' : 'Site');
+  useTitle(query.data !== undefined ? query.data.site.name : notFound ? 'Site not found' : 'Site');
 
-  if (deleted !== undefined) return <SiteDeleted name={deleted} />;
   // The role decides whether the form is editable: wait for it rather than flash an editable form.
   if (query.isPending || workspaces.isPending) return <Loading label="Loading the site…" />;
   if (notFound) {
@@ -80,30 +78,7 @@ export function SiteEditorPage({ siteId, section }: { siteId: string; section?: 
       access={access}
       section={current}
       unknownSection={current === undefined ? section : undefined}
-      onDeleted={setDeleted}
-      onRestored={() => {
-        setDeleted(undefined);
-        void query.refetch();
-      }}
     />
-  );
-}
-
-function SiteDeleted({ name }: { name: string }) {
-  const heading = useRef<HTMLHeadingElement>(null);
-  useEffect(() => heading.current?.focus(), []);
-  return (
-    <section className="empty" role="status">
-      <h1 ref={heading} tabIndex={-1}>
-        {name} was deleted
-      </h1>
-      <p>
-        It is in the <Link to="/trash">trash</Link>, where admins can restore it until it is deleted for good.
-      </p>
-      <Link to="/" className="button button-primary">
-        Back to your sites
-      </Link>
-    </section>
   );
 }
 
@@ -132,12 +107,9 @@ interface SiteEditorFormProps {
   access: SiteAccess;
   section: EditorSection | undefined;
   unknownSection: string | undefined;
-  onDeleted: (name: string) => void;
-  /** Undo brought the deleted site back. */
-  onRestored: () => void;
 }
 
-function SiteEditorForm({ siteId, loaded, workspace, access, section, unknownSection, onDeleted, onRestored }: SiteEditorFormProps) {
+function SiteEditorForm({ siteId, loaded, workspace, access, section, unknownSection }: SiteEditorFormProps) {
   const readOnly = !access.edit;
   const sectionId: SectionId = section?.id ?? 'general';
   // Review required: editors and admins propose; owners save directly, recorded as bypassing review.
@@ -229,7 +201,7 @@ function SiteEditorForm({ siteId, loaded, workspace, access, section, unknownSec
                     <ColorField label="Colour" value={draft.color} onChange={(color) => editor.edit({ color })} error={messageFor(errors, '/color')} />
                   </fieldset>
                 </section>
-                {access.delete && <DangerZone siteId={siteId} name={saved.name} onDeleted={() => onDeleted(saved.name)} onRestored={onRestored} />}
+                {access.delete && <DangerZone siteId={siteId} name={saved.name} />}
               </>
             )}
 
