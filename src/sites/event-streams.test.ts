@@ -2,8 +2,9 @@ import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { EventStreamClient } from '../../test/event-stream.js';
-import { buildTestApp, createAccessToken, createSite, type SignedUpUser, signUp, type TestApp } from '../../test/helpers.js';
+import { buildTestApp, createAccessToken, createSite, enableTotp, type SignedUpUser, signUp, type TestApp } from '../../test/helpers.js';
 import { openDatabase } from '../db/connect.js';
+import { WORKSPACE_ERRORS } from '../memberships/errors.js';
 import { WorkspaceService } from '../workspaces/service.js';
 import { SITE_ERRORS } from './errors.js';
 import type { SiteVersionEvent } from './event-streams.js';
@@ -130,6 +131,32 @@ describe('a site’s new versions as events, for its members', () => {
     const again = await events(siteId, { authorization: member.bearer });
     assert.equal(again.status, 404);
     await again.closes();
+  });
+
+  test('the workspace’s two-factor rule applies: turning it on ends the streams of members without a second factor, who are then refused', async () => {
+    const strictOwner = await signUp(running.t.app);
+    await enableTotp(running.t, strictOwner);
+    const created = await running.t.app.inject({ method: 'POST', url: '/api/v1/workspaces', headers: { authorization: strictOwner.bearer }, payload: { name: 'Strict' } });
+    const strictId = created.json<{ workspace: { id: string } }>().workspace.id;
+    const member = await signUp(running.t.app);
+    await new WorkspaceService({ db: running.t.database.db, dialect: running.t.database.dialect, clock: running.t.clock, cache: running.t.cache }).addMember(strictId, member.id, 'editor');
+    const siteId = (await createSite(running.t.app, strictOwner.bearer, { name: 'Strict site', workspace_id: strictId })).id;
+    const stream = await events(siteId, { authorization: member.bearer });
+    assert.equal(stream.status, 200);
+    await stream.event(0);
+    const required = await running.t.app.inject({ method: 'PATCH', url: `/api/v1/workspaces/${strictId}`, headers: { authorization: strictOwner.bearer }, payload: { require_two_factor: true } });
+    assert.equal(required.statusCode, 200, required.body);
+    await stream.closes();
+    const refused = await events(siteId, { authorization: member.bearer });
+    assert.equal(refused.status, 403);
+    assert.equal(await problemCode(refused), WORKSPACE_ERRORS.TWO_FACTOR_REQUIRED);
+    const owners = await events(siteId, { authorization: strictOwner.bearer });
+    try {
+      assert.equal(owners.status, 200, 'a member with a second factor still hears');
+      await owners.event(0);
+    } finally {
+      owners.close();
+    }
   });
 
   test('a site moved to the trash ends its streams', async () => {
