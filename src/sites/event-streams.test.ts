@@ -73,6 +73,7 @@ describe('a site’s new versions as events, for its members', () => {
       assert.equal(stream.status, 200);
       assert.match(String(stream.headers['content-type']), /^text\/event-stream/);
       assert.equal(stream.headers['cache-control'], 'no-store');
+      assert.equal(stream.headers['x-content-type-options'], 'nosniff', 'the security headers of every answer');
       const first = await stream.event(0);
       assert.equal(first.event, 'version');
       assert.equal(first.id, '1');
