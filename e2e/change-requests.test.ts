@@ -300,3 +300,45 @@ test("the editor's own conflict: two tabs save the same site, and the second cho
   await first.getByRole('heading', { name: 'Shared by two', level: 1 }).waitFor();
   assert.equal(await first.getByLabel('Tone').inputValue(), 'professional', 'the form shows what was saved');
 });
+
+test('a fully approved request reads "Approved — ready to apply" in the queue, the site’s list and its page; the audit log tells each step in words', { timeout: 180_000 }, async () => {
+  const { page, origin, t } = dashboard;
+  const policy = await t.app.inject({ method: 'PATCH', url: `/api/v1/workspaces/${workspaceId}`, headers: { authorization: owner.bearer }, payload: { review: { required: true, approvals: 1 } } });
+  assert.equal(policy.statusCode, 200, policy.body);
+  const site = await createSite(t.app, owner.bearer, { name: 'Approvals site', workspace_id: workspaceId });
+  const base = `/api/v1/sites/${site.id}/change-requests`;
+  const approved = (await api<{ change_request: ChangeRequestJson }>(editor, 'POST', base, { title: 'Friendlier tone', changes: { ai_settings: '{"tone":"friendly"}' } })).change_request;
+  const waiting = (await api<{ change_request: ChangeRequestJson }>(editor, 'POST', base, { title: 'Still waiting', changes: { color: '#123456' } })).change_request;
+  await api(admin, 'POST', `${base}/${approved.id}/approve`);
+
+  // The queue on the Sites screen.
+  await page.goto(`${origin}/`);
+  const queue = page.getByRole('list', { name: 'Waiting for review in Support team' });
+  await queue.getByRole('listitem').filter({ hasText: 'Friendlier tone' }).getByText('Approved — ready to apply', { exact: true }).waitFor();
+  await queue.getByRole('listitem').filter({ hasText: 'Still waiting' }).getByText('Waiting for review', { exact: true }).waitFor();
+  // The site's own list.
+  await page.goto(`${origin}/sites/${site.id}/change-requests`);
+  const list = page.getByRole('list', { name: 'Waiting for review' });
+  await list.getByRole('listitem').filter({ hasText: 'Friendlier tone' }).getByText('Approved — ready to apply', { exact: true }).waitFor();
+  assert.equal(await list.getByRole('listitem').filter({ hasText: 'Still waiting' }).getByText('Approved — ready to apply').count(), 0);
+  // The request's page.
+  await page.goto(`${origin}/sites/${site.id}/change-requests/${approved.id}`);
+  await page.getByRole('heading', { name: 'Friendlier tone', level: 1 }).waitFor();
+  await page.locator('.change-request-meta .badge').filter({ hasText: 'Approved — ready to apply' }).waitFor();
+
+  // Declined and applied, then the audit log in words.
+  await api(admin, 'POST', `${base}/${waiting.id}/decline`, {});
+  const live = await api<{ change_request: ChangeRequestJson }>(admin, 'POST', `${base}/${approved.id}/apply`, {});
+  await page.goto(`${origin}/settings/workspaces/${workspaceId}/audit-log`);
+  const rows = page.locator('.audit-list > li');
+  for (const sentence of [
+    'Eddie Editor proposed the change “Friendlier tone”',
+    'Eddie Editor proposed the change “Still waiting”',
+    'Ada Admin approved the change “Friendlier tone”',
+    'Ada Admin declined the change “Still waiting”',
+    `Ada Admin applied the change “Friendlier tone”, making version ${String(live.change_request.applied_version)}`,
+  ]) {
+    await rows.filter({ hasText: sentence }).first().waitFor();
+  }
+  assert.equal(await rows.filter({ hasText: /change_request\./ }).count(), 0, 'no raw codes');
+});

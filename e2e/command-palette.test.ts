@@ -58,7 +58,12 @@ test('the command palette by keyboard alone: a site, a setting by name, a worksp
     assert.equal(await palette.getByRole('option', { selected: true }).getAttribute('id'), await box.getAttribute('aria-activedescendant'));
     await page.keyboard.press('Enter');
     await page.waitForURL(`${origin}/sites/${site.id}/widget`);
-    await page.getByLabel('Launcher text').waitFor();
+    // The field itself is focused and marked, so the eye finds it among the others; the mark goes with the focus.
+    const launcherField = page.locator('.setting-highlight').getByLabel('Launcher text');
+    await launcherField.waitFor();
+    assert.equal(await launcherField.evaluate((element) => element === document.activeElement), true, 'the field has the focus');
+    await page.keyboard.press('Tab');
+    await page.locator('.setting-highlight').waitFor({ state: 'detached' });
 
     // A workspace.
     await open();

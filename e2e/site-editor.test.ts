@@ -3,7 +3,9 @@ import { test } from 'node:test';
 import type { Locator, Page, Request } from 'playwright-core';
 import type { App } from '../src/http/types.js';
 import type { SiteJson } from '../src/sites/schema.js';
+import { WorkspaceService } from '../src/workspaces/service.js';
 import { createSite, type SignedUpUser, signUp, STRONG_PASSWORD } from '../test/helpers.js';
+import { EventStreamClient } from '../test/event-stream.js';
 import { seriousAccessibilityProblems } from './axe.js';
 import { type Dashboard, openDashboard } from './harness.js';
 
@@ -370,16 +372,19 @@ test('the danger zone moves the site to the trash after a confirmation, and the 
     await dialog.waitFor({ state: 'hidden' });
     assert.equal((await readSite(t.app, user, site.id)).name, 'Doomed site');
 
+    // An unsaved edit is dropped without a second question: the dialog said so.
+    await page.getByRole('textbox', { name: 'Name', exact: true }).fill('Doomed site, edited');
     await zone.getByRole('button', { name: 'Delete this site…' }).click();
     await dialog.getByRole('button', { name: 'Delete site' }).click();
-    const done = page.getByRole('heading', { name: 'Doomed site was deleted', level: 1 });
-    await done.waitFor();
-    assert.equal(await done.evaluate((element) => element === document.activeElement), true, 'focus moves to the message');
+    // Back on the Sites list, the site gone from it, with the toast to undo.
+    await page.waitForURL(`${dashboard.origin}/`);
+    await page.getByRole('heading', { name: 'Sites', exact: true, level: 1 }).waitFor();
+    await page.getByText('Doomed site was moved to the trash.').waitFor();
+    await page.getByRole('heading', { name: 'No sites yet — create your first' }).waitFor();
+    assert.equal(await page.getByRole('link', { name: /Doomed site/ }).count(), 0, 'the list no longer shows it');
     await screenshot(dashboard, 'site-editor-deleted');
     const response = await t.app.inject({ method: 'GET', url: `/api/v1/sites/${site.id}`, headers: { authorization: user.bearer } });
     assert.equal(response.statusCode, 404);
-    await page.getByRole('link', { name: 'Back to your sites' }).click();
-    await page.getByRole('heading', { name: 'Sites', exact: true }).waitFor();
 
     // The trash has it, and brings it back after a confirmation.
     await page.getByRole('link', { name: 'Trash' }).click();
@@ -596,6 +601,153 @@ test('History lists each version in words, key by key, the token only as set; a 
     assert.equal(stored.partner_settings.base_url, '');
     assert.equal(stored.partner_settings.access_token_configured, false, 'the token went with the address it was bound to');
     await saveState(page, 'No changes');
+  } finally {
+    await dashboard.close();
+  }
+});
+
+/** The E-mail group's fields as the form shows them: text as typed, the switch as ticked. */
+async function emailInputs(page: Page): Promise<Record<string, string | boolean>> {
+  return {
+    sender_name: await page.getByLabel('Sender name').inputValue(),
+    sender_address: await page.getByLabel('Sender address').inputValue(),
+    signature: await page.getByLabel('Signature').inputValue(),
+    send_transcripts: await page.getByLabel('Send transcripts').isChecked(),
+  };
+}
+
+/** The same fields as the stored group holds them: an absent key is an empty field. */
+function emailInputsOf(stored: string): Record<string, string | boolean> {
+  const values = (stored.trim() === '' ? {} : JSON.parse(stored)) as Record<string, unknown>;
+  const text = (key: string) => (typeof values[key] === 'string' ? (values[key] as string) : '');
+  return { sender_name: text('sender_name'), sender_address: text('sender_address'), signature: text('signature'), send_transcripts: values.send_transcripts === true };
+}
+
+test('on a group still empty on the server, Discard, Propose change and Save leave the form showing exactly what is saved', { timeout: 240_000 }, async () => {
+  const dashboard = await openDashboard();
+  const { t, page, origin } = dashboard;
+  try {
+    const owner = await signUp(t.app);
+    const site = await createSite(t.app, owner.bearer, { name: 'Fresh site' });
+    await openEditor(dashboard, owner, site);
+    await openSection(page, 'E-mail', '/email');
+
+    // Discard: every typed value goes, the switch included.
+    await page.getByLabel('Sender name').fill('Typed name');
+    await page.getByLabel('Signature').fill('Typed signature');
+    await page.getByLabel('Send transcripts').check();
+    await page.getByRole('button', { name: 'Discard', exact: true }).click();
+    await page.getByRole('dialog', { name: 'Discard your changes?' }).getByRole('button', { name: 'Discard changes' }).click();
+    await saveState(page, 'No changes');
+    assert.deepEqual(await emailInputs(page), emailInputsOf(''), 'after Discard the fields are empty, as the group is');
+
+    // Save: only what is typed now is stored, and the form shows what GET returns.
+    await page.getByLabel('Sender name').fill('Kept name');
+    const body = await save(page);
+    assert.deepEqual(parsed(String(body.email_settings)), { sender_name: 'Kept name' }, 'nothing discarded comes back with the next save');
+    const stored = (await readSite(t.app, owner, site.id)).email_settings;
+    assert.deepEqual(await emailInputs(page), emailInputsOf(stored));
+
+    // Propose change: in a workspace that requires review, the form goes back to the live site.
+    const editor = await signUp(t.app);
+    const created = await t.app.inject({ method: 'POST', url: '/api/v1/workspaces', headers: { authorization: owner.bearer }, payload: { name: 'Reviewed team' } });
+    const workspaceId = created.json<{ workspace: { id: string } }>().workspace.id;
+    const members = new WorkspaceService({ db: t.database.db, dialect: t.database.dialect, clock: t.clock, cache: t.cache });
+    await members.addMember(workspaceId, editor.id, 'editor');
+    const policy = await t.app.inject({ method: 'PATCH', url: `/api/v1/workspaces/${workspaceId}`, headers: { authorization: owner.bearer }, payload: { review: { required: true, approvals: 1 } } });
+    assert.equal(policy.statusCode, 200, policy.body);
+    const reviewed = await createSite(t.app, owner.bearer, { name: 'Reviewed site', workspace_id: workspaceId });
+    await openEditor(dashboard, editor, reviewed);
+    await page.goto(`${origin}/sites/${reviewed.id}/email`);
+    await page.getByLabel('Sender name').waitFor();
+    await page.getByLabel('Sender name').fill('Proposed name');
+    await page.getByLabel('Signature').fill('Proposed signature');
+    await page.getByRole('button', { name: 'Propose change…' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Propose this change' });
+    await dialog.getByLabel('Title').fill('Sender details');
+    await dialog.getByRole('button', { name: 'Propose change' }).click();
+    await page.getByText('Your change was proposed').waitFor();
+    await saveState(page, 'No changes');
+    assert.deepEqual(await emailInputs(page), emailInputsOf((await readSite(t.app, owner, reviewed.id)).email_settings), 'after proposing the fields show the live site');
+    // Typing again proposes only what is typed now.
+    await page.getByLabel('Sender address').fill('help@example.com');
+    await page.getByRole('button', { name: 'Propose change…' }).click();
+    const proposal = page.waitForRequest((request) => request.method() === 'POST' && new URL(request.url()).pathname.endsWith('/change-requests'));
+    await dialog.getByLabel('Title').fill('Sender address');
+    await dialog.getByRole('button', { name: 'Propose change' }).click();
+    const changes = ((await proposal).postDataJSON() as { changes: Record<string, string> }).changes;
+    assert.deepEqual(parsed(String(changes.email_settings)), { sender_address: 'help@example.com' });
+  } finally {
+    await dashboard.close();
+  }
+});
+
+test('another member’s save shows at once as "Olivia saved version 2 — see changes"; the editor’s own save shows no such notice', { timeout: 240_000 }, async () => {
+  const dashboard = await openDashboard();
+  const { t, page, origin } = dashboard;
+  try {
+    const owner = await signUp(t.app);
+    const olivia = await signUp(t.app);
+    const named = await t.app.inject({ method: 'PATCH', url: '/api/v1/me', headers: { authorization: olivia.bearer }, payload: { name: 'Olivia' } });
+    assert.equal(named.statusCode, 200, named.body);
+    const created = await t.app.inject({ method: 'POST', url: '/api/v1/workspaces', headers: { authorization: owner.bearer }, payload: { name: 'Team' } });
+    const workspaceId = created.json<{ workspace: { id: string } }>().workspace.id;
+    await new WorkspaceService({ db: t.database.db, dialect: t.database.dialect, clock: t.clock, cache: t.cache }).addMember(workspaceId, olivia.id, 'editor');
+    const site = await createSite(t.app, owner.bearer, { name: 'Team site', workspace_id: workspaceId });
+    const oliviaSaves = async (payload: Record<string, unknown>) => {
+      const response = await t.app.inject({ method: 'PUT', url: `/api/v1/sites/${site.id}`, headers: { authorization: olivia.bearer }, payload });
+      assert.equal(response.statusCode, 200, response.body);
+    };
+    // Every notice the page ever shows, however briefly.
+    const recordNotices = () => page.evaluate(`(() => {
+      window.__notices = [];
+      new MutationObserver(() => {
+        for (const element of document.querySelectorAll('.alert')) if (/saved version/.test(element.textContent)) window.__notices.push(element.textContent);
+      }).observe(document.body, { childList: true, subtree: true, characterData: true });
+    })()`);
+    const notices = async () => (await page.evaluate('window.__notices')) as string[];
+
+    await openEditor(dashboard, owner, site);
+    await recordNotices();
+    await page.getByRole('textbox', { name: 'Name', exact: true }).fill('My draft name');
+    await oliviaSaves({ color: '#336699' });
+    const notice = page.getByRole('status').filter({ hasText: 'Olivia saved version 2 — see changes' });
+    await notice.waitFor();
+    await screenshot(dashboard, 'site-editor-newer-version');
+    assert.equal(await page.getByRole('textbox', { name: 'Name', exact: true }).inputValue(), 'My draft name', 'the draft stays');
+    await notice.getByRole('link', { name: 'see changes' }).click();
+    await page.waitForURL((url) => url.pathname.endsWith('/history'));
+    await page.getByRole('heading', { name: 'History', level: 2 }).waitFor();
+    await page.getByText('Olivia').first().waitFor();
+
+    // The editor's own save: held back until the stream has sent its version, so the event reaches the page first.
+    await page.goto(`${origin}/sites/${site.id}`);
+    await page.getByRole('heading', { name: 'Team site', level: 1 }).waitFor();
+    await recordNotices();
+    const stream = await EventStreamClient.open(`${origin}/api/v1/sites/${site.id}/events`, { authorization: owner.bearer, 'last-event-id': '2' });
+    try {
+      await page.route(
+        (url) => url.pathname === `/api/v1/sites/${site.id}`,
+        async (route) => {
+          if (route.request().method() !== 'PUT') return route.fallback();
+          const response = await route.fetch();
+          await stream.event(0);
+          return route.fulfill({ response });
+        },
+      );
+      await page.getByRole('textbox', { name: 'Name', exact: true }).fill('Renamed by me');
+      await save(page);
+      assert.equal((await stream.event(0)).id, '3');
+      await oliviaSaves({ color: '#663399' });
+      await page.getByRole('status').filter({ hasText: 'Olivia saved version 4 — see changes' }).waitFor();
+      assert.deepEqual(
+        (await notices()).filter((text) => !text.includes('version 4')),
+        [],
+        'the editor’s own save (version 3) is never announced',
+      );
+    } finally {
+      stream.close();
+    }
   } finally {
     await dashboard.close();
   }

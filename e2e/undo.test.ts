@@ -50,7 +50,8 @@ test('Undo in the toast: delete a site, restore a version, revoke a token, remov
     await page.goto(`${origin}/sites/${site.id}`);
     await page.getByRole('button', { name: 'Delete this site…' }).click();
     await page.getByRole('dialog').getByRole('button', { name: /^Delete/ }).click();
-    await page.getByRole('heading', { name: 'Help centre 2 was deleted' }).waitFor();
+    await page.waitForURL(`${origin}/`);
+    await notifications(page).getByText('Help centre 2 was moved to the trash.').waitFor();
     assert.equal((await readSite(t, owner, site.id)).status, 404);
     await notifications(page).getByRole('button', { name: 'Undo' }).click();
     await page.locator('#site-editor-title').getByText('Help centre 2').waitFor();

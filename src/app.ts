@@ -66,6 +66,8 @@ import { ProfileService } from './profile/service.js';
 import { registerPasskeyRoutes } from './passkeys/routes.js';
 import { PasskeyService } from './passkeys/service.js';
 import { registerSiteRoutes } from './sites/routes.js';
+import { registerSiteEventRoutes } from './sites/event-routes.js';
+import { DEFAULT_SITE_EVENT_STREAM_MAX_AGE_MS, SiteEventStreams, type SiteEventStreamOptions } from './sites/event-streams.js';
 import { registerChangeRequestRoutes } from './change-requests/routes.js';
 import { ChangeRequestService } from './change-requests/service.js';
 import { ScheduledChanges, type ScheduledChangesOptions } from './change-requests/scheduler.js';
@@ -138,6 +140,8 @@ export interface AppOptions {
   oidc?: Partial<OidcDiscoveryOptions>;
   /** The public event streams' pacing and bounds (tests shorten them). */
   delivery?: Partial<PublicStreamOptions>;
+  /** The members' site event streams: their pacing is the public streams' (delivery), their age theirs (tests shorten them). */
+  siteEvents?: Partial<SiteEventStreamOptions>;
   /** How often where public configurations were fetched from is written (tests shorten it). */
   publicOrigins?: Partial<PublicOriginOptions>;
 }
@@ -280,6 +284,13 @@ export async function buildApp(options: AppOptions): Promise<App> {
   const reads = new SiteReads(sites, cache);
   const siteHistory = new SiteHistory({ db, dialect: database.dialect, clock, cache, sites, trashRetentionDays: config.trashRetentionDays });
   registerSiteRoutes(app, { guard, sites, history: siteHistory, reads });
+  const siteEventStreams = new SiteEventStreams(
+    { db, cache, log: app.log, maxStreams: config.publicStreamsMax },
+    { ...DEFAULT_STREAM_OPTIONS, maxAgeMs: DEFAULT_SITE_EVENT_STREAM_MAX_AGE_MS, ...options.delivery, ...options.siteEvents },
+  );
+  // Before the server stops taking connections, as the public streams.
+  app.addHook('preClose', async () => siteEventStreams.close());
+  registerSiteEventRoutes(app, { guard, reads, streams: siteEventStreams });
   const changeRequests = new ChangeRequestService({ db, dialect: database.dialect, clock, secrets, cache, sites, mailer, publicUrl: config.publicUrl });
   registerChangeRequestRoutes(app, { guard, changeRequests });
   // Where pages fetch sites' configurations from: gathered in memory, written in batches, the rest at close.

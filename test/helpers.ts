@@ -80,6 +80,7 @@ export interface TestAppOptions {
   onQuery?: (sql: string) => void;
   /** The public event streams' pacing and bounds; see AppOptions. */
   delivery?: AppOptions['delivery'];
+  siteEvents?: AppOptions['siteEvents'];
   /** How often where public configurations were fetched from is written; see AppOptions. */
   publicOrigins?: AppOptions['publicOrigins'];
 }
@@ -192,6 +193,7 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
     ...(options.scheduledChanges === undefined ? {} : { scheduledChanges: options.scheduledChanges }),
     ...(options.oidc === undefined ? {} : { oidc: options.oidc }),
     ...(options.delivery === undefined ? {} : { delivery: options.delivery }),
+    ...(options.siteEvents === undefined ? {} : { siteEvents: options.siteEvents }),
     ...(options.publicOrigins === undefined ? {} : { publicOrigins: options.publicOrigins }),
   });
   options.beforeReady?.(app);

@@ -6,4 +6,6 @@ export const SITE_ERRORS = {
   VERSION_NOT_FOUND: 'version_not_found',
   /** A direct change in a workspace that requires review, by someone who may only propose one. */
   REVIEW_REQUIRED: 'review_required',
+  /** A member holds as many site event streams open on this server as one may. */
+  TOO_MANY_SITE_STREAMS: 'too_many_site_streams',
 } as const;

@@ -65,3 +65,28 @@ export function listSiteVersions(db: Kysely<Database>, siteId: string, before: n
 export function findSiteVersion(db: Kysely<Database>, siteId: string, version: number): Promise<SiteVersionRow | undefined> {
   return db.selectFrom('site_versions').selectAll().where('site_id', '=', siteId).where('version', '=', version).executeTakeFirst();
 }
+
+/** A site's newest version with who made it, and the workspace the site is in now. */
+export interface LatestSiteVersion {
+  site_id: string;
+  workspace_id: string;
+  version: number;
+  created_at: string;
+  actor_id: string | null;
+  actor_name: string | null;
+  actor_email: string | null;
+}
+
+/** The newest version of each of these sites that is not in the trash; a site in the trash (or deleted) is absent. */
+export async function latestSiteVersions(db: Kysely<Database>, siteIds: readonly string[]): Promise<Map<string, LatestSiteVersion>> {
+  if (siteIds.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('site_versions as v')
+    .innerJoin('sites as s', 's.id', 'v.site_id')
+    .select(['v.site_id', 's.workspace_id', 'v.version', 'v.created_at', 'v.actor_id', 'v.actor_name', 'v.actor_email'])
+    .where('v.site_id', 'in', siteIds)
+    .where('s.deleted_at', 'is', null)
+    .where('v.version', '=', (eb) => eb.selectFrom('site_versions as w').select((w) => w.fn.max('w.version').as('newest')).whereRef('w.site_id', '=', 'v.site_id'))
+    .execute();
+  return new Map(rows.map((row) => [row.site_id, row]));
+}

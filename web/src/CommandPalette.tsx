@@ -5,6 +5,7 @@ import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { type KeyboardEvent, useEffect, useId, useMemo, useRef, useState } from 'react';
 import { SETTINGS_SCHEMAS } from '@server/sites/settings-schemas';
 import { fetchSiteSummaries } from './api/sites';
+import { focusSetting } from './editor/editorNavigation';
 import { EDITOR_SECTIONS, sectionPath } from './editor/sections';
 import { type PaletteItem, SCREEN_ITEMS, searchPalette } from './palette';
 import { useWorkspaces } from './queries';
@@ -25,7 +26,7 @@ function siteSettingItems(siteId: string, siteName: string): PaletteItem[] {
       const properties = (SETTINGS_SCHEMAS[field] as { properties?: Record<string, { title?: string }> }).properties ?? {};
       for (const [key, property] of Object.entries(properties)) {
         if (property.title === undefined) continue;
-        items.push({ id: `setting:${field}:${key}`, label: property.title, group: siteName, detail: section.title, to: sectionPath(siteId, section.id) });
+        items.push({ id: `setting:${field}:${key}`, label: property.title, group: siteName, detail: section.title, to: sectionPath(siteId, section.id), setting: `/${field}/${key}` });
       }
     }
   }
@@ -63,6 +64,7 @@ export function CommandPalette({ onClose, site }: { onClose: () => void; site: {
     if (item === undefined) return;
     onClose();
     navigate(item.to);
+    if (item.setting !== undefined) focusSetting(item.setting);
   }
 
   function onKeyDown(event: KeyboardEvent<HTMLInputElement>) {

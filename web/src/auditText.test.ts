@@ -71,6 +71,20 @@ describe('the audit log in words', () => {
     expect([actorName(added), auditSentence(added)]).toEqual(['An administrator (command line)', 'added grace@example.com as viewer']);
   });
 
+  test('each step of a change request, the scheduled one that failed included', () => {
+    const request = { type: 'change_request' as const, id: 'cr', name: 'Warmer greeting' };
+    expect(auditSentence(event({ action: 'change_request.opened', target: request, details: { site_id: 's', paths: ['/widget'] } }))).toBe('proposed the change “Warmer greeting”');
+    expect(auditSentence(event({ action: 'change_request.approved', target: request, details: { site_id: 's' } }))).toBe('approved the change “Warmer greeting”');
+    expect(auditSentence(event({ action: 'change_request.declined', target: request, details: { site_id: 's' } }))).toBe('declined the change “Warmer greeting”');
+    expect(auditSentence(event({ action: 'change_request.applied', target: request, details: { site_id: 's', version: 7 } }))).toBe('applied the change “Warmer greeting”, making version 7');
+    const failed = { action: 'change_request.failed' as const, actor: null, via: { type: 'system' as const }, target: request };
+    expect(auditSentence(event({ ...failed, details: { site_id: 's', reason: 'site_in_trash' } }))).toBe('could not apply the scheduled change “Warmer greeting”: the site was in the trash');
+    expect(auditSentence(event({ ...failed, details: { site_id: 's', reason: 'change_request_conflict', paths: ['/widget'] } }))).toBe(
+      'could not apply the scheduled change “Warmer greeting”: the site had changed at the same settings',
+    );
+    expect(auditSentence(event({ ...failed, details: {} }))).toBe('could not apply the scheduled change “Warmer greeting”');
+  });
+
   test('details of an unexpected shape still read as a sentence', () => {
     expect(auditSentence(event({ details: { role: 'surprise' } }))).toBe('changed the role of grace@example.com');
     expect(auditSentence(event({ action: 'member.removed', details: {} }))).toBe('removed grace@example.com (another role)');

@@ -1,6 +1,7 @@
 // The audit log in words for people: one sentence per event, and the filter's names for actions.
 import { AUDIT_ACTIONS, type AuditAction } from '@server/audit/contract';
 import type { AuditEventJson } from '@server/audit/schema';
+import { CHANGE_REQUEST_ERRORS } from '@server/change-requests/errors';
 import { ROLE_LABELS, type WorkspaceRole } from './workspaceAccess';
 
 export type AuditEvent = AuditEventJson;
@@ -110,6 +111,18 @@ export function auditSentence(event: AuditEvent): string {
       return `turned off the webhook to ${target} after 3 days of failed deliveries`;
     case 'webhook.deleted':
       return `deleted the webhook to ${target}`;
+    case 'change_request.opened':
+      return `proposed the change “${target}”`;
+    case 'change_request.approved':
+      return `approved the change “${target}”`;
+    case 'change_request.declined':
+      return `declined the change “${target}”`;
+    case 'change_request.applied':
+      return typeof details.version === 'number' ? `applied the change “${target}”, making version ${details.version}` : `applied the change “${target}”`;
+    case 'change_request.failed':
+      if (details.reason === CHANGE_REQUEST_ERRORS.SITE_IN_TRASH) return `could not apply the scheduled change “${target}”: the site was in the trash`;
+      if (details.reason === CHANGE_REQUEST_ERRORS.CHANGE_REQUEST_CONFLICT) return `could not apply the scheduled change “${target}”: the site had changed at the same settings`;
+      return `could not apply the scheduled change “${target}”`;
     default:
       return `${event.action} on ${target}`;
   }

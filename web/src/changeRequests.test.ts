@@ -4,6 +4,7 @@ import {
   allSettled,
   approvalsText,
   carriedOver,
+  statusLabel,
   conflictLines,
   editorConflicts,
   isoToLocalTime,
@@ -181,6 +182,13 @@ describe('scheduling and counting', () => {
 
   test('approvals read as a count of those needed, or alone without required review', () => {
     expect(approvalsText(0, 1)).toBe('0 of 1 approval');
+    const approval = { user: { id: 'a', email: 'a@example.com', name: 'Ada' }, at: '2026-11-23T10:15:00.000Z' };
+    expect(statusLabel({ status: 'open', approvals: [] }, 1)).toBe('Waiting for review');
+    expect(statusLabel({ status: 'open', approvals: [approval] }, 2)).toBe('Waiting for review');
+    expect(statusLabel({ status: 'open', approvals: [approval, approval] }, 2)).toBe('Approved — ready to apply');
+    expect(statusLabel({ status: 'open', approvals: [approval] }, undefined)).toBe('Approved — ready to apply');
+    expect(statusLabel({ status: 'scheduled', approvals: [approval] }, 1)).toBe('Scheduled');
+    expect(statusLabel({ status: 'applied', approvals: [approval] }, 1)).toBe('Applied');
     expect(approvalsText(1, 2)).toBe('1 of 2 approvals');
     expect(approvalsText(1, undefined)).toBe('1 approval');
     expect(approvalsText(3, undefined)).toBe('3 approvals');

@@ -233,6 +233,15 @@ export const STATUS_LABELS: Readonly<Record<ChangeRequestStatus, string>> = {
   failed: 'Failed',
 };
 
+/**
+ * A request's status in words where its approvals are known: an open request with every approval it
+ * needs (one, where review is not required) is no longer waiting for anyone's review.
+ */
+export function statusLabel(request: { status: ChangeRequestStatus; approvals: readonly unknown[] }, approvalsNeeded: number | undefined): string {
+  if (request.status === 'open' && request.approvals.length > 0 && request.approvals.length >= (approvalsNeeded ?? 1)) return 'Approved — ready to apply';
+  return STATUS_LABELS[request.status];
+}
+
 /** Whether a request can still go live (open or scheduled). */
 export function isPending(status: ChangeRequestStatus): boolean {
   return status === 'open' || status === 'scheduled';

@@ -114,6 +114,7 @@ export const ERROR_MESSAGES: Record<ErrorCode, string> = {
   invalid_public_key: 'This is not a public key: it is spk_ followed by 24 letters and digits.',
   too_many_streams: 'The server is serving as many live connections as it can. Try again shortly.',
   previous_key_still_answering: 'The key replaced by the last rotation still works for pages not yet updated. Rotate again once it has stopped (24 hours after that rotation).',
+  too_many_site_streams: 'You have this site open in too many tabs: close some of them.',
   review_required: 'This workspace reviews changes before they go live: propose the change instead of saving it.',
   change_request_not_found: 'That change request does not exist on this site.',
   change_request_conflict: 'The site changed since this request was made. Choose, for each changed setting, which value to keep.',

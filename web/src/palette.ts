@@ -13,6 +13,8 @@ export interface PaletteItem {
   detail?: string;
   /** Where it leads (an address of the dashboard). */
   to: string;
+  /** A setting of the open site, as the site's path names it ("/widget/launcher_text"): its field is focused and highlighted there. */
+  setting?: string;
 }
 
 function normalise(text: string): string {

@@ -186,9 +186,26 @@ test('a key named __proto__ is data: it survives a form edit and never becomes t
 });
 
 test('a form shows the schema\'s defaults, and a field left at its default is not written', () => {
-  expect(formStartValues('widget', {})).toEqual({ enabled: true, position: 'bottom-right' });
-  expect(formStartValues('widget', { enabled: false })).toEqual({ enabled: false, position: 'bottom-right' });
+  const empty = { launcher_text: '', greeting: '', input_placeholder: '', accent_color: '', show_branding: false };
+  expect(formStartValues('widget', {})).toEqual({ enabled: true, position: 'bottom-right', ...empty });
+  expect(formStartValues('widget', { enabled: false })).toEqual({ enabled: false, position: 'bottom-right', ...empty });
   expect(applyFormValues('widget', '', { enabled: true, position: 'bottom-right', greeting: 'Hi' })).toBe('{\n  "greeting": "Hi"\n}');
   expect(JSON.parse(applyFormValues('widget', '{"enabled":true}', { enabled: true, position: 'bottom-left' }))).toEqual({ enabled: true, position: 'bottom-left' });
   expect(JSON.parse(applyFormValues('widget', '', { enabled: false, position: 'bottom-right' }))).toEqual({ enabled: false });
+});
+
+test('a form starts with every field the schema names, empty when the group has no value, at every depth: none keeps what an input last held', () => {
+  expect(formStartValues('ai_settings', { tone: 'friendly', handoff: { enabled: true }, vendor: { beta: true } })).toEqual({
+    model: '',
+    instructions: '',
+    tone: 'friendly',
+    language: '',
+    temperature: '',
+    handoff: { enabled: true, triggers: [], message: '', email: '' },
+    vendor: { beta: true },
+  });
+  expect(formStartValues('email_settings', {})).toEqual({ sender_name: '', sender_address: '', reply_to: '', signature: '', send_transcripts: false });
+  // Empty fields write nothing: the group's text is not changed by them.
+  expect(applyFormValues('ai_settings', '', formStartValues('ai_settings', {}))).toBe('');
+  expect(applyFormValues('ai_settings', '{"tone":"friendly"}', formStartValues('ai_settings', { tone: 'friendly' }))).toBe('{"tone":"friendly"}');
 });

@@ -181,9 +181,46 @@ function defaultsOf(field: SettingsField): SettingsObject {
   return Object.fromEntries(Object.entries(properties).flatMap(([key, node]) => (node.default === undefined ? [] : [[key, node.default]])));
 }
 
-/** The values a form starts from: the group's own, with the schema's defaults where it has none. */
+/** The part of a group's JSON Schema that says what an empty field holds. */
+interface FieldShape {
+  type?: string;
+  properties?: Record<string, FieldShape>;
+  items?: FieldShape;
+}
+
+/** What an empty field of this shape holds in the form: nothing typed, nothing ticked, no entries. */
+function blankOf(node: FieldShape): unknown {
+  if (node.type === 'object') return withBlanks(node, {});
+  if (node.type === 'array') return [];
+  if (node.type === 'boolean') return false;
+  return '';
+}
+
+/** The values with every field the schema names present, empty where the values have none, at every depth. */
+function withBlanks(node: FieldShape, values: SettingsObject): SettingsObject {
+  const filled: SettingsObject = { ...values };
+  for (const [key, child] of Object.entries(node.properties ?? {})) {
+    const value = Object.hasOwn(values, key) ? values[key] : undefined;
+    let next: unknown;
+    if (value === undefined || value === null) next = blankOf(child);
+    else if (child.type === 'object' && isPlainObject(value)) next = withBlanks(child, value);
+    else if (child.type === 'array' && child.items?.type === 'object' && Array.isArray(value)) {
+      const item = child.items;
+      next = value.map((entry) => (isPlainObject(entry) ? withBlanks(item, entry) : entry));
+    } else next = value;
+    Object.defineProperty(filled, key, { value: next, enumerable: true, writable: true, configurable: true });
+  }
+  return filled;
+}
+
+/**
+ * The values a form starts from: the group's own, with the schema's defaults where it has none,
+ * and every other field empty. A field left out would keep whatever its input last held: the form
+ * reads an input it has no value for back from the page, so a reset to an empty group (Discard,
+ * a proposal sent) would leave the typed text on screen, and the next save would store it.
+ */
 export function formStartValues(field: SettingsField, values: SettingsObject): SettingsObject {
-  return { ...defaultsOf(field), ...values };
+  return withBlanks(SETTINGS_SCHEMAS[field] as FieldShape, { ...defaultsOf(field), ...values });
 }
 
 function isEmptyValue(value: unknown): boolean {

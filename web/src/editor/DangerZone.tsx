@@ -13,13 +13,13 @@ import { sectionPath } from './sections';
 interface DangerZoneProps {
   siteId: string;
   name: string;
-  onDeleted: () => void;
-  /** Undo brought the site back from the trash. */
-  onRestored: () => void;
 }
 
-/** Deleting the site, kept apart from everyday settings and confirmed in a dialog that names it. */
-export function DangerZone({ siteId, name, onDeleted, onRestored }: DangerZoneProps) {
+/**
+ * Deleting the site, kept apart from everyday settings and confirmed in a dialog that names it.
+ * Once deleted, the editor has nothing left to show: the Sites list follows, with Undo in a toast.
+ */
+export function DangerZone({ siteId, name }: DangerZoneProps) {
   const queryClient = useQueryClient();
   const toasts = useToasts();
   const [confirming, setConfirming] = useState(false);
@@ -30,7 +30,8 @@ export function DangerZone({ siteId, name, onDeleted, onRestored }: DangerZonePr
       void queryClient.invalidateQueries({ queryKey: queryKeys.sites.lists() });
       void queryClient.invalidateQueries({ queryKey: queryKeys.trash.all() });
       setConfirming(false);
-      onDeleted();
+      // The dialog said unsaved changes are dropped: leaving asks nothing more.
+      navigate('/', { force: true });
       toasts.show({ message: `${name} was moved to the trash.`, action: { label: 'Undo', run: () => void undo() } });
     },
   });
@@ -45,7 +46,6 @@ export function DangerZone({ siteId, name, onDeleted, onRestored }: DangerZonePr
     }
     void queryClient.invalidateQueries({ queryKey: queryKeys.sites.lists() });
     void queryClient.invalidateQueries({ queryKey: queryKeys.trash.all() });
-    onRestored();
     navigate(sectionPath(siteId, 'general'), { force: true });
   }
   return (

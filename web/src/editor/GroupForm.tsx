@@ -133,6 +133,8 @@ function SchemaField({ form, name, pointer, node, groupPath, errors, onListChang
   const label = node.title ?? name;
   const hintId = `${id}-hint`;
   const errorId = `${id}-error`;
+  // The site's path of this setting, by which a jump from the command palette finds it (editorNavigation.ts).
+  const setting = `${groupPath}${pointer}`;
   const describedBy = [node.description !== undefined ? hintId : '', error !== undefined ? errorId : ''].filter(Boolean).join(' ') || undefined;
   const hint = node.description !== undefined && (
     <p className="hint" id={hintId}>
@@ -147,7 +149,7 @@ function SchemaField({ form, name, pointer, node, groupPath, errors, onListChang
 
   if (node.type === 'object') {
     return (
-      <fieldset className="group-fieldset field-wide">
+      <fieldset className="group-fieldset field-wide" data-setting={setting}>
         <legend>{label}</legend>
         {node.description !== undefined && <p className="hint">{node.description}</p>}
         <div className="form-grid">
@@ -163,7 +165,7 @@ function SchemaField({ form, name, pointer, node, groupPath, errors, onListChang
   }
   if (node.type === 'array' && node.items?.enum !== undefined) {
     return (
-      <fieldset className="group-fieldset field-wide" aria-describedby={describedBy}>
+      <fieldset className="group-fieldset field-wide" aria-describedby={describedBy} data-setting={setting}>
         <legend>{label}</legend>
         {hint}
         <div className="choice-list">
@@ -181,7 +183,7 @@ function SchemaField({ form, name, pointer, node, groupPath, errors, onListChang
   // An on/off setting is a switch, as in the Integration section; lists of choices stay checkboxes.
   if (node.type === 'boolean') {
     return (
-      <div className="field field-wide">
+      <div className="field field-wide" data-setting={setting}>
         <label className="switch">
           <input type="checkbox" aria-describedby={describedBy} aria-invalid={error !== undefined} {...form.register(name)} />
           {label}
@@ -197,7 +199,8 @@ function SchemaField({ form, name, pointer, node, groupPath, errors, onListChang
         control={form.control}
         name={name}
         render={({ field }) => (
-          <ColorField
+          <div className="setting-anchor" data-setting={setting}>
+            <ColorField
             label={label}
             value={typeof field.value === 'string' ? field.value : ''}
             onChange={field.onChange}
@@ -205,7 +208,8 @@ function SchemaField({ form, name, pointer, node, groupPath, errors, onListChang
             hint={node.description}
             error={error}
             optional
-          />
+            />
+          </div>
         )}
       />
     );
@@ -248,7 +252,7 @@ function SchemaField({ form, name, pointer, node, groupPath, errors, onListChang
   }
   const wide = (node.maxLength ?? 0) > MULTILINE_FROM;
   return (
-    <div className={`field ${wide ? 'field-wide' : ''}`}>
+    <div className={`field ${wide ? 'field-wide' : ''}`} data-setting={setting}>
       <label htmlFor={id}>
         {label}
         {required && <span className="required-mark"> (required)</span>}
@@ -273,7 +277,7 @@ function EntryList({ form, name, pointer, node, groupPath, errors, onListChange 
     window.queueMicrotask(onListChange);
   };
   return (
-    <fieldset className="group-fieldset entry-list field-wide">
+    <fieldset className="group-fieldset entry-list field-wide" data-setting={`${groupPath}${pointer}`}>
       <legend>{node.title ?? name}</legend>
       {node.description !== undefined && <p className="hint">{node.description}</p>}
       {list.fields.length === 0 && <p className="muted">None yet.</p>}

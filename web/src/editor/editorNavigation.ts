@@ -24,3 +24,38 @@ export function focusFirstInvalid(siteId: string, current: SectionId, errors: Fi
     });
   });
 }
+
+/** How long a setting's field is waited for after a jump to it: its section may still be loading. */
+const SETTING_WAIT_MS = 5000;
+const HIGHLIGHT_CLASS = 'setting-highlight';
+
+/**
+ * After a jump to a setting by its name (the command palette): focuses its field once its section
+ * shows it, and highlights the field until focus leaves it, so the eye finds it among the others.
+ * Fields carry their path in data-setting (GroupForm).
+ */
+export function focusSetting(path: string): void {
+  const selector = `.site-editor [data-setting="${CSS.escape(path)}"]`;
+  const show = (anchor: Element): void => {
+    const control = anchor.matches('input, select, textarea') ? anchor : anchor.querySelector<HTMLElement>('input, select, textarea, button');
+    if (!(control instanceof HTMLElement)) return;
+    const field = control.closest('.field, .group-fieldset') ?? control;
+    field.classList.add(HIGHLIGHT_CLASS);
+    control.addEventListener('focusout', () => field.classList.remove(HIGHLIGHT_CLASS), { once: true });
+    control.focus();
+    control.scrollIntoView({ block: 'center' });
+  };
+  const found = document.querySelector(selector);
+  if (found !== null) {
+    show(found);
+    return;
+  }
+  const observer = new MutationObserver(() => {
+    const anchor = document.querySelector(selector);
+    if (anchor === null) return;
+    observer.disconnect();
+    show(anchor);
+  });
+  observer.observe(document.body, { childList: true, subtree: true });
+  window.setTimeout(() => observer.disconnect(), SETTING_WAIT_MS);
+}

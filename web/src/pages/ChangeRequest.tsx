@@ -27,6 +27,7 @@ import {
   reproposal,
   resolutionOf,
   STATUS_LABELS,
+  statusLabel,
 } from '../changeRequests';
 import { Alert } from '../components/Alert';
 import { Button } from '../components/Button';
@@ -162,7 +163,7 @@ function ChangeRequestScreen({ request, site, siteError, workspace }: ScreenProp
           </Link>
           <h1>{request.title}</h1>
           <p className="change-request-meta">
-            <span className="badge">{STATUS_LABELS[request.status]}</span>
+            <span className="badge">{statusLabel(request, approvalsNeeded)}</span>
             <span>
               Proposed by {personName(request.author)}{' '}
               <time dateTime={request.created_at} title={formatDateTime(request.created_at)}>

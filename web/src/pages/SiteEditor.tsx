@@ -1,4 +1,5 @@
-import { useEffect, useRef, useState } from 'react';
+import { useQueryClient } from '@tanstack/react-query';
+import { useEffect, useState } from 'react';
 import { ApiError, errorMessage } from '../api/errors';
 import { Alert } from '../components/Alert';
 import { Button } from '../components/Button';
@@ -17,6 +18,10 @@ import { IntegrationSection } from '../editor/IntegrationSection';
 import { EditorHeader, SaveBar, SaveErrorSummary, SectionHeading, SectionNav } from '../editor/EditorParts';
 import { type EditorSection, findSection, type SectionId, sectionOfPath } from '../editor/sections';
 import { useSiteEditor } from '../editor/useSiteEditor';
+import { type SiteVersionEvent, useNewerVersion, versionOfEtag } from '../editor/useSiteEvents';
+import { sectionPath } from '../editor/sections';
+import { queryKeys } from '../queryKeys';
+import { useSession } from '../session';
 import { ProposeChangeDialog } from '../review/ProposeChangeDialog';
 import { SiteChangeRequestsSection } from '../review/SiteChangeRequests';
 import { changeRequestPath } from '../changeRequests';
@@ -36,11 +41,9 @@ import { useSite, useWorkspaces } from '../queries';
 export function SiteEditorPage({ siteId, section }: { siteId: string; section?: string | undefined }) {
   const query = useSite(siteId);
   const workspaces = useWorkspaces();
-  const [deleted, setDeleted] = useState<string>();
   const notFound = query.error instanceof ApiError && query.error.status === 404;
-  useTitle(deleted !== undefined ? 'Site deleted' : query.data !== undefined ? query.data.site.name : notFound ? 'Site not found' : 'Site');
+  useTitle(query.data !== undefined ? query.data.site.name : notFound ? 'Site not found' : 'Site');
 
-  if (deleted !== undefined) return <SiteDeleted name={deleted} />;
   // The role decides whether the form is editable: wait for it rather than flash an editable form.
   if (query.isPending || workspaces.isPending) return <Loading label="Loading the site…" />;
   if (notFound) {
@@ -75,30 +78,18 @@ export function SiteEditorPage({ siteId, section }: { siteId: string; section?: 
       access={access}
       section={current}
       unknownSection={current === undefined ? section : undefined}
-      onDeleted={setDeleted}
-      onRestored={() => {
-        setDeleted(undefined);
-        void query.refetch();
-      }}
     />
   );
 }
 
-function SiteDeleted({ name }: { name: string }) {
-  const heading = useRef<HTMLHeadingElement>(null);
-  useEffect(() => heading.current?.focus(), []);
+/** "Olivia saved version 7 — see changes": the history shows what they changed; this editor's draft stays as it is. */
+function NewerVersionNotice({ siteId, newer }: { siteId: string; newer: SiteVersionEvent }) {
   return (
-    <section className="empty" role="status">
-      <h1 ref={heading} tabIndex={-1}>
-        {name} was deleted
-      </h1>
+    <Alert kind="info">
       <p>
-        It is in the <Link to="/trash">trash</Link>, where admins can restore it until it is deleted for good.
+        {newer.actor_name ?? 'Someone'} saved version {newer.version} — <Link to={sectionPath(siteId, 'history')}>see changes</Link>
       </p>
-      <Link to="/" className="button button-primary">
-        Back to your sites
-      </Link>
-    </section>
+    </Alert>
   );
 }
 
@@ -116,12 +107,9 @@ interface SiteEditorFormProps {
   access: SiteAccess;
   section: EditorSection | undefined;
   unknownSection: string | undefined;
-  onDeleted: (name: string) => void;
-  /** Undo brought the deleted site back. */
-  onRestored: () => void;
 }
 
-function SiteEditorForm({ siteId, loaded, workspace, access, section, unknownSection, onDeleted, onRestored }: SiteEditorFormProps) {
+function SiteEditorForm({ siteId, loaded, workspace, access, section, unknownSection }: SiteEditorFormProps) {
   const readOnly = !access.edit;
   const sectionId: SectionId = section?.id ?? 'general';
   // Review required: editors and admins propose; owners save directly, recorded as bypassing review.
@@ -135,6 +123,12 @@ function SiteEditorForm({ siteId, loaded, workspace, access, section, unknownSec
   const partnerUnsaved = changes.partner_settings !== undefined;
   const changedSections = new Set<SectionId>(Object.keys(changes).map((key) => sectionOfPath(`/${key}`)));
   const summaryErrors = editor.saveError !== undefined ? (editor.saveError instanceof ApiError ? editor.saveError.errors : []) : editor.clientRefusal;
+  // Someone else's save, told at once rather than at this editor's next save (412).
+  const newer = useNewerVersion(siteId, versionOfEtag(editor.etag), useSession().user?.id);
+  const queryClient = useQueryClient();
+  useEffect(() => {
+    if (newer !== undefined) void queryClient.invalidateQueries({ queryKey: queryKeys.sites.versions(siteId) });
+  }, [newer, queryClient, siteId]);
 
   return (
     <>
@@ -158,6 +152,8 @@ function SiteEditorForm({ siteId, loaded, workspace, access, section, unknownSec
             </p>
           </Alert>
         )}
+
+        {newer !== undefined && !editor.conflict && <NewerVersionNotice siteId={siteId} newer={newer} />}
 
         {editor.conflict && <ConflictPanel editor={editor} />}
 
@@ -205,7 +201,7 @@ function SiteEditorForm({ siteId, loaded, workspace, access, section, unknownSec
                     <ColorField label="Colour" value={draft.color} onChange={(color) => editor.edit({ color })} error={messageFor(errors, '/color')} />
                   </fieldset>
                 </section>
-                {access.delete && <DangerZone siteId={siteId} name={saved.name} onDeleted={() => onDeleted(saved.name)} onRestored={onRestored} />}
+                {access.delete && <DangerZone siteId={siteId} name={saved.name} />}
               </>
             )}
 

@@ -1,5 +1,5 @@
 import type { ChangeRequest } from '../api/changeRequests';
-import { approvalsText, changeRequestPath, isPending, personName, STATUS_LABELS } from '../changeRequests';
+import { approvalsText, changeRequestPath, isPending, personName, statusLabel } from '../changeRequests';
 import { formatDateTime, formatRelative } from '../format';
 import { Link } from '../router';
 import './review.css';
@@ -35,7 +35,7 @@ export function ChangeRequestList({ requests, siteNames, approvalsNeeded, label 
             </span>
           </div>
           <span className="change-request-meta small">
-            <span className="badge">{STATUS_LABELS[request.status]}</span>
+            <span className="badge">{statusLabel(request, approvalsNeeded)}</span>
             {request.status === 'scheduled' && request.scheduled_at !== null && (
               <span>
                 for <time dateTime={request.scheduled_at}>{formatDateTime(request.scheduled_at)}</time>
