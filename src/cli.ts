@@ -38,7 +38,10 @@ Commands:
 
 const COMMANDS = ['users:create', 'users:list', 'users:promote', 'users:demote', 'workspaces:list', 'workspaces:add-member', 'backup', 'restore', 'export', 'import'];
 
-/** Administrative commands against the configured database. Exit codes: 0 done, 1 failed, 2 usage. */
+/**
+ * Administrative commands against the configured database. Exit codes: 0 done and its output
+ * written in full, 1 failed (standard output closed early included), 2 usage.
+ */
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   const { values, positionals } = parseArgs({
@@ -102,9 +105,9 @@ async function main(argv: string[]): Promise<number> {
       command === 'backup'
         ? { ...(await backupSqlite(config.database.file, values.to ?? '')), previous: null }
         : await restoreSqlite(config.database.file, values.from ?? '', systemClock.now());
-    if (values.json) process.stdout.write(`${JSON.stringify(summary)}\n`);
-    else if (command === 'backup') process.stdout.write(`Backed up ${summary.pages} pages (${summary.bytes} bytes) to ${summary.file}\n`);
-    else process.stdout.write(`Restored ${summary.file} (${summary.bytes} bytes)${summary.previous === null ? '' : `; the database it replaced is kept as ${summary.previous}`}\n`);
+    if (values.json) await print(`${JSON.stringify(summary)}\n`);
+    else if (command === 'backup') await print(`Backed up ${summary.pages} pages (${summary.bytes} bytes) to ${summary.file}\n`);
+    else await print(`Restored ${summary.file} (${summary.bytes} bytes)${summary.previous === null ? '' : `; the database it replaced is kept as ${summary.previous}`}\n`);
     return 0;
   }
   const database = openDatabase(config.database);
@@ -113,14 +116,14 @@ async function main(argv: string[]): Promise<number> {
     const users = new UserService(database.db, new PasswordHasher(), systemClock);
     if (command === 'users:create') {
       const user = userToJson(await users.createUser({ email: values.email ?? '', password: values.password ?? '', name: values.name }, { emailVerified: true }));
-      process.stdout.write(values.json ? `${JSON.stringify({ user })}\n` : `Created user ${user.email} (${user.id})\n`);
+      await print(values.json ? `${JSON.stringify({ user })}\n` : `Created user ${user.email} (${user.id})\n`);
     } else if (command === 'export' || command === 'import') {
       const sites = new SiteService({ db: database.db, dialect: database.dialect, clock: systemClock, secrets: new SecretBox(config.encryptionKey), cache: new Cache({ feed: NO_CHANGE_FEED, maxBytes: 0 })});
       const files = new SiteFiles({ db: database.db, sites, clock: systemClock });
       const workspaceId = values.workspace ?? '';
       if (command === 'export') {
         const text = `${JSON.stringify(await files.export(workspaceId), null, 2)}\n`;
-        if (values.to === undefined) process.stdout.write(text);
+        if (values.to === undefined) await print(text);
         else writeFileSync(values.to, text, { flag: 'wx' });
         return 0;
       }
@@ -135,10 +138,11 @@ async function main(argv: string[]): Promise<number> {
       const conflicts = steps.filter((step) => step.kind === 'conflict').length;
       const apply = !values['dry-run'] && conflicts === 0;
       const created = apply ? await files.apply(workspaceId, steps, { bypassReview: values['bypass-review'] }) : [];
-      if (values.json) process.stdout.write(`${JSON.stringify({ steps: steps.map(({ kind, index, name: siteName, ...rest }) => ({ kind, index, name: siteName, ...('id' in rest ? { id: rest.id } : {}), ...('fields' in rest ? { fields: rest.fields } : {}) })), applied: apply, created })}\n`);
+      if (values.json) await print(`${JSON.stringify({ steps: steps.map(({ kind, index, name: siteName, ...rest }) => ({ kind, index, name: siteName, ...('id' in rest ? { id: rest.id } : {}), ...('fields' in rest ? { fields: rest.fields } : {}) })), applied: apply, created })}\n`);
       else {
-        for (const step of steps) process.stdout.write(`${describeStep(step)}\n`);
-        process.stdout.write(apply ? `Applied: ${steps.filter((step) => step.kind === 'create').length} created, ${steps.filter((step) => step.kind === 'update').length} updated.\n` : values['dry-run'] ? 'Dry run: nothing was changed.\n' : '');
+        // One write for the whole plan: ten thousand lines are one pipe hand-over, not ten thousand.
+        await print(steps.map((step) => `${describeStep(step)}\n`).join(''));
+        await print(apply ? `Applied: ${steps.filter((step) => step.kind === 'create').length} created, ${steps.filter((step) => step.kind === 'update').length} updated.\n` : values['dry-run'] ? 'Dry run: nothing was changed.\n' : '');
       }
       if (conflicts > 0) throw new SiteFileError(`${conflicts} site(s) changed since the export; nothing was changed. Export again and merge, or import with --force to overwrite them`);
     } else if (command === 'users:promote' || command === 'users:demote') {
@@ -148,9 +152,9 @@ async function main(argv: string[]): Promise<number> {
       const email = values.email ?? '';
       const { userId, changed } = promote ? await admin.promote(email) : await admin.demote(email);
       const result = { user_id: userId, instance_admin: promote, changed };
-      if (values.json) process.stdout.write(`${JSON.stringify(result)}\n`);
-      else if (!changed) process.stdout.write(`${email} ${promote ? 'is already' : 'was not'} an instance administrator\n`);
-      else process.stdout.write(`${email} ${promote ? 'is now' : 'is no longer'} an instance administrator\n`);
+      if (values.json) await print(`${JSON.stringify(result)}\n`);
+      else if (!changed) await print(`${email} ${promote ? 'is already' : 'was not'} an instance administrator\n`);
+      else await print(`${email} ${promote ? 'is now' : 'is no longer'} an instance administrator\n`);
     } else if (command === 'workspaces:list') {
       const list = (await listAllWorkspaces(database.db)).map((row) => ({
         id: row.id,
@@ -159,9 +163,9 @@ async function main(argv: string[]): Promise<number> {
         members: row.member_count,
         created_at: row.created_at,
       }));
-      if (values.json) process.stdout.write(`${JSON.stringify({ workspaces: list })}\n`);
-      else if (list.length === 0) process.stdout.write('No workspaces yet.\n');
-      else for (const row of list) process.stdout.write(`${row.id}  ${row.name}  ${row.personal_of === null ? 'team' : `personal: ${row.personal_of}`}  ${row.members} member(s)\n`);
+      if (values.json) await print(`${JSON.stringify({ workspaces: list })}\n`);
+      else if (list.length === 0) await print('No workspaces yet.\n');
+      else for (const row of list) await print(`${row.id}  ${row.name}  ${row.personal_of === null ? 'team' : `personal: ${row.personal_of}`}  ${row.members} member(s)\n`);
     } else if (command === 'workspaces:add-member') {
       const user = await users.findByEmail(values.email ?? '');
       if (user === undefined) throw new Error(`no user with the e-mail address ${values.email ?? ''}`);
@@ -171,13 +175,13 @@ async function main(argv: string[]): Promise<number> {
       const workspaces = new WorkspaceService({ db: database.db, dialect: database.dialect, clock: systemClock, cache: new Cache({ feed: NO_CHANGE_FEED, maxBytes: 0 }) });
       const added = await workspaces.addMember(values.workspace ?? '', user.id, role);
       const result = { workspace_id: values.workspace, user_id: user.id, role, added };
-      if (values.json) process.stdout.write(`${JSON.stringify(result)}\n`);
-      else process.stdout.write(added ? `Added ${user.email} to ${values.workspace ?? ''} as ${role}\n` : `${user.email} is already a member of ${values.workspace ?? ''}; role unchanged\n`);
+      if (values.json) await print(`${JSON.stringify(result)}\n`);
+      else await print(added ? `Added ${user.email} to ${values.workspace ?? ''} as ${role}\n` : `${user.email} is already a member of ${values.workspace ?? ''}; role unchanged\n`);
     } else {
       const list = (await users.list()).map(userToJson);
-      if (values.json) process.stdout.write(`${JSON.stringify({ users: list })}\n`);
-      else if (list.length === 0) process.stdout.write('No users yet.\n');
-      else for (const user of list) process.stdout.write(`${user.id}  ${user.email}  ${user.name}  ${user.created_at}\n`);
+      if (values.json) await print(`${JSON.stringify({ users: list })}\n`);
+      else if (list.length === 0) await print('No users yet.\n');
+      else for (const user of list) await print(`${user.id}  ${user.email}  ${user.name}  ${user.created_at}\n`);
     }
     return 0;
   } finally {
@@ -193,17 +197,45 @@ function describeStep(step: SiteImportStep): string {
   return `conflict  ${step.id} ${name}: the site is at version ${step.currentVersion}, the file has ${step.fileVersion ?? 'none'}`;
 }
 
-main(process.argv.slice(2)).then(
-  (code) => process.exit(code),
-  (error: unknown) => {
-    if (error instanceof AppError || error instanceof ConfigError || error instanceof BackupError || error instanceof SiteFileError) {
-      process.stderr.write(`error: ${error instanceof AppError ? error.detail : error.message}\n`);
-    } else if (error instanceof TypeError && 'code' in error && String(error.code).startsWith('ERR_PARSE_ARGS')) {
-      process.stderr.write(`${error.message}\n\n${USAGE}`);
-      process.exit(2);
-    } else {
-      process.stderr.write(`error: ${error instanceof Error ? error.message : String(error)}\n`);
-    }
-    process.exit(1);
-  },
-);
+/**
+ * Standard output was closed before everything was written to it (a reader that stopped early, as
+ * `| head -1` does): the output is incomplete, so the command failed whatever it did before.
+ */
+class OutputClosedError extends Error {}
+
+// Write errors (EPIPE) reach the callbacks of print(); unlistened, the stream's error event would
+// end the process with a stack trace instead.
+process.stdout.on('error', () => undefined);
+
+/**
+ * Writes to standard output and resolves once the operating system has taken all of it. A pipe
+ * takes 64 KiB at a time and Node queues the rest in the process: exiting before the queue drains
+ * would cut the output short and still report success, so every command waits for its writes.
+ */
+function print(text: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    process.stdout.write(text, (error) => {
+      if (error === null || error === undefined) resolve();
+      else reject(new OutputClosedError(`standard output closed before the output was written in full (${'code' in error ? String(error.code) : error.message})`));
+    });
+  });
+}
+
+/** Ends the process once what was written to standard error has been taken too. */
+function exit(code: number): void {
+  process.exitCode = code;
+  process.stderr.write('', () => process.exit(code));
+}
+
+main(process.argv.slice(2)).then(exit, (error: unknown) => {
+  if (error instanceof AppError || error instanceof ConfigError || error instanceof BackupError || error instanceof SiteFileError || error instanceof OutputClosedError) {
+    process.stderr.write(`error: ${error instanceof AppError ? error.detail : error.message}\n`);
+  } else if (error instanceof TypeError && 'code' in error && String(error.code).startsWith('ERR_PARSE_ARGS')) {
+    process.stderr.write(`${error.message}\n\n${USAGE}`);
+    exit(2);
+    return;
+  } else {
+    process.stderr.write(`error: ${error instanceof Error ? error.message : String(error)}\n`);
+  }
+  exit(1);
+});

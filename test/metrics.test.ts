@@ -134,7 +134,7 @@ test('database time by statement family and the connections in use move under lo
   const before = await scrape();
   assert.equal(before.get('siteward_db_query_duration_seconds')?.type, 'HISTOGRAM');
   const max = value(before, 'siteward_db_connections_max');
-  assert.equal(max, process.env.TEST_DATABASE_URL ? 10 : 1, 'POOL_SIZE on PostgreSQL, the one connection on SQLite');
+  assert.equal(max, process.env.TEST_DATABASE_URL ? 10 : 2, 'POOL_SIZE on PostgreSQL, the writing and the reading connection on SQLite');
   assert.ok(byLabel(before, 'siteward_db_connections', 'state').has('in_use'));
   assert.ok(before.has('siteward_db_connection_waiters'));
   const heldBefore = value(before, 'siteward_db_connection_held_seconds_total');

@@ -9,6 +9,13 @@ export interface LeaseOptions {
   pollIntervalMs: number;
   /** How long claimed work is held: past it (the server died mid-way) another server takes it. */
   leaseMs: number;
+  /**
+   * How often a lease is extended by `leaseMs` while its work runs, when the work can renew
+   * (`renew`; without both, a lease is never extended). The lease can then be short: a server
+   * that dies leaves its work to another after at most `leaseMs`, while work that outlasts one
+   * lease stays with the server doing it.
+   */
+  renewIntervalMs?: number;
 }
 
 /** How one kind of leased work is claimed and done. */
@@ -21,6 +28,12 @@ export interface LeasedWorkSteps<Item extends { id: string }> {
   due(trx: Transaction<Database>, now: string): Promise<Item[]>;
   /** In the same transaction: the items leased to `owner` until `until`. */
   lease(trx: Transaction<Database>, ids: readonly string[], owner: string, until: string): Promise<void>;
+  /**
+   * Extends to `until` the leases of those of `ids` still leased to `owner` (neither done nor
+   * taken over by another server). Without it a lease is never extended, and `leaseMs` must cover
+   * the longest the work of one claim takes.
+   */
+  renew?(db: Kysely<Database>, ids: readonly string[], owner: string, until: string): Promise<void>;
   /** Does the claimed items, holding no lock; the work itself checks that the lease is still its own. */
   handle(items: Item[], owner: string): Promise<void>;
 }
@@ -65,7 +78,7 @@ export class LeasedWork<Item extends { id: string }> implements BackgroundJob {
     while (!this.#closed) {
       const claimed = await this.#claim();
       if (claimed.length === 0) break;
-      await this.steps.handle(claimed, this.owner);
+      await this.#handleRenewing(claimed);
       done += claimed.length;
     }
     return done;
@@ -76,6 +89,36 @@ export class LeasedWork<Item extends { id: string }> implements BackgroundJob {
     this.#closed = true;
     clearInterval(this.#timer);
     await this.#running;
+  }
+
+  /** Does the claimed items, renewing their leases every `renewIntervalMs` until the work ends. */
+  async #handleRenewing(claimed: Item[]): Promise<void> {
+    const renew = this.steps.renew;
+    const interval = this.options.renewIntervalMs;
+    if (renew === undefined || interval === undefined) return this.steps.handle(claimed, this.owner);
+    const ids = claimed.map((item) => item.id);
+    let renewing: Promise<void> | undefined;
+    const timer = setInterval(() => {
+      // A renewal still waiting (for SQLite's write lock) is not doubled.
+      if (renewing !== undefined) return;
+      renewing = renew(this.deps.db, ids, this.owner, this.#leaseEnd())
+        .catch(this.deps.onError)
+        .finally(() => {
+          renewing = undefined;
+        });
+    }, interval);
+    timer.unref();
+    try {
+      await this.steps.handle(claimed, this.owner);
+    } finally {
+      clearInterval(timer);
+      await renewing;
+    }
+  }
+
+  /** When a lease taken or renewed now runs out. */
+  #leaseEnd(): string {
+    return new Date(this.deps.clock.now().getTime() + this.options.leaseMs).toISOString();
   }
 
   #claim(): Promise<Item[]> {

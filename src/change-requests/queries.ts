@@ -182,6 +182,14 @@ export function findDueScheduledRequests(trx: Transaction<Database>, dialect: Di
   return query.execute();
 }
 
+/**
+ * Extends to `until` the leases `owner` still holds on these requests: one applied, failed or
+ * closed meanwhile has no lease any more, and one another server took over is that server's.
+ */
+export async function renewChangeRequestLeases(db: Kysely<Database>, ids: readonly string[], owner: string, until: string): Promise<void> {
+  await db.updateTable('change_requests').set({ lease_until: until }).where('id', 'in', ids).where('lease_owner', '=', owner).where('status', '=', 'scheduled').execute();
+}
+
 /** Leases the requests to `owner` until `until`: another server takes them only once it runs out. */
 export async function leaseChangeRequests(trx: Transaction<Database>, ids: readonly string[], owner: string, until: string): Promise<void> {
   await trx.updateTable('change_requests').set({ lease_owner: owner, lease_until: until }).where('id', 'in', ids).execute();

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, test } from 'node:test';
+import { until } from '../../test/wait.js';
 import { buildTestAppWithMail, createSite, signUp, type SignedUpUser, type TestApp } from '../../test/helpers.js';
 import type { TestSmtpServer } from '../../test/smtp.js';
 import { Mailer, SmtpTransport } from '../mail/mailer.js';
@@ -7,7 +8,7 @@ import { SecretBox } from '../lib/crypto.js';
 import { SiteService } from '../sites/service.js';
 import { WorkspaceService } from '../workspaces/service.js';
 import { CHANGE_REQUEST_ERRORS } from './errors.js';
-import { ScheduledChanges } from './scheduler.js';
+import { DEFAULT_SCHEDULED_CHANGES_OPTIONS, ScheduledChanges, type ScheduledChangesOptions } from './scheduler.js';
 import { ChangeRequestService } from './service.js';
 
 /**
@@ -21,13 +22,40 @@ beforeEach(async () => ({ t, smtp } = await buildTestAppWithMail({ scheduledChan
 afterEach(() => t.close());
 
 /** A scheduler as another app server runs it: its own services over the same database. */
-function scheduler(): ScheduledChanges {
+function scheduler(options: Partial<ScheduledChangesOptions> = {}, service: typeof ChangeRequestService = ChangeRequestService): ScheduledChanges {
   const secrets = new SecretBox(t.config.encryptionKey);
   const deps = { db: t.database.db, dialect: t.database.dialect, clock: t.clock, secrets, cache: t.cache };
   const sites = new SiteService(deps);
   const mailer = new Mailer(new SmtpTransport(smtp.url), t.config.mailFrom, t.app.log);
-  const changeRequests = new ChangeRequestService({ ...deps, sites, mailer, publicUrl: t.config.publicUrl });
-  return new ScheduledChanges({ db: t.database.db, dialect: t.database.dialect, clock: t.clock, changeRequests, onError: (error) => assert.fail(String(error)) });
+  const changeRequests = new service({ ...deps, sites, mailer, publicUrl: t.config.publicUrl });
+  return new ScheduledChanges({ db: t.database.db, dialect: t.database.dialect, clock: t.clock, changeRequests, onError: (error) => assert.fail(String(error)) }, options);
+}
+
+/**
+ * A scheduler whose applies wait at a gate once they have begun: it holds its claim for as long as
+ * the test likes, as a server does whose apply is slow, or (when it never renews) one that died.
+ */
+function gatedScheduler(options: Partial<ScheduledChangesOptions>): { runner: ScheduledChanges; started: Promise<void>; open: () => void } {
+  let open!: () => void;
+  const gate = new Promise<void>((resolve) => (open = resolve));
+  let began!: () => void;
+  const started = new Promise<void>((resolve) => (began = resolve));
+  class GatedChangeRequests extends ChangeRequestService {
+    override async applyScheduled(claimed: { id: string; site_id: string; workspace_id: string }, leaseOwner: string): Promise<void> {
+      began();
+      await gate;
+      return super.applyScheduled(claimed, leaseOwner);
+    }
+  }
+  return { runner: scheduler(options, GatedChangeRequests), started, open };
+}
+
+async function leaseOf(id: string): Promise<{ lease_owner: string | null; lease_until: string | null }> {
+  return t.database.db.selectFrom('change_requests').select(['lease_owner', 'lease_until']).where('id', '=', id).executeTakeFirstOrThrow();
+}
+
+async function versionCount(site: string): Promise<number> {
+  return (await t.database.db.selectFrom('site_versions').select('version').where('site_id', '=', site).execute()).length;
 }
 
 interface Setup {
@@ -148,4 +176,60 @@ test('reviewers are mailed when a request opens; its author when it is approved,
   assert.deepEqual((await smtp.waitForMessage(from, (mail) => mail.subject === 'Change declined: Not this')).to, [s.author.email]);
   // Nobody is told of what they did themselves: the owner got no approval or decline notices.
   assert.equal(smtp.messages.slice(from).some((mail) => mail.to.includes(s.owner.email) && /approved|declined|applied/.test(mail.subject)), false);
+});
+
+test('after the server holding a claim dies, another applies the request once the short lease runs out, and only once', async () => {
+  const { leaseMs, pollIntervalMs } = DEFAULT_SCHEDULED_CHANGES_OPTIONS;
+  // The bound docs/deployment.md states: the lease, then the next look.
+  assert.ok(leaseMs + pollIntervalMs <= 15_000, `${leaseMs} + ${pollIntervalMs}`);
+  const s = await setup();
+  const id = await schedule(s, { ai_settings: 'After the crash' }, 1_000);
+  t.clock.advance(1_000);
+  // It claims with the default lease and never renews: from here on it is a server that died.
+  const dead = gatedScheduler({ renewIntervalMs: 3_600_000 });
+  const claiming = dead.runner.drain();
+  await dead.started;
+  assert.equal((await leaseOf(id)).lease_owner, dead.runner.owner);
+
+  const survivor = scheduler();
+  t.clock.advance(leaseMs - 1);
+  assert.equal(await survivor.drain(), 0, 'the lease is still live');
+  t.clock.advance(2);
+  assert.equal(await survivor.drain(), 1, 'taken over once the lease ran out');
+  assert.equal((await requestOf(s, id)).status, 'applied');
+
+  // Should the first server come back to its apply, the lease is no longer its own: no second version.
+  dead.open();
+  assert.equal(await claiming, 1);
+  assert.equal(await versionCount(s.site), 2);
+  await Promise.all([dead.runner.close(), survivor.close()]);
+});
+
+test('a claim is renewed while its apply runs, so another scheduler does not take it past the first lease', async () => {
+  const { leaseMs } = DEFAULT_SCHEDULED_CHANGES_OPTIONS;
+  const s = await setup();
+  const id = await schedule(s, { widget: 'Slow apply' }, 1_000);
+  t.clock.advance(1_000);
+  const claimedAt = t.clock.now().getTime();
+  // Renews every few milliseconds of real time, against the test's clock.
+  const slow = gatedScheduler({ renewIntervalMs: 5 });
+  const applying = slow.runner.drain();
+  await slow.started;
+  assert.equal((await leaseOf(id)).lease_until, new Date(claimedAt + leaseMs).toISOString());
+
+  t.clock.advance(leaseMs - 1_000);
+  const renewedTo = new Date(t.clock.now().getTime() + leaseMs).toISOString();
+  // Waits for the event: a renewal after the clock moved.
+  await until(async () => (await leaseOf(id)).lease_until === renewedTo, 'the lease renewed');
+  t.clock.advance(2_000);
+  const other = scheduler();
+  assert.equal(await other.drain(), 0, 'past the first lease, the renewed one holds');
+
+  slow.open();
+  assert.equal(await applying, 1);
+  assert.equal((await requestOf(s, id)).status, 'applied');
+  assert.deepEqual(await leaseOf(id), { lease_owner: null, lease_until: null });
+  assert.equal(await versionCount(s.site), 2);
+  assert.equal(await other.drain(), 0);
+  await Promise.all([slow.runner.close(), other.close()]);
 });

@@ -4,12 +4,18 @@ import { type LeaseOptions, LeasedWork } from '../background/leased-work.js';
 import type { DialectName } from '../db/connect.js';
 import type { Database } from '../db/schema.js';
 import type { Clock } from '../lib/clock.js';
-import { findDueScheduledRequests, leaseChangeRequests } from './queries.js';
+import { findDueScheduledRequests, leaseChangeRequests, renewChangeRequestLeases } from './queries.js';
 import type { ChangeRequestService } from './service.js';
 
 export type ScheduledChangesOptions = LeaseOptions;
 
-export const DEFAULT_SCHEDULED_CHANGES_OPTIONS: ScheduledChangesOptions = { pollIntervalMs: 1_000, leaseMs: 60_000 };
+/**
+ * A short lease, renewed while the apply runs: a server that dies holding claimed requests leaves
+ * them to another server after at most 14 s, which finds them within its next look, a second later.
+ * A due request is thus applied at most 15 s late after a crash (docs/deployment.md). Renewed three
+ * times a lease, so one slow renewal (SQLite's write lock, a busy pool) does not lose it.
+ */
+export const DEFAULT_SCHEDULED_CHANGES_OPTIONS: ScheduledChangesOptions = { pollIntervalMs: 1_000, leaseMs: 14_000, renewIntervalMs: 4_000 };
 
 /** How many due requests one look claims. */
 const CLAIM_LIMIT = 20;
@@ -30,6 +36,7 @@ export class ScheduledChanges implements BackgroundJob {
       {
         due: (trx, now) => findDueScheduledRequests(trx, deps.dialect, now, CLAIM_LIMIT),
         lease: leaseChangeRequests,
+        renew: renewChangeRequestLeases,
         // One by one: requests on one site must apply in the order they were due.
         handle: async (claimed, owner) => {
           for (const request of claimed) await deps.changeRequests.applyScheduled(request, owner);
@@ -37,6 +44,11 @@ export class ScheduledChanges implements BackgroundJob {
       },
       { ...DEFAULT_SCHEDULED_CHANGES_OPTIONS, ...options },
     );
+  }
+
+  /** This server's name in the leases it takes. */
+  get owner(): string {
+    return this.#work.owner;
   }
 
   start(): void {

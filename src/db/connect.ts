@@ -7,6 +7,8 @@ import {
   type LogEvent,
   type OperationNode,
   PostgresDialect,
+  type QueryResult,
+  SelectQueryNode,
   SqliteDialect,
   type SqliteDialectConfig,
   type SqliteDatabase,
@@ -40,7 +42,7 @@ export interface DatabaseHandle {
 
 /** Connections to the database at one moment. */
 export interface ConnectionUse {
-  /** The most the process opens (PostgreSQL: POOL_SIZE; SQLite: its one connection). */
+  /** The most the process opens (PostgreSQL: POOL_SIZE; SQLite: 2, one that writes and one that reads). */
   max: number;
   /** Open and running a caller's queries or transaction. */
   inUse: number;
@@ -110,15 +112,27 @@ export function openDatabase(config: DatabaseConfig, options: OpenDatabaseOption
     sqlite.pragma('journal_mode = WAL');
     sqlite.pragma('synchronous = NORMAL');
     sqlite.pragma('foreign_keys = ON');
-    sqlite.pragma('busy_timeout = 5000');
+    // No busy wait inside SQLite: better-sqlite3 runs on the event loop, and a statement waiting
+    // there for another process's write lock stops every request of this one. The driver waits
+    // for the lock between attempts instead (SQLITE_BUSY_TIMEOUT_MS).
+    sqlite.pragma('busy_timeout = 0');
     // A smaller page cache per connection than better-sqlite3 builds SQLite with: pages missing
     // here come from the operating system's file cache at a pread each, which costs no
     // throughput, and the process's memory stays flat (docs/performance.md, "Memory").
     sqlite.pragma('cache_size = -4000');
+    // Plain reads run on a connection of their own, which WAL lets read while any connection, of
+    // this process or another, writes: a read never queues behind a write waiting for the lock.
+    // Opened after the writer, which made the file WAL. query_only: it can never write.
+    const reader = new SQLite(config.file);
+    reader.pragma('busy_timeout = 0');
+    reader.pragma('cache_size = -4000');
+    reader.pragma('query_only = ON');
     const turns = pLimit(1);
-    // One connection; the queue in front of it is where callers wait.
-    connections = () => ({ max: 1, inUse: turns.activeCount, idle: 1 - turns.activeCount, waiting: turns.pendingCount, heldSeconds: holds.seconds });
-    const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: new StatementCachingSqlite(sqlite, SQLITE_STATEMENT_CACHE_SIZE) }, turns, holds), ...log });
+    // Two connections; the queue in front of the writing one is where callers wait. A read runs
+    // synchronously, so a sample never finds the reading one in use.
+    connections = () => ({ max: 2, inUse: turns.activeCount, idle: 2 - turns.activeCount, waiting: turns.pendingCount, heldSeconds: holds.seconds });
+    const readStatements = new StatementCachingSqlite(reader, SQLITE_STATEMENT_CACHE_SIZE);
+    const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: new StatementCachingSqlite(sqlite, SQLITE_STATEMENT_CACHE_SIZE) }, turns, holds, readStatements), ...log });
     // data_version changes when another connection commits, never for this one's own commits. It
     // reads the WAL index in shared memory: about a microsecond, no disk access. Inside a write
     // transaction of this connection it reads the transaction's start, and while that lasts no
@@ -247,29 +261,49 @@ export class StatementCachingSqlite implements SqliteDatabase {
 }
 
 /**
- * SQLite transactions that take the write lock when they begin. Ours all read and then write; a
- * deferred transaction in another process holding a read lock at that moment would make the
- * upgrade fail at once with SQLITE_BUSY (the busy timeout cannot help a would-be deadlock). Begun
- * IMMEDIATE, a second writer waits its turn instead: two processes may share one database file.
+ * How long a statement waits for another process's write lock before it fails with SQLITE_BUSY:
+ * SQLite's busy_timeout, kept by the driver, which waits between attempts without holding the
+ * event loop.
+ */
+export const SQLITE_BUSY_TIMEOUT_MS = 5_000;
+
+/**
+ * SQLite with two connections: plain reads (a select outside a transaction) on one, everything
+ * else on the other, which writes.
  *
- * Callers also take turns for the single connection in a queue, first come first served. Kysely's
+ * Transactions take the write lock when they begin. Ours all read and then write; a deferred
+ * transaction in another process holding a read lock at that moment would make the upgrade fail
+ * at once with SQLITE_BUSY (the busy timeout cannot help a would-be deadlock). Begun IMMEDIATE, a
+ * second writer waits its turn instead: two processes may share one database file. A statement
+ * that finds another process holding the write lock is tried again after a pause, up to
+ * SQLITE_BUSY_TIMEOUT_MS: the wait is the caller's alone, the event loop and the reads go on.
+ *
+ * Callers take turns for the writing connection in a queue, first come first served. Kysely's
  * own wait wakes every waiter each time the connection is released, and all but one go back to
  * waiting, so each hand-over cost more the more requests were queued (docs/decisions.md, "Stack
- * details"). Queued here, only the next caller wakes, and Kysely's wait is never contended.
+ * details"). Queued here, only the next caller wakes, and Kysely's wait is never contended. The
+ * turn is taken at a caller's first statement that needs the writer, so a plain read takes none.
  */
 class ImmediateSqliteDriver extends SqliteDriver {
   readonly #turns: LimitFunction;
   readonly #holds: ConnectionHolds;
-  /** Ends the current holder's turn; set while someone holds the connection. */
+  readonly #reader: StatementCachingSqlite;
+  /** Ends the current holder's turn; set while someone holds the writing connection. */
   #endTurn: (() => void) | undefined;
 
-  constructor(config: SqliteDialectConfig, turns: LimitFunction, holds: ConnectionHolds) {
+  constructor(config: SqliteDialectConfig, turns: LimitFunction, holds: ConnectionHolds, reader: StatementCachingSqlite) {
     super(config);
     this.#turns = turns;
     this.#holds = holds;
+    this.#reader = reader;
   }
 
-  override async acquireConnection(): Promise<DatabaseConnection> {
+  override acquireConnection(): Promise<DatabaseConnection> {
+    return Promise.resolve(new SqliteSession(this, this.#reader, this.#holds));
+  }
+
+  /** Waits for this caller's turn with the writing connection, and takes it. */
+  async takeWriter(): Promise<DatabaseConnection> {
     let endTurn!: () => void;
     const turn = new Promise<void>((resolve) => (endTurn = resolve));
     await new Promise<void>((started) => {
@@ -281,7 +315,7 @@ class ImmediateSqliteDriver extends SqliteDriver {
     try {
       const connection = await super.acquireConnection();
       this.#endTurn = endTurn;
-      // One connection: the driver stands for it.
+      // One writing connection: the driver stands for it.
       this.#holds.acquired(this);
       return connection;
     } catch (error) {
@@ -290,7 +324,8 @@ class ImmediateSqliteDriver extends SqliteDriver {
     }
   }
 
-  override async releaseConnection(): Promise<void> {
+  override async releaseConnection(connection?: DatabaseConnection): Promise<void> {
+    if (!(connection instanceof SqliteSession) || !connection.release()) return;
     const endTurn = this.#endTurn;
     this.#endTurn = undefined;
     this.#holds.released(this);
@@ -299,24 +334,117 @@ class ImmediateSqliteDriver extends SqliteDriver {
   }
 
   override async beginTransaction(connection: DatabaseConnection): Promise<void> {
+    if (connection instanceof SqliteSession) connection.inTransaction = true;
     await connection.executeQuery(CompiledQuery.raw('begin immediate'));
   }
+
+  override async commitTransaction(connection: DatabaseConnection): Promise<void> {
+    await super.commitTransaction(connection);
+    if (connection instanceof SqliteSession) connection.inTransaction = false;
+  }
+
+  override async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    await super.rollbackTransaction(connection);
+    if (connection instanceof SqliteSession) connection.inTransaction = false;
+  }
+
+  override async destroy(): Promise<void> {
+    this.#reader.close();
+    await super.destroy();
+  }
+}
+
+/**
+ * What Kysely holds as "the connection" between acquiring and releasing it: a plain read goes to
+ * the reading connection at once; anything else (a write, a transaction and all in it, raw SQL)
+ * takes the writing connection, which is kept until Kysely releases the session.
+ */
+class SqliteSession implements DatabaseConnection {
+  inTransaction = false;
+  #writer: DatabaseConnection | undefined;
+
+  constructor(
+    private readonly driver: ImmediateSqliteDriver,
+    private readonly reader: StatementCachingSqlite,
+    private readonly holds: ConnectionHolds,
+  ) {}
+
+  async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
+    if (this.#writer === undefined && !this.inTransaction && SelectQueryNode.is(query.query)) {
+      return retryWhileBusy(() => this.#read<R>(query));
+    }
+    const writer = await this.#takeWriter();
+    return retryWhileBusy(() => writer.executeQuery<R>(query));
+  }
+
+  async *streamQuery<R>(query: CompiledQuery, chunkSize?: number): AsyncIterableIterator<QueryResult<R>> {
+    const writer = await this.#takeWriter();
+    yield* writer.streamQuery<R>(query, chunkSize);
+  }
+
+  /** Forgets the writing connection; whether this session held it (and its turn must end). */
+  release(): boolean {
+    const held = this.#writer !== undefined;
+    this.#writer = undefined;
+    this.inTransaction = false;
+    return held;
+  }
+
+  async #takeWriter(): Promise<DatabaseConnection> {
+    this.#writer ??= await this.driver.takeWriter();
+    return this.#writer;
+  }
+
+  /** Runs at once on the reading connection: better-sqlite3 is synchronous, nothing interleaves. */
+  #read<R>(query: CompiledQuery): Promise<QueryResult<R>> {
+    this.holds.acquired(this);
+    try {
+      return Promise.resolve({ rows: this.reader.prepare(query.sql).all(query.parameters) as R[] });
+    } finally {
+      this.holds.released(this);
+    }
+  }
+}
+
+/**
+ * Runs `attempt` again while SQLite answers SQLITE_BUSY (another process holds the lock), pausing
+ * between attempts, until SQLITE_BUSY_TIMEOUT_MS have passed. A statement that failed BUSY did
+ * nothing, so trying it again is safe, inside a transaction too (COMMIT included).
+ */
+async function retryWhileBusy<T>(attempt: () => Promise<T>): Promise<T> {
+  const deadline = performance.now() + SQLITE_BUSY_TIMEOUT_MS;
+  let pauseMs = 1;
+  for (;;) {
+    try {
+      return await attempt();
+    } catch (error) {
+      if (!isBusy(error) || performance.now() + pauseMs > deadline) throw error;
+    }
+    await new Promise((resolve) => setTimeout(resolve, pauseMs));
+    pauseMs = Math.min(pauseMs * 2, 50);
+  }
+}
+
+function isBusy(error: unknown): boolean {
+  return error instanceof SQLite.SqliteError && error.code.startsWith('SQLITE_BUSY');
 }
 
 class ImmediateSqliteDialect extends SqliteDialect {
   readonly #config: SqliteDialectConfig;
   readonly #turns: LimitFunction;
   readonly #holds: ConnectionHolds;
+  readonly #reader: StatementCachingSqlite;
 
-  constructor(config: SqliteDialectConfig, turns: LimitFunction, holds: ConnectionHolds) {
+  constructor(config: SqliteDialectConfig, turns: LimitFunction, holds: ConnectionHolds, reader: StatementCachingSqlite) {
     super(config);
     this.#config = config;
     this.#turns = turns;
     this.#holds = holds;
+    this.#reader = reader;
   }
 
   override createDriver(): Driver {
-    return new ImmediateSqliteDriver(this.#config, this.#turns, this.#holds);
+    return new ImmediateSqliteDriver(this.#config, this.#turns, this.#holds, this.#reader);
   }
 }
 

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, test } from 'node:test';
@@ -21,15 +21,45 @@ beforeEach(async () => ({ t, owner } = await buildTestAppWithOwner()));
 afterEach(() => t.close());
 
 async function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const env: Record<string, string> = { PATH: process.env.PATH ?? '', DATA_DIR: t.dataDir };
-  if (t.config.database.kind === 'postgres') env.DATABASE_URL = t.config.database.url;
   try {
-    const { stdout, stderr } = await promisify(execFile)(process.execPath, [CLI, ...args], { env, encoding: 'utf8' });
+    const { stdout, stderr } = await promisify(execFile)(process.execPath, [CLI, ...args], { env: cliEnvironment(), encoding: 'utf8' });
     return { code: 0, stdout, stderr };
   } catch (error) {
     const failed = error as { code: number; stdout: string; stderr: string };
     return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
   }
+}
+
+function cliEnvironment(): Record<string, string> {
+  const env: Record<string, string> = { PATH: process.env.PATH ?? '', DATA_DIR: t.dataDir };
+  if (t.config.database.kind === 'postgres') env.DATABASE_URL = t.config.database.url;
+  return env;
+}
+
+/**
+ * Runs the CLI with its standard output read as a slow pipe reader does: each chunk is taken, then
+ * reading pauses until the next turn of the event loop, so the pipe stays full and the CLI's
+ * writes queue. With `closeAfterFirstChunk`, the reader goes away after the first chunk, as
+ * `| head -1` does.
+ */
+function cliThroughSlowPipe(args: string[], options: { closeAfterFirstChunk?: boolean } = {}): Promise<{ code: number | null; stdout: Buffer; stderr: string }> {
+  const child = spawn(process.execPath, [CLI, ...args], { env: cliEnvironment(), stdio: ['ignore', 'pipe', 'pipe'] });
+  const chunks: Buffer[] = [];
+  let stderr = '';
+  child.stderr.setEncoding('utf8').on('data', (text: string) => (stderr += text));
+  child.stdout.on('data', (chunk: Buffer) => {
+    chunks.push(chunk);
+    if (options.closeAfterFirstChunk === true) {
+      child.stdout.destroy();
+      return;
+    }
+    child.stdout.pause();
+    setImmediate(() => child.stdout.resume());
+  });
+  return new Promise((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout: Buffer.concat(chunks), stderr }));
+  });
 }
 
 async function newWorkspace(name: string): Promise<string> {
@@ -219,4 +249,52 @@ test('while the workspace requires review, an import is refused unless it bypass
   assert.equal(versions[0]?.version, 2);
   assert.equal(versions[0]?.via.type, 'cli');
   assert.equal(versions[0]?.via.review_bypassed, true);
+});
+
+/** A site file of `count` new sites, each with `settingsBytes` of text in each of its three settings. */
+function siteFile(workspaceId: string, count: number, settingsBytes: number): string {
+  const settings = JSON.stringify({ note: 'x'.repeat(Math.max(0, settingsBytes - 12)) });
+  const sites = Array.from({ length: count }, (_, index) => ({ name: `Site ${index}`, ...(settingsBytes > 0 ? { ai_settings: settings, widget: settings, knowledge_sources: settings } : {}) }));
+  return JSON.stringify({ format: SITE_FILE_FORMAT, format_version: SITE_FILE_FORMAT_VERSION, workspace_id: workspaceId, exported_at: new Date().toISOString(), sites });
+}
+
+test('an export of about 10 MB reaches a slow pipe reader in full, and the CLI exits 0 only then; a reader that goes away makes it fail', async () => {
+  const workspace = await newWorkspace('Large');
+  const file = path.join(t.dataDir, 'large.json');
+  // 60 sites with three settings of 58 KB each: about 10 MB of export.
+  writeFileSync(file, siteFile(workspace, 60, 58 * 1024));
+  const imported = await cli('import', '--workspace', workspace, file);
+  assert.equal(imported.code, 0, imported.stderr);
+
+  const exported = await cliThroughSlowPipe(['export', '--workspace', workspace]);
+  assert.equal(exported.code, 0, exported.stderr);
+  assert.ok(exported.stdout.length > 10_000_000, `${exported.stdout.length} bytes`);
+  const parsed = JSON.parse(exported.stdout.toString('utf8')) as { sites: Array<{ ai_settings: string }> };
+  assert.equal(parsed.sites.length, 60);
+  assert.ok(parsed.sites.every((site) => site.ai_settings.length > 58_000));
+  // What the same export writes to a file, but for its time: nothing cut short, nothing doubled.
+  const copy = path.join(t.dataDir, 'copy.json');
+  assert.equal((await cli('export', '--workspace', workspace, '--to', copy)).code, 0);
+  const written = readFileSync(copy);
+  assert.equal(exported.stdout.length, written.length);
+  const withoutTime = (text: string) => text.replace(/"exported_at": "[^"]*"/, '');
+  assert.ok(withoutTime(exported.stdout.toString('utf8')) === withoutTime(written.toString('utf8')), 'the same export');
+
+  const closed = await cliThroughSlowPipe(['export', '--workspace', workspace], { closeAfterFirstChunk: true });
+  assert.equal(closed.code, 1, closed.stderr);
+  assert.match(closed.stderr, /^error: standard output closed before the output was written in full \(EPIPE\)\n$/);
+});
+
+test('a dry run of 10,000 sites prints every line through a slow pipe reader before it exits 0', async () => {
+  const workspace = await newWorkspace('Many');
+  const file = path.join(t.dataDir, 'many.json');
+  writeFileSync(file, siteFile(workspace, 10_000, 0));
+  const dryRun = await cliThroughSlowPipe(['import', '--workspace', workspace, file, '--dry-run']);
+  assert.equal(dryRun.code, 0, dryRun.stderr);
+  const lines = dryRun.stdout.toString('utf8').split('\n');
+  assert.equal(lines.pop(), '', 'the output ends with a whole line');
+  assert.equal(lines.length, 10_001);
+  assert.equal(lines.filter((line) => line.startsWith('create    ')).length, 10_000);
+  assert.equal(lines.at(-1), 'Dry run: nothing was changed.');
+  assert.deepEqual(await sitesOf(workspace), []);
 });
