@@ -1,6 +1,7 @@
 import { Ajv, type ErrorObject } from 'ajv';
 import type { FastifySchema, FastifySchemaCompiler } from 'fastify';
 import type { FieldError } from '../errors.js';
+import { CHECKED_BY_ROUTE, PATTERN_MESSAGES } from './params.js';
 
 /**
  * Bodies are validated strictly: no type coercion ("5" is not a number) and no silent removal of
@@ -41,6 +42,10 @@ function findUnstorableText(value: unknown): string | undefined {
 
 type Validator = ((data: unknown) => boolean) & { errors?: ErrorObject[] | null };
 
+function unstorableTextError(path: string): ErrorObject {
+  return { instancePath: path, schemaPath: '#', keyword: 'storableText', message: 'must not contain NUL characters or unpaired surrogates', params: {} };
+}
+
 /** Every request body passes the schema and then the storable-text rule, on every route. */
 function compileBodyValidator(schema: object): Validator {
   const validateSchema = strict.compile(schema);
@@ -51,14 +56,43 @@ function compileBodyValidator(schema: object): Validator {
     }
     const path = findUnstorableText(data);
     if (path === undefined) return true;
-    validate.errors = [{ instancePath: path, schemaPath: '#', keyword: 'storableText', message: 'must not contain NUL characters or unpaired surrogates', params: {} }];
+    validate.errors = [unstorableTextError(path)];
+    return false;
+  };
+  return validate;
+}
+
+/** The top-level fields whose schema says the route judges any text itself (CHECKED_BY_ROUTE). */
+function fieldsCheckedByRoute(schema: object): Set<string> {
+  const properties = (schema as { properties?: Record<string, Record<string, unknown>> }).properties ?? {};
+  return new Set(Object.keys(properties).filter((name) => properties[name]?.[CHECKED_BY_ROUTE] === true));
+}
+
+/**
+ * Path parameters, query strings and headers pass the schema and the same storable-text rule as
+ * bodies: an id or a search term with a NUL would otherwise reach PostgreSQL, which refuses it
+ * (a 500 there, where SQLite answers "not found").
+ */
+function compileParameterValidator(schema: object): Validator {
+  const validateSchema = coercing.compile(schema);
+  const exempt = fieldsCheckedByRoute(schema);
+  const validate: Validator = (data) => {
+    if (!validateSchema(data)) {
+      validate.errors = validateSchema.errors;
+      return false;
+    }
+    if (typeof data !== 'object' || data === null) return true;
+    const checked = Object.fromEntries(Object.entries(data).filter(([name]) => !exempt.has(name)));
+    const path = findUnstorableText(checked);
+    if (path === undefined) return true;
+    validate.errors = [unstorableTextError(path)];
     return false;
   };
   return validate;
 }
 
 export const validatorCompiler: FastifySchemaCompiler<FastifySchema> = ({ schema, httpPart }) =>
-  httpPart === 'body' ? compileBodyValidator(schema as object) : coercing.compile(schema as object);
+  httpPart === 'body' ? compileBodyValidator(schema as object) : compileParameterValidator(schema as object);
 
 /** Ajv's errors as JSON Pointer paths a client can map to its form fields. */
 export function fieldErrors(errors: ReadonlyArray<Partial<ErrorObject>>, context: string | undefined): FieldError[] {
@@ -81,6 +115,8 @@ export function fieldErrors(errors: ReadonlyArray<Partial<ErrorObject>>, context
       message = `must be one of ${(params.allowedValues as unknown[]).map((value) => JSON.stringify(value)).join(', ')}`;
     } else if (error.keyword === 'pattern' && path.endsWith('/color')) {
       message = 'must be a colour like #rgb or #rrggbb';
+    } else if (error.keyword === 'pattern') {
+      message = PATTERN_MESSAGES.get(String(params.pattern)) ?? message;
     }
     // A union reports each branch; one line per field and message is enough.
     const key = `${path} ${message}`;
