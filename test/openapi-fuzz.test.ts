@@ -19,7 +19,7 @@ import { listenOnLoopback, TEST_ORIGIN } from './http.js';
 
 const SEED = 20_261_128;
 /** Requests per operation and credential: about a minute per database on a two-core machine. */
-const RUNS_PER_CREDENTIAL = 5;
+const RUNS_PER_CREDENTIAL = 4;
 /** Requests in flight at once: the server, not the client, is what is measured. */
 const IN_FLIGHT = 4;
 

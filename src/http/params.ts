@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { ID_PATTERN } from '../lib/ids.js';
+import { ID_PATTERN } from '../lib/id-shape.js';
 
 /**
  * The shapes of ids, numbers and cursors in paths and query strings, shared by every route. Each is
