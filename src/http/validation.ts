@@ -20,14 +20,18 @@ function isStorable(text: string): boolean {
   return text.isWellFormed() && !text.includes('\u0000');
 }
 
+const NONE: ReadonlySet<string> = new Set();
+
 /**
  * The path (keys from the top) to the first string, key or value, holding unstorable text, if
- * any. Every body on every route goes through this, so the path is only built for a hit.
+ * any, leaving out the top-level members `skip` names. Every body and parameter on every route
+ * goes through this, so the path is only built for a hit.
  */
-function unstorablePath(value: unknown): string[] | undefined {
+function unstorablePath(value: unknown, skip: ReadonlySet<string> = NONE): string[] | undefined {
   if (typeof value === 'string') return isStorable(value) ? undefined : [];
   if (typeof value !== 'object' || value === null) return undefined;
   for (const [key, item] of Object.entries(value)) {
+    if (skip.has(key)) continue;
     if (!isStorable(key)) return [key];
     const below = unstorablePath(item);
     if (below !== undefined) return [key, ...below];
@@ -36,8 +40,8 @@ function unstorablePath(value: unknown): string[] | undefined {
 }
 
 /** The JSON Pointer (RFC 6901) of the first string holding unstorable text, if any. */
-function findUnstorableText(value: unknown): string | undefined {
-  return unstorablePath(value)?.map((key) => `/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`).join('');
+function findUnstorableText(value: unknown, skip?: ReadonlySet<string>): string | undefined {
+  return unstorablePath(value, skip)?.map((key) => `/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`).join('');
 }
 
 type Validator = ((data: unknown) => boolean) & { errors?: ErrorObject[] | null };
@@ -63,7 +67,7 @@ function compileBodyValidator(schema: object): Validator {
 }
 
 /** The top-level fields whose schema says the route judges any text itself (CHECKED_BY_ROUTE). */
-function fieldsCheckedByRoute(schema: object): Set<string> {
+function fieldsCheckedByRoute(schema: object): ReadonlySet<string> {
   const properties = (schema as { properties?: Record<string, Record<string, unknown>> }).properties ?? {};
   return new Set(Object.keys(properties).filter((name) => properties[name]?.[CHECKED_BY_ROUTE] === true));
 }
@@ -81,9 +85,7 @@ function compileParameterValidator(schema: object): Validator {
       validate.errors = validateSchema.errors;
       return false;
     }
-    if (typeof data !== 'object' || data === null) return true;
-    const checked = Object.fromEntries(Object.entries(data).filter(([name]) => !exempt.has(name)));
-    const path = findUnstorableText(checked);
+    const path = findUnstorableText(data, exempt);
     if (path === undefined) return true;
     validate.errors = [unstorableTextError(path)];
     return false;
