@@ -58,7 +58,7 @@ test("migration 011 gives every existing user a personal workspace holding their
       }
       // Rows written as the old schema had them, with explicit columns: no workspace_id yet. Their
       // ids are UUIDs, as every id Siteward made: the API refuses any other shape.
-      for (const site of [oldSite('01970000-0000-7000-8000-00000000ada1', 'user-ada', 'Ada one', 10), oldSite('01970000-0000-7000-8000-00000000ada2', 'user-ada', 'Ada two', 11), oldSite('01970000-0000-7000-8000-000000000b01', 'user-bob', 'Bob one', 12)]) {
+      for (const site of [oldSite('01970000-0000-7000-8000-00000000ada1', 'user-ada', 'Ada one', 10), oldSite('01970000-0000-7000-8000-00000000ada2', 'user-ada', 'Ada two', 11), oldSite('01970000-0000-7000-8000-00000000bb01', 'user-bob', 'Bob one', 12)]) {
         const columns = Object.keys(site);
         await sql`insert into sites (${sql.join(columns.map((column) => sql.id(column)))}) values (${sql.join(Object.values(site))})`.execute(db);
       }
@@ -83,7 +83,7 @@ test("migration 011 gives every existing user a personal workspace holding their
       assert.deepEqual(sites, [
         { id: '01970000-0000-7000-8000-00000000ada1', workspace_id: personalOf('user-ada'), user_id: 'user-ada', name: 'Ada one', ai_settings: 'ai of Ada one', version: 3, created_at: at(10) },
         { id: '01970000-0000-7000-8000-00000000ada2', workspace_id: personalOf('user-ada'), user_id: 'user-ada', name: 'Ada two', ai_settings: 'ai of Ada two', version: 3, created_at: at(11) },
-        { id: '01970000-0000-7000-8000-000000000b01', workspace_id: personalOf('user-bob'), user_id: 'user-bob', name: 'Bob one', ai_settings: 'ai of Bob one', version: 3, created_at: at(12) },
+        { id: '01970000-0000-7000-8000-00000000bb01', workspace_id: personalOf('user-bob'), user_id: 'user-bob', name: 'Bob one', ai_settings: 'ai of Bob one', version: 3, created_at: at(12) },
       ]);
       // The check history was not lost with the rebuilt table.
       assert.equal((await db.selectFrom('partner_checks').select('seq').where('site_id', '=', '01970000-0000-7000-8000-00000000ada1').execute()).length, 1);
