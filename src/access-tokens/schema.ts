@@ -1,5 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { ACCESS_TOKEN_SCOPES } from '../auth/scopes.js';
+import { Id } from '../http/params.js';
 
 const Scope = Type.Enum(ACCESS_TOKEN_SCOPES);
 
@@ -38,4 +39,4 @@ export type CreatedAccessTokenJson = Static<typeof CreatedAccessToken>['access_t
 
 export const AccessTokenList = Type.Object({ access_tokens: Type.Array(AccessTokenSchema) });
 
-export const AccessTokenParams = Type.Object({ id: Type.String({ maxLength: 64 }) });
+export const AccessTokenParams = Type.Object({ id: Id });

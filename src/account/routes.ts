@@ -7,6 +7,7 @@ import type { PasskeyService } from '../passkeys/service.js';
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../passwords/passwords.js';
 import type { SessionService } from '../auth/sessions.js';
 import { currentPrincipal, currentUser } from '../auth/principal.js';
+import { Id } from '../http/params.js';
 import { ProblemSchema } from '../http/schema.js';
 import type { App } from '../http/types.js';
 import { requestOrigin, type SecurityEvents } from '../security/events.js';
@@ -217,7 +218,7 @@ export function registerAccountRoutes(app: App, deps: AccountRouteDeps): void {
       schema: {
         summary: 'End one of your web sessions',
         tags,
-        params: Type.Object({ id: Type.String({ maxLength: 64 }) }),
+        params: Type.Object({ id: Id }),
         response: { 204: Type.Null(), ...errors, 404: ProblemSchema },
       },
     },

@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { ID_PATTERN } from '../lib/ids.js';
+import { describedId, Id } from '../http/params.js';
 
 // The admin API's shapes, apart from the routes so the dashboard can import their types.
 
@@ -32,11 +32,11 @@ export type AdminUserPageJson = Static<typeof AdminUserPage>;
 export const AdminUserQuery = Type.Object(
   {
     query: Type.Optional(Type.String({ maxLength: ADMIN_QUERY_MAX_LENGTH, description: 'Part of the e-mail address or name, any case' })),
-    cursor: Type.Optional(Type.String({ pattern: ID_PATTERN, description: 'next_cursor of the page before' })),
+    cursor: Type.Optional(describedId('next_cursor of the page before')),
   },
   { additionalProperties: false },
 );
 
-export const AdminUserParams = Type.Object({ id: Type.String({ pattern: ID_PATTERN }) });
+export const AdminUserParams = Type.Object({ id: Id });
 
 export const AdminUserResponse = Type.Object({ user: AdminUserSchema });

@@ -2,6 +2,7 @@ import { Readable } from 'node:stream';
 import { Type } from 'typebox';
 import type { Guard } from '../auth/guard.js';
 import { currentUser } from '../auth/principal.js';
+import { Id } from '../http/params.js';
 import { ProblemSchema } from '../http/schema.js';
 import type { App } from '../http/types.js';
 import { AuditLogPage, AuditLogQuery } from './schema.js';
@@ -28,7 +29,7 @@ export function registerAuditRoutes(app: App, deps: { guard: Guard; auditLog: Au
         summary: `The workspace's audit log (admin), newest first, filtered by action or actor. With Accept: ${NDJSON}, every matching event, one JSON object per line, streamed`,
         tags: ['audit log'],
         security: [{ BearerAuth: [] }],
-        params: Type.Object({ id: Type.String({ maxLength: 64 }) }),
+        params: Type.Object({ id: Id }),
         querystring: AuditLogQuery,
         produces: ['application/json', NDJSON],
         response: { 200: AuditLogPage, 400: ProblemSchema, 401: ProblemSchema, 403: ProblemSchema, 404: ProblemSchema },

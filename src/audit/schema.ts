@@ -1,4 +1,5 @@
 import { type Static, Type } from 'typebox';
+import { Id } from '../http/params.js';
 import { AUDIT_ACTIONS, AUDIT_LOG_DEFAULT_LIMIT, AUDIT_LOG_MAX_LIMIT, AUDIT_VIA_TYPES } from './contract.js';
 
 export const AuditEventSchema = Type.Object(
@@ -33,7 +34,7 @@ export const AuditLogQuery = Type.Object(
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: AUDIT_LOG_MAX_LIMIT, default: AUDIT_LOG_DEFAULT_LIMIT })),
     cursor: Type.Optional(Type.String({ maxLength: 64 })),
     action: Type.Optional(Type.Enum(AUDIT_ACTIONS)),
-    actor_id: Type.Optional(Type.String({ maxLength: 64 })),
+    actor_id: Type.Optional(Id),
   },
   { additionalProperties: false },
 );

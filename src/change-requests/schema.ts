@@ -1,4 +1,5 @@
 import { Type, type Static } from 'typebox';
+import { describedId, Id } from '../http/params.js';
 import { ProblemSchema } from '../http/schema.js';
 import { SiteUpdateBody } from '../sites/schema.js';
 import {
@@ -9,7 +10,6 @@ import {
   CONFLICT_RESOLUTIONS,
 } from './contract.js';
 
-const Id = Type.String({ maxLength: 64 });
 const Person = Type.Object({ id: Type.String(), email: Type.String(), name: Type.String() });
 const Title = Type.String({ minLength: 1, maxLength: CHANGE_REQUEST_TITLE_MAX_LENGTH });
 const Description = Type.String({ maxLength: CHANGE_REQUEST_DESCRIPTION_MAX_LENGTH });
@@ -105,7 +105,7 @@ export const ChangeRequestParams = Type.Object({ id: Id, cr_id: Id });
 export const SiteChangeRequestListQuery = Type.Object({ status: Type.Optional(Status) }, { additionalProperties: false });
 export const ChangeRequestQueueQuery = Type.Object(
   {
-    workspace_id: Type.String({ maxLength: 64, description: 'The workspace whose queue to list (you must be a member)' }),
+    workspace_id: describedId('The workspace whose queue to list (you must be a member)'),
     status: Type.Optional(Type.Enum(CHANGE_REQUEST_STATUSES, { description: 'Only this status; open and scheduled when left out' })),
   },
   { additionalProperties: false },

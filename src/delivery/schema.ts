@@ -1,4 +1,5 @@
 import { Type, type Static } from 'typebox';
+import { CHECKED_BY_ROUTE } from '../http/params.js';
 import { PUBLIC_KEY_PATTERN } from './contract.js';
 
 /** A public settings group: the JSON object its text holds, or null when the text is empty or not a JSON object. */
@@ -24,7 +25,7 @@ export type PublicConfigJson = Static<typeof PublicConfigSchema>;
  * its own code, invalid_public_key, as cacheably as an unknown one; the description documents it.
  */
 export const PublicKeyParams = Type.Object({
-  public_key: Type.String({ maxLength: 100, description: `The site's public key: spk_ followed by 24 letters and digits (${PUBLIC_KEY_PATTERN})` }),
+  public_key: Type.String({ maxLength: 100, [CHECKED_BY_ROUTE]: true, description: `The site's public key: spk_ followed by 24 letters and digits (${PUBLIC_KEY_PATTERN})` }),
 });
 
 /** The public path takes no query parameters: one URL per site keeps every HTTP cache in front of it to one entry. */

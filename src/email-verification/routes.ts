@@ -8,6 +8,7 @@ import { EMAIL_VERIFICATION_ERRORS } from './errors.js';
 import { type SessionService, startWebSession } from '../auth/sessions.js';
 import { sendPage } from '../pages/layout.js';
 import { currentUser } from '../auth/principal.js';
+import { CHECKED_BY_ROUTE } from '../http/params.js';
 import { ProblemSchema } from '../http/schema.js';
 import type { App } from '../http/types.js';
 import { claimPage } from '../pages/claim.js';
@@ -106,7 +107,7 @@ export function registerEmailVerificationRoutes(app: App, deps: EmailVerificatio
         schema: {
           summary: 'Confirmation page for an e-mail verification or address-change link. Never verifies or changes anything (HEAD neither): mail scanners open links',
           tags,
-          querystring: Type.Object({ token: Type.Optional(Type.String({ maxLength: 200 })) }),
+          querystring: Type.Object({ token: Type.Optional(Type.String({ maxLength: 200, [CHECKED_BY_ROUTE]: true })) }),
         },
       },
       async (request, reply) => {

@@ -1,6 +1,7 @@
 import { Ajv, type ErrorObject } from 'ajv';
 import type { FastifySchema, FastifySchemaCompiler } from 'fastify';
 import type { FieldError } from '../errors.js';
+import { CHECKED_BY_ROUTE, PATTERN_MESSAGES } from './params.js';
 
 /**
  * Bodies are validated strictly: no type coercion ("5" is not a number) and no silent removal of
@@ -19,14 +20,18 @@ function isStorable(text: string): boolean {
   return text.isWellFormed() && !text.includes('\u0000');
 }
 
+const NONE: ReadonlySet<string> = new Set();
+
 /**
  * The path (keys from the top) to the first string, key or value, holding unstorable text, if
- * any. Every body on every route goes through this, so the path is only built for a hit.
+ * any, leaving out the top-level members `skip` names. Every body and parameter on every route
+ * goes through this, so the path is only built for a hit.
  */
-function unstorablePath(value: unknown): string[] | undefined {
+function unstorablePath(value: unknown, skip: ReadonlySet<string> = NONE): string[] | undefined {
   if (typeof value === 'string') return isStorable(value) ? undefined : [];
   if (typeof value !== 'object' || value === null) return undefined;
   for (const [key, item] of Object.entries(value)) {
+    if (skip.has(key)) continue;
     if (!isStorable(key)) return [key];
     const below = unstorablePath(item);
     if (below !== undefined) return [key, ...below];
@@ -35,11 +40,15 @@ function unstorablePath(value: unknown): string[] | undefined {
 }
 
 /** The JSON Pointer (RFC 6901) of the first string holding unstorable text, if any. */
-function findUnstorableText(value: unknown): string | undefined {
-  return unstorablePath(value)?.map((key) => `/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`).join('');
+function findUnstorableText(value: unknown, skip?: ReadonlySet<string>): string | undefined {
+  return unstorablePath(value, skip)?.map((key) => `/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`).join('');
 }
 
 type Validator = ((data: unknown) => boolean) & { errors?: ErrorObject[] | null };
+
+function unstorableTextError(path: string): ErrorObject {
+  return { instancePath: path, schemaPath: '#', keyword: 'storableText', message: 'must not contain NUL characters or unpaired surrogates', params: {} };
+}
 
 /** Every request body passes the schema and then the storable-text rule, on every route. */
 function compileBodyValidator(schema: object): Validator {
@@ -51,14 +60,41 @@ function compileBodyValidator(schema: object): Validator {
     }
     const path = findUnstorableText(data);
     if (path === undefined) return true;
-    validate.errors = [{ instancePath: path, schemaPath: '#', keyword: 'storableText', message: 'must not contain NUL characters or unpaired surrogates', params: {} }];
+    validate.errors = [unstorableTextError(path)];
+    return false;
+  };
+  return validate;
+}
+
+/** The top-level fields whose schema says the route judges any text itself (CHECKED_BY_ROUTE). */
+function fieldsCheckedByRoute(schema: object): ReadonlySet<string> {
+  const properties = (schema as { properties?: Record<string, Record<string, unknown>> }).properties ?? {};
+  return new Set(Object.keys(properties).filter((name) => properties[name]?.[CHECKED_BY_ROUTE] === true));
+}
+
+/**
+ * Path parameters, query strings and headers pass the schema and the same storable-text rule as
+ * bodies: an id or a search term with a NUL would otherwise reach PostgreSQL, which refuses it
+ * (a 500 there, where SQLite answers "not found").
+ */
+function compileParameterValidator(schema: object): Validator {
+  const validateSchema = coercing.compile(schema);
+  const exempt = fieldsCheckedByRoute(schema);
+  const validate: Validator = (data) => {
+    if (!validateSchema(data)) {
+      validate.errors = validateSchema.errors;
+      return false;
+    }
+    const path = findUnstorableText(data, exempt);
+    if (path === undefined) return true;
+    validate.errors = [unstorableTextError(path)];
     return false;
   };
   return validate;
 }
 
 export const validatorCompiler: FastifySchemaCompiler<FastifySchema> = ({ schema, httpPart }) =>
-  httpPart === 'body' ? compileBodyValidator(schema as object) : coercing.compile(schema as object);
+  httpPart === 'body' ? compileBodyValidator(schema as object) : compileParameterValidator(schema as object);
 
 /** Ajv's errors as JSON Pointer paths a client can map to its form fields. */
 export function fieldErrors(errors: ReadonlyArray<Partial<ErrorObject>>, context: string | undefined): FieldError[] {
@@ -81,6 +117,8 @@ export function fieldErrors(errors: ReadonlyArray<Partial<ErrorObject>>, context
       message = `must be one of ${(params.allowedValues as unknown[]).map((value) => JSON.stringify(value)).join(', ')}`;
     } else if (error.keyword === 'pattern' && path.endsWith('/color')) {
       message = 'must be a colour like #rgb or #rrggbb';
+    } else if (error.keyword === 'pattern') {
+      message = PATTERN_MESSAGES.get(String(params.pattern)) ?? message;
     }
     // A union reports each branch; one line per field and message is enough.
     const key = `${path} ${message}`;

@@ -158,7 +158,7 @@ describe('adding and managing passkeys', () => {
     for (const request of [
       { method: 'PATCH', url: `/api/v1/me/passkeys/${id}`, payload: { name: 'Mine now' } },
       { method: 'DELETE', url: `/api/v1/me/passkeys/${id}` },
-      { method: 'DELETE', url: '/api/v1/me/passkeys/not-an-id' },
+      { method: 'DELETE', url: '/api/v1/me/passkeys/0190d6a0-0000-7000-8000-000000000000' },
     ] as const) {
       const refused = await t.app.inject({ ...request, headers: { authorization: stranger.bearer } });
       assertRefused(refused, 404, 'passkey_not_found');

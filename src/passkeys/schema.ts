@@ -1,4 +1,5 @@
 import { Type, type Static } from 'typebox';
+import { Id } from '../http/params.js';
 
 export const PASSKEY_NAME_MAX_LENGTH = 100;
 
@@ -16,7 +17,7 @@ export type PasskeyJson = Static<typeof PasskeySchema>;
 
 export const PasskeyEnvelope = Type.Object({ passkey: PasskeySchema });
 export const PasskeyList = Type.Object({ passkeys: Type.Array(PasskeySchema) });
-export const PasskeyParams = Type.Object({ id: Type.String({ maxLength: 64 }) });
+export const PasskeyParams = Type.Object({ id: Id });
 
 const PasskeyName = Type.String({ minLength: 1, maxLength: PASSKEY_NAME_MAX_LENGTH });
 

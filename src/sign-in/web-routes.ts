@@ -2,6 +2,7 @@ import formBody from '@fastify/formbody';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { AppError, unauthorized } from '../errors.js';
+import { CHECKED_BY_ROUTE } from '../http/params.js';
 import { ProblemSchema } from '../http/schema.js';
 import type { App } from '../http/types.js';
 import { magicConfirmPage, magicDisabledPage, magicInvalidPage, magicRateLimitedPage, magicSentPage } from '../pages/magic.js';
@@ -113,7 +114,7 @@ export function registerWebSignInRoutes(app: App, deps: WebSignInDeps): void {
         schema: {
           summary: 'Confirmation page for a sign-in link. Never redeems the token (HEAD neither)',
           tags: ['web sign-in'],
-          querystring: Type.Object({ token: Type.Optional(Type.String({ maxLength: 200 })) }),
+          querystring: Type.Object({ token: Type.Optional(Type.String({ maxLength: 200, [CHECKED_BY_ROUTE]: true })) }),
         },
       },
       async (request, reply) => {

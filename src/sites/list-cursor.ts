@@ -64,6 +64,7 @@ export function decodeListCursor(order: SiteListOrder, cursor: string): ListPosi
 }
 
 function validSortValue(sort: SiteListSort, value: string): boolean {
-  if (sort === 'name' || sort === '-name') return [...value].length <= NAME_MAX_LENGTH;
+  // A cursor is the client's text: a name in it is compared in SQL, where PostgreSQL refuses NUL.
+  if (sort === 'name' || sort === '-name') return [...value].length <= NAME_MAX_LENGTH && !value.includes('\u0000');
   return TIMESTAMP.test(value);
 }

@@ -1,5 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { AUDIT_VIA_TYPES } from '../audit/contract.js';
+import { describedId, Id, VersionCursor, VersionNumber } from '../http/params.js';
 import {
   AUTH_TYPES,
   COLOR_PATTERN,
@@ -213,12 +214,12 @@ export const SiteListQuery = Type.Object(
       }),
     ),
     fields: Type.Optional(Type.Enum(SITE_LIST_FIELDS, { description: 'summary: the light representation for a list screen, with total' })),
-    workspace_id: Type.Optional(Type.String({ maxLength: 64, description: "Only this workspace's sites (you must be a member); every workspace you are in when left out" })),
+    workspace_id: Type.Optional(describedId("Only this workspace's sites (you must be a member); every workspace you are in when left out")),
   },
   { additionalProperties: false },
 );
 
-export const SiteParams = Type.Object({ id: Type.String({ maxLength: 64 }) });
+export const SiteParams = Type.Object({ id: Id });
 
 export const IfMatchHeaders = Type.Object({ 'if-match': Type.Optional(Type.String({ maxLength: 1024 })) });
 
@@ -249,11 +250,11 @@ export const SiteVersionSchema = Type.Object({
 export type SiteVersionJson = Static<typeof SiteVersionSchema>;
 export const SiteVersionList = Type.Object({ versions: Type.Array(SiteVersionSchema), next_cursor: Type.Union([Type.String(), Type.Null()]) });
 export const SiteVersionEnvelope = Type.Object({ version: SiteVersionSchema });
-export const SiteVersionParams = Type.Object({ id: Type.String({ maxLength: 64 }), version: Type.Integer({ minimum: 1 }) });
+export const SiteVersionParams = Type.Object({ id: Id, version: VersionNumber });
 export const SiteVersionListQuery = Type.Object(
   {
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_PAGE_SIZE, default: DEFAULT_PAGE_SIZE })),
-    cursor: Type.Optional(Type.String({ maxLength: 16, pattern: '^[1-9][0-9]*$', description: 'next_cursor of the page before' })),
+    cursor: Type.Optional(VersionCursor),
   },
   { additionalProperties: false },
 );
@@ -279,10 +280,10 @@ export const TrashList = Type.Object({
 });
 export const TrashListQuery = Type.Object(
   {
-    workspace_id: Type.Optional(Type.String({ maxLength: 64, description: "Only this workspace's trash; every workspace you are in when left out" })),
+    workspace_id: Type.Optional(describedId("Only this workspace's trash; every workspace you are in when left out")),
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_PAGE_SIZE, default: DEFAULT_PAGE_SIZE })),
     cursor: Type.Optional(Type.String({ maxLength: 200, description: 'next_cursor of the page before' })),
   },
   { additionalProperties: false },
 );
-export const TrashParams = Type.Object({ site_id: Type.String({ maxLength: 64 }) });
+export const TrashParams = Type.Object({ site_id: Id });

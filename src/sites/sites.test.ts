@@ -597,7 +597,7 @@ describe('server-owned fields', () => {
   test('made-up values for server-owned fields are accepted and ignored', async () => {
     const site = await createSite(t.app, owner.bearer);
     const response = await putSite(site.id, {
-      id: 'someone-elses-id',
+      id: '0190d6a0-0000-7000-8000-0000000000ee',
       created_at: '1999-01-01T00:00:00.000Z',
       updated_at: 'yesterday',
       partner_settings: {
@@ -616,7 +616,7 @@ describe('server-owned fields', () => {
     assert.equal(updated.partner_settings.last_error, null);
     assert.equal(updated.partner_settings.last_checked_at, null);
     assert.deepEqual((await readSite(site.id)).site, updated);
-    assertProblem(await request('GET', siteUrl('someone-elses-id'), { authorization: owner.bearer }), 404, 'site_not_found');
+    assertProblem(await request('GET', siteUrl('0190d6a0-0000-7000-8000-0000000000ee'), { authorization: owner.bearer }), 404, 'site_not_found');
   });
 });
 

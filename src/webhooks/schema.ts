@@ -1,4 +1,5 @@
 import { type Static, Type } from 'typebox';
+import { describedId, Id } from '../http/params.js';
 import {
   WEBHOOK_DELIVERIES_DEFAULT_LIMIT,
   WEBHOOK_DELIVERIES_MAX_LIMIT,
@@ -8,8 +9,6 @@ import {
   WEBHOOK_URL_MAX_LENGTH,
 } from './contract.js';
 
-// As other ids: any text up to 64 characters; one that names nothing of the caller's is 404.
-const Id = Type.String({ maxLength: 64 });
 const Url = Type.String({ minLength: 1, maxLength: WEBHOOK_URL_MAX_LENGTH, description: 'Where events are POSTed: an absolute http(s) URL' });
 const Events = Type.Array(Type.Enum(WEBHOOK_EVENT_TYPES), { minItems: 1, maxItems: WEBHOOK_EVENT_TYPES.length, uniqueItems: true, description: 'The events it receives' });
 const Description = Type.String({ maxLength: WEBHOOK_DESCRIPTION_MAX_LENGTH });
@@ -85,7 +84,7 @@ export type DeliveryPageJson = Static<typeof DeliveryPage>;
 export const DeliveryQuery = Type.Object(
   {
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: WEBHOOK_DELIVERIES_MAX_LIMIT, default: WEBHOOK_DELIVERIES_DEFAULT_LIMIT })),
-    cursor: Type.Optional(Type.String({ maxLength: 64 })),
+    cursor: Type.Optional(describedId('next_cursor of the page before: the last delivery of that page')),
   },
   { additionalProperties: false },
 );

@@ -383,7 +383,7 @@ test('a test event and a redelivery go out with their webhook-ids; subscriptions
   const log = await untilDeliveries(t, owner, workspace, webhook.id, (list) => list.find((delivery) => delivery.id === queued.id)?.attempts.length === 2);
   assert.equal(log.find((delivery) => delivery.id === queued.id)?.status, 'succeeded');
 
-  const unknown = await t.app.inject({ method: 'POST', url: `/api/v1/workspaces/${workspace}/webhooks/${webhook.id}/deliveries/nope/redeliver`, headers: { authorization: owner.bearer } });
+  const unknown = await t.app.inject({ method: 'POST', url: `/api/v1/workspaces/${workspace}/webhooks/${webhook.id}/deliveries/0190d6a0-0000-7000-8000-000000000000/redeliver`, headers: { authorization: owner.bearer } });
   assert.equal(unknown.json<{ code: string }>().code, WEBHOOK_ERRORS.DELIVERY_NOT_FOUND);
   const badCursor = await t.app.inject({ method: 'GET', url: `/api/v1/workspaces/${workspace}/webhooks/${webhook.id}/deliveries?cursor=nope`, headers: { authorization: owner.bearer } });
   assert.equal(badCursor.statusCode, 400);
@@ -650,9 +650,9 @@ test('bad input is refused with the field named, and a workspace has at most 20 
     assert.equal(problem.code, code, JSON.stringify(payload));
     if (field !== '') assert.ok(problem.errors?.some((error) => error.path.startsWith(field)), `${JSON.stringify(payload)}: ${response.body}`);
   }
-  const empty = await t.app.inject({ method: 'PATCH', url: `${base}/nope`, headers: { authorization: owner.bearer }, payload: {} });
+  const empty = await t.app.inject({ method: 'PATCH', url: `${base}/0190d6a0-0000-7000-8000-000000000000`, headers: { authorization: owner.bearer }, payload: {} });
   assert.equal(empty.statusCode, 400);
-  const missing = await t.app.inject({ method: 'PATCH', url: `${base}/nope`, headers: { authorization: owner.bearer }, payload: { enabled: false } });
+  const missing = await t.app.inject({ method: 'PATCH', url: `${base}/0190d6a0-0000-7000-8000-000000000000`, headers: { authorization: owner.bearer }, payload: { enabled: false } });
   assert.equal(missing.json<{ code: string }>().code, WEBHOOK_ERRORS.WEBHOOK_NOT_FOUND);
 
   // Fired together past the limit: exactly 20 land.

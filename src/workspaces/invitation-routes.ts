@@ -7,6 +7,7 @@ import { AUTH_ERRORS } from '../auth/errors.js';
 import type { Guard, Principal } from '../auth/guard.js';
 import { currentPrincipal, currentUser } from '../auth/principal.js';
 import { AppError } from '../errors.js';
+import { CHECKED_BY_ROUTE } from '../http/params.js';
 import { ProblemSchema } from '../http/schema.js';
 import type { App } from '../http/types.js';
 import {
@@ -163,7 +164,7 @@ export function registerInvitationRoutes(app: App, deps: InvitationRouteDeps): v
         schema: {
           summary: 'The page of an invitation link: what it offers, and a form to accept (signed in with the invited address) or the way to sign in or up. Never accepts (HEAD neither)',
           tags,
-          querystring: Type.Object({ token: Type.Optional(Type.String({ maxLength: 200 })) }),
+          querystring: Type.Object({ token: Type.Optional(Type.String({ maxLength: 200, [CHECKED_BY_ROUTE]: true })) }),
         },
       },
       async (request, reply) => {

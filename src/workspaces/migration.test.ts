@@ -56,13 +56,14 @@ test("migration 011 gives every existing user a personal workspace holding their
         await sql`insert into users (id, email, name, password_hash, jwt_generation, email_verified_at, created_at, updated_at)
           values (${user.id}, ${user.email}, '', ${passwordHash}, 0, ${at(index)}, ${at(index)}, ${at(index)})`.execute(db);
       }
-      // Rows written as the old schema had them, with explicit columns: no workspace_id yet.
-      for (const site of [oldSite('site-ada-1', 'user-ada', 'Ada one', 10), oldSite('site-ada-2', 'user-ada', 'Ada two', 11), oldSite('site-bob-1', 'user-bob', 'Bob one', 12)]) {
+      // Rows written as the old schema had them, with explicit columns: no workspace_id yet. Their
+      // ids are UUIDs, as every id Siteward made: the API refuses any other shape.
+      for (const site of [oldSite('01970000-0000-7000-8000-00000000ada1', 'user-ada', 'Ada one', 10), oldSite('01970000-0000-7000-8000-00000000ada2', 'user-ada', 'Ada two', 11), oldSite('01970000-0000-7000-8000-00000000bb01', 'user-bob', 'Bob one', 12)]) {
         const columns = Object.keys(site);
         await sql`insert into sites (${sql.join(columns.map((column) => sql.id(column)))}) values (${sql.join(Object.values(site))})`.execute(db);
       }
       await sql`insert into partner_checks (site_id, seq, checked_at, status, category, message, duration_ms, tools)
-        values ('site-ada-1', 1, ${at(20)}, 'ok', 'ok', 'reachable', 12, '[]')`.execute(db);
+        values ('01970000-0000-7000-8000-00000000ada1', 1, ${at(20)}, 'ok', 'ok', 'reachable', 12, '[]')`.execute(db);
 
       await migrateToLatest(db);
 
@@ -80,20 +81,20 @@ test("migration 011 gives every existing user a personal workspace holding their
       const personalOf = (userId: string) => workspaces.find((workspace) => workspace.personal_user_id === userId)?.id;
       const sites = await db.selectFrom('sites').select(['id', 'workspace_id', 'user_id', 'name', 'ai_settings', 'version', 'created_at']).orderBy('id').execute();
       assert.deepEqual(sites, [
-        { id: 'site-ada-1', workspace_id: personalOf('user-ada'), user_id: 'user-ada', name: 'Ada one', ai_settings: 'ai of Ada one', version: 3, created_at: at(10) },
-        { id: 'site-ada-2', workspace_id: personalOf('user-ada'), user_id: 'user-ada', name: 'Ada two', ai_settings: 'ai of Ada two', version: 3, created_at: at(11) },
-        { id: 'site-bob-1', workspace_id: personalOf('user-bob'), user_id: 'user-bob', name: 'Bob one', ai_settings: 'ai of Bob one', version: 3, created_at: at(12) },
+        { id: '01970000-0000-7000-8000-00000000ada1', workspace_id: personalOf('user-ada'), user_id: 'user-ada', name: 'Ada one', ai_settings: 'ai of Ada one', version: 3, created_at: at(10) },
+        { id: '01970000-0000-7000-8000-00000000ada2', workspace_id: personalOf('user-ada'), user_id: 'user-ada', name: 'Ada two', ai_settings: 'ai of Ada two', version: 3, created_at: at(11) },
+        { id: '01970000-0000-7000-8000-00000000bb01', workspace_id: personalOf('user-bob'), user_id: 'user-bob', name: 'Bob one', ai_settings: 'ai of Bob one', version: 3, created_at: at(12) },
       ]);
       // The check history was not lost with the rebuilt table.
-      assert.equal((await db.selectFrom('partner_checks').select('seq').where('site_id', '=', 'site-ada-1').execute()).length, 1);
+      assert.equal((await db.selectFrom('partner_checks').select('seq').where('site_id', '=', '01970000-0000-7000-8000-00000000ada1').execute()).length, 1);
       // A site without a workspace can no longer be written.
       await assert.rejects(sql`insert into sites (${sql.join(Object.keys(oldSite('orphan', 'user-ada', 'Orphan', 30)).map((column) => sql.id(column)))})
         values (${sql.join(Object.values(oldSite('orphan', 'user-ada', 'Orphan', 30)))})`.execute(db));
       // A deleted account leaves the sites it created in place, without a creator.
       await sql`insert into workspace_members (workspace_id, user_id, role, joined_at) values (${personalOf('user-ada')}, 'user-cyd', 'owner', ${at(40)})`.execute(db);
-      await db.updateTable('sites').set({ user_id: 'user-cyd' }).where('id', '=', 'site-ada-2').execute();
+      await db.updateTable('sites').set({ user_id: 'user-cyd' }).where('id', '=', '01970000-0000-7000-8000-00000000ada2').execute();
       await db.deleteFrom('users').where('id', '=', 'user-cyd').execute();
-      const kept = await db.selectFrom('sites').select(['user_id', 'workspace_id']).where('id', '=', 'site-ada-2').executeTakeFirstOrThrow();
+      const kept = await db.selectFrom('sites').select(['user_id', 'workspace_id']).where('id', '=', '01970000-0000-7000-8000-00000000ada2').executeTakeFirstOrThrow();
       assert.deepEqual(kept, { user_id: null, workspace_id: personalOf('user-ada') });
     } finally {
       await old.close();
@@ -109,14 +110,14 @@ test("migration 011 gives every existing user a personal workspace holding their
       const ada = await login('ada@example.com');
       const bob = await login('bob@example.com');
       const adaSites = (await t.app.inject({ method: 'GET', url: '/api/v1/sites', headers: { authorization: ada } })).json<{ sites: Array<{ id: string }> }>().sites;
-      assert.deepEqual(adaSites.map((site) => site.id), ['site-ada-1', 'site-ada-2']);
+      assert.deepEqual(adaSites.map((site) => site.id), ['01970000-0000-7000-8000-00000000ada1', '01970000-0000-7000-8000-00000000ada2']);
       const adaWorkspaces = (await t.app.inject({ method: 'GET', url: '/api/v1/workspaces', headers: { authorization: ada } })).json().workspaces;
       assert.deepEqual(adaWorkspaces.map((workspace: { name: string; role: string; personal: boolean }) => [workspace.name, workspace.role, workspace.personal]), [['Personal', 'owner', true]]);
-      const put = await t.app.inject({ method: 'PUT', url: '/api/v1/sites/site-ada-1', headers: { authorization: ada, 'if-match': '"3"' }, payload: { name: 'Ada renamed' } });
+      const put = await t.app.inject({ method: 'PUT', url: '/api/v1/sites/01970000-0000-7000-8000-00000000ada1', headers: { authorization: ada, 'if-match': '"3"' }, payload: { name: 'Ada renamed' } });
       assert.equal(put.statusCode, 200, put.body);
-      const checks = await t.app.inject({ method: 'GET', url: '/api/v1/sites/site-ada-1/partner/checks', headers: { authorization: ada } });
+      const checks = await t.app.inject({ method: 'GET', url: '/api/v1/sites/01970000-0000-7000-8000-00000000ada1/partner/checks', headers: { authorization: ada } });
       assert.equal(checks.json().checks.length, 1);
-      const stolen = await t.app.inject({ method: 'GET', url: '/api/v1/sites/site-ada-1', headers: { authorization: bob } });
+      const stolen = await t.app.inject({ method: 'GET', url: '/api/v1/sites/01970000-0000-7000-8000-00000000ada1', headers: { authorization: bob } });
       assert.equal(stolen.statusCode, 404);
       assert.equal(stolen.json().code, SITE_ERRORS.SITE_NOT_FOUND);
       const created = await t.app.inject({ method: 'POST', url: '/api/v1/sites', headers: { authorization: bob }, payload: { name: 'After the move' } });

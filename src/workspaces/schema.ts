@@ -1,4 +1,5 @@
 import { Type, type Static } from 'typebox';
+import { Id } from '../http/params.js';
 import { WORKSPACE_ROLES } from '../memberships/contract.js';
 import { REVIEW_APPROVALS_MAX, REVIEW_APPROVALS_MIN, WORKSPACE_NAME_MAX_LENGTH } from './contract.js';
 import { EMAIL_MAX_LENGTH } from '../users/schema.js';
@@ -6,8 +7,6 @@ import { EMAIL_MAX_LENGTH } from '../users/schema.js';
 export { REVIEW_APPROVALS_MAX, REVIEW_APPROVALS_MIN, WORKSPACE_NAME_MAX_LENGTH } from './contract.js';
 
 const Role = Type.Enum(WORKSPACE_ROLES);
-// As sites' ids: any text up to 64 characters; one that names nothing of the caller's is 404.
-const Id = Type.String({ maxLength: 64 });
 const Name = Type.String({ minLength: 1, maxLength: WORKSPACE_NAME_MAX_LENGTH });
 
 export const ReviewPolicySchema = Type.Object(

@@ -309,11 +309,15 @@ describe('workspaces and members', () => {
     const longId = 'a'.repeat(65);
     assertProblem(await send('GET', `/api/v1/workspaces/${longId}`, owner.bearer), 400, 'validation_failed');
     assertProblem(await send('GET', `/api/v1/sites?workspace_id=${longId}`, owner.bearer), 400, 'validation_failed');
-    for (const odd of ['not-a-uuid', "'; drop table workspaces; --", '%00', '.x']) {
+    // An id of another shape than the API's ids names nothing, and is refused before any query.
+    for (const odd of ['not-a-uuid', "'; drop table workspaces; --", '%00', '\u0000', '.x']) {
       const id = encodeURIComponent(odd);
-      assertProblem(await send('GET', `/api/v1/workspaces/${id}`, owner.bearer), 404, WORKSPACE_ERRORS.WORKSPACE_NOT_FOUND);
-      assertProblem(await send('PATCH', `/api/v1/workspaces/${workspace}/members/${id}`, owner.bearer, { role: 'viewer' }), 404, WORKSPACE_ERRORS.MEMBER_NOT_FOUND);
+      assertProblem(await send('GET', `/api/v1/workspaces/${id}`, owner.bearer), 400, 'validation_failed');
+      assertProblem(await send('PATCH', `/api/v1/workspaces/${workspace}/members/${id}`, owner.bearer, { role: 'viewer' }), 400, 'validation_failed');
     }
+    const unknown = '0190d6a0-0000-7000-8000-000000000000';
+    assertProblem(await send('GET', `/api/v1/workspaces/${unknown}`, owner.bearer), 404, WORKSPACE_ERRORS.WORKSPACE_NOT_FOUND);
+    assertProblem(await send('PATCH', `/api/v1/workspaces/${workspace}/members/${unknown}`, owner.bearer, { role: 'viewer' }), 404, WORKSPACE_ERRORS.MEMBER_NOT_FOUND);
     assert.equal(await roleOf(workspace, member.bearer), 'viewer');
   });
 });
