@@ -11,6 +11,7 @@ import { membershipsTag, workspaceTag } from '../memberships/changes.js';
 import type { WorkspaceRole } from '../memberships/contract.js';
 import { assertTwoFactorMet } from '../memberships/permissions.js';
 import { findWorkspaceAccess, findWorkspaceIdOfSite } from '../memberships/queries.js';
+import { ID_PATTERN } from '../lib/id-shape.js';
 import { InvalidJwtError, type JwtClaims, type JwtService, looksLikeJwt } from './jwt.js';
 import { assertSameOrigin, isSafeMethod } from './csrf.js';
 import type { RecentAuthentication } from './recent-authentication.js';
@@ -55,8 +56,8 @@ export type Requirement = AccessTokenScope | 'account' | 'recent' | 'signed_in' 
  */
 export type WorkspaceRouteOptions = { workspaceParam: string } | { siteParam: string } | { workspaceQuery: string };
 
-/** Longer than any id the app makes, as the route schemas bound them; a NUL is no id either. */
-const MAX_ID_LENGTH = 64;
+/** An id the app could have made (the route schemas check the same shape, after this hook). */
+const ID = new RegExp(ID_PATTERN);
 
 const LAST_USED_RESOLUTION_MS = 60_000;
 
@@ -206,7 +207,7 @@ export class Guard {
     else {
       const siteId = stringIn(request.params, options.siteParam);
       // The route's schema has not checked the id yet: one no site can have is left to it (400 or 404).
-      if (siteId !== undefined && siteId.length <= MAX_ID_LENGTH && !siteId.includes('\0')) workspaceId = await findWorkspaceIdOfSite(this.db, siteId);
+      if (siteId !== undefined && ID.test(siteId)) workspaceId = await findWorkspaceIdOfSite(this.db, siteId);
     }
     if (workspaceId !== undefined) assertTwoFactorMet(principal.twoFactorMissingIn, workspaceId);
   }
