@@ -1,9 +1,9 @@
-import { safeNextPath } from '@server/sign-in/next-path';
+import { safeNextPath } from '@server/lib/next-path';
 import { navigate } from './router';
 
 /**
  * Where to go after signing in: `next` when it names a path of this site, else "/"; judged by the
- * server's own rule (open redirects: src/sign-in/next-path.ts), against this page's origin.
+ * server's own rule (open redirects: src/lib/next-path.ts), against this page's origin.
  */
 export function nextPathHere(next: string | null): string {
   return safeNextPath(next, window.location.origin);
