@@ -203,6 +203,8 @@ function appEnvironment(settings: AppSettings, options: BenchOptions, port: numb
     PARTNER_CHECK_INTERVAL: '0',
     // The default bound (10,000), unless the streams scenario is asked for more.
     ...(options.streams > 10_000 ? { PUBLIC_STREAMS_MAX: String(options.streams) } : {}),
+    // Every stream comes from the load generator's one address.
+    PUBLIC_STREAMS_PER_ADDRESS: String(Math.max(options.streams, 10_000)),
     ...(settings.database.kind === 'postgres' ? { DATABASE_URL: settings.database.url } : {}),
     // The metrics listener on, to measure what it costs the hot path (one app process only: one port).
     ...(process.env.BENCH_METRICS_PORT === undefined ? {} : { METRICS_PORT: process.env.BENCH_METRICS_PORT }),

@@ -303,7 +303,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   });
   const publicConfigs = new PublicConfigs(db, cache, clock);
   const publicAnswers = new PublicAnswers(headers.publicPath, config.publicMaxAgeSeconds);
-  const publicStreams = new PublicStreams({ configs: publicConfigs, cache, clock, log: app.log, maxStreams: config.publicStreamsMax }, { ...DEFAULT_STREAM_OPTIONS, ...options.delivery });
+  const publicStreams = new PublicStreams({ configs: publicConfigs, cache, clock, log: app.log, maxStreams: config.publicStreamsMax, maxStreamsPerAddress: config.publicStreamsPerAddress }, { ...DEFAULT_STREAM_OPTIONS, ...options.delivery });
   // Before the server stops taking connections: open streams would otherwise hold its close forever.
   app.addHook('preClose', async () => publicStreams.close());
   registerPublicRoutes(app, {

@@ -19,6 +19,7 @@ import { parseSiteFile, SiteFileError } from './site-files/format.js';
 import { type SiteImportStep, SiteFiles } from './site-files/service.js';
 import { SiteService } from './sites/service.js';
 import { BackupError, backupSqlite, restoreSqlite } from './backup/sqlite-backup.js';
+import { OWNER_ONLY } from './db/owner-only-files.js';
 
 const USAGE = `Usage: npm run cli -- <command> [options]
 
@@ -124,7 +125,7 @@ async function main(argv: string[]): Promise<number> {
       if (command === 'export') {
         const text = `${JSON.stringify(await files.export(workspaceId), null, 2)}\n`;
         if (values.to === undefined) await print(text);
-        else writeFileSync(values.to, text, { flag: 'wx' });
+        else writeFileSync(values.to, text, { flag: 'wx', mode: OWNER_ONLY });
         return 0;
       }
       const name = positionals[0] ?? '';

@@ -71,6 +71,7 @@ test('each bad value stops start-up with one line naming the variable', () => {
     [{ PUBLIC_MAX_AGE_SECONDS: '-1' }, 'PUBLIC_MAX_AGE_SECONDS'],
     [{ PUBLIC_MAX_AGE_SECONDS: '86401' }, 'PUBLIC_MAX_AGE_SECONDS'],
     [{ PUBLIC_STREAMS_MAX: 'many' }, 'PUBLIC_STREAMS_MAX'],
+    [{ PUBLIC_STREAMS_PER_ADDRESS: '0' }, 'PUBLIC_STREAMS_PER_ADDRESS'],
   ];
   for (const [env, variable] of cases) {
     assert.throws(
@@ -87,11 +88,11 @@ test('REAUTH_WINDOW_SECONDS: ten minutes by default, from a minute to a day when
   assert.equal(loadConfig({ DATA_DIR: dataDir, REAUTH_WINDOW_SECONDS: '86400' }).reauthWindowSeconds, 86400);
 });
 
-test('PUBLIC_MAX_AGE_SECONDS is a minute and PUBLIC_STREAMS_MAX 10,000 unless set', () => {
+test('PUBLIC_MAX_AGE_SECONDS is a minute, PUBLIC_STREAMS_MAX 10,000 and PUBLIC_STREAMS_PER_ADDRESS 20 unless set', () => {
   const defaults = loadConfig({ DATA_DIR: dataDir });
-  assert.deepEqual([defaults.publicMaxAgeSeconds, defaults.publicStreamsMax], [60, 10_000]);
-  const set = loadConfig({ DATA_DIR: dataDir, PUBLIC_MAX_AGE_SECONDS: '0', PUBLIC_STREAMS_MAX: '5' });
-  assert.deepEqual([set.publicMaxAgeSeconds, set.publicStreamsMax], [0, 5]);
+  assert.deepEqual([defaults.publicMaxAgeSeconds, defaults.publicStreamsMax, defaults.publicStreamsPerAddress], [60, 10_000, 20]);
+  const set = loadConfig({ DATA_DIR: dataDir, PUBLIC_MAX_AGE_SECONDS: '0', PUBLIC_STREAMS_MAX: '5', PUBLIC_STREAMS_PER_ADDRESS: '2' });
+  assert.deepEqual([set.publicMaxAgeSeconds, set.publicStreamsMax, set.publicStreamsPerAddress], [0, 5, 2]);
 });
 
 test('PUBLIC_URL keeps a path prefix but loses its trailing slash', () => {

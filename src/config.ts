@@ -50,6 +50,8 @@ export interface Config {
   publicMaxAgeSeconds: number;
   /** Event streams of public configurations one process holds open at most; past it, 503 with Retry-After. */
   publicStreamsMax: number;
+  /** Of those, what one client address (as read behind TRUST_PROXY) may hold open; past it, 503 with Retry-After. */
+  publicStreamsPerAddress: number;
   /** The port of the Prometheus listener (/metrics, on HOST); null: no metrics. */
   metricsPort: number | null;
 }
@@ -138,6 +140,9 @@ export function loadConfig(env: Environment = process.env): Config {
     // Up to a day: past that a change would take too long to reach visitors to call it live.
     publicMaxAgeSeconds: parseWholeNumber('PUBLIC_MAX_AGE_SECONDS', env.PUBLIC_MAX_AGE_SECONDS, 60, 0, 86_400),
     publicStreamsMax: parseWholeNumber('PUBLIC_STREAMS_MAX', env.PUBLIC_STREAMS_MAX, 10_000, 0, 1_000_000),
+    // A page open in a few tabs, or a few visitors behind one NAT, fit well within 20; one client
+    // cannot fill the process. Past it embed.js polls, so a crowded NAT still gets its configuration.
+    publicStreamsPerAddress: parseWholeNumber('PUBLIC_STREAMS_PER_ADDRESS', env.PUBLIC_STREAMS_PER_ADDRESS, 20, 1, 1_000_000),
     metricsPort: nonEmpty(env.METRICS_PORT) === undefined ? null : parseWholeNumber('METRICS_PORT', env.METRICS_PORT, 0, 1, 65_535),
   };
 }

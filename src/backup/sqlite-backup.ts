@@ -1,5 +1,6 @@
-import { existsSync, renameSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, existsSync, renameSync, rmSync, statSync } from 'node:fs';
 import SQLite from 'better-sqlite3';
+import { OWNER_ONLY, ownerOnlySqliteFile } from '../db/owner-only-files.js';
 
 /**
  * Backups of the SQLite database, and the lock that tells whether a server uses it.
@@ -21,6 +22,7 @@ function runningLockFile(databaseFile: string): string {
 }
 
 function openLock(databaseFile: string): SQLite.Database {
+  ownerOnlySqliteFile(runningLockFile(databaseFile));
   const lock = new SQLite(runningLockFile(databaseFile));
   // Creating the table is a write: servers starting together wait for one another here.
   lock.pragma('busy_timeout = 5000');
@@ -76,6 +78,8 @@ export async function backupSqlite(databaseFile: string, to: string): Promise<Ba
   const source = new SQLite(databaseFile, { readonly: true, fileMustExist: true });
   try {
     source.pragma('busy_timeout = 5000');
+    // Created owner-only before SQLite writes the copy into it: a backup holds everything the database does.
+    ownerOnlySqliteFile(partial);
     const progress = await source.backup(partial, { progress: () => PAGES_PER_STEP });
     const copy = new SQLite(partial);
     try {
@@ -136,9 +140,12 @@ export async function restoreSqlite(databaseFile: string, from: string, now: Dat
     if (existsSync(databaseFile)) {
       previous = `${databaseFile}.before-restore-${now.toISOString().replace(/[:.]/g, '-')}`;
       renameSync(databaseFile, previous);
+      // Kept, so kept as private as the database it was (it may date from a version that left it readable).
+      chmodSync(previous, OWNER_ONLY);
       // A -wal left by a crash belongs to the old file: it goes with it, or it would be replayed into the restored one.
       for (const suffix of ['-wal', '-shm']) if (existsSync(databaseFile + suffix)) renameSync(databaseFile + suffix, previous + suffix);
     }
+    ownerOnlySqliteFile(databaseFile);
     const progress = await backup.backup(databaseFile, { progress: () => PAGES_PER_STEP });
     lock.exec('commit');
     return { file: databaseFile, bytes: statSync(databaseFile).size, pages: progress.totalPages, previous };

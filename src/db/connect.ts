@@ -24,6 +24,7 @@ import { type ChangeFeed, SqliteChangeFeed } from '../cache/change-feed.js';
 import { type ChangeFeedLog, PostgresChangeFeed } from '../cache/postgres-change-feed.js';
 import type { DatabaseConfig } from '../config.js';
 import { namedStatementClient } from './named-statements.js';
+import { ownerOnlySqliteFile } from './owner-only-files.js';
 import type { Database } from './schema.js';
 
 export type DialectName = 'sqlite' | 'postgres';
@@ -107,6 +108,7 @@ export function openDatabase(config: DatabaseConfig, options: OpenDatabaseOption
           },
         };
   if (config.kind === 'sqlite') {
+    ownerOnlySqliteFile(config.file);
     const sqlite = new SQLite(config.file);
     // WAL lets readers proceed during a write; NORMAL sync is durable across process crashes.
     sqlite.pragma('journal_mode = WAL');
@@ -522,6 +524,7 @@ function tableName(node: unknown): string {
  * the work runs; the other process waits in its busy handler.
  */
 async function withSqliteFileLock<T>(lockFile: string, work: () => Promise<T>): Promise<T> {
+  ownerOnlySqliteFile(lockFile);
   const lock = new SQLite(lockFile);
   try {
     lock.pragma('busy_timeout = 60000');

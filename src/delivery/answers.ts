@@ -46,6 +46,7 @@ export class PublicAnswers {
   readonly #notFound: PublicAnswer;
   readonly #invalidKey: PublicAnswer;
   readonly #tooManyStreams: PublicAnswer;
+  readonly #tooManyStreamsFromAddress: PublicAnswer;
   /** A change request's preview: for the one holding its token, never kept by any cache. */
   readonly #preview: Readonly<Record<string, string>>;
   readonly #previewNotFound: PublicAnswer;
@@ -82,6 +83,12 @@ export class PublicAnswers {
       DELIVERY_ERRORS.TOO_MANY_STREAMS,
       'This server holds as many event streams as it may; try again shortly, or poll the configuration instead.',
     );
+    this.#tooManyStreamsFromAddress = problemAnswer(
+      { ...base, 'cache-control': 'no-store', 'retry-after': '10' },
+      503,
+      DELIVERY_ERRORS.TOO_MANY_STREAMS,
+      'This server holds as many event streams for your address as it may; close one, or poll the configuration instead.',
+    );
     this.#preview = Object.freeze({ ...base, 'cache-control': 'no-store', 'content-type': 'application/json; charset=utf-8' });
     this.#previewNotFound = problemAnswer(
       { ...base, 'cache-control': 'no-store' },
@@ -110,6 +117,11 @@ export class PublicAnswers {
 
   get tooManyStreams(): PublicAnswer {
     return this.#tooManyStreams;
+  }
+
+  /** 503: the client's address holds PUBLIC_STREAMS_PER_ADDRESS streams already. */
+  get tooManyStreamsFromAddress(): PublicAnswer {
+    return this.#tooManyStreamsFromAddress;
   }
 
   /** 200 with the document in the coding the client prefers, or 304 when it holds this version already. */

@@ -30,7 +30,8 @@ async function start(env: Record<string, string> = {}): Promise<Running> {
 
 let shared: Running;
 before(async () => {
-  shared = await start();
+  // Every stream of these tests comes from 127.0.0.1: the bound per address is raised past what one test opens.
+  shared = await start({ PUBLIC_STREAMS_PER_ADDRESS: '100' });
 });
 after(async () => {
   await shared.t.close();
@@ -233,6 +234,50 @@ describe('bounds and shutdown', () => {
       opened.push(again);
       assert.equal(again.status, 200);
       assert.equal((await events(running, site.key)).status, 503);
+    } finally {
+      for (const stream of opened) stream.close();
+      await running.t.close();
+    }
+  });
+
+  test('at most PUBLIC_STREAMS_PER_ADDRESS streams per client address as read behind TRUST_PROXY: past it, 503 with Retry-After; other addresses still get theirs', async () => {
+    const running = await start({ PUBLIC_STREAMS_PER_ADDRESS: '3', TRUST_PROXY: '127.0.0.1' });
+    const opened: EventStreamClient[] = [];
+    const from = async (address: string, key: string): Promise<EventStreamClient> => {
+      const stream = await events(running, key, { 'x-forwarded-for': address });
+      opened.push(stream);
+      return stream;
+    };
+    try {
+      const [site, other] = [await newSite(running, 'One address'), await newSite(running, 'Another site')];
+      // Fired together from one address, to two sites: exactly three get in.
+      const attempts = await Promise.all(Array.from({ length: 6 }, (_, i) => from('203.0.113.7', i % 2 === 0 ? site.key : other.key)));
+      assert.deepEqual(attempts.map((attempt) => attempt.status).sort(), [200, 200, 200, 503, 503, 503]);
+      const refused = attempts.find((attempt) => attempt.status === 503);
+      assert.equal(refused?.headers['retry-after'], '10');
+      assert.match(String(refused?.headers['content-type']), /^application\/problem\+json/);
+      await refused?.closes();
+      assert.equal((JSON.parse(refused?.body() ?? '{}') as { code: string }).code, DELIVERY_ERRORS.TOO_MANY_STREAMS);
+      // Other addresses, behind the proxy or not, are not held back by it.
+      const elsewhere = await from('198.51.100.9', site.key);
+      assert.equal(elsewhere.status, 200);
+      assert.equal((await elsewhere.event(0)).event, 'config');
+      const direct = await events(running, site.key);
+      opened.push(direct);
+      assert.equal(direct.status, 200);
+      // One of the address's streams closes: its place is the address's again, and only that one.
+      const open = attempts.filter((attempt) => attempt.status === 200);
+      open[0]?.close();
+      await open[0]?.closes();
+      let again = await from('203.0.113.7', site.key);
+      // The server may see the close a moment after the client does.
+      while (again.status === 503) {
+        again.close();
+        await new Promise((resolve) => setImmediate(resolve));
+        again = await from('203.0.113.7', site.key);
+      }
+      assert.equal(again.status, 200);
+      assert.equal((await from('203.0.113.7', site.key)).status, 503);
     } finally {
       for (const stream of opened) stream.close();
       await running.t.close();

@@ -49,7 +49,26 @@ async function untilStored(siteId: string, count: number): Promise<string[]> {
   return origins;
 }
 
+/** Origins the URL parser accepts, or a loose pattern would, that no page has: none is recorded. */
+const MALFORMED_ORIGINS = [
+  'http://a"onmouseover=alert(1)',
+  "https://a'onload='x",
+  'https://a`b',
+  'http://a{b}.example',
+  'https://...',
+  'http://-',
+  'http://-shop.example',
+  'http://a..b',
+  'http://a:99999',
+  'http://[:::]',
+  'http://%22x',
+];
+
 test('the page origin comes from Origin, else Referer; anything else is not a page', () => {
+  assert.equal(pageOrigin('https://shop.example:8443', undefined), 'https://shop.example:8443');
+  assert.equal(pageOrigin('https://shop.example:443', undefined), 'https://shop.example');
+  assert.equal(pageOrigin('https://bücher.example', undefined), 'https://xn--bcher-kva.example');
+  assert.equal(pageOrigin('http://192.168.0.10', undefined), 'http://192.168.0.10');
   assert.equal(pageOrigin('https://Shop.Example', undefined), 'https://shop.example');
   assert.equal(pageOrigin('http://[::1]:8080', undefined), 'http://[::1]:8080');
   assert.equal(pageOrigin(undefined, 'https://blog.example/post/1?x=y#z'), 'https://blog.example');
@@ -62,6 +81,9 @@ test('the page origin comes from Origin, else Referer; anything else is not a pa
     [undefined, 'file:///etc/passwd'],
     [undefined, 'not a url'],
     [undefined, undefined],
+    ...MALFORMED_ORIGINS.map((text) => [text, undefined] as const),
+    ...MALFORMED_ORIGINS.map((text) => [undefined, `${text}/page?x=1`] as const),
+    [undefined, 'https://user:secret@shop.example/checkout'],
   ] as const) {
     assert.equal(pageOrigin(origin, referer), undefined, `${origin} ${referer}`);
   }
@@ -107,6 +129,22 @@ test('origins of the pages that fetch a configuration are kept in memory and wri
   const latest = (await install(site.id)).install.fetched_from;
   assert.equal(latest[0]?.origin, 'https://shop.example');
   assert.equal(latest[0]?.last_seen_at, t.clock.now().toISOString());
+});
+
+test('only well-formed http(s) origins are recorded: Origin and Referer text that is none is dropped', async () => {
+  const site = await createSite(t.app, owner.bearer, { name: 'Hostile pages' });
+  const url = `${base}/public/v1/sites/${String(site.public_key)}`;
+  for (const text of MALFORMED_ORIGINS) {
+    for (const headers of [{ origin: text }, { referer: `${text}/page` }] as Array<Record<string, string>>) {
+      const response = await fetch(url, { headers });
+      await response.arrayBuffer();
+      assert.equal(response.status, 200, JSON.stringify(headers));
+    }
+  }
+  // Seen after them: once it is stored, their batches are done.
+  await fetch(url, { headers: { origin: 'https://shop.example' } }).then((response) => response.arrayBuffer());
+  assert.deepEqual(await untilStored(site.id, 1), ['https://shop.example']);
+  assert.deepEqual((await install(site.id)).install.fetched_from.map((entry) => entry.origin), ['https://shop.example']);
 });
 
 test('a site keeps the 20 origins seen last', async () => {

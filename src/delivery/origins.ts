@@ -18,19 +18,37 @@ const PENDING_LIMIT = 10_000;
 /** Pairs remembered as written, for rewriteAfterMs. */
 const WRITTEN_LIMIT = 50_000;
 const ORIGIN_MAX_LENGTH = 300;
-/** An Origin header as browsers send it: scheme, host (a name, or an IP address) and port. */
-const ORIGIN = /^https?:\/\/(?:[a-z0-9.-]+|\[[0-9a-f:.]+\])(?::\d{1,5})?$/i;
+/** An Origin header names a scheme, a host and a port, nothing more (no path, query or user). */
+const ORIGIN_HEADER = /^https?:\/\/[^/?#@\\]+$/i;
+/**
+ * A host as the URL parser leaves it: DNS labels (IDNs are punycode by then, IPv4 addresses
+ * digits and dots) or a bracketed IPv6 address. The parser lets through hosts no page can have
+ * (quotes, say: 'http://a"onmouseover=…'); those are not recorded, since the dashboard shows
+ * what is.
+ */
+const HOST = /^(?:[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?\.)*[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?\.?$|^\[[0-9a-f:.]+\]$/;
 
-/** The page's origin from a request's Origin header, else from its Referer; undefined when neither names an http(s) page. */
+/** The page's origin from a request's Origin header, else from its Referer; undefined when neither names a well-formed http(s) origin. */
 export function pageOrigin(origin: string | undefined, referer: string | undefined): string | undefined {
-  if (origin !== undefined && origin.length <= ORIGIN_MAX_LENGTH && ORIGIN.test(origin)) return origin.toLowerCase();
+  if (origin !== undefined && origin.length <= ORIGIN_MAX_LENGTH && ORIGIN_HEADER.test(origin)) {
+    const fromOrigin = webOrigin(origin);
+    if (fromOrigin !== undefined) return fromOrigin;
+  }
   if (referer === undefined || referer.length > 4096) return undefined;
+  return webOrigin(referer);
+}
+
+/** The URL's origin, parsed and serialised by the URL parser, when it is http(s) with a well-formed host. */
+function webOrigin(text: string): string | undefined {
+  let url: URL;
   try {
-    const url = new URL(referer);
-    return (url.protocol === 'http:' || url.protocol === 'https:') && url.origin.length <= ORIGIN_MAX_LENGTH ? url.origin : undefined;
+    url = new URL(text);
   } catch {
     return undefined;
   }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return undefined;
+  if (url.username !== '' || url.password !== '' || !HOST.test(url.hostname)) return undefined;
+  return url.origin.length <= ORIGIN_MAX_LENGTH ? url.origin : undefined;
 }
 
 /**

@@ -77,7 +77,7 @@ export function registerPublicRoutes(app: App, deps: PublicRouteDeps): void {
       exposeHeadRoute: false,
       schema: {
         summary:
-          "The site's public configuration as Server-Sent Events: an event `config` (id: the version) at once, unless Last-Event-ID names the current version, then one for each new version; a comment every 25 s. At most PUBLIC_STREAMS_MAX per server (503 with Retry-After past it)",
+          "The site's public configuration as Server-Sent Events: an event `config` (id: the version) at once, unless Last-Event-ID names the current version, then one for each new version; a comment every 25 s. At most PUBLIC_STREAMS_MAX per server and PUBLIC_STREAMS_PER_ADDRESS per client address (503 with Retry-After past either)",
         tags,
         security: [],
         params: PublicKeyParams,
@@ -89,17 +89,20 @@ export function registerPublicRoutes(app: App, deps: PublicRouteDeps): void {
     async (request, reply) => {
       const key = request.params.public_key;
       if (!isPublicKey(key)) return send(reply, deps.answers.invalidKey);
-      // The bound is counted before the site is read: requests arriving together cannot all pass it.
-      if (!deps.streams.reserve()) return send(reply, deps.answers.tooManyStreams);
+      // The bounds are counted before the site is read: requests arriving together cannot all pass
+      // them. The client's address is Fastify's, which behind TRUST_PROXY is the one the proxy names.
+      const address = request.ip;
+      const refusal = deps.streams.reserve(address);
+      if (refusal !== undefined) return send(reply, refusal === 'address_full' ? deps.answers.tooManyStreamsFromAddress : deps.answers.tooManyStreams);
       let document;
       try {
         document = await deps.configs.load(key);
       } catch (error) {
-        deps.streams.release();
+        deps.streams.release(address);
         throw error;
       }
       if (document === undefined) {
-        deps.streams.release();
+        deps.streams.release(address);
         return send(reply, deps.answers.notFound);
       }
       deps.answered(document.siteId, request.headers.origin, request.headers.referer);
@@ -107,7 +110,7 @@ export function registerPublicRoutes(app: App, deps: PublicRouteDeps): void {
       // The stream's liveness is its heartbeat and its writes; an idle timer per socket would only cost memory.
       request.raw.socket.setTimeout(0);
       reply.raw.writeHead(200, deps.answers.streamHeaders);
-      deps.streams.open(reply.raw, key, document, request.headers['last-event-id']);
+      deps.streams.open(reply.raw, key, address, document, request.headers['last-event-id']);
       return reply;
     },
   );

@@ -29,11 +29,15 @@ const RETRY = Buffer.from('retry: 3000\n\n');
 /** Sites re-read in one query at most. */
 const READ_BATCH = 500;
 
-/** One open stream: the response it writes to and the key it was opened with. */
+/** One open stream: the response it writes to, the key it was opened with and the client's address. */
 interface Stream {
   readonly response: ServerResponse;
   readonly key: string;
+  readonly address: string;
 }
+
+/** Why a stream was refused a place: this process holds its bound, or this client address does. */
+export type StreamRefusal = 'server_full' | 'address_full';
 
 /** The streams of one site, and the version they were last sent. */
 interface Channel {
@@ -60,13 +64,15 @@ export class PublicStreams {
   /** performance.now() of the last read of every channel's version while the feed could not vouch. */
   #lastDatabasePoll = 0;
   #open = 0;
+  /** Places taken by each client address, reserved or open; an address with none is not kept. */
+  readonly #openByAddress = new Map<string, number>();
   #closed = false;
   readonly #heartbeat: NodeJS.Timeout;
   readonly #poll: NodeJS.Timeout;
   readonly #stopObserving: () => void;
 
   constructor(
-    private readonly deps: { configs: PublicConfigs; cache: Cache; clock: Clock; log: StreamLog; maxStreams: number },
+    private readonly deps: { configs: PublicConfigs; cache: Cache; clock: Clock; log: StreamLog; maxStreams: number; maxStreamsPerAddress: number },
     private readonly options: PublicStreamOptions,
   ) {
     this.#stopObserving = deps.cache.observe({
@@ -83,28 +89,36 @@ export class PublicStreams {
   }
 
   /**
-   * Takes a place for a stream about to open, if the per-process bound leaves one and the server is
-   * not closing. Taken before the stream's site is read, so that requests arriving together cannot
-   * all pass the bound; `open` uses the place, `release` gives it back.
+   * Takes a place for a stream about to open from this client address, if the per-process bound
+   * and the address's own bound leave one and the server is not closing; else says which bound
+   * refused it. Taken before the stream's site is read, so that requests arriving together cannot
+   * all pass a bound; `open` uses the place, `release` gives it back. The bound per address keeps
+   * one client from taking every place of the process (then every other visitor would be refused).
    */
-  reserve(): boolean {
-    if (this.#closed || this.#open >= this.deps.maxStreams) return false;
+  reserve(address: string): StreamRefusal | undefined {
+    if (this.#closed || this.#open >= this.deps.maxStreams) return 'server_full';
+    const held = this.#openByAddress.get(address) ?? 0;
+    if (held >= this.deps.maxStreamsPerAddress) return 'address_full';
+    this.#openByAddress.set(address, held + 1);
     this.#open++;
-    return true;
+    return undefined;
   }
 
-  release(): void {
+  release(address: string): void {
     this.#open--;
+    const held = (this.#openByAddress.get(address) ?? 1) - 1;
+    if (held > 0) this.#openByAddress.set(address, held);
+    else this.#openByAddress.delete(address);
   }
 
   /**
    * Starts a stream, in a place taken with `reserve`, on a response whose headers the caller has
    * written: the configuration at once, unless the client holds this version already
-   * (Last-Event-ID), then every new version.
+   * (Last-Event-ID), then every new version. `address` is the one the place was reserved for.
    */
-  open(response: ServerResponse, key: string, document: PublicDocument, lastEventId: string | undefined): void {
+  open(response: ServerResponse, key: string, address: string, document: PublicDocument, lastEventId: string | undefined): void {
     if (this.#closed) {
-      this.#open--;
+      this.release(address);
       response.end();
       return;
     }
@@ -115,12 +129,12 @@ export class PublicStreams {
     } else if (document.version > channel.document.version) {
       channel.document = document;
     }
-    const stream: Stream = { response, key };
+    const stream: Stream = { response, key, address };
     channel.streams.add(stream);
     const site = channel;
     response.on('close', () => {
       if (!site.streams.delete(stream)) return;
-      this.#open--;
+      this.release(address);
       if (site.streams.size === 0 && this.#channels.get(document.siteId) === site) this.#channels.delete(document.siteId);
     });
     this.#write(stream, RETRY);

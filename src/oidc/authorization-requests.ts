@@ -12,7 +12,7 @@ export const AUTHORIZATION_REQUEST_LIFETIME_MS = 10 * 60 * 1000;
 /** What the callback gets back from a request the same browser started. */
 export interface StartedRequest {
   checks: AuthorizationChecks;
-  /** Where to go once signed in: a path of this site (next-path.ts). */
+  /** Where to go once signed in: a path of this site (src/lib/next-path.ts). */
   next: string;
   /** The account to link the identity to; null for a sign-in. */
   linkUserId: string | null;

@@ -19,7 +19,7 @@ import { requestOrigin, type SecurityEvents } from '../security/events.js';
 import { AUTHORIZATION_REQUEST_LIFETIME_MS, type AuthorizationRequests } from './authorization-requests.js';
 import { OIDC_ERRORS } from './errors.js';
 import type { IdentityService } from './identities.js';
-import { DEFAULT_NEXT, safeNextPath } from './next-path.js';
+import { DEFAULT_NEXT, safeNextPath } from '../lib/next-path.js';
 import type { PendingIdentityLinks } from './pending-links.js';
 import type { OidcProviders, ProviderSummary } from './providers.js';
 import { type OidcFailure, OidcExchangeError, type VerifiedIdentity } from './contract.js';

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, test, vi } from 'vitest';
-import { isServerPage, nextQuery, rememberNextForSignInLink, safeNextPath, takeNextAfterSignInLink } from './signInRedirect';
+import { isServerPage, nextPathHere, nextQuery, rememberNextForSignInLink, takeNextAfterSignInLink } from './signInRedirect';
 
 describe('where a sign-in leads', () => {
   afterEach(() => vi.unstubAllGlobals());
@@ -7,11 +7,19 @@ describe('where a sign-in leads', () => {
   test("an invitation's page is a `next` the dashboard follows, and one it leaves to the server", () => {
     vi.stubGlobal('window', { location: { origin: 'https://siteward.example' } });
     const invitation = '/invitations/accept?token=abcDEF_-123';
-    expect(safeNextPath(invitation)).toBe(invitation);
+    expect(nextPathHere(invitation)).toBe(invitation);
     expect(isServerPage(invitation)).toBe(true);
     expect(isServerPage('/sites/123')).toBe(false);
     expect(isServerPage('/invitations/accepted')).toBe(false);
-    expect(safeNextPath('//evil.example/invitations/accept?token=x')).toBe('/');
+    expect(nextPathHere('//evil.example/invitations/accept?token=x')).toBe('/');
+  });
+
+  test("the dashboard judges `next` by the server's rule: no known open-redirect payload leads off the site", () => {
+    vi.stubGlobal('window', { location: { origin: 'https://siteward.example' } });
+    // The server's test (src/lib/next-path.test.ts) runs the whole list of known payloads; these are its kinds.
+    const payloads = ['//evil.example', '/\\evil.example', '\\\\evil.example', '/%2f%2fevil.example', '/%5cevil.example', 'https://evil.example', '/..//evil.example', '/./\\evil.example', '/a/../..//evil.example', '/%2e%2e//evil.example', '/\t/evil.example', 'javascript:alert(1)'];
+    for (const next of payloads) expect(nextPathHere(next), JSON.stringify(next)).toBe('/');
+    expect(nextPathHere('/a/../sites?sort=name')).toBe('/sites?sort=name');
   });
 
   test('the next path is handed on between sign-in and sign-up, encoded', () => {
@@ -48,6 +56,8 @@ describe('where a sign-in leads', () => {
     test('never leads off the site, even when the stored value was changed by hand', () => {
       const stored = stubBrowser();
       rememberNextForSignInLink('//evil.example/', 0);
+      expect(stored.size).toBe(0);
+      rememberNextForSignInLink('/..//evil.example', 0);
       expect(stored.size).toBe(0);
       stored.set('siteward.next-after-sign-in-link', JSON.stringify({ next: 'https://evil.example/', until: Number.MAX_SAFE_INTEGER }));
       expect(takeNextAfterSignInLink(0)).toBeNull();

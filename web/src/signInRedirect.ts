@@ -1,23 +1,14 @@
+import { safeNextPath } from '@server/lib/next-path';
 import { navigate } from './router';
 
 /**
- * Where to go after signing in: the `next` query parameter when it names a screen of this
- * dashboard, else "/". Anything that could leave the site is ignored (open redirect): "//host" and
- * "/\host" are protocol-relative to browsers, and absolute URLs name another origin.
+ * Where to go after signing in: `next` when it names a path of this site, else "/"; judged by the
+ * server's own rule (open redirects: src/lib/next-path.ts), against this page's origin.
  */
-export function safeNextPath(next: string | null): string {
-  if (next === null || !next.startsWith('/') || next.startsWith('//') || next.startsWith('/\\')) return '/';
-  let url: URL;
-  try {
-    url = new URL(next, window.location.origin);
-  } catch {
-    return '/';
-  }
-  if (url.origin !== window.location.origin) return '/';
-  // Back to a sign-in screen would only bounce; the dashboard is the sensible landing.
-  if (url.pathname === '/sign-in' || url.pathname === '/sign-up') return '/';
-  return url.pathname + url.search + url.hash;
+export function nextPathHere(next: string | null): string {
+  return safeNextPath(next, window.location.origin);
 }
+
 
 /**
  * Addresses the server renders itself rather than the dashboard (an invitation's page, which a
@@ -45,7 +36,7 @@ const SIGN_IN_LINK_LIFETIME_MS = 15 * 60 * 1000;
 /** When a sign-in link is asked for: remember `next` (if any) for the page the link will open. */
 export function rememberNextForSignInLink(next: string | null, now = Date.now()): void {
   try {
-    if (next === null || safeNextPath(next) === '/') window.localStorage.removeItem(LINK_NEXT_KEY);
+    if (next === null || nextPathHere(next) === '/') window.localStorage.removeItem(LINK_NEXT_KEY);
     else window.localStorage.setItem(LINK_NEXT_KEY, JSON.stringify({ next, until: now + SIGN_IN_LINK_LIFETIME_MS }));
   } catch {
     // Storage refused (private mode, quota): the link then leads to the dashboard.
@@ -62,7 +53,7 @@ export function takeNextAfterSignInLink(now = Date.now()): string | null {
     if (typeof parsed !== 'object' || parsed === null || !('next' in parsed) || !('until' in parsed)) return null;
     const { next, until } = parsed;
     if (typeof next !== 'string' || typeof until !== 'number' || until < now) return null;
-    const path = safeNextPath(next);
+    const path = nextPathHere(next);
     return path === '/' ? null : path;
   } catch {
     return null;
@@ -73,7 +64,7 @@ export function takeNextAfterSignInLink(now = Date.now()): string | null {
 export function goAfterSignIn(next: string | null): void {
   // Signed in some other way than the link: it no longer decides where to go.
   rememberNextForSignInLink(null);
-  const path = safeNextPath(next);
+  const path = nextPathHere(next);
   if (isServerPage(path)) window.location.assign(path);
   else navigate(path, { replace: true, force: true });
 }

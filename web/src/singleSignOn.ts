@@ -3,7 +3,7 @@
 // provider and comes back to the server's callback, which sends it on to `next`.
 import type { AuthConfig } from './api/types';
 import { useAuthConfigQuery } from './queries';
-import { safeNextPath } from './signInRedirect';
+import { nextPathHere } from './signInRedirect';
 
 /**
  * The server's sign-in offer: whether sign-up is open and which providers to show. undefined until
@@ -16,6 +16,6 @@ export function useAuthConfig(): AuthConfig | undefined {
 
 /** GET /auth/oidc/{id}/start, coming back to `next` when it is a place in the dashboard. */
 export function singleSignOnStartPath(providerId: string, next: string | null): string {
-  const path = next === null ? '/' : safeNextPath(next);
+  const path = next === null ? '/' : nextPathHere(next);
   return `/auth/oidc/${encodeURIComponent(providerId)}/start${path === '/' ? '' : `?next=${encodeURIComponent(path)}`}`;
 }
