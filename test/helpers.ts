@@ -82,6 +82,8 @@ export interface TestAppOptions {
   delivery?: AppOptions['delivery'];
   /** How often where public configurations were fetched from is written; see AppOptions. */
   publicOrigins?: AppOptions['publicOrigins'];
+  /** How often usage of the public path is written and open streams reported; see AppOptions. */
+  usage?: AppOptions['usage'];
 }
 
 /** Cheap argon2id parameters: the tests exercise the flow, not the hash's cost. */
@@ -193,6 +195,7 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
     ...(options.oidc === undefined ? {} : { oidc: options.oidc }),
     ...(options.delivery === undefined ? {} : { delivery: options.delivery }),
     ...(options.publicOrigins === undefined ? {} : { publicOrigins: options.publicOrigins }),
+    ...(options.usage === undefined ? {} : { usage: options.usage }),
   });
   options.beforeReady?.(app);
   await app.ready();

@@ -82,6 +82,18 @@ export class PublicStreams {
     return this.#open;
   }
 
+  /** Streams open now per site id (src/usage/counter.ts reports them). */
+  openPerSite(): Map<string, number> {
+    const open = new Map<string, number>();
+    for (const [siteId, channel] of this.#channels) open.set(siteId, channel.streams.size);
+    return open;
+  }
+
+  /** Streams of one site open now. */
+  openFor(siteId: string): number {
+    return this.#channels.get(siteId)?.streams.size ?? 0;
+  }
+
   /**
    * Takes a place for a stream about to open, if the per-process bound leaves one and the server is
    * not closing. Taken before the stream's site is read, so that requests arriving together cannot
