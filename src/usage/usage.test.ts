@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
+import { sql } from 'kysely';
 import { after, before, test } from 'node:test';
 import { EventStreamClient } from '../../test/event-stream.js';
 import { buildTestApp, createAccessToken, createSite, ManualClock, signUp, type SignedUpUser, type TestApp } from '../../test/helpers.js';
@@ -257,4 +258,30 @@ test('hourly rows go after 14 days and daily rows after USAGE_RETENTION_DAYS, mo
   } finally {
     await t.close();
   }
+});
+
+test('a write that fails keeps its counts for the next one: none is lost or counted twice', async () => {
+  const site = await createSite(a.app, owner.bearer, { name: 'Retried' });
+  const key = String(site.public_key);
+  // The database refuses usage rows for a while, as it would in an outage.
+  if (a.database.dialect === 'postgres') {
+    await sql`create function refuse_usage() returns trigger language plpgsql as $$ begin raise exception 'refused'; end $$`.execute(a.database.db);
+    await sql`create trigger refuse_usage before insert on usage_hourly for each row execute function refuse_usage()`.execute(a.database.db);
+  } else {
+    await sql`create trigger refuse_usage before insert on usage_hourly begin select raise(abort, 'refused'); end`.execute(a.database.db);
+  }
+  const failures = () => (a.logs().match(/recording usage of the public path failed/g) ?? []).length + (b.logs().match(/recording usage of the public path failed/g) ?? []).length;
+  const before = failures();
+  try {
+    for (let i = 0; i < 6; i++) assert.equal(await load(i % 2 === 0 ? baseA : baseB, key, { origin: 'https://retry.example' }), 200);
+    await until(() => failures() >= before + 2, 'writes refused');
+  } finally {
+    await sql`drop trigger refuse_usage${sql.raw(a.database.dialect === 'postgres' ? ' on usage_hourly' : '')}`.execute(a.database.db);
+    if (a.database.dialect === 'postgres') await sql`drop function refuse_usage()`.execute(a.database.db);
+  }
+  const usage = await usageUntil(site.id, (u) => totals(u).loads === 6, 'the six loads written once the database takes them');
+  assert.deepEqual(usage.origins.map(({ origin, loads }) => ({ origin, loads })), [{ origin: 'https://retry.example', loads: 6 }]);
+  // And no later write adds them again.
+  for (let i = 0; i < 2; i++) assert.equal(await load(baseA, key), 200);
+  assert.equal(totals(await usageUntil(site.id, (u) => totals(u).loads === 8, 'two more')).loads, 8);
 });
