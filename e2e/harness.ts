@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync }
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { type BrowserContext, type CDPSession, chromium, type Page } from 'playwright-core';
-import { buildTestApp, ManualClock, type TestApp } from '../test/helpers.js';
+import { buildTestApp, ManualClock, type TestApp, type TestAppOptions } from '../test/helpers.js';
 import { freePort } from '../test/processes.js';
 import { startSmtpServer, type TestSmtpServer } from '../test/smtp.js';
 
@@ -46,14 +46,16 @@ async function launch(userDataDir: string, viewport: { width: number; height: nu
  * (SQLite, or PostgreSQL in the PostgreSQL run), mail delivered over SMTP to an in-process server,
  * and a headless Chromium pointed at it.
  */
-export async function openDashboard(options: { env?: Record<string, string>; viewport?: { width: number; height: number }; port?: number } = {}): Promise<Dashboard> {
+export async function openDashboard(
+  options: { env?: Record<string, string>; viewport?: { width: number; height: number }; port?: number; usage?: TestAppOptions['usage'] } = {},
+): Promise<Dashboard> {
   assert.ok(existsSync(CHROMIUM), `${CHROMIUM} is missing: install Debian's chromium (apt-get install chromium)`);
   // A port chosen beforehand, when something set up first must know PUBLIC_URL (a provider's redirect URI).
   const port = options.port ?? (await freePort());
   const origin = `http://localhost:${port}`;
   const smtp = await startSmtpServer();
   // Real time: the browser's cookies and the server's sessions and challenges must agree on it.
-  const t = await buildTestApp({ env: { PUBLIC_URL: origin, SMTP_URL: smtp.url, ...options.env }, clock: new ManualClock(Date.now()) });
+  const t = await buildTestApp({ env: { PUBLIC_URL: origin, SMTP_URL: smtp.url, ...options.env }, clock: new ManualClock(Date.now()), ...(options.usage === undefined ? {} : { usage: options.usage }) });
   await t.app.listen({ port, host: '127.0.0.1' });
   const viewport = options.viewport ?? { width: 1440, height: 900 };
   const profiles: string[] = [];

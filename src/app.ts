@@ -82,6 +82,9 @@ import { DEFAULT_STREAM_OPTIONS, PublicStreams, type PublicStreamOptions } from 
 import { registerSiteDeliveryRoutes } from './delivery/site-routes.js';
 import { SiteInstall } from './delivery/install.js';
 import { DEFAULT_ORIGIN_OPTIONS, PublicOrigins, type PublicOriginOptions } from './delivery/origins.js';
+import { DEFAULT_USAGE_OPTIONS, UsageCounter, type UsageOptions } from './usage/counter.js';
+import { registerUsageRoutes } from './usage/routes.js';
+import { UsageService } from './usage/service.js';
 import { registerSettingsSchemaRoutes } from './sites/settings-schema-routes.js';
 import { registerTotpRoutes } from './totp/routes.js';
 import { upgradeLegacyRecoveryCodes } from './totp/queries.js';
@@ -144,6 +147,8 @@ export interface AppOptions {
   siteEvents?: Partial<SiteEventStreamOptions>;
   /** How often where public configurations were fetched from is written (tests shorten it). */
   publicOrigins?: Partial<PublicOriginOptions>;
+  /** How often usage of the public path is written and open streams reported (tests shorten them). */
+  usage?: Partial<UsageOptions>;
 }
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
@@ -306,11 +311,19 @@ export async function buildApp(options: AppOptions): Promise<App> {
   const publicStreams = new PublicStreams({ configs: publicConfigs, cache, clock, log: app.log, maxStreams: config.publicStreamsMax, maxStreamsPerAddress: config.publicStreamsPerAddress }, { ...DEFAULT_STREAM_OPTIONS, ...options.delivery });
   // Before the server stops taking connections: open streams would otherwise hold its close forever.
   app.addHook('preClose', async () => publicStreams.close());
+  // What reaches the public path, per site and hour: counted in memory, written every 30 s and at close.
+  const usage = new UsageCounter(
+    { db, clock, openStreams: () => publicStreams.openPerSite(), onError: backgroundFailure('recording usage of the public path failed') },
+    { ...DEFAULT_USAGE_OPTIONS, retentionDays: config.usageRetentionDays, ...options.usage },
+  );
+  registerUsageRoutes(app, { guard, usage: new UsageService({ db, clock, sites }) });
   registerPublicRoutes(app, {
     configs: publicConfigs,
     answers: publicAnswers,
     streams: publicStreams,
     answered: (siteId, origin, referer) => publicOrigins.record(siteId, origin, referer),
+    counted: (siteId, status, origin, referer) => usage.answered(siteId, status, origin, referer),
+    streamOpened: (siteId) => usage.streamOpened(siteId, publicStreams.openFor(siteId)),
     preview: (publicKey, token) => changeRequests.preview(publicKey, token),
   });
   const fastPathClient = clientAddress(config.trustProxy);
@@ -318,7 +331,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   const served = new ServedConfigurations(loggers.requestLines, LOG_FLUSH_INTERVAL_MS);
   app.addHook('onClose', async () => served.close());
   // Prometheus metrics on a listener of their own (METRICS_PORT), never on this one.
-  const metrics = config.metricsPort === null ? undefined : new Metrics({ db, database: database.usage, clock, cache, mailer, openStreams: () => publicStreams.size });
+  const metrics = config.metricsPort === null ? undefined : new Metrics({ db, database: database.usage, clock, cache, mailer, openStreams: () => publicStreams.size, publicUsage: usage.totals });
   if (metrics !== undefined) {
     app.addHook('onResponse', async (request, reply) => {
       metrics.observeRequest(request.routeOptions.url ?? 'unmatched', request.method, reply.statusCode, reply.elapsedTime / 1000);
@@ -334,6 +347,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
     answered: (request, method, status, startedAt, siteId) => {
       metrics?.observeRequest(PUBLIC_CONFIG_ROUTE, method, status, (performance.now() - startedAt) / 1000);
       publicOrigins.record(siteId, request.headers.origin, request.headers.referer);
+      usage.answered(siteId, status, request.headers.origin, request.headers.referer);
       served.count(fastPathClient(request), method, request.url ?? '', status);
     },
   });
@@ -378,7 +392,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   const partnerRechecks =
     config.partnerCheckIntervalSeconds > 0 ? [new PartnerRecheckScheduler({ db, checks: partnerChecks, clock, log: app.log, intervalSeconds: config.partnerCheckIntervalSeconds })] : [];
   // Every background job of the app server, started when it is ready and stopped when it closes.
-  runBackgroundJobs(app, [webhookSender, scheduledChanges, pruning, publicCheck, ...partnerRechecks]);
+  runBackgroundJobs(app, [webhookSender, scheduledChanges, pruning, publicCheck, usage, ...partnerRechecks]);
   app.addHook('onClose', async () => outage.close());
 
   app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));

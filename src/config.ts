@@ -42,6 +42,8 @@ export interface Config {
   auditRetentionDays: number;
   /** Days a deleted site stays in the trash, restorable, before it is purged with its history. */
   trashRetentionDays: number;
+  /** Days the daily counts of what reached the public path are kept (hourly ones: 14). */
+  usageRetentionDays: number;
   /** Passed to Fastify's trustProxy: false, true, or a comma-separated list of proxy addresses/CIDRs. */
   trustProxy: boolean | string;
   /** OpenID Connect providers people may sign in with (OIDC_* or OIDC_PROVIDERS_FILE); empty when none. */
@@ -136,6 +138,7 @@ export function loadConfig(env: Environment = process.env): Config {
     reauthWindowSeconds: parseWholeNumber('REAUTH_WINDOW_SECONDS', env.REAUTH_WINDOW_SECONDS, 600, 60, 24 * 60 * 60),
     auditRetentionDays: parseWholeNumber('AUDIT_RETENTION_DAYS', env.AUDIT_RETENTION_DAYS, 365, 1, 36500),
     trashRetentionDays: parseWholeNumber('TRASH_RETENTION_DAYS', env.TRASH_RETENTION_DAYS, 30, 1, 36500),
+    usageRetentionDays: parseWholeNumber('USAGE_RETENTION_DAYS', env.USAGE_RETENTION_DAYS, 400, 14, 36500),
     oidcProviders: parseOidcProviders(env),
     // Up to a day: past that a change would take too long to reach visitors to call it live.
     publicMaxAgeSeconds: parseWholeNumber('PUBLIC_MAX_AGE_SECONDS', env.PUBLIC_MAX_AGE_SECONDS, 60, 0, 86_400),

@@ -83,6 +83,8 @@ export interface TestAppOptions {
   siteEvents?: AppOptions['siteEvents'];
   /** How often where public configurations were fetched from is written; see AppOptions. */
   publicOrigins?: AppOptions['publicOrigins'];
+  /** How often usage of the public path is written and open streams reported; see AppOptions. */
+  usage?: AppOptions['usage'];
 }
 
 /** Cheap argon2id parameters: the tests exercise the flow, not the hash's cost. */
@@ -195,6 +197,7 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
     ...(options.delivery === undefined ? {} : { delivery: options.delivery }),
     ...(options.siteEvents === undefined ? {} : { siteEvents: options.siteEvents }),
     ...(options.publicOrigins === undefined ? {} : { publicOrigins: options.publicOrigins }),
+    ...(options.usage === undefined ? {} : { usage: options.usage }),
   });
   options.beforeReady?.(app);
   await app.ready();

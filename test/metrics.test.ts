@@ -88,6 +88,9 @@ test('/metrics serves the families on its own port only, labelled by route patte
     'siteward_webhook_outbox_oldest_age_seconds',
     'siteward_change_requests_scheduled',
     'siteward_public_streams_open',
+    'siteward_public_config_loads_total',
+    'siteward_public_config_not_modified_total',
+    'siteward_public_streams_opened_total',
     'siteward_mail_failures_total',
     'nodejs_eventloop_lag_seconds',
     'process_cpu_user_seconds_total',
@@ -118,6 +121,9 @@ test('/metrics serves the families on its own port only, labelled by route patte
   assert.ok(siteReads !== undefined && siteReads.count >= 100, JSON.stringify(siteReads));
   assert.ok(value(after, 'siteward_cache_hits_total') > value(before, 'siteward_cache_hits_total'), 'the cache answered some of the reads');
   assert.ok(value(after, 'siteward_cache_misses_total') > value(before, 'siteward_cache_misses_total'));
+  // The public loads as a total, with no site label (per-site counts are the API's).
+  assert.equal(value(after, 'siteward_public_config_loads_total') - value(before, 'siteward_public_config_loads_total'), 50);
+  assert.deepEqual(after.get('siteward_public_config_loads_total')?.metrics.map((sample) => Object.keys(sample.labels ?? {})), [[]]);
   // The sign-up's verification mail went to a closed port.
   await until(async () => value(await scrape(), 'siteward_mail_failures_total') > 0, 'a mail failure counted', { intervalMs: 50 });
   assert.ok(value(after, 'process_cpu_user_seconds_total') >= value(before, 'process_cpu_user_seconds_total'));

@@ -23,6 +23,7 @@ import * as publicOrigins from './migrations/022-public-origins.js';
 import * as singleSignOn from './migrations/023-single-sign-on.js';
 import * as changeRequests from './migrations/024-change-requests.js';
 import * as instanceAdmins from './migrations/025-instance-admins.js';
+import * as usage from './migrations/028-usage.js';
 import type { DatabaseHandle } from './connect.js';
 import type { Database } from './schema.js';
 
@@ -52,6 +53,7 @@ const migrations: Record<string, Migration> = {
   '023-single-sign-on': singleSignOn,
   '024-change-requests': changeRequests,
   '025-instance-admins': instanceAdmins,
+  '028-usage': usage,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -32,6 +32,11 @@ export interface Database {
   change_requests: ChangeRequestsTable;
   change_request_approvals: ChangeRequestApprovalsTable;
   change_request_comments: ChangeRequestCommentsTable;
+  usage_hourly: UsageCountsTable;
+  usage_daily: UsageCountsTable;
+  usage_origins_hourly: UsageOriginsTable;
+  usage_origins_daily: UsageOriginsTable;
+  usage_live_streams: UsageLiveStreamsTable;
 }
 
 export interface UsersTable {
@@ -457,6 +462,39 @@ export interface SitePublicOriginsTable {
   /** scheme://host[:port], lower-case, as a browser's Origin header names a page's origin. */
   origin: string;
   last_seen_at: string;
+}
+
+/** What reached a site's public path in one hour or UTC day, summed over the app servers (src/usage/counter.ts). */
+export interface UsageCountsTable {
+  site_id: string;
+  /** The start of the hour or day, ISO 8601 in UTC. */
+  at: string;
+  /** Configurations answered 200. */
+  loads: number;
+  /** Revalidations answered 304. */
+  not_modified: number;
+  streams_opened: number;
+  /** The most event streams open at once: each server's most, added up (an upper bound when servers peak apart). */
+  peak_streams: number;
+  /** When a configuration was last answered (200 or 304), as precise as the writes; null when none was. */
+  last_loaded_at: string | null;
+}
+
+/** A site's loads from one page origin (Origin, else Referer) in one hour or UTC day. */
+export interface UsageOriginsTable {
+  site_id: string;
+  at: string;
+  origin: string;
+  loads: number;
+  last_seen: string;
+}
+
+/** One app server's open event streams of a site, as it last reported them. */
+export interface UsageLiveStreamsTable {
+  server_id: string;
+  site_id: string;
+  open_streams: number;
+  reported_at: string;
 }
 
 export interface ChangeRequestsTable {

@@ -16,6 +16,10 @@ export interface PublicRouteDeps {
   streams: PublicStreams;
   /** Told of each answer about a site, with the request's Origin or Referer (origins.ts). */
   answered: (siteId: string, origin: string | undefined, referer: string | undefined) => void;
+  /** Told of each configuration answered (200) or revalidated (304), previews aside (src/usage/counter.ts). */
+  counted: (siteId: string, status: number, origin: string | undefined, referer: string | undefined) => void;
+  /** Told of each event stream opened (src/usage/counter.ts). */
+  streamOpened: (siteId: string) => void;
   /** The configuration as a change request would leave it, for its preview token; undefined when the token names none of this key's site. */
   preview: (publicKey: string, token: string) => Promise<PublicSiteRow | undefined>;
 }
@@ -66,7 +70,9 @@ export function registerPublicRoutes(app: App, deps: PublicRouteDeps): void {
       const document = await deps.configs.load(key);
       if (document === undefined) return send(reply, deps.answers.notFound);
       deps.answered(document.siteId, request.headers.origin, request.headers.referer);
-      return send(reply, deps.answers.config(document, request.headers['if-none-match'], request.headers['accept-encoding']));
+      const answer = deps.answers.config(document, request.headers['if-none-match'], request.headers['accept-encoding']);
+      deps.counted(document.siteId, answer.status, request.headers.origin, request.headers.referer);
+      return send(reply, answer);
     },
   );
 
@@ -111,6 +117,7 @@ export function registerPublicRoutes(app: App, deps: PublicRouteDeps): void {
       request.raw.socket.setTimeout(0);
       reply.raw.writeHead(200, deps.answers.streamHeaders);
       deps.streams.open(reply.raw, key, address, document, request.headers['last-event-id']);
+      deps.streamOpened(document.siteId);
       return reply;
     },
   );

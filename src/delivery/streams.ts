@@ -88,6 +88,18 @@ export class PublicStreams {
     return this.#open;
   }
 
+  /** Streams open now per site id (src/usage/counter.ts reports them). */
+  openPerSite(): Map<string, number> {
+    const open = new Map<string, number>();
+    for (const [siteId, channel] of this.#channels) open.set(siteId, channel.streams.size);
+    return open;
+  }
+
+  /** Streams of one site open now. */
+  openFor(siteId: string): number {
+    return this.#channels.get(siteId)?.streams.size ?? 0;
+  }
+
   /**
    * Takes a place for a stream about to open from this client address, if the per-process bound
    * and the address's own bound leave one and the server is not closing; else says which bound

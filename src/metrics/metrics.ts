@@ -15,6 +15,8 @@ export interface MetricsSources {
   mailer: Mailer;
   /** Public event streams open in this process now. */
   openStreams: () => number;
+  /** What this process answered on the public path since it started (src/usage/counter.ts): totals, no site. */
+  publicUsage: { readonly loads: number; readonly notModified: number; readonly streamsOpened: number };
 }
 
 /** A counter that reports a running total kept elsewhere (a plain number the hot path increments). */
@@ -96,6 +98,10 @@ export class Metrics {
     totalCounter(registry, 'siteward_cache_hits_total', 'Lookups answered from the in-process cache', () => sources.cache.hits);
     totalCounter(registry, 'siteward_cache_misses_total', 'Lookups the in-process cache could not answer', () => sources.cache.misses);
     totalCounter(registry, 'siteward_mail_failures_total', 'Failed attempts to deliver an e-mail (each is retried a bounded number of times)', () => sources.mailer.failedAttempts);
+    // Totals only: a label per site would grow the series with every site (its counts are in the API).
+    totalCounter(registry, 'siteward_public_config_loads_total', 'Public configurations answered in full (200) by this process', () => sources.publicUsage.loads);
+    totalCounter(registry, 'siteward_public_config_not_modified_total', 'Public configuration revalidations answered 304 by this process', () => sources.publicUsage.notModified);
+    totalCounter(registry, 'siteward_public_streams_opened_total', 'Public configuration event streams opened in this process', () => sources.publicUsage.streamsOpened);
     totalCounter(registry, 'siteward_mail_given_up_total', 'E-mails given up on after every retry failed', () => sources.mailer.givenUp);
     new Gauge({
       name: 'siteward_public_streams_open',

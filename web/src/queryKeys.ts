@@ -54,6 +54,13 @@ export const queryKeys = {
     /** Apart from the detail: refreshing where a site was fetched from never reloads the form. */
     install: (siteId: string) => ['sites', 'install', siteId] as const,
   },
+  /** What reached the sites' public path: a site's buckets, its week for the sparkline, a workspace's glance. */
+  usage: {
+    all: () => ['usage'] as const,
+    site: (siteId: string, granularity: 'hour' | 'day') => ['usage', 'site', siteId, granularity] as const,
+    week: (siteId: string) => ['usage', 'week', siteId] as const,
+    workspace: (workspaceId: string | null) => ['usage', 'workspace', workspaceId] as const,
+  },
   /** Change requests: a workspace's review queue, a site's requests, one request. */
   changeRequests: {
     all: () => ['change-requests'] as const,

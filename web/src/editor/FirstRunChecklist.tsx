@@ -67,6 +67,11 @@ export function FirstRunChecklist({ site }: { site?: Site }) {
                 )}
                 <span className="visually-hidden">{step.done ? ' (done)' : ' (to do)'}</span>
                 <span className="muted small first-run-hint">{step.hint}</span>
+                {step.id === 'install' && site !== undefined && (
+                  <a className="small" href={sectionPath(site.id, 'usage')} onClick={(event) => goToSection(event, sectionPath(site.id, 'usage'))}>
+                    See its usage
+                  </a>
+                )}
               </span>
             </li>
           );

@@ -5,6 +5,7 @@ import type { SettingsField } from '@server/sites/contract';
 export const EDITOR_SECTIONS = [
   { id: 'general', title: 'General', description: 'The site\'s name and colour in this dashboard.', groups: [] },
   { id: 'install', title: 'Install', description: 'Put the site on your pages: the line to paste, its public key, and where it was loaded lately.', groups: [] },
+  { id: 'usage', title: 'Usage', description: 'What reached the public path: loads and revalidations per hour or day, event streams, the pages they came from and visitors now.', groups: [] },
   { id: 'ai', title: 'AI', description: 'How the assistant answers: model, instructions, tone and hand-off to a person.', groups: ['ai_settings'] },
   { id: 'email', title: 'E-mail', description: 'Who e-mails come from and how they are signed.', groups: ['email_settings'] },
   { id: 'widget', title: 'Widget', description: 'The chat button and window on your pages.', groups: ['widget'] },

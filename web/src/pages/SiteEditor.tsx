@@ -14,6 +14,7 @@ import { DangerZone } from '../editor/DangerZone';
 import { HistorySection } from '../editor/HistorySection';
 import { InstallOffer } from '../editor/InstallOffer';
 import { InstallSection } from '../editor/InstallSection';
+import { UsageSection } from '../editor/UsageSection';
 import { IntegrationSection } from '../editor/IntegrationSection';
 import { EditorHeader, SaveBar, SaveErrorSummary, SectionHeading, SectionNav } from '../editor/EditorParts';
 import { type EditorSection, findSection, type SectionId, sectionOfPath } from '../editor/sections';
@@ -221,6 +222,8 @@ function SiteEditorForm({ siteId, loaded, workspace, access, section, unknownSec
             )}
 
             {sectionId === 'install' && section !== undefined && <InstallSection siteId={siteId} name={saved.name} canRotate={access.edit} onRotated={editor.adoptRotatedKey} />}
+
+            {sectionId === 'usage' && section !== undefined && <UsageSection siteId={siteId} />}
 
             {sectionId === 'change-requests' && section !== undefined && <SiteChangeRequestsSection siteId={siteId} workspace={workspace} />}
 

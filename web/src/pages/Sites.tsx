@@ -11,7 +11,9 @@ import { DEFAULT_SITE_SORT, isSiteSort, SITE_LIST_PAGE_SIZE, siteListQueryFrom, 
 import { useTitle } from '../useTitle';
 import { can, ROLE_LABELS, roleWithArticle } from '../workspaceAccess';
 import { type Workspace } from '../workspaces';
-import { siteListQuery, useWorkspaces } from '../queries';
+import { siteListQuery, useWorkspaces, workspaceUsageQuery } from '../queries';
+import { type SiteGlance, SiteUsageGlance } from '../components/SiteUsageGlance';
+import '../editor/usage.css';
 import { type SettingsField, SITE_SEARCH_MAX_LENGTH } from '@server/sites/contract';
 
 // Not needed to show the list: loaded when someone creates a site, or has none yet.
@@ -92,6 +94,10 @@ export function SitesPage() {
   // With one workspace there is nothing to switch between or to tell rows apart by.
   const showSwitcher = workspaceList.length > 1 || workspaceId !== null;
   const reviewed = workspaceList.filter((workspace) => workspace.review.required && (workspaceId === null || workspace.id === workspaceId));
+
+  // Each row's last load and visitors now, for the workspace shown (or all of them).
+  const usage = useQuery(workspaceUsageQuery(workspaceId));
+  const glances = new Map((usage.data?.sites ?? []).map((row) => [row.site_id, row]));
 
   const list = useQuery({
     ...siteListQuery(query),
@@ -273,7 +279,13 @@ export function SitesPage() {
           </p>
           <ul className="list site-list">
             {page.sites.map((site) => (
-              <SiteRow key={site.id} site={site} workspace={workspaceList.find((workspace) => workspace.id === site.workspace_id)} showWorkspace={workspaceId === null && workspaceList.length > 1} />
+              <SiteRow
+                key={site.id}
+                site={site}
+                workspace={workspaceList.find((workspace) => workspace.id === site.workspace_id)}
+                showWorkspace={workspaceId === null && workspaceList.length > 1}
+                glance={glances.get(site.id)}
+              />
             ))}
           </ul>
           {(!onFirstPage || page.next_cursor !== null) && (
@@ -301,7 +313,7 @@ export function SitesPage() {
   );
 }
 
-function SiteRow({ site, workspace, showWorkspace }: { site: SiteSummary; workspace: Workspace | undefined; showWorkspace: boolean }) {
+function SiteRow({ site, workspace, showWorkspace, glance }: { site: SiteSummary; workspace: Workspace | undefined; showWorkspace: boolean; glance: SiteGlance | undefined }) {
   const configured = site.configured.map((group) => GROUP_LABELS[group]);
   return (
     <li className="site-row">
@@ -320,6 +332,7 @@ function SiteRow({ site, workspace, showWorkspace }: { site: SiteSummary; worksp
       </div>
       {workspace !== undefined && <RoleBadge role={workspace.role} />}
       <PartnerHealth partner={site.partner} />
+      <SiteUsageGlance siteId={site.id} glance={glance} />
       <span className="muted small site-updated">
         Updated{' '}
         <time dateTime={site.updated_at} title={formatDateTime(site.updated_at)}>
