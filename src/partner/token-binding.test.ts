@@ -210,6 +210,9 @@ const MIGRATIONS_BEFORE_BINDING: Record<string, Migration> = {
   '004-passkeys': passkeys,
 };
 
+/** A site made before the binding existed; ids have always had the UUID shape the routes check. */
+const LEGACY_SITE_ID = '00000000-0000-7000-8000-00000000051e';
+
 test('a token saved before the binding existed is bound to the origins the site has, and keeps working there', async () => {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'siteward-binding-'));
   cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
@@ -231,8 +234,8 @@ test('a token saved before the binding existed is bound to the origins the site 
   const at = '2026-01-01T00:00:00.000Z';
   await db.insertInto('users').values({ id: 'legacy-user', email: 'legacy@example.com', name: '', password_hash: 'x', created_at: at, updated_at: at }).execute();
   const settings = { enabled: true, base_url: '', mcp_url: `${partner.url}/mcp`, auth_type: 'bearer' };
-  const encrypted = new SecretBox(config.encryptionKey).encrypt(TOKEN, 'site:legacy-site:partner_access_token');
-  const site = { id: 'legacy-site', user_id: 'legacy-user', name: 'Legacy', color: '#abcdef', partner_settings: JSON.stringify(settings), partner_access_token: encrypted };
+  const encrypted = new SecretBox(config.encryptionKey).encrypt(TOKEN, `site:${LEGACY_SITE_ID}:partner_access_token`);
+  const site = { id: LEGACY_SITE_ID, user_id: 'legacy-user', name: 'Legacy', color: '#abcdef', partner_settings: JSON.stringify(settings), partner_access_token: encrypted };
   const empty = { ai_settings: '', email_settings: '', widget: '', portal: '', branding: '', public_theme: '', knowledge_sources: '' };
   await db.insertInto('sites').values({ ...site, ...empty, version: 1, created_at: at, updated_at: at }).execute();
   await migrateToLatest(old.db as Kysely<Database>);
@@ -242,10 +245,10 @@ test('a token saved before the binding existed is bound to the origins the site 
   const owner = await signUp(t.app);
   // The site moves into the new owner's personal workspace, where they reach it.
   const personal = await t.database.db.selectFrom('workspaces').select('id').where('personal_user_id', '=', owner.id).executeTakeFirstOrThrow();
-  await t.database.db.updateTable('sites').set({ user_id: owner.id, workspace_id: personal.id }).where('id', '=', 'legacy-site').execute();
+  await t.database.db.updateTable('sites').set({ user_id: owner.id, workspace_id: personal.id }).where('id', '=', LEGACY_SITE_ID).execute();
 
-  assert.equal((await check(t, owner.bearer, 'legacy-site')).last_status, 'ok');
+  assert.equal((await check(t, owner.bearer, LEGACY_SITE_ID)).last_status, 'ok');
   assert.deepEqual(authorizations(partner), [`Bearer ${TOKEN}`, `Bearer ${TOKEN}`]);
-  const moved = await put(t, owner.bearer, 'legacy-site', { partner_settings: { mcp_url: 'https://elsewhere.example/mcp' } });
+  const moved = await put(t, owner.bearer, LEGACY_SITE_ID, { partner_settings: { mcp_url: 'https://elsewhere.example/mcp' } });
   assert.equal(moved.partner?.access_token_configured, false);
 });

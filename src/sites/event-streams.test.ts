@@ -113,7 +113,7 @@ describe('a site’s new versions as events, for its members', () => {
     const anonymous = await events(siteId, {});
     assert.equal(anonymous.status, 401);
     await anonymous.closes();
-    const unknown = await events('01JUNKNOWNSITE0000000000000', { authorization: running.owner.bearer });
+    const unknown = await events('00000000-0000-7000-8000-000000000000', { authorization: running.owner.bearer });
     assert.equal(unknown.status, 404);
     await unknown.closes();
   });
