@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { actorName, auditSentence, type AuditEvent, viaText } from './auditText';
+import { actorName, auditSentence, type AuditEvent, scheduledFailureReason, viaText } from './auditText';
 
 function event(overrides: Partial<AuditEvent>): AuditEvent {
   return {
@@ -83,6 +83,16 @@ describe('the audit log in words', () => {
       'could not apply the scheduled change “Warmer greeting”: the site had changed at the same settings',
     );
     expect(auditSentence(event({ ...failed, details: {} }))).toBe('could not apply the scheduled change “Warmer greeting”');
+    // The checks a due change passes again, each with its own reason.
+    for (const reason of ['approvals_missing', 'author_not_allowed', 'two_factor_required']) {
+      const sentence = auditSentence(event({ ...failed, details: { site_id: 's', reason } }));
+      expect(sentence).toMatch(/^could not apply the scheduled change “Warmer greeting”: \S/);
+      expect(sentence).toBe(`could not apply the scheduled change “Warmer greeting”: ${scheduledFailureReason(reason)}`);
+    }
+    expect(scheduledFailureReason('approvals_missing')).toMatch(/approvals/);
+    expect(scheduledFailureReason('author_not_allowed')).toMatch(/author/);
+    expect(scheduledFailureReason('two_factor_required')).toMatch(/two-factor/);
+    expect(scheduledFailureReason('something_new')).toBeUndefined();
   });
 
   test('details of an unexpected shape still read as a sentence', () => {

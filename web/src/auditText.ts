@@ -2,9 +2,31 @@
 import { AUDIT_ACTIONS, type AuditAction } from '@server/audit/contract';
 import type { AuditEventJson } from '@server/audit/schema';
 import { CHANGE_REQUEST_ERRORS } from '@server/change-requests/errors';
+import { WORKSPACE_ERRORS } from '@server/memberships/errors';
 import { ROLE_LABELS, type WorkspaceRole } from './workspaceAccess';
 
 export type AuditEvent = AuditEventJson;
+
+/**
+ * Why a scheduled change did not go live when it was due (its `failure.code`, the audit event's
+ * `reason`), as the end of a sentence; undefined for a code this dashboard does not know.
+ */
+export function scheduledFailureReason(code: string): string | undefined {
+  switch (code) {
+    case CHANGE_REQUEST_ERRORS.SITE_IN_TRASH:
+      return 'the site was in the trash';
+    case CHANGE_REQUEST_ERRORS.CHANGE_REQUEST_CONFLICT:
+      return 'the site had changed at the same settings';
+    case CHANGE_REQUEST_ERRORS.APPROVALS_MISSING:
+      return 'it no longer had the approvals the workspace requires (an approver was demoted, removed or disabled, or the policy changed)';
+    case CHANGE_REQUEST_ERRORS.AUTHOR_NOT_ALLOWED:
+      return 'its author was no longer allowed to apply it (removed, demoted to viewer or disabled)';
+    case WORKSPACE_ERRORS.TWO_FACTOR_REQUIRED:
+      return 'the workspace requires two-factor authentication, which its author had not set up';
+    default:
+      return undefined;
+  }
+}
 
 export const AUDIT_ACTION_LABELS: Record<AuditAction, string> = {
   'workspace.created': 'Workspace created',
@@ -119,10 +141,10 @@ export function auditSentence(event: AuditEvent): string {
       return `declined the change “${target}”`;
     case 'change_request.applied':
       return typeof details.version === 'number' ? `applied the change “${target}”, making version ${details.version}` : `applied the change “${target}”`;
-    case 'change_request.failed':
-      if (details.reason === CHANGE_REQUEST_ERRORS.SITE_IN_TRASH) return `could not apply the scheduled change “${target}”: the site was in the trash`;
-      if (details.reason === CHANGE_REQUEST_ERRORS.CHANGE_REQUEST_CONFLICT) return `could not apply the scheduled change “${target}”: the site had changed at the same settings`;
-      return `could not apply the scheduled change “${target}”`;
+    case 'change_request.failed': {
+      const reason = typeof details.reason === 'string' ? scheduledFailureReason(details.reason) : undefined;
+      return reason === undefined ? `could not apply the scheduled change “${target}”` : `could not apply the scheduled change “${target}”: ${reason}`;
+    }
     default:
       return `${event.action} on ${target}`;
   }

@@ -39,6 +39,7 @@ import { ChangeItem } from '../editor/HistorySection';
 import { sectionPath } from '../editor/sections';
 import { WidgetPreview } from '../editor/WidgetPreview';
 import '../editor/editor.css';
+import { scheduledFailureReason } from '../auditText';
 import { asSentence, formatDateTime, formatRelative } from '../format';
 import { changeLines } from '../historyText';
 import { changeRequestQuery, siteQuery, useChangeRequest, useWorkspaces } from '../queries';
@@ -353,7 +354,7 @@ function StatusNote({ request }: { request: ChangeRequest }) {
   if (request.status === 'failed') {
     return (
       <Alert kind="error" title="The scheduled change failed">
-        <p>{request.failure?.code === CHANGE_REQUEST_ERRORS.SITE_IN_TRASH ? 'The site was in the trash when it was due.' : 'The site changed meanwhile at the same settings, so nothing was applied.'}</p>
+        <p>{failureSentence(request.failure?.code)}</p>
       </Alert>
     );
   }
@@ -489,4 +490,10 @@ function CommentsSection({ request, canComment, onCommented }: { request: Change
       )}
     </section>
   );
+}
+
+/** Why the scheduled change failed, as a sentence, whatever check stopped it when it was due. */
+function failureSentence(code: string | undefined): string {
+  const reason = code === undefined ? undefined : scheduledFailureReason(code);
+  return reason === undefined ? 'Nothing was applied.' : `${asSentence(reason)} Nothing was applied.`;
 }
