@@ -19,11 +19,22 @@ export function seriesToJson(rows: readonly UsageSeriesRow[], firstMs: number, c
   return series;
 }
 
-export function workspaceUsageToJson(siteIds: readonly string[], totals: ReadonlyMap<string, SiteUsageTotals>, live: ReadonlyMap<string, number>): WorkspaceUsageJson {
+/** Every site at a glance; `loads_by_day` has a figure for each of the `days` UTC days from `firstDayMs`, zero where nothing was stored. */
+export function workspaceUsageToJson(siteIds: readonly string[], totals: ReadonlyMap<string, SiteUsageTotals>, live: ReadonlyMap<string, number>, firstDayMs: number, days: number): WorkspaceUsageJson {
+  const dayKeys = Array.from({ length: days }, (_, index) => new Date(firstDayMs + index * DAY_MS).toISOString());
   return {
     sites: siteIds.map((siteId) => {
       const site = totals.get(siteId);
-      return { site_id: siteId, loads_24h: site?.loads24h ?? 0, loads_7d: site?.loads7d ?? 0, last_loaded_at: site?.lastLoadedAt ?? null, live_streams: live.get(siteId) ?? 0 };
+      return {
+        site_id: siteId,
+        loads_24h: site?.loads24h ?? 0,
+        loads_7d: site?.loads7d ?? 0,
+        loads_by_day: dayKeys.map((day) => site?.loadsByDay.get(day) ?? 0),
+        last_loaded_at: site?.lastLoadedAt ?? null,
+        live_streams: live.get(siteId) ?? 0,
+      };
     }),
   };
 }
+
+const DAY_MS = 24 * 60 * 60 * 1000;

@@ -254,11 +254,24 @@ export interface SiteUsageTotals {
   loads24h: number;
   loads7d: number;
   lastLoadedAt: string | null;
+  /** Loads of each UTC day from `sinceDay` on, by the day's start (ISO 8601); days with none are absent. */
+  loadsByDay: Map<string, number>;
 }
 
-/** Per site: loads in the hours from `since24h` and from `since7d`, and the last load of any kept day. */
-export async function siteUsageTotals(db: Kysely<Database>, siteIds: readonly string[], since24h: string, since7d: string): Promise<Map<string, SiteUsageTotals>> {
+/**
+ * Per site: loads in the hours from `since24h` and from `since7d`, loads of each UTC day from
+ * `sinceDay`, and the last load of any kept day.
+ */
+export async function siteUsageTotals(db: Kysely<Database>, siteIds: readonly string[], since24h: string, since7d: string, sinceDay: string): Promise<Map<string, SiteUsageTotals>> {
   const result = new Map<string, SiteUsageTotals>();
+  const totalsOf = (siteId: string): SiteUsageTotals => {
+    let totals = result.get(siteId);
+    if (totals === undefined) {
+      totals = { loads24h: 0, loads7d: 0, lastLoadedAt: null, loadsByDay: new Map() };
+      result.set(siteId, totals);
+    }
+    return totals;
+  };
   for (const part of chunks(siteIds, 500)) {
     const hourly = await db
       .selectFrom('usage_hourly')
@@ -271,18 +284,20 @@ export async function siteUsageTotals(db: Kysely<Database>, siteIds: readonly st
       .where('at', '>=', since7d)
       .groupBy('site_id')
       .execute();
-    for (const row of hourly) result.set(row.site_id, { loads24h: Number(row.loads_24h), loads7d: Number(row.loads_7d), lastLoadedAt: null });
+    for (const row of hourly) {
+      const totals = totalsOf(row.site_id);
+      totals.loads24h = Number(row.loads_24h);
+      totals.loads7d = Number(row.loads_7d);
+    }
     const last = await db
       .selectFrom('usage_daily')
       .select((eb) => ['site_id', eb.fn.max<string | null>('last_loaded_at').as('last_loaded_at')])
       .where('site_id', 'in', part)
       .groupBy('site_id')
       .execute();
-    for (const row of last) {
-      const totals = result.get(row.site_id) ?? { loads24h: 0, loads7d: 0, lastLoadedAt: null };
-      totals.lastLoadedAt = row.last_loaded_at;
-      result.set(row.site_id, totals);
-    }
+    for (const row of last) totalsOf(row.site_id).lastLoadedAt = row.last_loaded_at;
+    const days = await db.selectFrom('usage_daily').select(['site_id', 'at', 'loads']).where('site_id', 'in', part).where('at', '>=', sinceDay).execute();
+    for (const row of days) totalsOf(row.site_id).loadsByDay.set(new Date(row.at).toISOString(), Number(row.loads));
   }
   return result;
 }

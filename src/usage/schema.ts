@@ -41,6 +41,7 @@ export const SiteUsageSummarySchema = Type.Object({
   site_id: Type.String(),
   loads_24h: Type.Integer({ minimum: 0, description: 'Loads (200) in the last 24 hours, by whole hours' }),
   loads_7d: Type.Integer({ minimum: 0, description: 'Loads (200) in the last 7 days, by whole hours' }),
+  loads_by_day: Type.Array(Type.Integer({ minimum: 0 }), { minItems: 7, maxItems: 7, description: 'Loads (200) of each of the last 7 UTC days, oldest first, today last: the sites list’s sparkline' }),
   last_loaded_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'When a configuration was last answered (200 or 304), to within 30 s; null when never in the kept days' }),
   live_streams: Type.Integer({ minimum: 0, description: 'Event streams open now over every app server' }),
 });

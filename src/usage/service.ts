@@ -17,6 +17,8 @@ const MAX_SPAN_DAYS: Record<UsageGranularity, number> = { hour: HOURLY_RETENTION
 /** Buckets shown when `from` is left out: the last 24 hours, or 30 days, the current one included. */
 const DEFAULT_BUCKETS: Record<UsageGranularity, number> = { hour: 24, day: 30 };
 const ORIGINS_SHOWN = 20;
+/** The days of `loads_by_day`: the sites list's sparkline, today's included. */
+const WEEK_DAYS = 7;
 
 export interface SiteUsageQuery {
   from?: string;
@@ -52,16 +54,17 @@ export class UsageService {
     return { series: seriesToJson(rows, first, count, unit), origins, live_streams: live.get(siteId) ?? 0 };
   }
 
-  /** Every live site of these workspaces (their membership checked by the caller): loads of the last day and week, last load, visitors now. */
+  /** Every live site of these workspaces (their membership checked by the caller): loads of the last day and week, by day too, last load, visitors now. */
   async workspaceUsage(workspaceIds: readonly string[]): Promise<WorkspaceUsageJson> {
     const siteIds = await siteIdsOfWorkspaces(this.deps.db, workspaceIds);
     const now = this.deps.clock.now().getTime();
     const hour = now - (now % HOUR_MS);
+    const firstDay = now - (now % DAY_MS) - (WEEK_DAYS - 1) * DAY_MS;
     const [totals, live] = await Promise.all([
-      siteUsageTotals(this.deps.db, siteIds, new Date(hour - 23 * HOUR_MS).toISOString(), new Date(hour - (7 * 24 - 1) * HOUR_MS).toISOString()),
+      siteUsageTotals(this.deps.db, siteIds, new Date(hour - 23 * HOUR_MS).toISOString(), new Date(hour - (7 * 24 - 1) * HOUR_MS).toISOString(), new Date(firstDay).toISOString()),
       liveStreams(this.deps.db, siteIds, new Date(now - LIVE_REPORT_MAX_AGE_MS).toISOString()),
     ]);
-    return workspaceUsageToJson(siteIds, totals, live);
+    return workspaceUsageToJson(siteIds, totals, live, firstDay, WEEK_DAYS);
   }
 }
 

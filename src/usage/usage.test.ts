@@ -215,8 +215,9 @@ test('viewers and access tokens read usage; a non-member is told the site and wo
   };
   const seen = await glance(viewer.bearer, `?workspace_id=${teamId}`);
   assert.equal(seen.status, 200);
-  assert.deepEqual(seen.body.sites.map(({ site_id, loads_24h, loads_7d, live_streams }) => ({ site_id, loads_24h, loads_7d, live_streams })), [
-    { site_id: teamSite.id, loads_24h: 3, loads_7d: 3, live_streams: 0 },
+  assert.deepEqual(seen.body.sites.map(({ site_id, loads_24h, loads_7d, loads_by_day, live_streams }) => ({ site_id, loads_24h, loads_7d, loads_by_day, live_streams })), [
+    // Today is the last of the seven days.
+    { site_id: teamSite.id, loads_24h: 3, loads_7d: 3, loads_by_day: [0, 0, 0, 0, 0, 0, 3], live_streams: 0 },
   ]);
   const lastLoadedAt = seen.body.sites[0]?.last_loaded_at;
   assert.equal(lastLoadedAt, clock.now().toISOString());

@@ -11,7 +11,7 @@ import { AUTH_ERRORS } from '@server/auth/errors';
 import { fetchAccount, fetchIdentities, fetchPasskeys, fetchPendingEmailChange, fetchSecurityEvents, fetchSessions, fetchTotpStatus } from './api/account';
 import { fetchAuthConfig } from './api/signIn';
 import { fetchPartnerChecks, fetchSite, fetchSiteInstall, fetchSiteSummaries, fetchSiteVersions, fetchTrash } from './api/sites';
-import { fetchSiteUsage, fetchSiteWeek, fetchWorkspaceUsage, type UsageGranularity } from './api/usage';
+import { fetchSiteUsage, fetchWorkspaceUsage, type UsageGranularity } from './api/usage';
 import { fetchDeliveries, fetchWebhooks } from './api/webhooks';
 import { type AuditLogFilterQuery, fetchAuditLog, fetchInvitations, fetchMembers, fetchWorkspaces } from './api/workspaces';
 import { type AuditLogFilter, queryKeys } from './queryKeys';
@@ -220,13 +220,6 @@ export const siteUsageQuery = (siteId: string, granularity: UsageGranularity) =>
     queryKey: queryKeys.usage.site(siteId, granularity),
     queryFn: ({ signal }) => fetchSiteUsage(siteId, granularity, signal),
     refetchInterval: USAGE_REFRESH_MS,
-  });
-
-export const siteWeekQuery = (siteId: string) =>
-  queryOptions({
-    queryKey: queryKeys.usage.week(siteId),
-    queryFn: ({ signal }) => fetchSiteWeek(siteId, Date.now(), signal),
-    refetchInterval: 2 * USAGE_REFRESH_MS,
   });
 
 export const workspaceUsageQuery = (workspaceId: string | null) =>

@@ -58,7 +58,6 @@ export const queryKeys = {
   usage: {
     all: () => ['usage'] as const,
     site: (siteId: string, granularity: 'hour' | 'day') => ['usage', 'site', siteId, granularity] as const,
-    week: (siteId: string) => ['usage', 'week', siteId] as const,
     workspace: (workspaceId: string | null) => ['usage', 'workspace', workspaceId] as const,
   },
   /** Change requests: a workspace's review queue, a site's requests, one request. */

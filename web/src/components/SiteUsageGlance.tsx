@@ -1,8 +1,7 @@
-import { useQuery } from '@tanstack/react-query';
 import { formatDateTime, formatRelative } from '../format';
-import { siteWeekQuery } from '../queries';
 
 export interface SiteGlance {
+  loads_by_day: number[];
   last_loaded_at: string | null;
   live_streams: number;
 }
@@ -23,9 +22,8 @@ export function Sparkline({ values }: { values: readonly number[] }) {
  * A site's row in the sites list at a glance: when it was last loaded, its last 7 days, visitors
  * now. Its space is kept while usage loads, so the row does not move when it arrives.
  */
-export function SiteUsageGlance({ siteId, glance }: { siteId: string; glance: SiteGlance | undefined }) {
-  const week = useQuery(siteWeekQuery(siteId));
-  const loads = week.data?.series.map((bucket) => bucket.loads);
+export function SiteUsageGlance({ glance }: { glance: SiteGlance | undefined }) {
+  const loads = glance?.loads_by_day;
   const total = loads?.reduce((sum, value) => sum + value, 0);
   return (
     <span className="site-usage">

@@ -332,7 +332,7 @@ function SiteRow({ site, workspace, showWorkspace, glance }: { site: SiteSummary
       </div>
       {workspace !== undefined && <RoleBadge role={workspace.role} />}
       <PartnerHealth partner={site.partner} />
-      <SiteUsageGlance siteId={site.id} glance={glance} />
+      <SiteUsageGlance glance={glance} />
       <span className="muted small site-updated">
         Updated{' '}
         <time dateTime={site.updated_at} title={formatDateTime(site.updated_at)}>
