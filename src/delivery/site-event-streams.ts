@@ -3,10 +3,10 @@ import type { Kysely } from 'kysely';
 import type { Cache } from '../cache/cache.js';
 import { changeTag } from '../cache/change-feed.js';
 import type { Database } from '../db/schema.js';
-import type { PublicStreamOptions, StreamLog } from '../delivery/streams.js';
+import type { PublicStreamOptions, StreamLog } from './streams.js';
 import { membershipsTag, workspaceTag } from '../memberships/changes.js';
-import { siteTag } from './changes.js';
-import { latestSiteVersions, type LatestSiteVersion } from './versions.js';
+import { siteTag } from '../sites/changes.js';
+import { latestSiteVersions, type LatestSiteVersion } from '../sites/versions.js';
 
 export interface SiteEventStreamOptions extends PublicStreamOptions {
   /**

@@ -2,15 +2,15 @@ import type { OutgoingHttpHeaders } from 'node:http';
 import { Type } from 'typebox';
 import type { Guard } from '../auth/guard.js';
 import { currentCaller, currentUser } from '../auth/principal.js';
-import { DELIVERY_ERRORS } from '../delivery/errors.js';
+import { DELIVERY_ERRORS } from './errors.js';
 import { AppError } from '../errors.js';
 import { ProblemSchema } from '../http/schema.js';
 import type { App } from '../http/types.js';
-import { SITE_ERRORS } from './errors.js';
-import type { SiteEventStreams } from './event-streams.js';
-import type { SiteReads } from './reads.js';
-import { siteNotFound } from './service.js';
-import { SiteParams } from './schema.js';
+import { SITE_ERRORS } from '../sites/errors.js';
+import type { SiteEventStreams } from './site-event-streams.js';
+import type { SiteReads } from '../sites/reads.js';
+import { siteNotFound } from '../sites/service.js';
+import { SiteParams } from '../sites/schema.js';
 
 const security: Array<Record<string, string[]>> = [{ BearerAuth: [] }, { AccessToken: [] }];
 

@@ -6,8 +6,8 @@ import { buildTestApp, createAccessToken, createSite, enableTotp, type SignedUpU
 import { openDatabase } from '../db/connect.js';
 import { WORKSPACE_ERRORS } from '../memberships/errors.js';
 import { WorkspaceService } from '../workspaces/service.js';
-import { SITE_ERRORS } from './errors.js';
-import type { SiteVersionEvent } from './event-streams.js';
+import { SITE_ERRORS } from '../sites/errors.js';
+import type { SiteVersionEvent } from './site-event-streams.js';
 
 // GET /api/v1/sites/{id}/events over real HTTP, on SQLite and (with TEST_DATABASE_URL) PostgreSQL:
 // members of the site's workspace hear of each new version with who made it; nobody else hears
