@@ -86,7 +86,7 @@ if (webUnitTests.length > 0) {
   status = vitest.status ?? 1;
 }
 if (files.length > 0) {
-  const result = spawnSync(process.execPath, ['--enable-source-maps', '--test', '--test-reporter=spec', '--test-concurrency=2', ...files], { stdio: 'inherit' });
+  const result = spawnSync(process.execPath, ['--enable-source-maps', '--test', '--test-reporter=spec', '--test-reporter-destination=stdout', '--test-reporter=./scripts/test-file-times.mjs', '--test-reporter-destination=stdout', '--test-concurrency=2', ...files], { stdio: 'inherit' });
   if (status === 0) status = result.status ?? 1;
 }
 process.exit(status);
