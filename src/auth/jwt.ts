@@ -57,7 +57,7 @@ export class JwtService {
    * reveals this map reveals JWT_SECRET too, so it exposes nothing new. It holds no fact from the
    * database, so it stays apart from the cache of src/cache/ and needs no invalidation. Not
    * fast-jwt's own cache: that one hashes every token to make its key, which costs nearly as much
-   * as the HMAC it saves (docs/decisions.md, "One cache").
+   * as the HMAC it saves (docs/decisions/auth-jwt.md).
    */
   readonly #verified = new LRUCache<string, JwtClaims>({ max: VERIFIED_JWT_CACHE_SIZE });
 
