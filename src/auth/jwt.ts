@@ -41,7 +41,7 @@ export class InvalidJwtError extends Error {
 
 /**
  * HS256 JWTs, signed and verified synchronously (fast-jwt): an asynchronous WebCrypto verify costs
- * a trip through the thread pool on every request (docs/performance.md). The algorithm is pinned, so "alg: none" and key
+ * a trip through the thread pool on every request (docs/decisions/auth-jwt.md). The algorithm is pinned, so "alg: none" and key
  * confusion are refused; expiry is checked against the injected clock. Issuer and audience are
  * both PUBLIC_URL's origin and both are required and checked: a token another service signed with
  * a shared JWT_SECRET, or one made for another deployment, names another audience (or none) and is

@@ -120,7 +120,7 @@ export function openDatabase(config: DatabaseConfig, options: OpenDatabaseOption
     sqlite.pragma('busy_timeout = 0');
     // A smaller page cache per connection than better-sqlite3 builds SQLite with: pages missing
     // here come from the operating system's file cache at a pread each, which costs no
-    // throughput, and the process's memory stays flat (docs/performance.md, "Memory").
+    // throughput, and the process's memory stays flat (docs/decisions/storage-sqlite-connections.md).
     sqlite.pragma('cache_size = -4000');
     // Plain reads run on a connection of their own, which WAL lets read while any connection, of
     // this process or another, writes: a read never queues behind a write waiting for the lock.
