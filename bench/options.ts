@@ -3,7 +3,7 @@ import { SCENARIO_IDS, type ScenarioId } from './scenarios.js';
 /**
  * The Node flags `npm start` runs the app with (package.json): a smaller young generation and
  * earlier full collections keep RSS down, and stack traces name the TypeScript source
- * (docs/performance.md, "Memory").
+ * (docs/decisions/node-heap-flags.md).
  */
 export const APP_NODE_FLAGS = ['--max-semi-space-size=2', '--heap-growing-percent=25', '--enable-source-maps'];
 

@@ -389,7 +389,7 @@ test('cold load with 200 sites: the time to the first site row is reported', { t
     await settled();
     // The page says when its first row is in, on the console: waiting through a locator would run
     // Playwright's own script in the page just before the first render, inside the figure
-    // (docs/performance.md, "The dashboard").
+    // (docs/decisions/dashboard-first-load.md).
     await cold.addInitScript(() => {
       const observer = new MutationObserver(() => {
         if (document.querySelector('.site-row .site-name') === null) return;

@@ -11,7 +11,7 @@ import { freePort, startServer, stopServer } from './processes.js';
 const CLI = fileURLToPath(new URL('../src/cli.js', import.meta.url));
 const RECORDER = new URL('./import-recorder.js', import.meta.url).href;
 
-/** Libraries that load on first use (docs/decisions.md, "Rarely used libraries load on first use"). */
+/** Libraries that load on first use (docs/decisions/lazy-libraries.md). */
 const LOADED_ON_FIRST_USE = [
   ['the MCP SDK', '/node_modules/@modelcontextprotocol/sdk/'],
   ['the WebAuthn library', '/node_modules/@simplewebauthn/server/'],

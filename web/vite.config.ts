@@ -52,7 +52,7 @@ export default defineConfig({
     rolldownOptions: {
       checks: { bundlerTimings: false },
       output: {
-        // Two files after the entry script, each loaded whole (docs/decisions.md, "Web interface"):
+        // Two files after the entry script, each loaded whole (docs/decisions/dashboard-bundle-split.md):
         // the frameworks every screen runs, which change only when they are upgraded, so browsers
         // keep them cached across releases; and the dashboard's first screens (main.tsx and all it
         // imports statically: the frame, the sign-in page, the sites list), code later screens

@@ -41,7 +41,7 @@ export class InvalidJwtError extends Error {
 
 /**
  * HS256 JWTs, signed and verified synchronously (fast-jwt): an asynchronous WebCrypto verify costs
- * a trip through the thread pool on every request (docs/performance.md). The algorithm is pinned, so "alg: none" and key
+ * a trip through the thread pool on every request (docs/decisions/auth-jwt.md). The algorithm is pinned, so "alg: none" and key
  * confusion are refused; expiry is checked against the injected clock. Issuer and audience are
  * both PUBLIC_URL's origin and both are required and checked: a token another service signed with
  * a shared JWT_SECRET, or one made for another deployment, names another audience (or none) and is
@@ -57,7 +57,7 @@ export class JwtService {
    * reveals this map reveals JWT_SECRET too, so it exposes nothing new. It holds no fact from the
    * database, so it stays apart from the cache of src/cache/ and needs no invalidation. Not
    * fast-jwt's own cache: that one hashes every token to make its key, which costs nearly as much
-   * as the HMAC it saves (docs/decisions.md, "One cache").
+   * as the HMAC it saves (docs/decisions/auth-jwt.md).
    */
   readonly #verified = new LRUCache<string, JwtClaims>({ max: VERIFIED_JWT_CACHE_SIZE });
 

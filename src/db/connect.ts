@@ -120,7 +120,7 @@ export function openDatabase(config: DatabaseConfig, options: OpenDatabaseOption
     sqlite.pragma('busy_timeout = 0');
     // A smaller page cache per connection than better-sqlite3 builds SQLite with: pages missing
     // here come from the operating system's file cache at a pread each, which costs no
-    // throughput, and the process's memory stays flat (docs/performance.md, "Memory").
+    // throughput, and the process's memory stays flat (docs/decisions/storage-sqlite-connections.md).
     sqlite.pragma('cache_size = -4000');
     // Plain reads run on a connection of their own, which WAL lets read while any connection, of
     // this process or another, writes: a read never queues behind a write waiting for the lock.
@@ -145,7 +145,7 @@ export function openDatabase(config: DatabaseConfig, options: OpenDatabaseOption
   }
 
   // The driver is loaded when the first query needs a connection, so a SQLite process never holds
-  // it (docs/decisions.md, "Rarely used libraries load on first use").
+  // it (docs/decisions/lazy-libraries.md).
   const connect = async () => {
     const { default: pg } = await import('pg');
     // BIGINT columns hold epoch milliseconds, well inside a double's exact range: read them as numbers.
@@ -282,9 +282,10 @@ export const SQLITE_BUSY_TIMEOUT_MS = 5_000;
  *
  * Callers take turns for the writing connection in a queue, first come first served. Kysely's
  * own wait wakes every waiter each time the connection is released, and all but one go back to
- * waiting, so each hand-over cost more the more requests were queued (docs/decisions.md, "Stack
- * details"). Queued here, only the next caller wakes, and Kysely's wait is never contended. The
- * turn is taken at a caller's first statement that needs the writer, so a plain read takes none.
+ * waiting, so each hand-over cost more the more requests were queued
+ * (docs/decisions/sqlite-write-queue.md). Queued here, only the next caller wakes, and Kysely's
+ * wait is never contended. The turn is taken at a caller's first statement that needs the
+ * writer, so a plain read takes none.
  */
 class ImmediateSqliteDriver extends SqliteDriver {
   readonly #turns: LimitFunction;

@@ -14,7 +14,7 @@ export type AnsweredRequest = (request: IncomingMessage, method: ServedMethod, s
 /**
  * GET and HEAD /public/v1/sites/{public_key} answered before Fastify, when the cache holds the
  * document: the one request every visitor's browser makes, answered with bytes prepared once per
- * version (docs/performance.md, "The public configuration"). Everything else, a cold
+ * version (docs/decisions/delivery-public-fast-path.md). Everything else, a cold
  * cache, a query string, a body, a missing Host or an Expect header, any other method or path, goes to Fastify, whose route answers
  * the same bytes (routes.ts), so a request cannot tell which answered it.
  *

@@ -18,8 +18,8 @@ const KINDS = ['GET 200', 'GET 304', 'HEAD 200', 'HEAD 304'] as const;
  * answers of each method and status it was given. The fast path answers only 200 and 304, from
  * the cache; every other answer of the public path (a 404, a 400, a 429, an error, a cold cache)
  * goes through Fastify and gets its own request line. A line per request was the largest part
- * of what the app adds to such an answer (docs/performance.md); docs/decisions.md says what the
- * log keeps.
+ * of what the app adds to such an answer (docs/decisions/delivery-summed-served-log.md, which
+ * also says what the log keeps).
  *
  * Counting an answer allocates nothing once its pair is known. An interval's lines, one per
  * pair (as many as answers when every visitor asks once), are written a few hundred per turn of

@@ -55,7 +55,7 @@ export interface Loggers {
  * The request line does not: it is built by RequestLogController from fields that never hold a
  * secret (request id, method, the URL with its credentials stripped, the client's address, status,
  * duration, the caller's user id and credential kind), and redaction, walking eighteen paths for every line,
- * was the largest cost of a request that does little else (docs/performance.md).
+ * was the largest cost of a request that does little else (docs/decisions/request-logging.md).
  */
 export function createLoggers(level: string, stream?: DestinationStream): Loggers {
   // One destination for both, so their lines interleave whole in one file descriptor's order.
@@ -70,7 +70,7 @@ export const LOG_FLUSH_INTERVAL_MS = 1000;
 
 /**
  * Log lines gathered in memory and written together: a write per line is a system call per
- * request, even on the public path that otherwise answers from memory (docs/performance.md). The
+ * request, even on the public path that otherwise answers from memory (docs/decisions/request-logging.md). The
  * lines are kept as a list and joined once per write, not appended to one string as sonic-boom's
  * own buffer does: that buffer measures its whole pending string in bytes at every line, which
  * copies it each time. The writes stay synchronous, so none is ever in flight: when the process

@@ -20,7 +20,7 @@ export interface MailTransport {
 
 /**
  * nodemailer is loaded with the first message, not at start-up: it holds megabytes of heap in
- * every process, and most never send (docs/decisions.md, "Rarely used libraries load on first use").
+ * every process, and most never send (docs/decisions/lazy-libraries.md).
  */
 async function loadNodemailer() {
   return (await import('nodemailer')).default;

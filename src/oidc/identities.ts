@@ -11,7 +11,7 @@ import type { IdentityJson } from './schema.js';
 /**
  * The identities linked to an account, and unlinking them. An identity is not unlinked when it is
  * the account's last way in: no password, no passkey, no other identity. A sign-in link by e-mail
- * does not count as one (docs/decisions.md): it is the way back in for a person who forgot
+ * does not count as one (docs/decisions/auth-single-sign-on.md): it is the way back in for a person who forgot
  * everything else, not a sign-in method anyone chose, and an account must keep one of those.
  */
 export class IdentityService {

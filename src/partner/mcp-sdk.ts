@@ -15,8 +15,7 @@ let loaded: McpSdk | undefined;
 
 /**
  * The SDK, with zod, holds megabytes of heap, and only a check that falls back to the handshake
- * of a server older than 2026-07-28 needs it. It is loaded then, not at start-up (docs/decisions.md,
- * "Rarely used libraries load on first use").
+ * of a server older than 2026-07-28 needs it. It is loaded then, not at start-up (docs/decisions/lazy-libraries.md).
  */
 export async function loadMcpSdk(): Promise<McpSdk> {
   if (loaded === undefined) {

@@ -115,8 +115,7 @@ function reasonOf(error: unknown): string {
 export class PasskeyService {
   /**
    * The WebAuthn library is loaded at the first ceremony, not at start-up: it holds megabytes of
-   * heap, in every process, for a feature most requests never touch (docs/decisions.md, "Rarely
-   * used libraries load on first use").
+   * heap, in every process, for a feature most requests never touch (docs/decisions/lazy-libraries.md).
    */
   static readonly #webauthn = () => import('@simplewebauthn/server');
 

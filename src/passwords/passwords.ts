@@ -27,7 +27,7 @@ export class PasswordHasher {
    * since the cores are busy already, but more memory held at once and no thread left for the
    * pool's other work (file writes, DNS lookups) during a burst of sign-ins. One more than the
    * cores keeps a core busy while the next hash is handed over, for a little more throughput, but
-   * holds one more hash's memory whenever sign-ins queue (docs/performance.md, "Memory").
+   * holds one more hash's memory whenever sign-ins queue (docs/decisions/argon2-concurrency.md).
    */
   readonly #semaphore = pLimit(availableParallelism());
 

@@ -52,7 +52,7 @@ export function encodeSiteEnvelope(site: EncodedSite): Buffer {
 /**
  * The parts in one buffer of its own, as Buffer.concat would join them. Answers under 4 KiB (a
  * site, a page of three) would otherwise be slices of Node's shared 8 KiB pool, and one kept in
- * the cache keeps its whole pool alive (docs/performance.md, "Memory").
+ * the cache keeps its whole pool alive (docs/decisions/site-answers-as-bytes.md).
  */
 function concatOwn(parts: readonly Buffer[]): Buffer {
   let length = 0;

@@ -5,7 +5,7 @@ import { buildTestApp, createSite, signUp, type TestApp } from '../../test/helpe
 // What a PUT costs the database, on SQLite and (with TEST_DATABASE_URL) PostgreSQL: one
 // transaction holding one locking read (the caller's role, the workspace's webhooks and review
 // policy) and the three writes a change must make. A statement added to this path is a cost every
-// PUT pays (docs/performance.md, "A PUT").
+// PUT pays (docs/decisions/storage-site-change-statements.md).
 
 let t: TestApp;
 /** The SQL of every query the app ran, in order. */

@@ -96,7 +96,7 @@ const siteForUpdateIn = (dialect: DialectName) =>
       .selectAll('sites')
       .select('member.role as member_role')
       // Whether the change will have events to queue, read in this round trip: a change in a
-      // workspace without webhooks then makes no other (docs/performance.md).
+      // workspace without webhooks then makes no other (docs/decisions/webhooks-outbox.md).
       .select((eb) =>
         eb
           .selectFrom('webhooks')

@@ -39,7 +39,7 @@ export function otpauthUrl(secretBase32: string, accountName: string): string {
 
 /**
  * The URL as an SVG QR code, to show inline on the setup page. The encoder is loaded at the first
- * setup, not at start-up (docs/decisions.md, "Rarely used libraries load on first use").
+ * setup, not at start-up (docs/decisions/lazy-libraries.md).
  */
 export async function qrCodeSvg(text: string): Promise<string> {
   const { default: QRCode } = await import('qrcode');

@@ -5,7 +5,7 @@ import { applyStoredTheme } from './theme';
 import './earlyRequests';
 // The first date formatter a page makes loads the browser's locale data: tens of milliseconds,
 // which here, after the requests have left, pass while the dashboard's code is still arriving
-// instead of between its arrival and the first render (docs/performance.md).
+// instead of between its arrival and the first render (docs/decisions/dashboard-first-load.md).
 import './format';
 import './styles.css';
 

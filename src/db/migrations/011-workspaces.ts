@@ -9,7 +9,7 @@ import { announceChanges } from './008-change-notifications.js';
  *
  * `sites.user_id` stays as the site's creator, no longer an access rule: it becomes nullable and
  * is set to null when its account is deleted, so a team's site outlives whoever created it
- * (docs/decisions.md, "Workspaces").
+ * (docs/decisions/accounts-workspaces.md).
  *
  * On PostgreSQL the new tables join the change feed (migration 008), and the sites' announcement
  * names `workspace_id` instead of `user_id`: cached lists now depend on workspaces.

@@ -40,7 +40,7 @@ export function AccessTokensPage() {
 
   /**
    * The server cannot un-revoke a token, so revoking waits for the notice to end: until then
-   * Undo simply keeps it (docs/decisions.md). The row goes at once.
+   * Undo simply keeps it (docs/decisions/dashboard-toasts-and-undo.md). The row goes at once.
    */
   function revokeWithUndo(token: AccessToken) {
     setRevoking(undefined);

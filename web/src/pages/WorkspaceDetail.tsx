@@ -382,7 +382,7 @@ function MembersSection({ workspace, currentUserId }: { workspace: Workspace; cu
 
   /**
    * Removing someone ends their access and withdraws their invitations, which the server cannot
-   * take back: it waits for the notice to end, and until then Undo keeps them (docs/decisions.md).
+   * take back: it waits for the notice to end, and until then Undo keeps them (docs/decisions/dashboard-toasts-and-undo.md).
    */
   function removeWithUndo(member: Member) {
     setRemoving(undefined);
