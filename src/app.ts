@@ -41,7 +41,9 @@ import { clientErrorHandler, errorHandler, frameworkErrorHandler, handleNotFound
 import { registerCompression } from './http/compression.js';
 import { registerProtocolRules } from './http/protocol-rules.js';
 import { registerJsonParser } from './http/json-body.js';
-import { createLoggers, lazyChildLoggerFactory, LOG_FLUSH_INTERVAL_MS, RequestLogController } from './http/logging.js';
+import { LOG_FLUSH_INTERVAL_MS } from './http/log-destination.js';
+import { createLoggers, lazyChildLoggerFactory } from './http/logging.js';
+import { RequestLogController } from './http/request-log.js';
 import { SecurityHistory } from './security/history.js';
 import { registerSecurityEventRoutes } from './security/routes.js';
 import { SecurityEvents } from './security/events.js';
