@@ -299,7 +299,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   app.addHook('preClose', async () => siteEventStreams.close());
   registerSiteEventRoutes(app, { guard, reads, streams: siteEventStreams });
   const changeRequests = new ChangeRequestService({ db, dialect: database.dialect, clock, secrets, cache, sites, mailer, publicUrl: config.publicUrl });
-  registerChangeRequestRoutes(app, { guard, changeRequests });
+  registerChangeRequestRoutes(app, { guard, changeRequests, secrets });
   // Where pages fetch sites' configurations from: gathered in memory, written in batches, the rest at close.
   const publicOrigins = new PublicOrigins({ db, clock, onError: backgroundFailure('recording where public configurations were fetched from failed') }, { ...DEFAULT_ORIGIN_OPTIONS, ...options.publicOrigins });
   app.addHook('onClose', () => publicOrigins.close());
