@@ -41,7 +41,9 @@ import { clientErrorHandler, errorHandler, frameworkErrorHandler, handleNotFound
 import { registerCompression } from './http/compression.js';
 import { registerProtocolRules } from './http/protocol-rules.js';
 import { registerJsonParser } from './http/json-body.js';
-import { createLoggers, lazyChildLoggerFactory, LOG_FLUSH_INTERVAL_MS, RequestLogController } from './http/logging.js';
+import { LOG_FLUSH_INTERVAL_MS } from './http/log-destination.js';
+import { createLoggers, lazyChildLoggerFactory } from './http/logging.js';
+import { RequestLogController } from './http/request-log.js';
 import { SecurityHistory } from './security/history.js';
 import { registerSecurityEventRoutes } from './security/routes.js';
 import { SecurityEvents } from './security/events.js';
@@ -297,7 +299,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   app.addHook('preClose', async () => siteEventStreams.close());
   registerSiteEventRoutes(app, { guard, reads, streams: siteEventStreams });
   const changeRequests = new ChangeRequestService({ db, dialect: database.dialect, clock, secrets, cache, sites, mailer, publicUrl: config.publicUrl });
-  registerChangeRequestRoutes(app, { guard, changeRequests });
+  registerChangeRequestRoutes(app, { guard, changeRequests, secrets });
   // Where pages fetch sites' configurations from: gathered in memory, written in batches, the rest at close.
   const publicOrigins = new PublicOrigins({ db, clock, onError: backgroundFailure('recording where public configurations were fetched from failed') }, { ...DEFAULT_ORIGIN_OPTIONS, ...options.publicOrigins });
   app.addHook('onClose', () => publicOrigins.close());

@@ -2,7 +2,7 @@ import { buildApp } from './app.js';
 import { ConfigError, loadConfig } from './config.js';
 import { openDatabase } from './db/connect.js';
 import { migrate } from './db/migrate.js';
-import { logDestination } from './http/logging.js';
+import { logDestination } from './http/log-destination.js';
 import { BackupError, holdServerLock } from './backup/sqlite-backup.js';
 
 /** The process entry: configuration, database, listen, and a graceful close on SIGTERM/SIGINT. */

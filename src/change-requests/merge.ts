@@ -1,5 +1,5 @@
 import type { PublicSiteRow } from '../delivery/queries.js';
-import type { SiteRow } from '../sites/queries.js';
+import type { SiteRow } from '../sites/service.js';
 import { readPartnerSettings } from '../sites/defaults.js';
 import { PARTNER_EDITABLE_FIELDS, type PartnerEditableField, SETTINGS_FIELDS, type SiteUpdate } from '../sites/schema.js';
 import { applyChanges, mergeChanges, sameValue, type PathChange, type PathConflict, type SiteFields } from '../sites/site-merge.js';

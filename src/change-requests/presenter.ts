@@ -8,8 +8,15 @@ export function previewTokenContext(changeRequestId: string): string {
   return `change_request:${changeRequestId}:preview_token`;
 }
 
+/** A change request with the approvals that count and its comments: what the service answers and the routes present. */
+export interface ChangeRequestDetails {
+  row: ChangeRequestRow;
+  approvals: readonly ApprovalRow[];
+  comments: readonly CommentRow[];
+}
+
 /** A change request as members see it; the preview token only while the request can still go live. */
-export function changeRequestToJson(row: ChangeRequestRow, approvals: readonly ApprovalRow[], comments: readonly CommentRow[], secrets: SecretBox): ChangeRequestJson {
+export function changeRequestToJson({ row, approvals, comments }: ChangeRequestDetails, secrets: SecretBox): ChangeRequestJson {
   const live = row.status === 'open' || row.status === 'scheduled';
   return {
     id: row.id,

@@ -5,6 +5,8 @@ import { ifMatchVersions } from '../http/etag.js';
 import { ProblemSchema } from '../http/schema.js';
 import { IfMatchHeaders } from '../sites/schema.js';
 import type { App } from '../http/types.js';
+import type { SecretBox } from '../lib/crypto.js';
+import { type ChangeRequestDetails, changeRequestToJson } from './presenter.js';
 import type { ChangeRequestService } from './service.js';
 import {
   ChangeRequestApplyBody,
@@ -32,12 +34,13 @@ const changeErrors = { ...errors, 409: ConflictProblem };
  * pipeline proposes, people review). Reviewing (comment, approve, decline, close, apply) and
  * editing a proposal need a signed-in person: a leaked token must not approve or ship a change.
  */
-export function registerChangeRequestRoutes(app: App, deps: { guard: Guard; changeRequests: ChangeRequestService }): void {
+export function registerChangeRequestRoutes(app: App, deps: { guard: Guard; changeRequests: ChangeRequestService; secrets: SecretBox }): void {
   // Each route says how its workspace is found (its site, or the queue's workspace_id), so the guard checks the workspace's two-factor requirement.
   const read = deps.guard.require('sites:read', { siteParam: 'id' });
   const write = deps.guard.require('sites:write', { siteParam: 'id' });
   const person = deps.guard.require('signed_in', { siteParam: 'id' });
   const { changeRequests } = deps;
+  const present = (details: ChangeRequestDetails) => changeRequestToJson(details, deps.secrets);
   const base = '/api/v1/sites/:id/change-requests';
 
   app.post(
@@ -56,8 +59,8 @@ export function registerChangeRequestRoutes(app: App, deps: { guard: Guard; chan
       },
     },
     async (request, reply) => {
-      const changeRequest = await changeRequests.open(currentCaller(request), changeOriginOf(request), request.params.id, request.body, ifMatchVersions(request.headers['if-match']));
-      return reply.code(201).header('location', `/api/v1/sites/${request.params.id}/change-requests/${changeRequest.id}`).send({ change_request: changeRequest });
+      const opened = await changeRequests.open(currentCaller(request), changeOriginOf(request), request.params.id, request.body, ifMatchVersions(request.headers['if-match']));
+      return reply.code(201).header('location', `/api/v1/sites/${request.params.id}/change-requests/${opened.row.id}`).send({ change_request: present(opened) });
     },
   );
 
@@ -67,7 +70,7 @@ export function registerChangeRequestRoutes(app: App, deps: { guard: Guard; chan
       onRequest: read,
       schema: { summary: "A site's change requests, newest first (at most 100)", tags, security: readSecurity, params: SiteChangeRequestParams, querystring: SiteChangeRequestListQuery, response: { 200: ChangeRequestList, ...errors } },
     },
-    async (request) => ({ change_requests: await changeRequests.listForSite(currentCaller(request), request.params.id, request.query.status) }),
+    async (request) => ({ change_requests: (await changeRequests.listForSite(currentCaller(request), request.params.id, request.query.status)).map(present) }),
   );
 
   app.get(
@@ -85,14 +88,14 @@ export function registerChangeRequestRoutes(app: App, deps: { guard: Guard; chan
     async (request) => {
       const principal = currentPrincipal(request);
       const caller = { ...currentCaller(request), memberships: principal.memberships };
-      return { change_requests: await changeRequests.queue(caller, request.query.workspace_id, request.query.status) };
+      return { change_requests: (await changeRequests.queue(caller, request.query.workspace_id, request.query.status)).map(present) };
     },
   );
 
   app.get(
     `${base}/:cr_id`,
     { onRequest: read, schema: { summary: 'One change request', tags, security: readSecurity, params: ChangeRequestParams, response: { 200: ChangeRequestEnvelope, ...errors } } },
-    async (request) => ({ change_request: await changeRequests.get(currentCaller(request), request.params.id, request.params.cr_id) }),
+    async (request) => ({ change_request: present(await changeRequests.get(currentCaller(request), request.params.id, request.params.cr_id)) }),
   );
 
   app.patch(
@@ -108,7 +111,7 @@ export function registerChangeRequestRoutes(app: App, deps: { guard: Guard; chan
         response: { 200: ChangeRequestEnvelope, ...changeErrors, 413: ProblemSchema },
       },
     },
-    async (request) => ({ change_request: await changeRequests.update(currentCaller(request), changeOriginOf(request), request.params.id, request.params.cr_id, request.body) }),
+    async (request) => ({ change_request: present(await changeRequests.update(currentCaller(request), changeOriginOf(request), request.params.id, request.params.cr_id, request.body)) }),
   );
 
   app.post(
@@ -117,7 +120,7 @@ export function registerChangeRequestRoutes(app: App, deps: { guard: Guard; chan
       onRequest: person,
       schema: { summary: 'Comment on an open or scheduled change request (editor and above)', tags, security: personSecurity, params: ChangeRequestParams, body: ChangeRequestCommentBody, response: { 200: ChangeRequestEnvelope, ...changeErrors } },
     },
-    async (request) => ({ change_request: await changeRequests.comment(currentCaller(request), changeOriginOf(request), request.params.id, request.params.cr_id, request.body.body) }),
+    async (request) => ({ change_request: present(await changeRequests.comment(currentCaller(request), changeOriginOf(request), request.params.id, request.params.cr_id, request.body.body)) }),
   );
 
   app.post(
@@ -126,7 +129,7 @@ export function registerChangeRequestRoutes(app: App, deps: { guard: Guard; chan
       onRequest: person,
       schema: { summary: 'Approve an open change request (an admin or owner other than its author)', tags, security: personSecurity, params: ChangeRequestParams, response: { 200: ChangeRequestEnvelope, ...changeErrors } },
     },
-    async (request) => ({ change_request: await changeRequests.approve(currentCaller(request), changeOriginOf(request), request.params.id, request.params.cr_id) }),
+    async (request) => ({ change_request: present(await changeRequests.approve(currentCaller(request), changeOriginOf(request), request.params.id, request.params.cr_id)) }),
   );
 
   app.post(
@@ -142,7 +145,7 @@ export function registerChangeRequestRoutes(app: App, deps: { guard: Guard; chan
         response: { 200: ChangeRequestEnvelope, ...changeErrors },
       },
     },
-    async (request) => ({ change_request: await changeRequests.decline(currentCaller(request), changeOriginOf(request), request.params.id, request.params.cr_id, request.body?.comment) }),
+    async (request) => ({ change_request: present(await changeRequests.decline(currentCaller(request), changeOriginOf(request), request.params.id, request.params.cr_id, request.body?.comment)) }),
   );
 
   app.post(
@@ -151,7 +154,7 @@ export function registerChangeRequestRoutes(app: App, deps: { guard: Guard; chan
       onRequest: person,
       schema: { summary: 'Withdraw an open or scheduled change request (its author, an admin or an owner)', tags, security: personSecurity, params: ChangeRequestParams, response: { 200: ChangeRequestEnvelope, ...changeErrors } },
     },
-    async (request) => ({ change_request: await changeRequests.close(currentCaller(request), changeOriginOf(request), request.params.id, request.params.cr_id) }),
+    async (request) => ({ change_request: present(await changeRequests.close(currentCaller(request), changeOriginOf(request), request.params.id, request.params.cr_id)) }),
   );
 
   app.post(
@@ -170,7 +173,7 @@ export function registerChangeRequestRoutes(app: App, deps: { guard: Guard; chan
     },
     async (request) => {
       const body = request.body ?? {};
-      return { change_request: await changeRequests.apply(currentCaller(request), changeOriginOf(request), request.params.id, request.params.cr_id, { at: body.at, resolve: body.resolve }) };
+      return { change_request: present(await changeRequests.apply(currentCaller(request), changeOriginOf(request), request.params.id, request.params.cr_id, { at: body.at, resolve: body.resolve })) };
     },
   );
 }

@@ -16,15 +16,14 @@ import { WORKSPACE_ERRORS } from '../memberships/errors.js';
 import { findAdminEmails, findReviewApprovals, findReviewRequired, findRole, lockRole } from '../memberships/queries.js';
 import { hasSecondFactor } from '../auth/queries.js';
 import { invalidatingAfter } from '../sites/changes.js';
-import { findSiteForUpdate, findSiteName, findTrashedSiteForUpdate, lockSiteInWorkspace, type SiteCaller, type SiteRow } from '../sites/queries.js';
 import type { SiteUpdate } from '../sites/schema.js';
 import { siteToJson } from '../sites/presenter.js';
-import { assertExpectedVersion, type ExpectedVersions, siteNotFound, type SiteService } from '../sites/service.js';
+import { assertExpectedVersion, type ExpectedVersions, type SiteCaller, siteNotFound, type SiteRow, type SiteService } from '../sites/service.js';
 import { eventActor, publishWebhookEvent } from '../webhooks/outbox.js';
 import { CHANGE_REQUEST_LIST_LIMIT, CHANGE_REQUEST_SCHEDULE_MAX_DAYS, type ChangeRequestStatus, type ConflictResolution, PENDING_CHANGE_REQUEST_STATUSES } from './contract.js';
 import { CHANGE_REQUEST_ERRORS } from './errors.js';
 import { type MergeConflict, mergeProposal, previewedRow, type ProposedChange } from './merge.js';
-import { changeRequestToJson, previewTokenContext } from './presenter.js';
+import { type ChangeRequestDetails, previewTokenContext } from './presenter.js';
 import {
   type ChangeRequestRow,
   deleteApprovals,
@@ -42,7 +41,6 @@ import {
   lockChangeRequest,
   updateChangeRequest,
 } from './queries.js';
-import type { ChangeRequestJson } from './schema.js';
 
 export interface ChangeRequestServiceDeps {
   db: Kysely<Database>;
@@ -116,7 +114,7 @@ export class ChangeRequestService {
    * row lock in the transaction that opens the request, so a change of the site that commits
    * first makes it 412, and one that commits after finds the request based on the version named.
    */
-  async open(caller: SiteCaller, origin: PersonOrigin, siteId: string, input: ChangeRequestInput, expected: ExpectedVersions = undefined): Promise<ChangeRequestJson> {
+  async open(caller: SiteCaller, origin: PersonOrigin, siteId: string, input: ChangeRequestInput, expected: ExpectedVersions = undefined): Promise<ChangeRequestDetails> {
     refuseSecrets(input.changes);
     const { site } = await this.deps.sites.getFor(caller, siteId, 'change_request.open');
     const changes = this.#proposal(site, input.changes);
@@ -147,7 +145,7 @@ export class ChangeRequestService {
     };
     await this.deps.db.transaction().execute(async (trx) => {
       if (expected !== undefined) {
-        const locked = await lockSiteInWorkspace(trx, this.deps.dialect, site.workspace_id, site.id);
+        const locked = await this.deps.sites.lockInWorkspace(trx, site.workspace_id, site.id);
         if (locked === undefined) throw siteNotFound();
         assertExpectedVersion(locked, expected, 'propose the change again');
         // Read before the lock: the proposal was checked against a version that has moved since.
@@ -166,35 +164,35 @@ export class ChangeRequestService {
     for (const to of await findAdminEmails(this.deps.db, row.workspace_id)) {
       if (to !== origin.actor.email) this.#notify(to, 'opened', row, site.name, origin);
     }
-    return this.#present(row);
+    return this.#details(row);
   }
 
   /** A site's requests, newest first (every member). */
-  async listForSite(caller: SiteCaller, siteId: string, status: ChangeRequestStatus | undefined): Promise<ChangeRequestJson[]> {
+  async listForSite(caller: SiteCaller, siteId: string, status: ChangeRequestStatus | undefined): Promise<ChangeRequestDetails[]> {
     await this.deps.sites.getFor(caller, siteId, 'site.read');
-    return this.#presentAll(await listSiteChangeRequests(this.deps.db, siteId, status, CHANGE_REQUEST_LIST_LIMIT));
+    return this.#detailsOf(await listSiteChangeRequests(this.deps.db, siteId, status, CHANGE_REQUEST_LIST_LIMIT));
   }
 
   /** The review queue of a workspace: requests on its live sites, open and scheduled unless asked otherwise. */
-  async queue(caller: SiteCaller & { memberships: ReadonlyMap<string, WorkspaceRole> }, workspaceId: string, status: ChangeRequestStatus | undefined): Promise<ChangeRequestJson[]> {
+  async queue(caller: SiteCaller & { memberships: ReadonlyMap<string, WorkspaceRole> }, workspaceId: string, status: ChangeRequestStatus | undefined): Promise<ChangeRequestDetails[]> {
     if (!caller.memberships.has(workspaceId) || (caller.workspaceId !== null && caller.workspaceId !== workspaceId)) throw workspaceNotFound();
     assertTwoFactorMet(caller.twoFactorMissingIn, workspaceId);
     const statuses = status === undefined ? PENDING_CHANGE_REQUEST_STATUSES : [status];
-    return this.#presentAll(await listWorkspaceChangeRequests(this.deps.db, workspaceId, statuses, CHANGE_REQUEST_LIST_LIMIT));
+    return this.#detailsOf(await listWorkspaceChangeRequests(this.deps.db, workspaceId, statuses, CHANGE_REQUEST_LIST_LIMIT));
   }
 
-  async get(caller: SiteCaller, siteId: string, id: string): Promise<ChangeRequestJson> {
+  async get(caller: SiteCaller, siteId: string, id: string): Promise<ChangeRequestDetails> {
     await this.deps.sites.getFor(caller, siteId, 'site.read');
     const row = await findChangeRequest(this.deps.db, siteId, id);
     if (row === undefined) throw changeRequestNotFound();
-    return this.#present(row);
+    return this.#details(row);
   }
 
   /**
    * The author changes their open request. New changes are proposed against the site as it is now
    * (the base moves to the current version). Every approval is withdrawn: they approved another text.
    */
-  async update(caller: SiteCaller, origin: PersonOrigin, siteId: string, id: string, input: Partial<ChangeRequestInput>): Promise<ChangeRequestJson> {
+  async update(caller: SiteCaller, origin: PersonOrigin, siteId: string, id: string, input: Partial<ChangeRequestInput>): Promise<ChangeRequestDetails> {
     if (input.changes !== undefined) refuseSecrets(input.changes);
     const { site, role } = await this.deps.sites.getFor(caller, siteId, 'site.read');
     const row = await this.#locked(siteId, id, async (trx, locked) => {
@@ -211,22 +209,22 @@ export class ChangeRequestService {
       await deleteApprovals(trx, id);
       return { ...locked, ...changes };
     });
-    return this.#present(row);
+    return this.#details(row);
   }
 
   /** A comment by a member who may propose changes (editors and above), while the request is open or scheduled. */
-  async comment(caller: SiteCaller, origin: PersonOrigin, siteId: string, id: string, body: string): Promise<ChangeRequestJson> {
+  async comment(caller: SiteCaller, origin: PersonOrigin, siteId: string, id: string, body: string): Promise<ChangeRequestDetails> {
     await this.deps.sites.getFor(caller, siteId, 'change_request.open');
     const row = await this.#locked(siteId, id, async (trx, locked) => {
       assertStatus(locked, ['open', 'scheduled']);
       await this.#insertComment(trx, origin, id, body);
       return locked;
     });
-    return this.#present(row);
+    return this.#details(row);
   }
 
   /** An approval by an admin or owner who is not the author. Approving twice is one approval. */
-  async approve(caller: SiteCaller, origin: PersonOrigin, siteId: string, id: string): Promise<ChangeRequestJson> {
+  async approve(caller: SiteCaller, origin: PersonOrigin, siteId: string, id: string): Promise<ChangeRequestDetails> {
     await this.deps.sites.getFor(caller, siteId, 'change_request.review');
     const row = await this.#locked(siteId, id, async (trx, locked) => {
       // Read again under a share lock of the approver's membership: a demotion that committed first
@@ -241,11 +239,11 @@ export class ChangeRequestService {
       return locked;
     });
     await this.#notifyAuthor(row, 'approved', origin);
-    return this.#present(row);
+    return this.#details(row);
   }
 
   /** Declines an open or scheduled request (admins and owners), with an optional comment for the author. */
-  async decline(caller: SiteCaller, origin: PersonOrigin, siteId: string, id: string, comment: string | undefined): Promise<ChangeRequestJson> {
+  async decline(caller: SiteCaller, origin: PersonOrigin, siteId: string, id: string, comment: string | undefined): Promise<ChangeRequestDetails> {
     await this.deps.sites.getFor(caller, siteId, 'change_request.review');
     const row = await this.#locked(siteId, id, async (trx, locked) => {
       assertCan(await findRole(trx, locked.workspace_id, origin.actor.id), 'change_request.review', siteNotFound);
@@ -256,18 +254,18 @@ export class ChangeRequestService {
       return ended;
     });
     await this.#notifyAuthor(row, 'declined', origin);
-    return this.#present(row);
+    return this.#details(row);
   }
 
   /** Withdraws an open or scheduled request: its author, or an admin or owner. */
-  async close(caller: SiteCaller, origin: PersonOrigin, siteId: string, id: string): Promise<ChangeRequestJson> {
+  async close(caller: SiteCaller, origin: PersonOrigin, siteId: string, id: string): Promise<ChangeRequestDetails> {
     const { role } = await this.deps.sites.getFor(caller, siteId, 'site.read');
     const row = await this.#locked(siteId, id, async (trx, locked) => {
       this.#assertAuthorOrReviewer(locked, origin, role);
       assertStatus(locked, ['open', 'scheduled']);
       return this.#end(trx, locked, 'closed');
     });
-    return this.#present(row);
+    return this.#details(row);
   }
 
   /**
@@ -281,11 +279,11 @@ export class ChangeRequestService {
     siteId: string,
     id: string,
     options: { at?: string | undefined; resolve?: Record<string, ConflictResolution> | undefined },
-  ): Promise<ChangeRequestJson> {
+  ): Promise<ChangeRequestDetails> {
     const at = options.at === undefined ? undefined : this.#scheduleTime(options.at);
     const row = await invalidatingAfter(this.deps.cache, { siteId }, (touched) =>
       this.deps.db.transaction().execute(async (trx) => {
-        const found = await findSiteForUpdate(trx, this.deps.dialect, caller, siteId);
+        const found = await this.deps.sites.findForUpdate(trx, caller, siteId);
         if (found === undefined) throw await this.#missingSite(trx, caller, siteId);
         touched.workspaceId = found.site.workspace_id;
         assertTwoFactorMet(caller.twoFactorMissingIn, found.site.workspace_id);
@@ -308,7 +306,7 @@ export class ChangeRequestService {
       }),
     );
     if (row.status === 'applied') await this.#notifyAuthor(row, 'applied', origin);
-    return await this.#present(row);
+    return await this.#details(row);
   }
 
   /**
@@ -323,7 +321,7 @@ export class ChangeRequestService {
     let applied: ChangeRequestRow | undefined;
     await invalidatingAfter(this.deps.cache, { workspaceId: claimed.workspace_id, siteId: claimed.site_id }, () =>
       this.deps.db.transaction().execute(async (trx) => {
-        const site = await lockSiteInWorkspace(trx, this.deps.dialect, claimed.workspace_id, claimed.site_id);
+        const site = await this.deps.sites.lockInWorkspace(trx, claimed.workspace_id, claimed.site_id);
         const locked = await lockChangeRequest(trx, this.deps.dialect, claimed.site_id, claimed.id);
         if (locked === undefined || locked.status !== 'scheduled' || locked.lease_owner !== leaseOwner) return;
         if (site === undefined) {
@@ -361,7 +359,7 @@ export class ChangeRequestService {
   /** Tells the author, unless they did it themselves or their account is gone. */
   async #notifyAuthor(row: ChangeRequestRow, event: ChangeRequestEvent, origin: ChangeOrigin): Promise<void> {
     if (row.author_id === null || row.author_id === origin.actor?.id) return;
-    this.#notify(row.author_email, event, row, (await findSiteName(this.deps.db, row.site_id)) ?? '', origin);
+    this.#notify(row.author_email, event, row, (await this.deps.sites.nameOf(row.site_id)) ?? '', origin);
   }
 
   #notify(to: string, event: ChangeRequestEvent, row: ChangeRequestRow, siteName: string, origin: ChangeOrigin): void {
@@ -457,7 +455,7 @@ export class ChangeRequestService {
 
   /** A site that is gone from the caller's reads: in the trash (said plainly to its members), or not theirs (404). */
   async #missingSite(trx: Transaction<Database>, caller: SiteCaller, siteId: string): Promise<AppError> {
-    const trashed = await findTrashedSiteForUpdate(trx, this.deps.dialect, caller, siteId);
+    const trashed = await this.deps.sites.findTrashedForUpdate(trx, caller, siteId);
     if (trashed === undefined) return siteNotFound();
     return new AppError(409, CHANGE_REQUEST_ERRORS.SITE_IN_TRASH, 'The site of this change request is in the trash: restore it first, then apply the request.');
   }
@@ -524,22 +522,20 @@ export class ChangeRequestService {
     return { id: row.id, title: row.title, status: row.status, base_version: row.base_version, changed: (JSON.parse(row.changes) as ProposedChange[]).map((change) => change.path) };
   }
 
-  async #present(row: ChangeRequestRow): Promise<ChangeRequestJson> {
-    return (await this.#presentAll([row]))[0] as ChangeRequestJson;
+  async #details(row: ChangeRequestRow): Promise<ChangeRequestDetails> {
+    return (await this.#detailsOf([row]))[0] as ChangeRequestDetails;
   }
 
-  async #presentAll(rows: ChangeRequestRow[]): Promise<ChangeRequestJson[]> {
+  /** The requests with their approvals and comments: two queries for any number of requests. */
+  async #detailsOf(rows: ChangeRequestRow[]): Promise<ChangeRequestDetails[]> {
     const ids = rows.map((row) => row.id);
     const workspaceId = rows[0]?.workspace_id;
     const approvals = workspaceId === undefined ? [] : await listApprovals(this.deps.db, workspaceId, ids);
     const comments = await listComments(this.deps.db, ids);
-    return rows.map((row) =>
-      changeRequestToJson(
-        row,
-        approvals.filter((approval) => approval.change_request_id === row.id),
-        comments.filter((comment) => comment.change_request_id === row.id),
-        this.deps.secrets,
-      ),
-    );
+    return rows.map((row) => ({
+      row,
+      approvals: approvals.filter((approval) => approval.change_request_id === row.id),
+      comments: comments.filter((comment) => comment.change_request_id === row.id),
+    }));
   }
 }

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import SQLite from 'better-sqlite3';
 import { buildTestApp, signUp, type TestApp } from '../../test/helpers.js';
-import { StatementCachingSqlite } from './connect.js';
+import { StatementCachingSqlite } from './sqlite-driver.js';
 import { PreparedQuery } from './prepared-query.js';
 
 describe('a prepared query', () => {

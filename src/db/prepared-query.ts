@@ -1,3 +1,11 @@
+/*
+ * Two ways to write a query, one for each kind. An ordinary Kysely query (db.selectFrom(...)) is
+ * the default: every query is one unless it runs on a hot path (each request of the guard, the
+ * sites page and one site, the PUT's locking read and write). Those are a PreparedQuery: the same
+ * builder code, built and compiled once and run with named parameters
+ * (docs/decisions/storage-prepared-queries.md). A query whose shape varies with its input stays an
+ * ordinary one.
+ */
 import type { Compilable, CompiledQuery, Kysely } from 'kysely';
 import { nameStatement } from './named-statements.js';
 import type { Database } from './schema.js';

@@ -1,4 +1,4 @@
-import type { RequestLines } from '../http/logging.js';
+import type { RequestLines } from '../http/request-log.js';
 
 /** Distinct client addresses and URLs counted between two writes; past it, what is counted is written at once. */
 const PENDING_LIMIT = 10_000;

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { Cache } from '../cache/cache.js';
-import type { DatabaseUsage } from '../db/connect.js';
+import type { DatabaseUsage } from '../db/usage.js';
 import type { Database } from '../db/schema.js';
 import type { Clock } from '../lib/clock.js';
 import type { Mailer } from '../mail/mailer.js';

@@ -1,10 +1,34 @@
+import build from 'fast-json-stringify';
 import { originJson } from '../audit/origin.js';
 import { versionEtag } from '../http/etag.js';
-import { DEFAULT_PARTNER_SETTINGS, type StoredPartnerSettings } from './defaults.js';
+import { DEFAULT_PARTNER_SETTINGS, readPartnerSettings, type StoredPartnerSettings } from './defaults.js';
 import type { SiteChange } from './diff.js';
 import type { SiteRow } from './queries.js';
-import type { SiteJson, SiteVersionJson, SiteVersionSiteJson, TrashEntryJson } from './schema.js';
+import {
+  SETTINGS_FIELDS,
+  type SettingsField,
+  SiteEnvelope,
+  type SiteEnvelopeJson,
+  type SiteJson,
+  SiteList,
+  type SiteListJson,
+  type SiteSummaryJson,
+  SiteSummaryList,
+  type SiteSummaryListJson,
+  type SiteVersionJson,
+  type SiteVersionSiteJson,
+  type TrashEntryJson,
+} from './schema.js';
 import type { SiteVersionRow, VersionReview } from './versions.js';
+
+/*
+ * Every rendering of a site: the objects (siteToJson, siteToSummary) and the bytes the site routes
+ * send and the cache keeps (encode*). Each encoder is compiled from the response schema its route
+ * declares (schema.ts), by the serialiser Fastify compiles response schemas with, and takes the
+ * type of that schema: the bytes are what the schema says by construction, and what the schema
+ * does not name (a stray key in stored partner settings, say) is left out, as from any answer.
+ * The site routes that let Fastify serialise declare the same schemas.
+ */
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -29,6 +53,64 @@ export function siteToJson(row: SiteRow): SiteJson {
     created_at: row.created_at,
     updated_at: row.updated_at,
   };
+}
+
+/** The site as the list screen shows it (`fields=summary`): what is set, not the settings text itself. */
+export function siteToSummary(row: SiteRow): SiteSummaryJson {
+  const partner = readPartnerSettings(row);
+  const configured: SettingsField[] = SETTINGS_FIELDS.filter((field) => isConfigured(row[field]));
+  return {
+    id: row.id,
+    workspace_id: row.workspace_id,
+    name: row.name,
+    color: row.color,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+    configured,
+    partner: {
+      enabled: partner.enabled,
+      access_token_configured: row.partner_access_token !== null,
+      last_status: partner.last_status,
+      last_checked_at: partner.last_checked_at,
+    },
+  };
+}
+
+/** A settings group holds something unless it is blank or an empty JSON object or array. */
+function isConfigured(text: string): boolean {
+  // Trimmed first: one pattern with whitespace on both sides would backtrack quadratically on 64 KiB of spaces.
+  const trimmed = text.trim();
+  return trimmed !== '' && !/^(?:\{\s*\}|\[\s*\])$/.test(trimmed);
+}
+
+const serializeSiteEnvelope: (answer: SiteEnvelopeJson) => string = build(SiteEnvelope);
+const serializeSiteList: (answer: SiteListJson) => string = build(SiteList);
+const serializeSummaryList: (answer: SiteSummaryListJson) => string = build(SiteSummaryList);
+
+/** The body of GET and PUT /api/v1/sites/{id} (SiteEnvelope). */
+export function encodeSiteEnvelope(row: SiteRow): Buffer {
+  return ownBuffer(serializeSiteEnvelope({ site: siteToJson(row) }));
+}
+
+/** The body of GET /api/v1/sites (SiteList). */
+export function encodeSiteList(rows: readonly SiteRow[], nextCursor: string | null): Buffer {
+  return ownBuffer(serializeSiteList({ sites: rows.map(siteToJson), next_cursor: nextCursor }));
+}
+
+/** The body of GET /api/v1/sites?fields=summary (SiteSummaryList). */
+export function encodeSummaryList(rows: readonly SiteRow[], nextCursor: string | null, total: number): Buffer {
+  return ownBuffer(serializeSummaryList({ sites: rows.map(siteToSummary), next_cursor: nextCursor, total }));
+}
+
+/**
+ * The text in a buffer of its own. Answers under 4 KiB (a site, a page of three) would otherwise
+ * be slices of Node's shared 8 KiB pool, and one kept in the cache keeps its whole pool alive
+ * (docs/decisions/site-answers-as-bytes.md).
+ */
+function ownBuffer(text: string): Buffer {
+  const bytes = Buffer.allocUnsafeSlow(Buffer.byteLength(text));
+  bytes.write(text);
+  return bytes;
 }
 
 export function siteEtag(row: SiteRow): string {

@@ -3,11 +3,10 @@ import { membershipsTag, workspaceSitesTag } from '../memberships/changes.js';
 import { assertTwoFactorMet } from '../memberships/permissions.js';
 import { siteTag } from './changes.js';
 import type { SiteListFields } from './contract.js';
-import { encodeSite, encodeSiteEnvelope, encodeSiteList } from './encode.js';
 import type { SiteListOrder } from './list-cursor.js';
+import { encodeSiteEnvelope, encodeSiteList, encodeSummaryList } from './presenter.js';
 import type { SiteCaller } from './queries.js';
 import type { SiteService } from './service.js';
-import { encodeSummaryList } from './summary.js';
 
 /** A list request other than the default: another order, a search, or the summary fields. */
 export interface SiteListRequest extends SiteListOrder {
@@ -53,7 +52,7 @@ export class SiteReads {
     // under no key another answer of theirs could share.
     if (caller.twoFactorMissingIn.size > 0) {
       const page = await this.sites.list(caller, workspaceId, limit, cursor);
-      return encodeSiteList({ sites: page.sites.map(encodeSite), nextCursor: page.nextCursor });
+      return encodeSiteList(page.sites, page.nextCursor);
     }
     const key = pageKey(caller, workspaceId, limit, cursor);
     const held = this.#pages.get(key);
@@ -61,7 +60,7 @@ export class SiteReads {
     const epoch = this.cache.epoch;
     const tags = await this.#listTags(caller, workspaceId);
     const page = await this.sites.list(caller, workspaceId, limit, cursor);
-    const body = encodeSiteList({ sites: page.sites.map(encodeSite), nextCursor: page.nextCursor });
+    const body = encodeSiteList(page.sites, page.nextCursor);
     this.#pages.set(key, body, { tags, size: body.length, epoch });
     return body;
   }
@@ -97,7 +96,7 @@ export class SiteReads {
     const page = await this.sites.listOrdered(caller, request.workspaceId, request, request.limit, request.cursor);
     return request.fields === 'summary'
       ? encodeSummaryList(page.sites, page.nextCursor, await this.sites.count(caller, request.workspaceId, request.q))
-      : encodeSiteList({ sites: page.sites.map(encodeSite), nextCursor: page.nextCursor });
+      : encodeSiteList(page.sites, page.nextCursor);
   }
 
   /** A site the caller may read; a kept answer is checked against the caller's second factor as a fresh one is. */
@@ -110,8 +109,7 @@ export class SiteReads {
     }
     const epoch = this.cache.epoch;
     const row = await this.sites.get(caller, id);
-    const site = encodeSite(row);
-    const answer: SiteAnswer = { version: site.version, body: encodeSiteEnvelope(site), workspaceId: row.workspace_id };
+    const answer: SiteAnswer = { version: row.version, body: encodeSiteEnvelope(row), workspaceId: row.workspace_id };
     this.#sites.set(key, answer, { tags: [siteTag(id), membershipsTag(caller.userId)], size: answer.body.length, epoch });
     return answer;
   }

@@ -27,10 +27,9 @@ import {
   TrashListQuery,
   TrashParams,
 } from './schema.js';
-import { encodeSite, encodeSiteEnvelope } from './encode.js';
 import type { SiteReads } from './reads.js';
 import type { SiteHistory } from './history.js';
-import { siteEtag, siteToJson } from './presenter.js';
+import { encodeSiteEnvelope, siteEtag, siteToJson } from './presenter.js';
 import type { SiteService } from './service.js';
 
 const security: Array<Record<string, string[]>> = [{ BearerAuth: [] }, { AccessToken: [] }];
@@ -131,7 +130,7 @@ export function registerSiteRoutes(app: App, deps: { guard: Guard; sites: SiteSe
     },
     async (request, reply) => {
       const row = await deps.sites.update(currentCaller(request), changeOriginOf(request), request.params.id, request.body, ifMatchVersions(request.headers['if-match']));
-      return sendJsonBuffer(request, reply.header('etag', siteEtag(row)), encodeSiteEnvelope(encodeSite(row)));
+      return sendJsonBuffer(request, reply.header('etag', siteEtag(row)), encodeSiteEnvelope(row));
     },
   );
 

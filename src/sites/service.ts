@@ -26,6 +26,8 @@ import {
   countSites,
   findSite,
   findSiteForUpdate,
+  findSiteName,
+  findTrashedSiteForUpdate,
   lockSiteInWorkspace,
   insertSite,
   listSites,
@@ -39,6 +41,9 @@ import { saveSiteChange } from './save.js';
 import { DEFAULT_SITE_LIST_SORT, type PartnerSettingsUpdate, SETTINGS_FIELDS, type SiteCreate, type SiteUpdate } from './schema.js';
 import { insertSiteVersion, siteVersionRow, type VersionReview } from './versions.js';
 import { publishSiteEvent } from './webhook-events.js';
+
+// The rows other features are handed: they reach sites through this service, never its queries.
+export type { LockedSiteRow, MemberSiteRow, SiteCaller, SiteRow } from './queries.js';
 
 /** A site locked for a change, and whether its workspace has webhooks to tell (counted in the same read). */
 export interface LockedSite {
@@ -294,6 +299,30 @@ export class SiteService {
     assertTwoFactorMet(caller.twoFactorMissingIn, found.site.workspace_id);
     assertCan(found.role, action, siteNotFound);
     return found;
+  }
+
+  /**
+   * The site locked in the caller's transaction with the caller's role and the workspace's review
+   * policy, unchecked: undefined when the caller is no member of its workspace or it is in the
+   * trash. For a caller that answers those cases itself (change requests: a site in the trash).
+   */
+  findForUpdate(trx: Transaction<Database>, caller: SiteCaller, id: string): Promise<LockedSiteRow | undefined> {
+    return findSiteForUpdate(trx, this.deps.dialect, caller, id);
+  }
+
+  /** A site of the caller's workspaces that is in the trash, locked in the caller's transaction. */
+  findTrashedForUpdate(trx: Transaction<Database>, caller: SiteCaller, id: string): Promise<MemberSiteRow | undefined> {
+    return findTrashedSiteForUpdate(trx, this.deps.dialect, caller, id);
+  }
+
+  /** A live site of `workspaceId`, locked in the caller's transaction, for work done as Siteward (no caller to check). */
+  lockInWorkspace(trx: Transaction<Database>, workspaceId: string, id: string): Promise<SiteRow | undefined> {
+    return lockSiteInWorkspace(trx, this.deps.dialect, workspaceId, id);
+  }
+
+  /** A site's name, in the trash or not, for a message about it; undefined once it is purged. */
+  nameOf(id: string): Promise<string | undefined> {
+    return findSiteName(this.deps.db, id);
   }
 
   /**
