@@ -6,6 +6,7 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { sql } from 'kysely';
 import { type DatabaseHandle, openDatabase } from './connect.js';
+import { WRITER_WAL_AUTOCHECKPOINT_PAGES } from './wal-checkpoints.js';
 
 describe('the SQLite connection', () => {
   let dir: string;
@@ -55,6 +56,21 @@ describe('the SQLite connection', () => {
     }
     return { order, promises };
   }
+
+  test('has its WAL checkpointed by a thread of its own; the writing connection checkpoints only past the back-stop', async () => {
+    const autocheckpoint = await database.db.transaction().execute((trx) => sql<{ wal_autocheckpoint: number }>`pragma wal_autocheckpoint`.execute(trx));
+    assert.equal(autocheckpoint.rows[0]?.wal_autocheckpoint, WRITER_WAL_AUTOCHECKPOINT_PAGES);
+    await sql`create table checkpointed (n integer)`.execute(database.db);
+    for (let n = 0; n < 20; n++) await sql`insert into checkpointed (n) values (${n})`.execute(database.db);
+    const checkpoints = database.walCheckpoints;
+    assert.ok(checkpoints !== undefined);
+    const result = await checkpoints.now();
+    assert.equal(result.busy, 0);
+    assert.ok(result.log > 0, 'the writes are in the WAL');
+    assert.equal(result.checkpointed, result.log, 'and all of it is copied into the database file');
+    const rows = await sql<{ count: number }>`select count(*) as count from checkpointed`.execute(database.db);
+    assert.equal(rows.rows[0]?.count, 20);
+  });
 
   test('is handed to waiting transactions one at a time, in the order they asked', async () => {
     const { order } = await queueBehindHolder(30);

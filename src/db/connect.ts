@@ -9,6 +9,7 @@ import { ownerOnlySqliteFile } from './owner-only-files.js';
 import type { Database } from './schema.js';
 import { ImmediateSqliteDialect, SQLITE_STATEMENT_CACHE_SIZE, StatementCachingSqlite } from './sqlite-driver.js';
 import { ConnectionHolds, type ConnectionUse, type DatabaseUsage, statementFamily } from './usage.js';
+import { WalCheckpoints, WRITER_WAL_AUTOCHECKPOINT_PAGES } from './wal-checkpoints.js';
 
 export type DialectName = 'sqlite' | 'postgres';
 
@@ -21,6 +22,8 @@ export interface DatabaseHandle {
   withMigrationLock<T>(work: () => Promise<T>): Promise<T>;
   /** What the connections are doing now, and each query's time when opened with `timeQueries`: for the metrics. */
   usage: DatabaseUsage;
+  /** SQLite: the thread that checkpoints the WAL (db/wal-checkpoints.ts); none on PostgreSQL. */
+  walCheckpoints?: WalCheckpoints;
   close(): Promise<void>;
 }
 
@@ -70,6 +73,12 @@ export function openDatabase(config: DatabaseConfig, options: OpenDatabaseOption
     // here come from the operating system's file cache at a pread each, which costs no
     // throughput, and the process's memory stays flat (docs/decisions/storage-sqlite-connections.md).
     sqlite.pragma('cache_size = -4000');
+    // Checkpoints, and their fsyncs, are made on a thread of their own (db/wal-checkpoints.ts); this
+    // connection makes one only as a back-stop, and again at every 1,000 pages should the thread fail.
+    sqlite.pragma(`wal_autocheckpoint = ${WRITER_WAL_AUTOCHECKPOINT_PAGES}`);
+    const walCheckpoints = new WalCheckpoints(config.file, () => {
+      if (sqlite.open) sqlite.pragma('wal_autocheckpoint = 1000');
+    });
     // Plain reads run on a connection of their own, which WAL lets read while any connection, of
     // this process or another, writes: a read never queues behind a write waiting for the lock.
     // Opened after the writer, which made the file WAL. query_only: it can never write.
@@ -89,7 +98,19 @@ export function openDatabase(config: DatabaseConfig, options: OpenDatabaseOption
     // other connection can commit, so it is current there too.
     const dataVersion = sqlite.prepare('pragma data_version').pluck();
     const openChangeFeed = () => new SqliteChangeFeed(() => dataVersion.get() as number);
-    return { db, dialect: 'sqlite', openChangeFeed, withMigrationLock: (work) => withSqliteFileLock(`${config.file}-migration-lock`, work), usage, close: () => db.destroy() };
+    return {
+      db,
+      dialect: 'sqlite',
+      openChangeFeed,
+      withMigrationLock: (work) => withSqliteFileLock(`${config.file}-migration-lock`, work),
+      usage,
+      walCheckpoints,
+      // The thread's connection closes first: the last one to close checkpoints what is left and removes the WAL.
+      close: async () => {
+        await walCheckpoints.stop();
+        await db.destroy();
+      },
+    };
   }
 
   // The driver is loaded when the first query needs a connection, so a SQLite process never holds

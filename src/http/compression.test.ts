@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { brotliDecompressSync, gunzipSync, gzipSync } from 'node:zlib';
 import { buildTestApp, createSite, type SignedUpUser, signUp, type TestApp } from '../../test/helpers.js';
-import { preferredEncoding } from './compression.js';
+import { compressedCopy, preferredEncoding } from './compression.js';
 
 // Compression over real HTTP on 127.0.0.1: what a client receives, decompressed and compared with
 // what the same request without Accept-Encoding receives.
@@ -235,5 +235,21 @@ describe('choosing a coding', () => {
     assert.equal(preferredEncoding('br;q=0, gzip;q=0'), undefined);
     assert.equal(preferredEncoding('*'), 'br');
     assert.equal(preferredEncoding('gzip;q=1, br;q=0.2'), 'gzip');
+  });
+});
+
+describe('compressed copies', () => {
+  test('a body is compressed once per coding: the same bytes again get the copy made the first time', () => {
+    const body = Buffer.from(JSON.stringify({ sites: Array.from({ length: 50 }, (_, index) => ({ name: `Help centre ${index}`, color: '#4f46e5' })) }));
+    const gzip = compressedCopy('gzip', body);
+    const br = compressedCopy('br', body);
+    assert.equal(compressedCopy('gzip', body), gzip);
+    assert.equal(compressedCopy('br', body), br);
+    assert.deepEqual(gunzipSync(gzip), body);
+    assert.deepEqual(brotliDecompressSync(br), body);
+    // Another body, even with equal bytes, is compressed for itself: the copies follow the Buffer, not its text.
+    const other = Buffer.from(body);
+    assert.notEqual(compressedCopy('gzip', other), gzip);
+    assert.deepEqual(gunzipSync(compressedCopy('gzip', other)), body);
   });
 });

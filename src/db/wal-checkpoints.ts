@@ -1,0 +1,74 @@
+import { once } from 'node:events';
+import { Worker } from 'node:worker_threads';
+
+/**
+ * How many WAL pages the writing connection lets gather before it checkpoints itself, on the event
+ * loop. SQLite's default, 1,000 pages (4 MB), made every few hundred writes stop the process for
+ * the checkpoint's two fsyncs (tens of milliseconds, during which no request is answered). The
+ * checkpoints are made by a thread of their own instead (WalCheckpoints); this is the back-stop for
+ * when that thread cannot finish one: a checkpoint that runs while a write commits leaves pages
+ * behind, and the WAL only starts over once one has copied them all, which under writes without a
+ * pause only the writer itself can do. So the event loop still checkpoints, once per 10,000 pages
+ * (40 MB) instead of 1,000, and the WAL file stays below about that size.
+ */
+export const WRITER_WAL_AUTOCHECKPOINT_PAGES = 10_000;
+
+/** How often the checkpointing thread copies the WAL's new pages into the database file. */
+export const WAL_CHECKPOINT_INTERVAL_MS = 250;
+
+/** What one checkpoint did, as SQLite's `wal_checkpoint` reports it. */
+export interface CheckpointResult {
+  /** 1 when it could not run (another checkpoint was running). */
+  busy: number;
+  /** Pages in the WAL. */
+  log: number;
+  /** Pages of it now in the database file. */
+  checkpointed: number;
+}
+
+/** What the thread is given to start (checkpoint-worker.ts). */
+export interface CheckpointWorkerData {
+  file: string;
+  intervalMs: number;
+}
+
+/** Messages to the thread, and its answers to `now`. */
+export type CheckpointRequest = 'now' | 'stop';
+export type CheckpointAnswer = { result: CheckpointResult } | { error: string };
+
+/**
+ * PASSIVE checkpoints of a SQLite database in WAL mode, made on a thread of their own with a
+ * connection of their own: the fsyncs wait there, not on the event loop. A PASSIVE checkpoint
+ * never takes the write lock, so writers and readers of any connection go on meanwhile.
+ * Should the thread fail, `onFailure` is told, so that the writing connection checkpoints on its
+ * own again.
+ */
+export class WalCheckpoints {
+  readonly #worker: Worker;
+  readonly #exited: Promise<unknown>;
+
+  constructor(file: string, onFailure: () => void, intervalMs = WAL_CHECKPOINT_INTERVAL_MS) {
+    const data: CheckpointWorkerData = { file, intervalMs };
+    this.#worker = new Worker(new URL('./checkpoint-worker.js', import.meta.url), { workerData: data });
+    // Like the timers of the process, it keeps nobody alive: a process that ends without closing
+    // its database leaves a WAL that SQLite reads on the next open.
+    this.#worker.unref();
+    this.#exited = once(this.#worker, 'exit');
+    this.#worker.on('error', onFailure);
+  }
+
+  /** One checkpoint now, on the thread (what the tests wait for instead of the interval). */
+  async now(): Promise<CheckpointResult> {
+    const answer = once(this.#worker, 'message') as Promise<[CheckpointAnswer]>;
+    this.#worker.postMessage('now' satisfies CheckpointRequest);
+    const [reply] = await answer;
+    if ('error' in reply) throw new Error(`WAL checkpoint failed: ${reply.error}`);
+    return reply.result;
+  }
+
+  /** Stops the thread, which closes its connection first. */
+  async stop(): Promise<void> {
+    this.#worker.postMessage('stop' satisfies CheckpointRequest);
+    await this.#exited;
+  }
+}
