@@ -57,7 +57,7 @@ export default defineConfig({
         // keep them cached across releases; and the dashboard's first screens (main.tsx and all it
         // imports statically: the frame, the sign-in page, the sites list), code later screens
         // share included, rather than split into a file per shared part. The other screens and
-        // CodeMirror load on first use (App.tsx).
+        // CodeMirror load on first use (web/src/routes/screens.tsx).
         codeSplitting: {
           groups: [
             { name: 'framework', test: /node_modules[\\/](react|react-dom|scheduler|react-router|@tanstack)[\\/]/, priority: 2 },

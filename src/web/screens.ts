@@ -1,7 +1,7 @@
 /**
  * The dashboard's screens, as path patterns (`:name` stands for one path segment). The server
  * answers each with index.html and status 200; the dashboard's router draws the screen. No
- * imports: the dashboard builds its routes from this list (web/src/App.tsx).
+ * imports: the dashboard builds its routes from this list (web/src/routes/screens.tsx).
  */
 export const SCREENS = [
   '/',
