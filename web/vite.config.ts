@@ -48,6 +48,8 @@ export default defineConfig({
     modulePreload: { polyfill: false },
     // No source maps: served beside the bundle they would publish the dashboard's whole source.
     sourcemap: false,
+    // dist/web/.vite/manifest.json: which files each screen loads, for the bundle budgets (e2e/bundle.test.ts); the server serves only assets/.
+    manifest: true,
     // The compressed copies take seconds on purpose (brotli's highest setting): no warning for it.
     rolldownOptions: {
       checks: { bundlerTimings: false },

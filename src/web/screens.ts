@@ -25,6 +25,9 @@ export const SCREENS = [
 
 export type Screen = (typeof SCREENS)[number];
 
+/** The screens for people signed out: opened without a session cookie, they ask the API nothing at first. */
+export const SIGNED_OUT_SCREENS = ['/sign-in', '/sign-up'] as const satisfies readonly Screen[];
+
 /** The sites list's screens: opened without a query, they show the list's first page. */
 export const SITE_LIST_SCREENS = ['/', '/sites'] as const satisfies readonly Screen[];
 

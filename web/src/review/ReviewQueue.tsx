@@ -19,13 +19,16 @@ export function ReviewQueue({ workspace, named }: { workspace: Workspace; named:
   const siteNames = useSiteNames(workspace.id);
   const titleId = `review-queue-${workspace.id}`;
   return (
-    <section className="card" aria-labelledby={titleId}>
+    // A fixed height, its list scrolling inside: the sites list below never moves as it loads.
+    <section className="card review-queue" aria-labelledby={titleId}>
       <div className="card-header">
         <div>
           <h2 id={titleId}>{named ? `Waiting for review in ${workspace.name}` : 'Waiting for review'}</h2>
           <p>Changes proposed to its sites, before they go live.</p>
         </div>
       </div>
+      {/* Focusable, so the list can be scrolled from the keyboard too. */}
+      <div className="review-queue-body" tabIndex={0} role="group" aria-labelledby={titleId}>
       {queue.isError ? (
         <LoadFailed title="The changes waiting for review could not be loaded" message={errorMessage(queue.error)} onRetry={() => void queue.refetch()} />
       ) : queue.data === undefined ? (
@@ -35,6 +38,7 @@ export function ReviewQueue({ workspace, named }: { workspace: Workspace; named:
       ) : (
         <ChangeRequestList requests={queue.data} siteNames={siteNames} approvalsNeeded={workspace.review.required ? workspace.review.approvals : undefined} label={`Waiting for review in ${workspace.name}`} />
       )}
+      </div>
     </section>
   );
 }
