@@ -29,15 +29,15 @@ export function ReviewQueue({ workspace, named }: { workspace: Workspace; named:
       </div>
       {/* Focusable, so the list can be scrolled from the keyboard too. */}
       <div className="review-queue-body" tabIndex={0} role="group" aria-labelledby={titleId}>
-      {queue.isError ? (
-        <LoadFailed title="The changes waiting for review could not be loaded" message={errorMessage(queue.error)} onRetry={() => void queue.refetch()} />
-      ) : queue.data === undefined ? (
-        <Loading label="Loading the changes waiting for review…" />
-      ) : queue.data.length === 0 ? (
-        <p className="muted">Nothing is waiting for review.</p>
-      ) : (
-        <ChangeRequestList requests={queue.data} siteNames={siteNames} approvalsNeeded={workspace.review.required ? workspace.review.approvals : undefined} label={`Waiting for review in ${workspace.name}`} />
-      )}
+        {queue.isError ? (
+          <LoadFailed title="The changes waiting for review could not be loaded" message={errorMessage(queue.error)} onRetry={() => void queue.refetch()} />
+        ) : queue.data === undefined ? (
+          <Loading label="Loading the changes waiting for review…" />
+        ) : queue.data.length === 0 ? (
+          <p className="muted">Nothing is waiting for review.</p>
+        ) : (
+          <ChangeRequestList requests={queue.data} siteNames={siteNames} approvalsNeeded={workspace.review.required ? workspace.review.approvals : undefined} label={`Waiting for review in ${workspace.name}`} />
+        )}
       </div>
     </section>
   );
