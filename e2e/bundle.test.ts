@@ -1,9 +1,12 @@
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { gzipSync } from 'node:zlib';
 import type { Page, Response, Route } from 'playwright-core';
 import { createSite, signUp } from '../test/helpers.js';
 import { signInPage } from './dashboard-session.js';
+import { WEB_BUILD_DIR } from '../src/web/static.js';
 import { type Dashboard, openDashboard } from './harness.js';
 
 // What the dashboard's first screens load, and how it copes when the code of a screen does not
@@ -25,6 +28,11 @@ const FIRST_LOAD_BUDGET = 160 * 1024;
  * on the browser's six connections to the one server, the first requests for data behind them.
  */
 const PRELOADED_FILES_BUDGET = 3;
+/**
+ * Everything a signed-out page (sign-in, sign-up) runs, read from the build's manifest: the entry
+ * script, the dashboard it imports (frameworks included) and the sign-in screen's code.
+ */
+const SIGNED_OUT_BUDGET = 150 * 1024;
 
 interface BrowserElement {
   getAttribute(name: string): string | null;
@@ -130,6 +138,38 @@ test('a cold load runs under 100 KB gzip of scripts before it asks for data and 
   for (const name of [...signIn.keys(), ...sitesList.keys()]) {
     assert.doesNotMatch(name, /^(SiteEditor|SettingsTextEditor|Security|Profile|AccessTokens|Workspace|Trash|SignUp|CommandPalette)/, `${name} loaded before it was needed`);
   }
+});
+
+/** One chunk of vite's build manifest (dist/web/.vite/manifest.json), keyed by its source. */
+interface ManifestChunk {
+  file: string;
+  imports?: string[];
+  dynamicImports?: string[];
+  isEntry?: boolean;
+}
+
+test('a signed-out page runs at most the signed-out budget of gzip scripts, counted from the build manifest', () => {
+  const manifest = JSON.parse(readFileSync(path.join(WEB_BUILD_DIR, '.vite', 'manifest.json'), 'utf8')) as Record<string, ManifestChunk>;
+  const files = new Set<string>();
+  const withImports = (key: string) => {
+    const chunk = manifest[key];
+    assert.ok(chunk !== undefined, `${key} is not in the build manifest`);
+    if (files.has(chunk.file)) return;
+    files.add(chunk.file);
+    chunk.imports?.forEach(withImports);
+  };
+  // The entry (index.html's script) and what it imports, then the dashboard it loads next (its one
+  // dynamic import, src/main.tsx: the router, the guards and the sign-in screen), with what they
+  // import; and the sign-in screen's own chunk, should it have one.
+  withImports('index.html');
+  manifest['index.html']?.dynamicImports?.forEach(withImports);
+  if (manifest['src/pages/SignIn.tsx'] !== undefined) withImports('src/pages/SignIn.tsx');
+  const sizes = [...files].map((file) => ({ file, size: gzipSync(readFileSync(path.join(WEB_BUILD_DIR, file)), { level: 9 }).length }));
+  const sum = sizes.reduce((all, { size }) => all + size, 0);
+  console.log(`diagnostic: a signed-out page runs ${kb(sum)} gzip of scripts (budget ${kb(SIGNED_OUT_BUDGET)}): ${sizes.map(({ file, size }) => `${file} ${kb(size)}`).join(', ')}`);
+  assert.ok(sum <= SIGNED_OUT_BUDGET, `a signed-out page runs ${kb(sum)} of scripts`);
+  // CodeMirror, the charts and the signed-in screens are not among them.
+  for (const file of files) assert.doesNotMatch(path.basename(file), /^(SiteEditor|SettingsTextEditor|Security|Profile|AccessTokens|Workspace|Trash|CommandPalette|review|ReviewQueue)/, `${file} is loaded signed out`);
 });
 
 test('a screen shows a loading state while its code arrives, and the error screen with Reload when it never does', { timeout: 120_000 }, async () => {

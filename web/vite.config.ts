@@ -48,6 +48,8 @@ export default defineConfig({
     modulePreload: { polyfill: false },
     // No source maps: served beside the bundle they would publish the dashboard's whole source.
     sourcemap: false,
+    // dist/web/.vite/manifest.json: which files each screen loads, for the bundle budgets (e2e/bundle.test.ts); the server serves only assets/.
+    manifest: true,
     // The compressed copies take seconds on purpose (brotli's highest setting): no warning for it.
     rolldownOptions: {
       checks: { bundlerTimings: false },
@@ -57,7 +59,7 @@ export default defineConfig({
         // keep them cached across releases; and the dashboard's first screens (main.tsx and all it
         // imports statically: the frame, the sign-in page, the sites list), code later screens
         // share included, rather than split into a file per shared part. The other screens and
-        // CodeMirror load on first use (App.tsx).
+        // CodeMirror load on first use (web/src/routes/screens.tsx).
         codeSplitting: {
           groups: [
             { name: 'framework', test: /node_modules[\\/](react|react-dom|scheduler|react-router|@tanstack)[\\/]/, priority: 2 },

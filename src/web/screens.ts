@@ -1,7 +1,7 @@
 /**
  * The dashboard's screens, as path patterns (`:name` stands for one path segment). The server
  * answers each with index.html and status 200; the dashboard's router draws the screen. No
- * imports: the dashboard builds its routes from this list (web/src/App.tsx).
+ * imports: the dashboard builds its routes from this list (web/src/routes/screens.tsx).
  */
 export const SCREENS = [
   '/',
@@ -24,6 +24,9 @@ export const SCREENS = [
 ] as const;
 
 export type Screen = (typeof SCREENS)[number];
+
+/** The screens for people signed out: opened without a session cookie, they ask the API nothing at first. */
+export const SIGNED_OUT_SCREENS = ['/sign-in', '/sign-up'] as const satisfies readonly Screen[];
 
 /** The sites list's screens: opened without a query, they show the list's first page. */
 export const SITE_LIST_SCREENS = ['/', '/sites'] as const satisfies readonly Screen[];

@@ -19,7 +19,8 @@ describe('the dashboard as the real build serves it', () => {
   afterEach(() => t.close());
 
   test('every screen address answers the same index.html, never cached, under the strict CSP', async () => {
-    const signIn = await t.app.inject({ method: 'GET', url: '/sign-in' });
+    // With a session cookie: without one, the sign-in screens answer a page of their own (below).
+    const signIn = await t.app.inject({ method: 'GET', url: '/sign-in', headers: { cookie: 'siteward_session=x' } });
     assert.equal(signIn.statusCode, 200);
     assert.match(String(signIn.headers['content-type']), /^text\/html/);
     assert.equal(signIn.headers['cache-control'], 'no-cache');
@@ -28,15 +29,33 @@ describe('the dashboard as the real build serves it', () => {
     assert.match(signIn.body, /<div id="root"><\/div>/);
     assert.match(signIn.body, /<link rel="preload" as="fetch" crossorigin href="\/api\/v1\/me"/, 'who is signed in is asked for on every screen');
     for (const url of ['/sign-up', '/sites/0193abcd', '/sites/0193abcd/ai', '/settings/profile', '/settings/access-tokens', '/settings/security', '/sign-in?next=%2Fsites', '/?q=a', '/sites?sort=name', '/sites?workspace=0193abcd']) {
-      const screen = await t.app.inject({ method: 'GET', url });
+      const screen = await t.app.inject({ method: 'GET', url, headers: { cookie: 'theme=dark; siteward_session=x' } });
       assert.equal(screen.statusCode, 200, url);
       assert.equal(screen.body, signIn.body, url);
       assert.equal(screen.headers.etag, signIn.headers.etag, url);
     }
   });
 
+  test('the sign-in screens opened without a session cookie neither preload the account nor let the dashboard ask for it', async () => {
+    const withSession = await t.app.inject({ method: 'GET', url: '/sign-in', headers: { cookie: 'siteward_session=x' } });
+    for (const url of ['/sign-in', '/sign-up', '/sign-in?next=%2Fsites']) {
+      for (const cookie of [undefined, 'theme=dark', 'not_siteward_session=x']) {
+        const screen = await t.app.inject({ method: 'GET', url, headers: cookie === undefined ? {} : { cookie } });
+        assert.equal(screen.statusCode, 200, url);
+        assert.equal(screen.headers['content-security-policy'], DASHBOARD_CSP, url);
+        assert.doesNotMatch(screen.body, /href="\/api\/v1\/(?:me|sites)/, url);
+        // The same page less the account's preload, and the line that tells the entry script.
+        assert.equal(screen.body.replace('  <meta name="siteward-session" content="none">\n  ', '').replace(/\s*<!--[^]*?-->/g, ''), withSession.body.replace(/[ \t]*<link rel="preload" as="fetch" crossorigin href="\/api\/v1\/me" \/>\n/, '').replace(/\s*<!--[^]*?-->/g, ''), url);
+        assert.notEqual(screen.headers.etag, withSession.headers.etag, url);
+      }
+    }
+    // Other screens always ask: only someone signed in gets past the sign-in screen to them.
+    const trash = await t.app.inject({ method: 'GET', url: '/trash' });
+    assert.match(trash.body, /href="\/api\/v1\/me"/);
+  });
+
   test("the sites list's addresses without a query preload its first page as the dashboard asks for it, and only they", async () => {
-    const signIn = await t.app.inject({ method: 'GET', url: '/sign-in' });
+    const signIn = await t.app.inject({ method: 'GET', url: '/sign-in', headers: { cookie: 'siteward_session=x' } });
     assert.doesNotMatch(signIn.body, /\/api\/v1\/sites/);
     const preload = `<link rel="preload" as="fetch" crossorigin href="${SITE_LIST_FIRST_PAGE.replaceAll('&', '&amp;')}">`;
     assert.equal(SITE_LIST_FIRST_PAGE, '/api/v1/sites?fields=summary&sort=-updated_at&limit=25');
@@ -108,7 +127,7 @@ describe('the dashboard as the real build serves it', () => {
   });
 
   test('an unknown address a browser opens answers the dashboard with 404, under the dashboard headers', async () => {
-    const home = await t.app.inject({ method: 'GET', url: '/sign-in' });
+    const home = await t.app.inject({ method: 'GET', url: '/trash' });
     const accept = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8';
     for (const url of ['/nope', '/settings/bogus', '/sites/a/b/c', '/assets/a/b', '/nope?x=%2F', '/magic-wand']) {
       const response = await t.app.inject({ method: 'GET', url, headers: { accept } });
@@ -188,7 +207,7 @@ describe('serving a build folder', () => {
 
   async function appServing(dir: string) {
     const app = Fastify().withTypeProvider<TypeBoxTypeProvider>();
-    registerDashboard(app, dir);
+    registerDashboard(app, 'siteward_session', dir);
     await app.ready();
     return app;
   }

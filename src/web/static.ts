@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import { preferredEncoding } from '../http/compression.js';
 import { COMPRESSED_SUFFIXES, type Compressed, compressFully, isCompressible } from './precompressed.js';
 import type { App } from '../http/types.js';
-import { SCREENS, SITE_LIST_FIRST_PAGE, SITE_LIST_SCREENS } from './screens.js';
+import { SCREENS, SIGNED_OUT_SCREENS, SITE_LIST_FIRST_PAGE, SITE_LIST_SCREENS } from './screens.js';
 
 /** Where `npm run build` puts the dashboard (web/vite.config.ts): dist/web beside dist/src. */
 export const WEB_BUILD_DIR = fileURLToPath(new URL('../../web/', import.meta.url));
@@ -71,6 +71,16 @@ export function loadAsset(file: string, contentType: string): Asset {
   return { body, compressed: isCompressible(file, body.length) ? compressedCopy(file, digest, body) : undefined, contentType, etag: `"${digest.slice(0, 27)}"` };
 }
 
+/** index.html with `edit` applied to its text; a page without a head of its own (not the dashboard's build) is served as it is. */
+function rewrittenIndex(index: Asset, edit: (html: string, headEnd: number) => string): Asset {
+  const html = index.body.toString('utf8');
+  const at = html.indexOf('</head>');
+  if (at === -1) return index;
+  const body = Buffer.from(edit(html, at));
+  const digest = createHash('sha256').update(body).digest('base64url');
+  return { body, compressed: isCompressible('index.html', body.length) ? compressFully(body) : undefined, contentType: index.contentType, etag: `"${digest.slice(0, 27)}"` };
+}
+
 /**
  * index.html for the sites list opened without a query: it also preloads the list's first page, so
  * that request leaves as the page is read rather than once the entry script runs, and the entry
@@ -80,13 +90,24 @@ export function loadAsset(file: string, contentType: string): Asset {
  * has no such line, so they never ask for a list they do not show.
  */
 export function withSiteListPreload(index: Asset): Asset {
-  const html = index.body.toString('utf8');
-  const at = html.indexOf('</head>');
-  // A page without a head of its own (not the dashboard's build) is served as it is.
-  if (at === -1) return index;
-  const body = Buffer.from(`${html.slice(0, at)}  <link rel="preload" as="fetch" crossorigin href="${SITE_LIST_FIRST_PAGE.replaceAll('&', '&amp;')}">\n  ${html.slice(at)}`);
-  const digest = createHash('sha256').update(body).digest('base64url');
-  return { body, compressed: isCompressible('index.html', body.length) ? compressFully(body) : undefined, contentType: index.contentType, etag: `"${digest.slice(0, 27)}"` };
+  return rewrittenIndex(index, (html, at) => `${html.slice(0, at)}  <link rel="preload" as="fetch" crossorigin href="${SITE_LIST_FIRST_PAGE.replaceAll('&', '&amp;')}">\n  ${html.slice(at)}`);
+}
+
+/** index.html's preload of the account (web/index.html). */
+const ACCOUNT_PRELOAD = /[ \t]*<link rel="preload" as="fetch" crossorigin href="\/api\/v1\/me"\s*\/?>\n?/;
+
+/**
+ * index.html for a sign-in screen opened without a session cookie: no one can be signed in, so the
+ * page neither preloads the account nor lets the entry script ask for it (a 401 the browser would
+ * log as an error on every visit). The meta line tells the entry script (web/src/earlyRequests.ts).
+ */
+export function withoutSession(index: Asset): Asset {
+  return rewrittenIndex(index, (html, at) => `${html.slice(0, at)}  <meta name="siteward-session" content="none">\n  ${html.slice(at)}`.replace(ACCOUNT_PRELOAD, ''));
+}
+
+/** Whether the request carries a cookie of that name (valid or not: the API decides that). */
+function hasCookie(request: FastifyRequest, name: string): boolean {
+  return (request.headers.cookie ?? '').split(';').some((pair) => pair.trim().startsWith(`${name}=`));
 }
 
 /** `cacheControl` undefined: an answer nobody keeps or revalidates (the not-found screen), so no ETag either. */
@@ -127,8 +148,9 @@ function isApiPath(url: string): boolean {
 /**
  * Serves the built dashboard from memory: the hashed files under /assets/ for a year (their names
  * change with their content), and index.html, never cached, for every screen's address.
+ * `sessionCookie` is the web session cookie's name: the sign-in screens opened without it say so.
  */
-export function registerDashboard(app: App, buildDir: string = WEB_BUILD_DIR): void {
+export function registerDashboard(app: App, sessionCookie: string, buildDir: string = WEB_BUILD_DIR): void {
   const indexFile = path.join(buildDir, 'index.html');
   if (!existsSync(indexFile)) {
     app.log.warn({ buildDir }, 'the web interface is not built (run `npm run build`); the API works without it');
@@ -142,6 +164,7 @@ export function registerDashboard(app: App, buildDir: string = WEB_BUILD_DIR): v
 
   const index = loadAsset(indexFile, 'text/html; charset=utf-8');
   const siteListIndex = withSiteListPreload(index);
+  const signedOutIndex = withoutSession(index);
   const assets = new Map<string, Asset>();
   const assetsDir = path.join(buildDir, 'assets');
   if (existsSync(assetsDir)) {
@@ -159,11 +182,15 @@ export function registerDashboard(app: App, buildDir: string = WEB_BUILD_DIR): v
   };
   for (const screen of SCREENS) {
     const isSiteList = (SITE_LIST_SCREENS as readonly string[]).includes(screen);
-    app.get(screen, { schema: { hide: true }, compress: false }, async (request, reply) =>
+    const isSignedOut = (SIGNED_OUT_SCREENS as readonly string[]).includes(screen);
+    app.get(screen, { schema: { hide: true }, compress: false }, async (request, reply) => {
       // Only the address itself: with a query (a search, a sort, a workspace, a page) the list's
       // first page is another request, which the entry script makes alone.
-      sendIndex(request, reply, true, isSiteList && request.url === screen ? siteListIndex : index),
-    );
+      if (isSiteList && request.url === screen) return sendIndex(request, reply, true, siteListIndex);
+      // With a session cookie the dashboard asks who it is, and leads someone signed in onwards.
+      if (isSignedOut && !hasCookie(request, sessionCookie)) return sendIndex(request, reply, true, signedOutIndex);
+      return sendIndex(request, reply, true, index);
+    });
   }
   // Any other address a browser opens gets the dashboard with 404, which draws its not-found
   // screen; API and sign-in paths, and requests that do not ask for HTML, keep the problem+json 404.

@@ -8,6 +8,7 @@ import { formatDateTime, formatRelative } from '../format';
 import { loadOnFirstUse } from '../loadOnFirstUse';
 import { Link, navigate, pathOf, queryOf, useLocation, useLocationState } from '../router';
 import { DEFAULT_SITE_SORT, isSiteSort, SITE_LIST_PAGE_SIZE, siteListQueryFrom, type SiteSort, type SiteSummary } from '../siteList';
+import { isForSomethingElse, rowAfterKey } from '../shortcuts';
 import { useTitle } from '../useTitle';
 import { can, ROLE_LABELS, roleWithArticle } from '../workspaceAccess';
 import { type Workspace } from '../workspaces';
@@ -106,14 +107,23 @@ export function SitesPage() {
   });
 
   const searchBox = useRef<HTMLInputElement>(null);
-  // "/" puts the cursor in the search box, as on many lists (not while typing in a field).
+  const siteList = useRef<HTMLUListElement>(null);
+  // "/" puts the cursor in the search box, as on many lists; j and k move focus down and up the
+  // rows, onto each site's link, so Enter opens it and a screen reader reads the row's name (not
+  // while typing in a field).
   useEffect(() => {
     const onKeyDown = (event: KeyboardEvent) => {
-      const target = event.target;
-      const typing = target instanceof HTMLElement && (target.isContentEditable || ['INPUT', 'TEXTAREA', 'SELECT'].includes(target.tagName));
-      if (event.key !== '/' || typing || event.ctrlKey || event.metaKey || event.altKey) return;
+      if (isForSomethingElse(event)) return;
+      if (event.key === '/') {
+        event.preventDefault();
+        searchBox.current?.focus();
+        return;
+      }
+      const links = [...(siteList.current?.querySelectorAll<HTMLAnchorElement>('a.site-name') ?? [])];
+      const next = rowAfterKey(event.key, links.findIndex((link) => link === document.activeElement), links.length);
+      if (next === undefined) return;
       event.preventDefault();
-      searchBox.current?.focus();
+      links[next]?.focus();
     };
     window.addEventListener('keydown', onKeyDown);
     return () => window.removeEventListener('keydown', onKeyDown);
@@ -148,6 +158,9 @@ export function SitesPage() {
   }
 
   const page = list.data;
+  // The rows are drawn with what goes above them (the queues waiting for review, which depend on
+  // the workspaces), never before it: nothing then pushes drawn rows down (layout shift).
+  const workspacesKnown = workspaces.data !== undefined || workspaces.isError;
   const firstIndex = previous.length * SITE_LIST_PAGE_SIZE;
   const onFirstPage = cursor === null;
   const rangeKnown = onFirstPage || previous.length > 0;
@@ -212,7 +225,7 @@ export function SitesPage() {
         </div>
       )}
 
-      {list.isPending && <SiteListSkeleton />}
+      {(list.isPending || (page !== undefined && page.sites.length > 0 && !workspacesKnown)) && <SiteListSkeleton />}
 
       {list.isError && page === undefined && isTwoFactorRequired(list.error) && <TwoFactorRequiredNotice />}
       {list.isError && page === undefined && !isTwoFactorRequired(list.error) && (
@@ -262,13 +275,13 @@ export function SitesPage() {
         </section>
       )}
 
-      {reviewed.length > 0 && (
-        <Suspense fallback={null}>
+      {workspacesKnown && reviewed.length > 0 && (
+        <Suspense fallback={reviewed.map((workspace) => <ReviewQueueSkeleton key={workspace.id} />)}>
           <ReviewQueues workspaces={reviewed} />
         </Suspense>
       )}
 
-      {page !== undefined && page.sites.length > 0 && (
+      {page !== undefined && page.sites.length > 0 && workspacesKnown && (
         <section className="card site-list-card" aria-label="Your sites" aria-busy={list.isFetching || undefined}>
           {list.isError && <Alert kind="error">{errorMessage(list.error)}</Alert>}
           <p className="muted small site-list-count" role="status">
@@ -277,7 +290,7 @@ export function SitesPage() {
               : `${page.total} ${page.total === 1 ? 'site' : 'sites'}`}
             {q !== '' && ` matching “${q}”`}
           </p>
-          <ul className="list site-list">
+          <ul className="list site-list" ref={siteList}>
             {page.sites.map((site) => (
               <SiteRow
                 key={site.id}
@@ -371,6 +384,15 @@ function PartnerHealth({ partner }: { partner: SiteSummary['partner'] }) {
       </span>
     );
   return <span className="badge badge-accent">Partner not checked</span>;
+}
+
+/** A review queue's place while its code arrives: the same height as the queue (review.css). */
+function ReviewQueueSkeleton() {
+  return (
+    <div className="card review-queue" aria-hidden="true">
+      <span className="skeleton skeleton-line skeleton-short" />
+    </div>
+  );
 }
 
 /** The list's shape while the first page loads, so the rows do not jump in. */

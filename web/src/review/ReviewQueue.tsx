@@ -19,22 +19,26 @@ export function ReviewQueue({ workspace, named }: { workspace: Workspace; named:
   const siteNames = useSiteNames(workspace.id);
   const titleId = `review-queue-${workspace.id}`;
   return (
-    <section className="card" aria-labelledby={titleId}>
+    // A fixed height, its list scrolling inside: the sites list below never moves as it loads.
+    <section className="card review-queue" aria-labelledby={titleId}>
       <div className="card-header">
         <div>
           <h2 id={titleId}>{named ? `Waiting for review in ${workspace.name}` : 'Waiting for review'}</h2>
           <p>Changes proposed to its sites, before they go live.</p>
         </div>
       </div>
-      {queue.isError ? (
-        <LoadFailed title="The changes waiting for review could not be loaded" message={errorMessage(queue.error)} onRetry={() => void queue.refetch()} />
-      ) : queue.data === undefined ? (
-        <Loading label="Loading the changes waiting for review…" />
-      ) : queue.data.length === 0 ? (
-        <p className="muted">Nothing is waiting for review.</p>
-      ) : (
-        <ChangeRequestList requests={queue.data} siteNames={siteNames} approvalsNeeded={workspace.review.required ? workspace.review.approvals : undefined} label={`Waiting for review in ${workspace.name}`} />
-      )}
+      {/* Focusable, so the list can be scrolled from the keyboard too. */}
+      <div className="review-queue-body" tabIndex={0} role="group" aria-labelledby={titleId}>
+        {queue.isError ? (
+          <LoadFailed title="The changes waiting for review could not be loaded" message={errorMessage(queue.error)} onRetry={() => void queue.refetch()} />
+        ) : queue.data === undefined ? (
+          <Loading label="Loading the changes waiting for review…" />
+        ) : queue.data.length === 0 ? (
+          <p className="muted">Nothing is waiting for review.</p>
+        ) : (
+          <ChangeRequestList requests={queue.data} siteNames={siteNames} approvalsNeeded={workspace.review.required ? workspace.review.approvals : undefined} label={`Waiting for review in ${workspace.name}`} />
+        )}
+      </div>
     </section>
   );
 }
