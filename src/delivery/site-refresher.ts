@@ -1,5 +1,4 @@
 import type { Cache } from '../cache/cache.js';
-import type { PublicStreamOptions, StreamLog } from './streams.js';
 
 /** Sites re-read in one query at most. */
 const READ_BATCH = 500;
@@ -23,7 +22,7 @@ export class SiteRefresher {
   constructor(
     private readonly deps: {
       cache: Cache;
-      log: StreamLog;
+      log: { warn(details: { err: unknown }, message: string): void };
       /** The streams' channels, by site id: the sites that have open streams now. */
       channels: ReadonlyMap<string, unknown>;
       /** Reads the sites again and sends what changed to their streams. */
@@ -31,7 +30,8 @@ export class SiteRefresher {
       /** Logged when a batch cannot be read. */
       failure: string;
     },
-    private readonly options: Pick<PublicStreamOptions, 'databasePollIntervalMs'>,
+    /** As the streams' options (PublicStreamOptions) say it. */
+    private readonly options: { databasePollIntervalMs: number },
   ) {}
 
   /** Reads these sites again, soon. */
