@@ -1,10 +1,9 @@
 import { STATUS_CODES } from 'node:http';
-import type { ErrorCode } from './error-codes.js';
 import { HTTP_ERRORS } from './http/errors.js';
-import type { FieldError, Problem, ProblemExtensions } from './problem.js';
+import type { ErrorCode, FieldError, Problem, ProblemExtensions } from './problem.js';
 
 // The problem document's shape lives in an import-free module the dashboard can compile too.
-export type { FieldError, Problem, ProblemExtensions } from './problem.js';
+export type { ErrorCode, FieldError, Problem, ProblemExtensions } from './problem.js';
 
 /**
  * A failure a client can act on. Each carries a stable `code` defined next to the feature that

@@ -1,4 +1,13 @@
-import type { ErrorCode } from './error-codes.js';
+/**
+ * The lists of error codes, one member per feature (`sites: typeof SITE_ERRORS`). Each feature's
+ * errors.ts adds its own list here (declaration merging, as Fastify's types are extended), so this
+ * layer names no feature while AppError still takes only a code some list holds. src/error-codes.ts
+ * gathers the same lists as values.
+ */
+export interface ErrorCodeLists {}
+
+/** Every `code` a problem can carry: the values of every registered list. */
+export type ErrorCode = { [Feature in keyof ErrorCodeLists]: ErrorCodeLists[Feature][keyof ErrorCodeLists[Feature]] }[keyof ErrorCodeLists];
 
 /** RFC 9457 problem documents, as every error of the API is sent. */
 export interface FieldError {

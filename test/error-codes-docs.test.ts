@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { ERROR_CODE_LISTS, type ErrorCode } from '../src/error-codes.js';
 
-const codes: ErrorCode[] = ERROR_CODE_LISTS.flatMap((list): ErrorCode[] => Object.values(list));
+const codes: ErrorCode[] = Object.values(ERROR_CODE_LISTS).flatMap((list): ErrorCode[] => Object.values(list));
 
 test('each error code belongs to one feature list only', () => {
   assert.equal(new Set(codes).size, codes.length);

@@ -1,54 +1,10 @@
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import path from 'node:path';
 import { test } from 'node:test';
-import { fileURLToPath } from 'node:url';
+import { DECLARATION, DYNAMIC, importGraph, ROOTS } from './import-graph.js';
 
 // No file of the server or the dashboard may reach itself through its imports: a cycle makes
 // load order matter and leaves no file that can be read first. Type-only imports count too, since
-// a cycle of types is the same tangle for a reader. The graph is read from the sources: the
-// compiler here (TypeScript 7) has no JavaScript API for tools such as madge or dpdm to use.
-const repository = path.resolve(fileURLToPath(new URL('.', import.meta.url)), '..', '..');
-const ROOTS = ['src', 'web/src'];
-/** The dashboard's name for the server's sources (web/tsconfig.json, web/vite.config.ts). */
-const SERVER_ALIAS = '@server/';
-
-function sourceFiles(folder: string): string[] {
-  return readdirSync(folder).flatMap((entry) => {
-    const full = path.join(folder, entry);
-    if (statSync(full).isDirectory()) return sourceFiles(full);
-    return /\.tsx?$/.test(entry) && !entry.endsWith('.d.ts') ? [full] : [];
-  });
-}
-
-// Declarations start a line in this code base; dynamic import() may appear anywhere.
-const DECLARATION = /^(?:(?:import|export)\b[^;'"]*?\bfrom\s*|import\s*)['"]([^'"]+)['"]/gm;
-const DYNAMIC = /\bimport\(\s*['"]([^'"]+)['"]\s*\)/g;
-
-function resolve(from: string, specifier: string): string | undefined {
-  let base: string;
-  if (specifier.startsWith(SERVER_ALIAS)) base = path.join(repository, 'src', specifier.slice(SERVER_ALIAS.length));
-  else if (specifier.startsWith('.')) base = path.resolve(path.dirname(from), specifier);
-  else return undefined; // a package
-  const stem = base.replace(/\.js$/, '');
-  const found = [`${stem}.ts`, `${stem}.tsx`, `${stem}.d.ts`, path.join(stem, 'index.ts'), base].find((candidate) => existsSync(candidate) && statSync(candidate).isFile());
-  assert.ok(found !== undefined, `${path.relative(repository, from)} imports ${specifier}, which resolves to no file`);
-  return /\.tsx?$/.test(found) ? found : undefined; // a stylesheet or other asset
-}
-
-function importGraph(): Map<string, Set<string>> {
-  const graph = new Map<string, Set<string>>();
-  for (const file of ROOTS.flatMap((root) => sourceFiles(path.join(repository, root)))) {
-    const text = readFileSync(file, 'utf8');
-    const targets = new Set<string>();
-    for (const match of [...text.matchAll(DECLARATION), ...text.matchAll(DYNAMIC)]) {
-      const target = resolve(file, match[1] ?? '');
-      if (target !== undefined) targets.add(path.relative(repository, target));
-    }
-    graph.set(path.relative(repository, file), targets);
-  }
-  return graph;
-}
+// a cycle of types is the same tangle for a reader.
 
 /** Strongly connected components of more than one file, or a file importing itself (Tarjan). */
 function cycles(graph: Map<string, Set<string>>): string[][] {

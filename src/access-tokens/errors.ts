@@ -6,3 +6,10 @@ export const ACCESS_TOKEN_ERRORS = {
   ACCESS_TOKEN_NOT_FOUND: 'access_token_not_found',
   TOO_MANY_ACCESS_TOKENS: 'too_many_access_tokens',
 } as const;
+
+// Registers the list with the codes a problem may carry (src/problem.ts), which names no feature.
+declare module '../problem.js' {
+  interface ErrorCodeLists {
+    accessTokens: typeof ACCESS_TOKEN_ERRORS;
+  }
+}

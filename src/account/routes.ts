@@ -28,7 +28,7 @@ const ChangePasswordBody = Type.Object(
           'Needed unless you signed in or re-authenticated within REAUTH_WINDOW_SECONDS (see recent_authentication_until); checked whenever sent to an account that has a password',
       }),
     ),
-    new_password: Type.String({ maxLength: PASSWORD_MAX_LENGTH * 4, description: `${PASSWORD_MIN_LENGTH}–${PASSWORD_MAX_LENGTH} characters; not a commonly used password, a repeat, a sequence, or built from your e-mail address, name or the service's name` }),
+    new_password: Type.String({ maxLength: PASSWORD_MAX_LENGTH * 4, description: `${PASSWORD_MIN_LENGTH}–${PASSWORD_MAX_LENGTH} characters; not easy to guess (a common password, a repeat, a sequence), or built from your e-mail address, name or the service's name` }),
   },
   { additionalProperties: false },
 );

@@ -7,3 +7,10 @@ export const ADMIN_ERRORS = {
   CANNOT_DISABLE_SELF: 'cannot_disable_self',
   LAST_ADMINISTRATOR: 'last_administrator',
 } as const;
+
+// Registers the list with the codes a problem may carry (src/problem.ts), which names no feature.
+declare module '../problem.js' {
+  interface ErrorCodeLists {
+    admin: typeof ADMIN_ERRORS;
+  }
+}

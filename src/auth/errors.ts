@@ -21,3 +21,10 @@ export const AUTH_ERRORS = {
   INSUFFICIENT_SCOPE: 'insufficient_scope',
   ACCOUNT_DISABLED: 'account_disabled',
 } as const;
+
+// Registers the list with the codes a problem may carry (src/problem.ts), which names no feature.
+declare module '../problem.js' {
+  interface ErrorCodeLists {
+    auth: typeof AUTH_ERRORS;
+  }
+}

@@ -10,3 +10,10 @@ export const CHANGE_REQUEST_ERRORS = {
   NOTHING_TO_CHANGE: 'nothing_to_change',
   AUTHOR_NOT_ALLOWED: 'author_not_allowed',
 } as const;
+
+// Registers the list with the codes a problem may carry (src/problem.ts), which names no feature.
+declare module '../problem.js' {
+  interface ErrorCodeLists {
+    changeRequests: typeof CHANGE_REQUEST_ERRORS;
+  }
+}

@@ -1,7 +1,6 @@
 import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import { type ContentEncoding, preferredEncoding } from '../http/compression.js';
-import { PROBLEM_CONTENT_TYPE, problem } from '../errors.js';
-import type { ErrorCode } from '../error-codes.js';
+import { type ErrorCode, PROBLEM_CONTENT_TYPE, problem } from '../errors.js';
 import { SITE_ERRORS } from '../sites/errors.js';
 import type { PublicDocument } from './document.js';
 import { DELIVERY_ERRORS } from './errors.js';

@@ -5,3 +5,10 @@ export const DELIVERY_ERRORS = {
   /** A rotation while the key the last one replaced still answers: it would stop at once, and pages with it. */
   PREVIOUS_KEY_STILL_ANSWERING: 'previous_key_still_answering',
 } as const;
+
+// Registers the list with the codes a problem may carry (src/problem.ts), which names no feature.
+declare module '../problem.js' {
+  interface ErrorCodeLists {
+    delivery: typeof DELIVERY_ERRORS;
+  }
+}

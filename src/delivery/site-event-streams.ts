@@ -3,6 +3,7 @@ import type { Kysely } from 'kysely';
 import type { Cache } from '../cache/cache.js';
 import { changeTag } from '../cache/change-feed.js';
 import type { Database } from '../db/schema.js';
+import { SiteRefresher } from './site-refresher.js';
 import type { PublicStreamOptions, StreamLog } from './streams.js';
 import { membershipsTag, workspaceTag } from '../memberships/changes.js';
 import { siteTag } from '../sites/changes.js';
@@ -33,7 +34,6 @@ export interface SiteVersionEvent {
 
 const HEARTBEAT = Buffer.from(':\n\n');
 const RETRY = Buffer.from('retry: 3000\n\n');
-const READ_BATCH = 500;
 
 /** Whom a stream was opened for: the tags whose change may take the site away from them end it. */
 interface MemberStream {
@@ -74,9 +74,7 @@ function encodeEvent(event: SiteVersionEvent): Buffer {
 export class SiteEventStreams {
   readonly #channels = new Map<string, Channel>();
   readonly #perUser = new Map<string, number>();
-  readonly #pending = new Set<string>();
-  #refreshing = false;
-  #lastDatabasePoll = 0;
+  readonly #refresher: SiteRefresher;
   #open = 0;
   #closed = false;
   readonly #heartbeat: NodeJS.Timeout;
@@ -87,12 +85,16 @@ export class SiteEventStreams {
     private readonly deps: { db: Kysely<Database>; cache: Cache; log: StreamLog; maxStreams: number },
     private readonly options: SiteEventStreamOptions,
   ) {
+    this.#refresher = new SiteRefresher(
+      { cache: deps.cache, log: deps.log, channels: this.#channels, read: (siteIds) => this.#refreshSites(siteIds), failure: 'reading site versions for their event streams failed; tried again shortly' },
+      options,
+    );
     this.#stopObserving = deps.cache.observe({
       invalidated: (tags) => this.#invalidated(tags),
-      cleared: () => this.#refreshAll(),
+      cleared: () => this.#refresher.refreshAll(),
     });
     this.#heartbeat = setInterval(() => this.#beat(), options.heartbeatMs).unref();
-    this.#poll = setInterval(() => this.#pollChanges(), options.pollIntervalMs).unref();
+    this.#poll = setInterval(() => this.#refresher.poll(), options.pollIntervalMs).unref();
   }
 
   get size(): number {
@@ -171,6 +173,7 @@ export class SiteEventStreams {
   close(): void {
     if (this.#closed) return;
     this.#closed = true;
+    this.#refresher.stop();
     clearInterval(this.#heartbeat);
     clearInterval(this.#poll);
     this.#stopObserving();
@@ -190,41 +193,12 @@ export class SiteEventStreams {
 
   #invalidated(tags: readonly string[]): void {
     const changed = new Set(tags);
+    const sites: string[] = [];
     for (const [siteId, channel] of this.#channels) {
-      if (changed.has(siteTag(siteId))) this.#pending.add(siteId);
+      if (changed.has(siteTag(siteId))) sites.push(siteId);
       for (const stream of channel.streams) if (stream.endTags.some((tag) => changed.has(tag))) stream.response.end();
     }
-    this.#scheduleRefresh();
-  }
-
-  #refreshAll(): void {
-    if (this.#closed) return;
-    for (const siteId of this.#channels.keys()) this.#pending.add(siteId);
-    this.#scheduleRefresh();
-  }
-
-  #scheduleRefresh(): void {
-    if (this.#pending.size === 0 || this.#refreshing || this.#closed) return;
-    this.#refreshing = true;
-    setImmediate(() => void this.#refresh());
-  }
-
-  async #refresh(): Promise<void> {
-    try {
-      while (this.#pending.size > 0 && !this.#closed) {
-        const batch = [...this.#pending].slice(0, READ_BATCH);
-        for (const siteId of batch) this.#pending.delete(siteId);
-        try {
-          await this.#refreshSites(batch);
-        } catch (error) {
-          for (const siteId of batch) if (this.#channels.has(siteId)) this.#pending.add(siteId);
-          this.deps.log.warn({ err: error }, 'reading site versions for their event streams failed; tried again shortly');
-          return;
-        }
-      }
-    } finally {
-      this.#refreshing = false;
-    }
+    this.#refresher.refresh(sites);
   }
 
   async #refreshSites(siteIds: readonly string[]): Promise<void> {
@@ -254,17 +228,5 @@ export class SiteEventStreams {
         else this.#write(stream, HEARTBEAT);
       }
     }
-  }
-
-  #pollChanges(): void {
-    if (this.#channels.size === 0) return;
-    if (this.deps.cache.poll()) {
-      this.#scheduleRefresh();
-      return;
-    }
-    const now = performance.now();
-    if (now - this.#lastDatabasePoll < this.options.databasePollIntervalMs) return;
-    this.#lastDatabasePoll = now;
-    this.#refreshAll();
   }
 }

@@ -4,6 +4,7 @@ import { changeTag } from '../cache/change-feed.js';
 import type { Clock } from '../lib/clock.js';
 import type { PublicDocument } from './document.js';
 import type { PublicConfigs } from './public-configs.js';
+import { SiteRefresher } from './site-refresher.js';
 
 export interface PublicStreamOptions {
   /** A comment is sent on every stream this often, so proxies and browsers see it alive. */
@@ -26,8 +27,6 @@ export interface StreamLog {
 const HEARTBEAT = Buffer.from(':\n\n');
 /** Sent first on every stream: how long a browser waits before it reconnects. */
 const RETRY = Buffer.from('retry: 3000\n\n');
-/** Sites re-read in one query at most. */
-const READ_BATCH = 500;
 
 /** One open stream: the response it writes to, the key it was opened with and the client's address. */
 interface Stream {
@@ -54,15 +53,12 @@ interface Channel {
  * Changes arrive as the cache hears of them (src/cache/cache.ts: this process's writes, and other
  * processes' through the change feed); a change the feed cannot place (SQLite's counter moved, the
  * PostgreSQL listener came back) re-reads every channel's version. While the feed cannot vouch for
- * anything, the versions are polled from the database.
+ * anything, the versions are polled from the database. That re-reading is SiteRefresher's
+ * (site-refresher.ts), shared with the members' streams (site-event-streams.ts).
  */
 export class PublicStreams {
   readonly #channels = new Map<string, Channel>();
-  /** Sites whose version must be read again. */
-  readonly #pending = new Set<string>();
-  #refreshing = false;
-  /** performance.now() of the last read of every channel's version while the feed could not vouch. */
-  #lastDatabasePoll = 0;
+  readonly #refresher: SiteRefresher;
   #open = 0;
   /** Places taken by each client address, reserved or open; an address with none is not kept. */
   readonly #openByAddress = new Map<string, number>();
@@ -75,12 +71,16 @@ export class PublicStreams {
     private readonly deps: { configs: PublicConfigs; cache: Cache; clock: Clock; log: StreamLog; maxStreams: number; maxStreamsPerAddress: number },
     private readonly options: PublicStreamOptions,
   ) {
+    this.#refresher = new SiteRefresher(
+      { cache: deps.cache, log: deps.log, channels: this.#channels, read: (siteIds) => this.#refreshSites(siteIds), failure: 'reading public configurations for their event streams failed; tried again shortly' },
+      options,
+    );
     this.#stopObserving = deps.cache.observe({
       invalidated: (tags) => this.#invalidated(tags),
-      cleared: () => this.#refreshAll(),
+      cleared: () => this.#refresher.refreshAll(),
     });
     this.#heartbeat = setInterval(() => this.#beat(), options.heartbeatMs).unref();
-    this.#poll = setInterval(() => this.#pollChanges(), options.pollIntervalMs).unref();
+    this.#poll = setInterval(() => this.#refresher.poll(), options.pollIntervalMs).unref();
   }
 
   /** Streams open now. */
@@ -157,6 +157,7 @@ export class PublicStreams {
   close(): void {
     if (this.#closed) return;
     this.#closed = true;
+    this.#refresher.stop();
     clearInterval(this.#heartbeat);
     clearInterval(this.#poll);
     this.#stopObserving();
@@ -177,46 +178,15 @@ export class PublicStreams {
   }
 
   #invalidated(tags: readonly string[]): void {
+    const changed: string[] = [];
     for (const tag of tags) {
       const siteId = siteIdOfTag(tag);
-      if (siteId !== undefined && this.#channels.has(siteId)) this.#pending.add(siteId);
+      if (siteId !== undefined && this.#channels.has(siteId)) changed.push(siteId);
     }
-    this.#scheduleRefresh();
+    this.#refresher.refresh(changed);
   }
 
-  #refreshAll(): void {
-    if (this.#closed) return;
-    for (const siteId of this.#channels.keys()) this.#pending.add(siteId);
-    this.#scheduleRefresh();
-  }
-
-  #scheduleRefresh(): void {
-    if (this.#pending.size === 0 || this.#refreshing || this.#closed) return;
-    this.#refreshing = true;
-    // After the write that reported the change has finished its turn (its answer is on its way).
-    setImmediate(() => void this.#refresh());
-  }
-
-  /** Reads the versions of the pending sites, and the documents of those that moved, until none is pending. */
-  async #refresh(): Promise<void> {
-    try {
-      while (this.#pending.size > 0 && !this.#closed) {
-        const batch = [...this.#pending].slice(0, READ_BATCH);
-        for (const siteId of batch) this.#pending.delete(siteId);
-        try {
-          await this.#refreshSites(batch);
-        } catch (error) {
-          // Tried again at the next poll: the database may be away for a moment.
-          for (const siteId of batch) if (this.#channels.has(siteId)) this.#pending.add(siteId);
-          this.deps.log.warn({ err: error }, 'reading public configurations for their event streams failed; tried again shortly');
-          return;
-        }
-      }
-    } finally {
-      this.#refreshing = false;
-    }
-  }
-
+  /** Reads the versions of these sites, and the documents of those that moved, and sends them. */
   async #refreshSites(siteIds: readonly string[]): Promise<void> {
     const versions = await this.deps.configs.versions(siteIds);
     const moved = siteIds.filter((siteId) => {
@@ -257,20 +227,6 @@ export class PublicStreams {
         else stream.response.end();
       }
     }
-  }
-
-  #pollChanges(): void {
-    if (this.#channels.size === 0) return;
-    // SQLite's counter is read here, and a move reported to the observers (#refreshAll). While the
-    // feed cannot vouch for anything, no change may be heard: the versions are read instead.
-    if (this.deps.cache.poll()) {
-      this.#scheduleRefresh();
-      return;
-    }
-    const now = performance.now();
-    if (now - this.#lastDatabasePoll < this.options.databasePollIntervalMs) return;
-    this.#lastDatabasePoll = now;
-    this.#refreshAll();
   }
 }
 

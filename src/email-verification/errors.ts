@@ -8,3 +8,10 @@ export const EMAIL_VERIFICATION_ERRORS = {
   VERIFICATION_TOKEN_INVALID: 'verification_token_invalid',
   CLAIM_NOT_PENDING: 'claim_not_pending',
 } as const;
+
+// Registers the list with the codes a problem may carry (src/problem.ts), which names no feature.
+declare module '../problem.js' {
+  interface ErrorCodeLists {
+    emailVerification: typeof EMAIL_VERIFICATION_ERRORS;
+  }
+}

@@ -21,3 +21,10 @@ export const HTTP_ERRORS = {
   DATABASE_UNAVAILABLE: 'database_unavailable',
   INTERNAL_ERROR: 'internal_error',
 } as const;
+
+// Registers the list with the codes a problem may carry (src/problem.ts), which names no feature.
+declare module '../problem.js' {
+  interface ErrorCodeLists {
+    http: typeof HTTP_ERRORS;
+  }
+}

@@ -13,3 +13,10 @@ export const WORKSPACE_ERRORS = {
   TWO_FACTOR_REQUIRED: 'two_factor_required',
   TWO_FACTOR_SETUP_REQUIRED: 'two_factor_setup_required',
 } as const;
+
+// Registers the list with the codes a problem may carry (src/problem.ts), which names no feature.
+declare module '../problem.js' {
+  interface ErrorCodeLists {
+    workspaces: typeof WORKSPACE_ERRORS;
+  }
+}

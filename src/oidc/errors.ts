@@ -15,3 +15,10 @@ export const OIDC_ERRORS = {
   IDENTITY_NOT_FOUND: 'identity_not_found',
   LAST_SIGN_IN_METHOD: 'last_sign_in_method',
 } as const;
+
+// Registers the list with the codes a problem may carry (src/problem.ts), which names no feature.
+declare module '../problem.js' {
+  interface ErrorCodeLists {
+    oidc: typeof OIDC_ERRORS;
+  }
+}

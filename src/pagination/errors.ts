@@ -2,3 +2,10 @@
 export const PAGINATION_ERRORS = {
   INVALID_CURSOR: 'invalid_cursor',
 } as const;
+
+// Registers the list with the codes a problem may carry (src/problem.ts), which names no feature.
+declare module '../problem.js' {
+  interface ErrorCodeLists {
+    pagination: typeof PAGINATION_ERRORS;
+  }
+}

@@ -9,3 +9,10 @@ export const PASSKEY_ERRORS = {
   TOO_MANY_PASSKEYS: 'too_many_passkeys',
   NO_PASSKEYS: 'no_passkeys',
 } as const;
+
+// Registers the list with the codes a problem may carry (src/problem.ts), which names no feature.
+declare module '../problem.js' {
+  interface ErrorCodeLists {
+    passkeys: typeof PASSKEY_ERRORS;
+  }
+}

@@ -47,3 +47,13 @@ test('the existing rules still come first: length, then the common-password list
   assert.equal(checkPasswordPolicy('ada', ada)[0]?.message, 'must be at least 8 characters');
   assert.equal(checkPasswordPolicy('password123', ada)[0]?.message, 'is one of the most commonly used passwords; choose another');
 });
+
+test('a common password with a year or a mark added is refused as common, as the estimator sees it inside', () => {
+  for (const password of ['dragon2024', 'football-1', 'Summer2026!']) {
+    assert.deepEqual(checkPasswordPolicy(password, ada), [{ path: '/password', message: 'is one of the most commonly used passwords; choose another' }], password);
+  }
+});
+
+test('a password with no common word that still falls to few guesses is refused as too easy to guess', () => {
+  assert.deepEqual(checkPasswordPolicy('jw8#kq2v', ada), [{ path: '/password', message: 'is too easy to guess; a few unrelated words make a strong one' }]);
+});

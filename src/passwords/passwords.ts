@@ -1,6 +1,7 @@
-import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
 import { hash, verify } from '@node-rs/argon2';
+import { ZxcvbnFactory } from '@zxcvbn-ts/core';
+import * as commonLanguage from '@zxcvbn-ts/language-common';
 import pLimit from 'p-limit';
 import type { FieldError } from '../errors.js';
 
@@ -61,23 +62,31 @@ export class PasswordHasher {
 /** Stored in place of a hash when an account has no password (after a reset); nothing verifies against it. */
 export const NO_PASSWORD = '';
 
-let commonPasswords: Set<string> | undefined;
+/**
+ * The least zxcvbn score a new password needs: 3 is "safely unguessable" (about 10^8 guesses or
+ * more), the protection the zxcvbn authors advise against an attacker who holds the hash and guesses
+ * offline; a lower score falls within reach even of argon2id's cost.
+ */
+const MIN_STRENGTH_SCORE = 3;
+
+let estimator: ZxcvbnFactory | undefined;
 
 /**
- * The most common passwords, ranked by frequency in public breach corpora (about 49,000, from the
- * zxcvbn-ts dictionary package). Loaded on first use and kept.
+ * zxcvbn-ts with its common dictionary: the most common passwords of public breach corpora, ranked,
+ * and common words, names and keyboard layouts, so "dragon2024" or "Password1!" count as the few
+ * guesses they are. Built on first use (a second or two) and kept.
  */
-function loadCommonPasswords(): Set<string> {
-  if (commonPasswords === undefined) {
-    const require = createRequire(import.meta.url);
-    const list = require('@zxcvbn-ts/language-common/src/passwords.json') as string[];
-    commonPasswords = new Set(list.map((word) => word.toLowerCase()));
-  }
-  return commonPasswords;
+function strengthEstimator(): ZxcvbnFactory {
+  estimator ??= new ZxcvbnFactory({ dictionary: commonLanguage.dictionary, graphs: commonLanguage.adjacencyGraphs });
+  return estimator;
 }
 
-export function isCommonPassword(password: string): boolean {
-  return loadCommonPasswords().has(password.toLowerCase());
+/** Why a password is too easy to guess, or undefined when it is not. */
+function guessability(password: string, context: PasswordContext): string | undefined {
+  const result = strengthEstimator().check(password, [context.email, context.name ?? '', PRODUCT_NAME]);
+  if (result.score >= MIN_STRENGTH_SCORE) return undefined;
+  const common = result.sequence.some((match) => match.pattern === 'dictionary' && match.dictionaryName === 'passwords-common');
+  return common ? 'is one of the most commonly used passwords; choose another' : 'is too easy to guess; a few unrelated words make a strong one';
 }
 
 /** Whom a password protects: it must not be made of what anyone can learn about the account. */
@@ -178,7 +187,8 @@ const BUILT_FROM_MESSAGE: Record<ContextKind, string> = {
 /**
  * The password rules, as field errors under `path` (empty when the password is acceptable). The
  * first guesses of anyone attacking one account are its own e-mail address and name, the
- * service's name, repeats, sequences and the most common passwords; none of them may be chosen.
+ * service's name, repeats, sequences and the most common passwords; none of them may be chosen,
+ * nor anything else zxcvbn estimates to fall to fewer than about 10^8 guesses.
  */
 export function checkPasswordPolicy(password: string, context: PasswordContext, path = '/password'): FieldError[] {
   const length = [...password].length;
@@ -191,6 +201,7 @@ export function checkPasswordPolicy(password: string, context: PasswordContext, 
   if (repeated === 'character') return [{ path, message: 'must not be one character repeated' }];
   if (repeated === 'pattern') return [{ path, message: 'must not be a short pattern repeated, like abcabcabc' }];
   if (isSequence(folded)) return [{ path, message: 'must not be a simple sequence, like abcdefgh, 12345678 or qwerty' }];
-  if (isCommonPassword(password)) return [{ path, message: 'is one of the most commonly used passwords; choose another' }];
+  const guessable = guessability(password, context);
+  if (guessable !== undefined) return [{ path, message: guessable }];
   return [];
 }

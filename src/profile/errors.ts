@@ -2,3 +2,10 @@
 export const PROFILE_ERRORS = {
   EMAIL_UNCHANGED: 'email_unchanged',
 } as const;
+
+// Registers the list with the codes a problem may carry (src/problem.ts), which names no feature.
+declare module '../problem.js' {
+  interface ErrorCodeLists {
+    profile: typeof PROFILE_ERRORS;
+  }
+}

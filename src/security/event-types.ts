@@ -36,6 +36,9 @@ export const SECURITY_EVENT_TYPES = [
 ] as const;
 export type SecurityEventType = (typeof SECURITY_EVENT_TYPES)[number];
 
+/** The events that are an attempt turned away: logged as failures, and warnings in the dashboard. */
+export const SECURITY_FAILURE_TYPES = ['sign_in.failed', 'sign_in.refused', 'reauthentication.failed', 'reauthentication.refused', 'link.refused', 'request.refused'] as const satisfies readonly SecurityEventType[];
+
 // Defined where the links are checked (auth/), named here as the events record them.
 export type { LinkRefusal, MailedLink } from '../auth/mailed-links.js';
 

@@ -6,8 +6,8 @@ import { AUTH_ERRORS } from '../auth/errors.js';
 import type { Clock } from '../lib/clock.js';
 import { newId } from '../lib/ids.js';
 import type { Mailer } from '../mail/mailer.js';
-import type { AuthenticationMethod, CredentialKind, LinkRefusal, MailedLink, RequestOrigin, SecurityEventType } from './event-types.js';
-import { securityNoticeMessage } from './notices.js';
+import { SECURITY_FAILURE_TYPES, type AuthenticationMethod, type CredentialKind, type LinkRefusal, type MailedLink, type RequestOrigin, type SecurityEventType } from './event-types.js';
+import { isMailed, securityNoticeMessage } from './notices.js';
 import { insertSecurityEvent } from './queries.js';
 
 // The vocabulary lives apart from the recorder, so the notices it mails can name it without importing the recorder.
@@ -25,46 +25,14 @@ export interface SecurityEvent {
   /** Facts that name no secret: a token's or passkey's name, how many sessions ended. */
   details?: Record<string, string | number | boolean>;
   /**
-   * False when the owner is not to be mailed about an event MAILED lists: the account was made by
+   * False when the owner is not to be mailed about an event that has a notice (notices.ts): the account was made by
    * this very sign-in, so there is no one else to warn.
    */
   notify?: boolean;
 }
 
-/**
- * Events after which the account's owner is mailed: each is a change an intruder would make to keep
- * access or lock the owner out, so the owner must learn of it even when the intruder holds the
- * session. Removals are mailed too: an intruder removing the owner's passkey or a working token is
- * as much the owner's business as one adding theirs.
- */
-const MAILED: ReadonlySet<SecurityEventType> = new Set<SecurityEventType>([
-  'password.changed',
-  'email.changed',
-  'totp.enabled',
-  'totp.disabled',
-  'recovery_codes.regenerated',
-  'passkey.added',
-  'passkey.removed',
-  'access_token.created',
-  'access_token.revoked',
-  // A new identity signs in as the account; one unlinked no longer does.
-  'identity.linked',
-  'identity.unlinked',
-  'sessions.revoked',
-  'account.taken_over',
-  // The last word to the address: if it was not its owner, the administrator can still restore a backup.
-  'account.deleted',
-]);
-
 /** Events that are an attempt turned away: their log lines say `outcome: "failure"`. */
-const FAILURES: ReadonlySet<SecurityEventType> = new Set<SecurityEventType>([
-  'sign_in.failed',
-  'sign_in.refused',
-  'reauthentication.failed',
-  'reauthentication.refused',
-  'link.refused',
-  'request.refused',
-]);
+const FAILURES: ReadonlySet<SecurityEventType> = new Set<SecurityEventType>(SECURITY_FAILURE_TYPES);
 
 /**
  * Events that are logged, not stored in the account's history. A deleted account's rows went with
@@ -82,7 +50,7 @@ export function requestOrigin(request: FastifyRequest): RequestOrigin {
 
 /**
  * The one place security events go: a structured log line for each (the operator's record, with no
- * secret in it), and a notice to the account's address for the changes in MAILED.
+ * secret in it), and a notice to the account's address for the changes that have one (notices.ts).
  */
 export class SecurityEvents {
   constructor(
@@ -94,14 +62,14 @@ export class SecurityEvents {
 
   /**
    * Stores the event in the account's history (GET /api/v1/me/security-events), logs it, and mails
-   * the owner for the changes in MAILED. Storing is awaited, so the history shows an event as soon
+   * the owner for the changes that have a notice (notices.ts). Storing is awaited, so the history shows an event as soon
    * as the request that made it has answered; a failure to store is logged, not thrown: the change
    * it records has already happened.
    */
   async record(event: SecurityEvent): Promise<void> {
     await this.#store(event);
     this.#log(event);
-    if (event.user !== null && MAILED.has(event.type) && event.notify !== false) {
+    if (event.user !== null && isMailed(event.type) && event.notify !== false) {
       this.mailer.send(securityNoticeMessage(event.user.email, event.type, { at: this.clock.now(), origin: event.origin, details: event.details ?? {} }));
     }
   }

@@ -3,7 +3,15 @@ import { htmlMail } from '../mail/templates.js';
 import { escapeHtml } from '../lib/html.js';
 import type { RequestOrigin, SecurityEventType } from './event-types.js';
 
-/** What each notice tells the owner happened, as a sentence completing "On <date>, …". */
+/**
+ * The events after which the account's owner is mailed, and what each notice tells them happened,
+ * as a sentence completing "On <date>, …". Each is a change an intruder would make to keep access or
+ * lock the owner out, so the owner must learn of it even when the intruder holds the session.
+ * Removals are mailed too: an intruder removing the owner's passkey or a working token is as much
+ * the owner's business as one adding theirs. A new identity signs in as the account; one unlinked
+ * no longer does. The deletion is the last word to the address: if it was not its owner, the
+ * administrator can still restore a backup.
+ */
 const NOTICES: Partial<Record<SecurityEventType, { subject: string; sentence: string }>> = {
   'password.changed': { subject: 'Your Siteward password was changed', sentence: 'the password of your Siteward account was changed. Other devices were signed out.' },
   'email.changed': { subject: 'Your Siteward e-mail address was changed', sentence: 'the e-mail address of your Siteward account was changed. This address no longer signs in.' },
@@ -39,6 +47,11 @@ const ADVICE: Partial<Record<SecurityEventType, string>> = {
     'If this was you, there is nothing to do. If it was not, someone who could sign in to your account moved it to another address: sign-in links to this address no longer work, so contact the administrator of your Siteward server at once.',
   'account.deleted': 'If this was you, there is nothing to do. If it was not, contact the administrator of your Siteward server at once: only a backup can bring the account back.',
 };
+
+/** Whether the owner is mailed after this event: whether it has a notice above. */
+export function isMailed(type: SecurityEventType): boolean {
+  return NOTICES[type] !== undefined;
+}
 
 /**
  * Tells an account's owner that a credential changed. It names what, when and from where, never

@@ -1,7 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import { AUTH_ERRORS } from '../auth/errors.js';
-import type { ErrorCode } from '../error-codes.js';
-import type { AppError } from '../errors.js';
+import type { AppError, ErrorCode } from '../errors.js';
 import { WORKSPACE_ERRORS } from '../memberships/errors.js';
 import { requestOrigin, type SecurityEvents } from './events.js';
 

@@ -9,3 +9,10 @@ export const SITE_ERRORS = {
   /** A member holds as many site event streams open on this server as one may. */
   TOO_MANY_SITE_STREAMS: 'too_many_site_streams',
 } as const;
+
+// Registers the list with the codes a problem may carry (src/problem.ts), which names no feature.
+declare module '../problem.js' {
+  interface ErrorCodeLists {
+    sites: typeof SITE_ERRORS;
+  }
+}

@@ -2,3 +2,10 @@
 export const SETTINGS_SCHEMA_ERRORS = {
   SETTINGS_GROUP_NOT_FOUND: 'settings_group_not_found',
 } as const;
+
+// Registers the list with the codes a problem may carry (src/problem.ts), which names no feature.
+declare module '../problem.js' {
+  interface ErrorCodeLists {
+    settingsSchemas: typeof SETTINGS_SCHEMA_ERRORS;
+  }
+}

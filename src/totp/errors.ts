@@ -6,3 +6,10 @@ export const TOTP_ERRORS = {
   TOTP_NOT_ENABLED: 'totp_not_enabled',
   TOTP_SETUP_REQUIRED: 'totp_setup_required',
 } as const;
+
+// Registers the list with the codes a problem may carry (src/problem.ts), which names no feature.
+declare module '../problem.js' {
+  interface ErrorCodeLists {
+    totp: typeof TOTP_ERRORS;
+  }
+}

@@ -4,3 +4,10 @@ export const USER_ERRORS = {
   USER_NOT_FOUND: 'user_not_found',
   CURRENT_PASSWORD_INVALID: 'current_password_invalid',
 } as const;
+
+// Registers the list with the codes a problem may carry (src/problem.ts), which names no feature.
+declare module '../problem.js' {
+  interface ErrorCodeLists {
+    users: typeof USER_ERRORS;
+  }
+}

@@ -42,6 +42,22 @@ export interface NewUser {
   name?: string | undefined;
 }
 
+/** A new account's row: no administrator, not disabled, its address verified now when someone vouches for it. */
+function newUserRow(now: Date, fields: { email: string; name: string; passwordHash: string; emailVerified: boolean }): UserRow {
+  return {
+    id: newId(now),
+    email: fields.email,
+    name: fields.name,
+    password_hash: fields.passwordHash,
+    jwt_generation: 0,
+    email_verified_at: fields.emailVerified ? now.toISOString() : null,
+    instance_admin: 0,
+    disabled_at: null,
+    created_at: now.toISOString(),
+    updated_at: now.toISOString(),
+  };
+}
+
 export class UserService {
   constructor(
     private readonly db: Kysely<Database>,
@@ -63,18 +79,7 @@ export class UserService {
     if (errors.length > 0) throw validationError(errors);
 
     const now = this.clock.now();
-    const user: UserRow = {
-      id: newId(now),
-      email,
-      name,
-      password_hash: await this.hasher.hash(input.password),
-      jwt_generation: 0,
-      email_verified_at: options.emailVerified === true ? now.toISOString() : null,
-      instance_admin: 0,
-      disabled_at: null,
-      created_at: now.toISOString(),
-      updated_at: now.toISOString(),
-    };
+    const user = newUserRow(now, { email, name, passwordHash: await this.hasher.hash(input.password), emailVerified: options.emailVerified === true });
     await this.db.transaction().execute(async (trx) => {
       if (!(await insertUser(trx, user))) throw emailTaken();
       await insertPersonalWorkspace(trx, user.id, now);
@@ -94,18 +99,7 @@ export class UserService {
     const errors = [...checkEmail(email), ...checkName(name)];
     if (errors.length > 0) throw validationError(errors);
     const now = this.clock.now();
-    const user: UserRow = {
-      id: newId(now),
-      email,
-      name,
-      password_hash: NO_PASSWORD,
-      jwt_generation: 0,
-      email_verified_at: now.toISOString(),
-      instance_admin: 0,
-      disabled_at: null,
-      created_at: now.toISOString(),
-      updated_at: now.toISOString(),
-    };
+    const user = newUserRow(now, { email, name, passwordHash: NO_PASSWORD, emailVerified: true });
     return this.db.transaction().execute(async (trx) => {
       if (!(await insertUser(trx, user))) return undefined;
       await insertPersonalWorkspace(trx, user.id, now);

@@ -6,3 +6,10 @@ export const WEBHOOK_ERRORS = {
   WEBHOOK_DISABLED: 'webhook_disabled',
   TOO_MANY_WEBHOOKS: 'too_many_webhooks',
 } as const;
+
+// Registers the list with the codes a problem may carry (src/problem.ts), which names no feature.
+declare module '../problem.js' {
+  interface ErrorCodeLists {
+    webhooks: typeof WEBHOOK_ERRORS;
+  }
+}

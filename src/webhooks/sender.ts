@@ -1,24 +1,18 @@
 import { performance } from 'node:perf_hooks';
 import type { FastifyBaseLogger } from 'fastify';
-import type { Kysely } from 'kysely';
 import pLimit from 'p-limit';
 import { recordAuditEvent } from '../audit/queries.js';
 import type { BackgroundJob } from '../background/jobs.js';
 import { LeasedWork } from '../background/leased-work.js';
 import { SYSTEM } from '../audit/origin.js';
-import type { DialectName } from '../db/connect.js';
-import type { Database } from '../db/schema.js';
-import type { Clock } from '../lib/clock.js';
-import type { SecretBox } from '../lib/crypto.js';
 import { newId } from '../lib/ids.js';
 import { findAdminEmails, findWorkspaceName } from '../memberships/queries.js';
 import type { Mailer } from '../mail/mailer.js';
 import { webhookDisabledMessage } from '../mail/templates.js';
 import { OutboundError } from '../outbound/errors.js';
 import { createGuardedFetch } from '../outbound/guarded-fetch.js';
-import type { AddressPolicy, Resolver } from '../outbound/network-guard.js';
 import { WEBHOOK_DISABLE_AFTER_DAYS, WEBHOOK_TIMEOUT_SECONDS } from './contract.js';
-import { displayUrl, webhookSecretContext, webhookTarget } from './service.js';
+import { displayUrl, webhookSecretContext, webhookTarget, type WebhookServiceDeps } from './service.js';
 import { clearFailingSince, type ClaimedDelivery, disableFailingWebhook, findDueDeliveries, findWebhookById, finishAttempt, insertAttempt, leaseDeliveries, setFailingSince } from './sender-queries.js';
 import { signatureHeader } from './signing.js';
 
@@ -54,13 +48,7 @@ export const DEFAULT_SENDER_OPTIONS: WebhookSenderOptions = {
   retryDelaysMs: DEFAULT_RETRY_DELAYS_MS,
 };
 
-export interface WebhookSenderDeps {
-  db: Kysely<Database>;
-  dialect: DialectName;
-  clock: Clock;
-  secrets: SecretBox;
-  policy: AddressPolicy;
-  resolver: Resolver;
+export interface WebhookSenderDeps extends WebhookServiceDeps {
   mailer: Mailer;
   log: FastifyBaseLogger;
   publicUrl: string;

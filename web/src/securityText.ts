@@ -1,4 +1,5 @@
 // Each stored security event as a sentence for Settings > Security > Recent activity.
+import { SECURITY_FAILURE_TYPES } from '@server/security/event-types';
 import type { SecurityEventJson } from '@server/security/schema';
 
 export type SecurityEvent = SecurityEventJson;
@@ -85,9 +86,10 @@ export function securitySentence(event: SecurityEvent): string {
   }
 }
 
-const WARNINGS: ReadonlySet<SecurityEvent['type']> = new Set<SecurityEvent['type']>(['sign_in.failed', 'sign_in.refused', 'reauthentication.failed', 'reauthentication.refused', 'account.taken_over']);
+/** The server's failures and refusals, and an account reset by someone holding its mailbox. */
+const WARNINGS: ReadonlySet<SecurityEvent['type']> = new Set<SecurityEvent['type']>([...SECURITY_FAILURE_TYPES, 'account.taken_over']);
 
-/** Whether the event is one a person should look at twice: a failure or a refusal. */
+/** Whether the event is one a person should look at twice: a failure, a refusal or a reset. */
 export function isWarning(event: SecurityEvent): boolean {
   return WARNINGS.has(event.type);
 }
