@@ -6,7 +6,7 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { sql } from 'kysely';
 import { type DatabaseHandle, openDatabase } from './connect.js';
-import { WRITER_WAL_AUTOCHECKPOINT_PAGES } from './wal-checkpoints.js';
+import { WalCheckpoints, WRITER_WAL_AUTOCHECKPOINT_PAGES } from './wal-checkpoints.js';
 
 describe('the SQLite connection', () => {
   let dir: string;
@@ -70,6 +70,16 @@ describe('the SQLite connection', () => {
     assert.equal(result.checkpointed, result.log, 'and all of it is copied into the database file');
     const rows = await sql<{ count: number }>`select count(*) as count from checkpointed`.execute(database.db);
     assert.equal(rows.rows[0]?.count, 20);
+  });
+
+  test('a checkpointing thread that fails tells its owner, and stops without ending the process', async () => {
+    let failed!: () => void;
+    const failure = new Promise<void>((resolve) => (failed = resolve));
+    // A folder that does not exist: the thread cannot open the file.
+    const checkpoints = new WalCheckpoints(path.join(dir, 'missing', 'test.db'), () => failed());
+    await failure;
+    await checkpoints.stop();
+    await assert.rejects(checkpoints.now());
   });
 
   test('is handed to waiting transactions one at a time, in the order they asked', async () => {

@@ -16,6 +16,8 @@ export const WRITER_WAL_AUTOCHECKPOINT_PAGES = 10_000;
 /** How often the checkpointing thread copies the WAL's new pages into the database file. */
 export const WAL_CHECKPOINT_INTERVAL_MS = 250;
 
+const STOPPED = Symbol('stopped');
+
 /** What one checkpoint did, as SQLite's `wal_checkpoint` reports it. */
 export interface CheckpointResult {
   /** 1 when it could not run (another checkpoint was running). */
@@ -45,7 +47,7 @@ export type CheckpointAnswer = { result: CheckpointResult } | { error: string };
  */
 export class WalCheckpoints {
   readonly #worker: Worker;
-  readonly #exited: Promise<unknown>;
+  readonly #exited: Promise<typeof STOPPED>;
 
   constructor(file: string, onFailure: () => void, intervalMs = WAL_CHECKPOINT_INTERVAL_MS) {
     const data: CheckpointWorkerData = { file, intervalMs };
@@ -53,7 +55,9 @@ export class WalCheckpoints {
     // Like the timers of the process, it keeps nobody alive: a process that ends without closing
     // its database leaves a WAL that SQLite reads on the next open.
     this.#worker.unref();
-    this.#exited = once(this.#worker, 'exit');
+    // Not events.once: it would reject on the thread's 'error', which onFailure handles, and the
+    // rejection, awaited by no one until close, would end the process.
+    this.#exited = new Promise((resolve) => this.#worker.once('exit', () => resolve(STOPPED)));
     this.#worker.on('error', onFailure);
   }
 
@@ -61,7 +65,10 @@ export class WalCheckpoints {
   async now(): Promise<CheckpointResult> {
     const answer = once(this.#worker, 'message') as Promise<[CheckpointAnswer]>;
     this.#worker.postMessage('now' satisfies CheckpointRequest);
-    const [reply] = await answer;
+    // A thread that has stopped (or failed) never answers.
+    const replied = await Promise.race([answer, this.#exited]);
+    if (replied === STOPPED) throw new Error('WAL checkpoint failed: the checkpointing thread has stopped');
+    const [reply] = replied;
     if ('error' in reply) throw new Error(`WAL checkpoint failed: ${reply.error}`);
     return reply.result;
   }
