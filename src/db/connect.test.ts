@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { createHook } from 'node:async_hooks';
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -100,4 +101,21 @@ describe('the SQLite connection', () => {
     // per transaction than a queue of 10; handed on in turn, the two cost the same.
     assert.ok(perLong < perShort * 1.5, `${perLong.toFixed(1)} promises per transaction behind 200 against ${perShort.toFixed(1)} behind 10`);
   });
+});
+
+test('a script whose last work is closing a SQLite database ends when it is closed, the close settled', () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'siteward-close-'));
+  try {
+    const connect = new URL('./connect.js', import.meta.url).href;
+    const script = `import { openDatabase } from ${JSON.stringify(connect)};
+const database = openDatabase({ kind: 'sqlite', file: ${JSON.stringify(path.join(dir, 'db.sqlite'))} });
+await database.close();
+console.log('closed');`;
+    const run = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', timeout: 60_000 });
+    assert.equal(run.stderr, '');
+    assert.equal(run.stdout, 'closed\n');
+    assert.equal(run.status, 0);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });

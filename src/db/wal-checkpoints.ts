@@ -75,6 +75,9 @@ export class WalCheckpoints {
 
   /** Stops the thread, which closes its connection first. */
   async stop(): Promise<void> {
+    // Held again while it stops: a caller awaiting this as its last work (a script closing its
+    // database) would otherwise see its process end, the promise unsettled, before the thread's exit.
+    this.#worker.ref();
     this.#worker.postMessage('stop' satisfies CheckpointRequest);
     await this.#exited;
   }
