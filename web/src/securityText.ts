@@ -1,7 +1,7 @@
 // Each stored security event as a sentence for Settings > Security > Recent activity.
-import type { SecurityEventJson } from '@server/security/schema';
+import type { SecurityEvent } from './api/types';
 
-export type SecurityEvent = SecurityEventJson;
+export type { SecurityEvent };
 
 const METHODS: Record<string, string> = {
   password: 'your password',

@@ -1,7 +1,7 @@
 import { type ReactNode, useId } from 'react';
 import type { FieldError } from '../api/errors';
 import { AUTH_TYPES, type AuthType } from '@server/sites/contract';
-import type { PartnerDraft } from '@server/sites/schema';
+import type { PartnerDraft } from '../api/types';
 import { messageFor, type TokenChange } from '../siteDraft';
 import { AccessTokenField } from './AccessTokenField';
 import { Field } from './Field';
