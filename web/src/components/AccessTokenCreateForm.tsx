@@ -6,7 +6,7 @@ import { ApiError, errorMessage } from '../api/errors';
 import type { CreatedAccessToken, Workspace } from '../api/types';
 import { Alert } from './Alert';
 import { Button } from './Button';
-import { Field } from './Field';
+import { Field, FieldErrorText } from './Field';
 import { createAccessToken } from '../api/accessTokens';
 
 export type { CreatedAccessToken } from '../api/types';
@@ -88,11 +88,7 @@ export function AccessTokenCreateForm({ workspaces, onCreated }: { workspaces: W
             </span>
           </label>
         ))}
-        {scopesError !== undefined && (
-          <p className="field-error" id="token-scopes-error">
-            {scopesError}
-          </p>
-        )}
+        <FieldErrorText id="token-scopes-error" error={scopesError} />
       </fieldset>
       <Button type="submit" variant="primary" busy={create.isPending}>
         Create token
