@@ -1,35 +1,14 @@
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
-import { fileURLToPath } from 'node:url';
+import { importSpecifiers, repository, SERVER_ALIAS, sourceFiles } from './source-imports.js';
 
 // The dashboard's types come from the client generated from the OpenAPI document
 // (web/src/api/types.ts). From the server it imports only the plain contract that must be the
 // same on both sides: limits, error codes, enum lists, and pure functions such as the settings
 // merge. Those files import nothing but each other, so `@server/` can never pull a TypeBox schema,
 // a query or a package into the dashboard: there is one source of truth for each shape.
-const repository = path.resolve(fileURLToPath(new URL('.', import.meta.url)), '..', '..');
 const serverSource = path.join(repository, 'src');
-/** The dashboard's name for the server's sources (web/tsconfig.json, web/vite.config.ts). */
-const SERVER_ALIAS = '@server/';
-
-function sourceFiles(folder: string): string[] {
-  return readdirSync(folder).flatMap((entry) => {
-    const full = path.join(folder, entry);
-    if (statSync(full).isDirectory()) return sourceFiles(full);
-    return /\.tsx?$/.test(entry) && !entry.endsWith('.d.ts') ? [full] : [];
-  });
-}
-
-// Declarations start a line in this code base; dynamic import() may appear anywhere.
-const DECLARATION = /^(?:(?:import|export)\b[^;'"]*?\bfrom\s*|import\s*)['"]([^'"]+)['"]/gm;
-const DYNAMIC = /\bimport\(\s*['"]([^'"]+)['"]\s*\)/g;
-
-function specifiersOf(file: string): string[] {
-  const text = readFileSync(file, 'utf8');
-  return [...text.matchAll(DECLARATION), ...text.matchAll(DYNAMIC)].map((match) => match[1] ?? '');
-}
 
 /** The server source an import names: the compiled `.js` name stands for its `.ts` file. */
 function serverFile(from: string, specifier: string): string {
@@ -42,14 +21,14 @@ function sharedWithServer(): { files: Set<string>; outside: string[] } {
   const files = new Set<string>();
   const outside: string[] = [];
   const pending = sourceFiles(path.join(repository, 'web', 'src')).flatMap((file) =>
-    specifiersOf(file)
+    importSpecifiers(file)
       .filter((specifier) => specifier.startsWith(SERVER_ALIAS))
       .map((specifier) => serverFile(file, specifier)),
   );
   for (let file = pending.pop(); file !== undefined; file = pending.pop()) {
     if (files.has(file)) continue;
     files.add(file);
-    for (const specifier of specifiersOf(file)) {
+    for (const specifier of importSpecifiers(file)) {
       if (specifier.startsWith('.')) pending.push(serverFile(file, specifier));
       else outside.push(`${path.relative(repository, file)} imports ${specifier}`);
     }

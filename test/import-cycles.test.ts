@@ -1,29 +1,13 @@
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
-import { fileURLToPath } from 'node:url';
+import { importSpecifiers, repository, SERVER_ALIAS, sourceFiles, specifiersIn } from './source-imports.js';
 
 // No file of the server or the dashboard may reach itself through its imports: a cycle makes
 // load order matter and leaves no file that can be read first. Type-only imports count too, since
-// a cycle of types is the same tangle for a reader. The graph is read from the sources: the
-// compiler here (TypeScript 7) has no JavaScript API for tools such as madge or dpdm to use.
-const repository = path.resolve(fileURLToPath(new URL('.', import.meta.url)), '..', '..');
+// a cycle of types is the same tangle for a reader.
 const ROOTS = ['src', 'web/src'];
-/** The dashboard's name for the server's sources (web/tsconfig.json, web/vite.config.ts). */
-const SERVER_ALIAS = '@server/';
-
-function sourceFiles(folder: string): string[] {
-  return readdirSync(folder).flatMap((entry) => {
-    const full = path.join(folder, entry);
-    if (statSync(full).isDirectory()) return sourceFiles(full);
-    return /\.tsx?$/.test(entry) && !entry.endsWith('.d.ts') ? [full] : [];
-  });
-}
-
-// Declarations start a line in this code base; dynamic import() may appear anywhere.
-const DECLARATION = /^(?:(?:import|export)\b[^;'"]*?\bfrom\s*|import\s*)['"]([^'"]+)['"]/gm;
-const DYNAMIC = /\bimport\(\s*['"]([^'"]+)['"]\s*\)/g;
 
 function resolve(from: string, specifier: string): string | undefined {
   let base: string;
@@ -39,10 +23,9 @@ function resolve(from: string, specifier: string): string | undefined {
 function importGraph(): Map<string, Set<string>> {
   const graph = new Map<string, Set<string>>();
   for (const file of ROOTS.flatMap((root) => sourceFiles(path.join(repository, root)))) {
-    const text = readFileSync(file, 'utf8');
     const targets = new Set<string>();
-    for (const match of [...text.matchAll(DECLARATION), ...text.matchAll(DYNAMIC)]) {
-      const target = resolve(file, match[1] ?? '');
+    for (const specifier of importSpecifiers(file)) {
+      const target = resolve(file, specifier);
       if (target !== undefined) targets.add(path.relative(repository, target));
     }
     graph.set(path.relative(repository, file), targets);
@@ -164,5 +147,5 @@ test('the cycle check sees a cycle, including one through type-only imports', ()
   assert.deepEqual(cycles(graph), [['a.ts', 'b.ts', 'c.ts']]);
   // The walk finds edges from the text as written: a type-only import back is an edge like any other.
   const text = "import type { Principal } from './guard.js';\nexport type { X } from './x.js';\nimport './side-effect.js';\nconst lazy = () => import('./later.js');";
-  assert.deepEqual([...text.matchAll(DECLARATION), ...text.matchAll(DYNAMIC)].map((match) => match[1]), ['./guard.js', './x.js', './side-effect.js', './later.js']);
+  assert.deepEqual(specifiersIn(text), ['./guard.js', './x.js', './side-effect.js', './later.js']);
 });
