@@ -22,7 +22,7 @@ const CLI = fileURLToPath(new URL('../src/cli.js', import.meta.url));
 const NOTIFICATION_BOUND_MS = 5000;
 
 before(async () => {
-  pair = await startServerPair((origin) => ({ PUBLIC_URL: origin }));
+  pair = await startServerPair({ settings: (origin) => ({ PUBLIC_URL: origin }) });
   serverEnv = pair.env;
   servers = [pair.a, pair.b];
 });

@@ -31,9 +31,12 @@ const CLI = fileURLToPath(new URL('../src/cli.js', import.meta.url));
 before(async () => {
   smtp = await startSmtpServer();
   // Started together on an empty database: the migrations must run once, not race.
-  serverPair = await startServerPair((first) => {
-    origin = first;
-    return { PUBLIC_URL: origin, SMTP_URL: smtp.url };
+  serverPair = await startServerPair({
+    together: true,
+    settings: (first) => {
+      origin = first;
+      return { PUBLIC_URL: origin, SMTP_URL: smtp.url };
+    },
   });
   databaseUrl = serverPair.databaseUrl;
   serverEnv = serverPair.env;

@@ -127,14 +127,18 @@ export interface ServerPair {
 }
 
 /**
- * Starts two app servers on one new database (see sharedEnvironment), together: on an empty
- * database the migrations must run once, not race. `settings` are given the first server's
- * origin, http://localhost:<port>, for a PUBLIC_URL that names a server that answers.
+ * Starts two app servers on one new database (see sharedEnvironment), one after the other, or
+ * `together` (to see that on an empty database the migrations run once and do not race).
+ * `settings` are given the first server's origin, http://localhost:<port>, for a PUBLIC_URL that
+ * names a server that answers.
  */
-export async function startServerPair(settings: (origin: string) => Record<string, string> = () => ({})): Promise<ServerPair> {
+export async function startServerPair(options: { settings?: (origin: string) => Record<string, string>; together?: boolean } = {}): Promise<ServerPair> {
   const [portA, portB] = [await freePort(), await freePort()];
-  const shared = await sharedEnvironment(settings(`http://localhost:${portA}`));
-  const started = await Promise.allSettled([startServer(portA, shared.env), startServer(portB, shared.env)]);
+  const shared = await sharedEnvironment(options.settings?.(`http://localhost:${portA}`) ?? {});
+  const started =
+    options.together === true
+      ? await Promise.allSettled([startServer(portA, shared.env), startServer(portB, shared.env)])
+      : await startedInTurn([() => startServer(portA, shared.env), () => startServer(portB, shared.env)]);
   const running = started.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []));
   const close = async () => {
     await Promise.all(running.map((server) => stopServer(server)));
@@ -147,6 +151,20 @@ export async function startServerPair(settings: (origin: string) => Record<strin
     throw failure?.status === 'rejected' ? failure.reason : new Error('the servers did not start');
   }
   return { a, b, env: shared.env, databaseUrl: shared.databaseUrl, close };
+}
+
+/** Runs each start once the one before has served; stops at the first that fails. */
+async function startedInTurn(starts: Array<() => Promise<RunningServer>>): Promise<Array<PromiseSettledResult<RunningServer>>> {
+  const results: Array<PromiseSettledResult<RunningServer>> = [];
+  for (const start of starts) {
+    try {
+      results.push({ status: 'fulfilled', value: await start() });
+    } catch (reason) {
+      results.push({ status: 'rejected', reason });
+      break;
+    }
+  }
+  return results;
 }
 
 /** Someone signed up on a running server: their id, address and the Authorization header of their JWT. */

@@ -5,7 +5,6 @@ import { SITE_LIST_SORTS, type SiteListSort } from '@server/sites/contract';
 import { SITE_LIST_OPENING } from '@server/web/screens';
 
 export type SiteSort = SiteListSort;
-export type { SiteSummary, SiteSummaryPage } from './api/types';
 
 /** The list opens on the sites changed most recently (the server's index.html preloads that first page). */
 export const DEFAULT_SITE_SORT: SiteSort = SITE_LIST_OPENING.sort;
