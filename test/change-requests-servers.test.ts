@@ -20,7 +20,7 @@ interface Request {
 }
 
 test('two app servers: requests scheduled for the same moment are each applied exactly once', async () => {
-  const { a, b, close } = await startServerPair({ together: true });
+  const { a, b, close } = await startServerPair();
   cleanups.push(close);
   const authorization = (await signUpOn(a)).bearer;
 
