@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { signUp, signUpConfirmed, STRONG_PASSWORD } from '../test/helpers.js';
-import { WorkspaceService } from '../src/workspaces/service.js';
+import { addMember, createWorkspace, signUp, signUpConfirmed, STRONG_PASSWORD } from '../test/helpers.js';
 import { seriousAccessibilityProblems } from './axe.js';
 import { openDashboard } from './harness.js';
 
@@ -13,10 +12,8 @@ test('Settings > Profile > Delete account: refused with the workspace to hand ov
   try {
     const owner = await signUpConfirmed(t.app, smtp, 'leaving@example.com');
     const member = await signUp(t.app);
-    const created = await t.app.inject({ method: 'POST', url: '/api/v1/workspaces', headers: { authorization: owner.bearer }, payload: { name: 'Support team' } });
-    assert.equal(created.statusCode, 201, created.body);
-    const shared = created.json<{ workspace: { id: string } }>().workspace.id;
-    await new WorkspaceService({ db: t.database.db, dialect: t.database.dialect, clock: t.clock, cache: t.cache }).addMember(shared, member.id, 'editor');
+    const shared = await createWorkspace(t.app, owner, 'Support team');
+    await addMember(t, shared, member, 'editor');
 
     await page.goto(`${origin}/settings/profile`);
     await page.getByLabel('E-mail').fill(owner.email);

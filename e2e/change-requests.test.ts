@@ -3,8 +3,7 @@ import { after, before, test } from 'node:test';
 import type { Page } from 'playwright-core';
 import type { ChangeRequestJson } from '../src/change-requests/schema.js';
 import type { SiteJson } from '../src/sites/schema.js';
-import { WorkspaceService } from '../src/workspaces/service.js';
-import { createSite, type SignedUpUser, signUp } from '../test/helpers.js';
+import { addMember, createSite, createWorkspace, type SignedUpUser, signUp } from '../test/helpers.js';
 import { seriousAccessibilityProblems } from './axe.js';
 import { signInPage } from './dashboard-session.js';
 import { type Dashboard, openDashboard } from './harness.js';
@@ -38,11 +37,9 @@ before(async () => {
     const named = await t.app.inject({ method: 'PATCH', url: '/api/v1/me', headers: { authorization: user.bearer }, payload: { name } });
     assert.equal(named.statusCode, 200, named.body);
   }
-  const created = await t.app.inject({ method: 'POST', url: '/api/v1/workspaces', headers: { authorization: owner.bearer }, payload: { name: 'Support team' } });
-  workspaceId = created.json<{ workspace: { id: string } }>().workspace.id;
-  const members = new WorkspaceService({ db: t.database.db, dialect: t.database.dialect, clock: t.clock, cache: t.cache });
-  await members.addMember(workspaceId, admin.id, 'admin');
-  await members.addMember(workspaceId, editor.id, 'editor');
+  workspaceId = await createWorkspace(t.app, owner, 'Support team');
+  await addMember(t, workspaceId, admin, 'admin');
+  await addMember(t, workspaceId, editor, 'editor');
   await signInPage(dashboard.page, dashboard.origin, admin.email);
   editorPage = (await dashboard.newDevice()).page;
   await signInPage(editorPage, dashboard.origin, editor.email);

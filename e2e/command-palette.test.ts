@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { createSite, signUp } from '../test/helpers.js';
+import { createSite, createWorkspace, signUp } from '../test/helpers.js';
 import { seriousAccessibilityProblems } from './axe.js';
 import { signInPage } from './dashboard-session.js';
 import { openDashboard } from './harness.js';
@@ -18,8 +18,7 @@ test('the command palette by keyboard alone: a site, a setting by name, a worksp
     const user = await signUp(t.app);
     const site = await createSite(t.app, user.bearer, { name: 'Lighthouse help' });
     await createSite(t.app, user.bearer, { name: 'Harbour sales' });
-    const team = await t.app.inject({ method: 'POST', url: '/api/v1/workspaces', headers: { authorization: user.bearer }, payload: { name: 'Support team' } });
-    const teamId = team.json<{ workspace: { id: string } }>().workspace.id;
+    const teamId = await createWorkspace(t.app, user, 'Support team');
     await signInPage(page, origin, user.email);
     await page.goto(`${origin}/`);
     await page.getByRole('heading', { name: 'Sites', level: 1 }).waitFor();

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Page } from 'playwright-core';
-import { createSite, signUp } from '../test/helpers.js';
+import { createSite, createWorkspace, signUp } from '../test/helpers.js';
 import { signInPage } from './dashboard-session.js';
 import { openDashboard } from './harness.js';
 
@@ -24,8 +24,7 @@ test('every top-bar destination opens from every settings screen, without an err
   try {
     const user = await signUp(t.app);
     await createSite(t.app, user.bearer, { name: 'Help centre' });
-    const team = await t.app.inject({ method: 'POST', url: '/api/v1/workspaces', headers: { authorization: user.bearer }, payload: { name: 'Support team' } });
-    const teamId = team.json<{ workspace: { id: string } }>().workspace.id;
+    const teamId = await createWorkspace(t.app, user, 'Support team');
     await signInPage(page, origin, user.email);
 
     const settingsScreens = [

@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { WorkspaceService } from '../src/workspaces/service.js';
-import { enableTotp, signUp, signUpConfirmed, STRONG_PASSWORD } from '../test/helpers.js';
+import { addMember, createWorkspace, enableTotp, signUp, signUpConfirmed, STRONG_PASSWORD } from '../test/helpers.js';
 import { totp } from '../test/rfc6238.js';
 import { linkIn } from '../test/smtp.js';
 import { signInPage } from './dashboard-session.js';
@@ -60,10 +59,8 @@ test('an admin invitation sent after the sign-in has aged: the dialog asks, and 
   try {
     const owner = await signUpConfirmed(t.app, smtp);
     const admin = await signUpConfirmed(t.app, smtp);
-    const created = await t.app.inject({ method: 'POST', url: '/api/v1/workspaces', headers: { authorization: owner.bearer }, payload: { name: 'Support team' } });
-    const workspaceId = created.json<{ workspace: { id: string } }>().workspace.id;
-    const workspaces = new WorkspaceService({ db: t.database.db, dialect: t.database.dialect, clock: t.clock, cache: t.cache });
-    assert.equal(await workspaces.addMember(workspaceId, admin.id, 'admin'), true);
+    const workspaceId = await createWorkspace(t.app, owner, 'Support team');
+    assert.equal(await addMember(t, workspaceId, admin, 'admin'), true);
     await signInPage(page, origin, admin.email);
     await page.goto(`${origin}/settings/workspaces/${workspaceId}`);
     const invitations = page.getByRole('region', { name: 'Invitations' });

@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { WorkspaceService } from '../src/workspaces/service.js';
-import { createSite, enableTotp, signUpConfirmed } from '../test/helpers.js';
+import { addMember, createSite, createWorkspace, enableTotp, signUpConfirmed } from '../test/helpers.js';
 import { signInPage } from './dashboard-session.js';
 import { openDashboard } from './harness.js';
 
@@ -15,11 +14,9 @@ test('an owner turns the requirement on (after setting up their own 2FA); a memb
   try {
     const owner = await signUpConfirmed(t.app, smtp);
     const member = await signUpConfirmed(t.app, smtp);
-    const created = await t.app.inject({ method: 'POST', url: '/api/v1/workspaces', headers: { authorization: owner.bearer }, payload: { name: 'Support team' } });
-    const workspaceId = created.json<{ workspace: { id: string } }>().workspace.id;
+    const workspaceId = await createWorkspace(t.app, owner, 'Support team');
     const site = await createSite(t.app, owner.bearer, { name: 'Team help desk', workspace_id: workspaceId });
-    const service = new WorkspaceService({ db: t.database.db, dialect: t.database.dialect, clock: t.clock, cache: t.cache });
-    assert.equal(await service.addMember(workspaceId, member.id, 'editor'), true);
+    assert.equal(await addMember(t, workspaceId, member, 'editor'), true);
 
     await signInPage(page, origin, owner.email);
     await page.goto(`${origin}/settings/workspaces/${workspaceId}`);

@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Page } from 'playwright-core';
-import { WorkspaceService } from '../src/workspaces/service.js';
-import { createAccessToken, createSite, signUp, signUpConfirmed, type SignedUpUser, type TestApp } from '../test/helpers.js';
+import { addMember, createAccessToken, createSite, createWorkspace, signUp, signUpConfirmed, type SignedUpUser, type TestApp } from '../test/helpers.js';
 import { signInPage } from './dashboard-session.js';
 import { openDashboard } from './harness.js';
 
@@ -77,11 +76,9 @@ test('Undo in the toast: delete a site, restore a version, revoke a token, remov
     assert.equal(await works(), 401);
 
     // Remove a member, then Undo: still a member; removed once the notice closes.
-    const team = await t.app.inject({ method: 'POST', url: '/api/v1/workspaces', headers: { authorization: owner.bearer }, payload: { name: 'Support team' } });
-    const teamId = team.json<{ workspace: { id: string } }>().workspace.id;
+    const teamId = await createWorkspace(t.app, owner, 'Support team');
     const colleague = await signUp(t.app);
-    const service = new WorkspaceService({ db: t.database.db, dialect: t.database.dialect, clock: t.clock, cache: t.cache });
-    assert.equal(await service.addMember(teamId, colleague.id, 'editor'), true);
+    assert.equal(await addMember(t, teamId, colleague, 'editor'), true);
     const isMember = async () => (await t.app.inject({ method: 'GET', url: `/api/v1/workspaces/${teamId}`, headers: { authorization: colleague.bearer } })).statusCode === 200;
     await page.goto(`${origin}/settings/workspaces/${teamId}`);
     const removeButton = page.getByRole('button', { name: `Remove ${colleague.email}` });

@@ -1,10 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Page } from 'playwright-core';
-import type { WorkspaceRole } from '../src/memberships/contract.js';
 import type { SiteJson } from '../src/sites/schema.js';
-import { WorkspaceService } from '../src/workspaces/service.js';
-import { createSite, type SignedUpUser, signUp, signUpConfirmed, STRONG_PASSWORD, type TestApp } from '../test/helpers.js';
+import { addMember, createSite, createWorkspace, type SignedUpUser, signUp, signUpConfirmed, STRONG_PASSWORD, type TestApp } from '../test/helpers.js';
 import { linkIn, type TestSmtpServer } from '../test/smtp.js';
 import { seriousAccessibilityProblems } from './axe.js';
 import { scrollsSideways, signInPage } from './dashboard-session.js';
@@ -21,17 +19,6 @@ declare const document: { querySelectorAll(selector: string): { length: number }
 
 /** The rules checked: WCAG 2.0 and 2.1 at levels A and AA, and axe's best practices. */
 const WCAG_AA = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'];
-
-async function addMember(t: TestApp, workspaceId: string, user: SignedUpUser, role: WorkspaceRole): Promise<void> {
-  const service = new WorkspaceService({ db: t.database.db, dialect: t.database.dialect, clock: t.clock, cache: t.cache });
-  assert.equal(await service.addMember(workspaceId, user.id, role), true);
-}
-
-async function createWorkspace(t: TestApp, owner: SignedUpUser, name: string): Promise<string> {
-  const response = await t.app.inject({ method: 'POST', url: '/api/v1/workspaces', headers: { authorization: owner.bearer }, payload: { name } });
-  assert.equal(response.statusCode, 201, response.body);
-  return response.json<{ workspace: { id: string } }>().workspace.id;
-}
 
 async function readSite(t: TestApp, user: SignedUpUser, id: string): Promise<SiteJson> {
   const response = await t.app.inject({ method: 'GET', url: `/api/v1/sites/${id}`, headers: { authorization: user.bearer } });
@@ -69,11 +56,11 @@ test('a viewer sees a team site read-only and why; an editor saves; a role lower
     const owner = await signUp(t.app);
     const viewer = await signUp(t.app);
     const editor = await signUp(t.app);
-    const team = await createWorkspace(t, owner, 'Support team');
+    const team = await createWorkspace(t.app, owner, 'Support team');
     const teamSite = await createSite(t.app, owner.bearer, { name: 'Team help desk', workspace_id: team, ai_settings: '{"model":"small"}', partner_settings: { enabled: true } });
     await createSite(t.app, viewer.bearer, { name: 'My own notes' });
-    await addMember(t, team, viewer, 'viewer');
-    await addMember(t, team, editor, 'editor');
+    assert.equal(await addMember(t, team, viewer, 'viewer'), true);
+    assert.equal(await addMember(t, team, editor, 'editor'), true);
 
     // All workspaces: each row names its workspace, and the team site says the viewer's role.
     await signInPage(page, origin, viewer.email);
@@ -187,7 +174,7 @@ test('Settings > Workspaces: create, rename, change a role, refuse the last owne
     assert.ok(design !== undefined);
     assert.equal(design.role, 'owner');
     const designId = design.id;
-    await addMember(t, designId, member, 'viewer');
+    assert.equal(await addMember(t, designId, member, 'viewer'), true);
 
     const found = await checkBothThemes(dashboard, page, 'settings-workspaces', async () => {
       await page.goto(`${origin}/settings/workspaces`);
@@ -270,7 +257,7 @@ test('an admin invites from Settings; the mailed link brings a new colleague thr
     // Inviting mails people in the inviter's name: the owner has confirmed their address.
     const owner = await signUpConfirmed(t.app, smtp);
     const viewer = await signUpConfirmed(t.app, smtp, 'stakeholder@example.com');
-    const team = await createWorkspace(t, owner, 'Support team');
+    const team = await createWorkspace(t.app, owner, 'Support team');
     const teamSite = await createSite(t.app, owner.bearer, { name: 'Team help desk', workspace_id: team });
 
     await signInPage(page, origin, owner.email);
@@ -380,10 +367,10 @@ test('an admin reads the audit log in words, filters it and downloads it; an edi
   try {
     const owner = await signUp(t.app);
     const editor = await signUp(t.app, 'grace@example.com');
-    const team = await createWorkspace(t, owner, 'Support');
+    const team = await createWorkspace(t.app, owner, 'Support');
     const renamed = await t.app.inject({ method: 'PATCH', url: `/api/v1/workspaces/${team}`, headers: { authorization: owner.bearer }, payload: { name: 'Support team' } });
     assert.equal(renamed.statusCode, 200, renamed.body);
-    await addMember(t, team, editor, 'viewer');
+    assert.equal(await addMember(t, team, editor, 'viewer'), true);
     const raised = await t.app.inject({ method: 'PATCH', url: `/api/v1/workspaces/${team}/members/${editor.id}`, headers: { authorization: owner.bearer }, payload: { role: 'editor' } });
     assert.equal(raised.statusCode, 200, raised.body);
 

@@ -5,7 +5,7 @@ import { after, before, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { STRONG_PASSWORD, usingPostgres } from './helpers.js';
-import { freePort, type RunningServer, sharedEnvironment, startServer, stopServer } from './processes.js';
+import { type RunningServer, type ServerPair, startServerPair } from './processes.js';
 
 /**
  * Disabling an account on one app server stops its every credential on another, as behind a load
@@ -13,8 +13,8 @@ import { freePort, type RunningServer, sharedEnvironment, startServer, stopServe
  * one SQLite file). The other server holds the account's JWT and access token in its guard's cache
  * when the change is made; the change feed must reach it.
  */
+let pair: ServerPair | undefined;
 let servers: RunningServer[] = [];
-let removeEnvironment: (() => Promise<void>) | undefined;
 let serverEnv: Record<string, string> = {};
 const CLI = fileURLToPath(new URL('../src/cli.js', import.meta.url));
 
@@ -22,16 +22,13 @@ const CLI = fileURLToPath(new URL('../src/cli.js', import.meta.url));
 const NOTIFICATION_BOUND_MS = 5000;
 
 before(async () => {
-  const [portA, portB] = [await freePort(), await freePort()];
-  const shared = await sharedEnvironment({ PUBLIC_URL: `http://localhost:${portA}` });
-  serverEnv = shared.env;
-  removeEnvironment = shared.remove;
-  servers = [await startServer(portA, serverEnv), await startServer(portB, serverEnv)];
+  pair = await startServerPair({ settings: (origin) => ({ PUBLIC_URL: origin }) });
+  serverEnv = pair.env;
+  servers = [pair.a, pair.b];
 });
 
 after(async () => {
-  await Promise.all(servers.map((server) => stopServer(server)));
-  await removeEnvironment?.();
+  await pair?.close();
 });
 
 interface Answer {

@@ -1,9 +1,7 @@
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
 import { after, test } from 'node:test';
-import { STRONG_PASSWORD } from './helpers.js';
 import { until } from './wait.js';
-import { callJson as call, freePort, type RunningServer, sharedEnvironment, startServer, stopServer } from './processes.js';
+import { callJson as call, signUpOn, startServerPair } from './processes.js';
 
 /**
  * Scheduled change requests with real app processes: two servers on one database (PostgreSQL when
@@ -15,12 +13,6 @@ after(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-async function start(env: Record<string, string>): Promise<RunningServer> {
-  const server = await startServer(await freePort(), env);
-  cleanups.push(async () => void (await stopServer(server)));
-  return server;
-}
-
 interface Request {
   id: string;
   status: string;
@@ -28,13 +20,9 @@ interface Request {
 }
 
 test('two app servers: requests scheduled for the same moment are each applied exactly once', async () => {
-  const { env, remove } = await sharedEnvironment();
-  cleanups.push(remove);
-  const [a, b] = await Promise.all([start(env), start(env)]);
-  assert.ok(a !== undefined && b !== undefined);
-  const signedUp = await call<{ token: string }>(a, 'POST', '/auth/signup', undefined, { email: `owner-${randomBytes(4).toString('hex')}@example.com`, password: STRONG_PASSWORD });
-  assert.equal(signedUp.status, 201);
-  const authorization = `Bearer ${signedUp.json.token}`;
+  const { a, b, close } = await startServerPair();
+  cleanups.push(close);
+  const authorization = (await signUpOn(a)).bearer;
 
   // Three sites, two requests each on different paths, all due at one moment a little ahead.
   const SITES = 3;

@@ -19,6 +19,8 @@ import type { Clock } from '../src/lib/clock.js';
 import { PasswordHasher } from '../src/passwords/passwords.js';
 import { Cache } from '../src/cache/cache.js';
 import { UserService } from '../src/users/service.js';
+import type { WorkspaceRole } from '../src/memberships/contract.js';
+import { WorkspaceService } from '../src/workspaces/service.js';
 import { totp } from './rfc6238.js';
 import { linkIn, startSmtpServer, type TestSmtpServer, verificationLinkIn, verificationMailTo } from './smtp.js';
 import { until } from './wait.js';
@@ -239,6 +241,21 @@ export async function signUp(app: App, email = `user${++userCounter}-${randomByt
   if (response.statusCode !== 201) throw new Error(`sign-up failed: ${response.statusCode} ${response.body}`);
   const body = response.json<{ token: string; user: { id: string; email: string } }>();
   return { id: body.user.id, email: body.user.email, jwt: body.token, bearer: `Bearer ${body.token}` };
+}
+
+/** A workspace the owner creates through the API (they own it); its id. */
+export async function createWorkspace(app: App, owner: SignedUpUser, name = 'Support team'): Promise<string> {
+  const response = await app.inject({ method: 'POST', url: '/api/v1/workspaces', headers: { authorization: owner.bearer }, payload: { name } });
+  if (response.statusCode !== 201) throw new Error(`workspace creation failed: ${response.statusCode} ${response.body}`);
+  return response.json<{ workspace: { id: string } }>().workspace.id;
+}
+
+/**
+ * Makes someone a member with the given role at once, as an accepted invitation does, without the
+ * e-mail round; true once added (false when they already were one).
+ */
+export function addMember(t: TestApp, workspaceId: string, user: { id: string }, role: WorkspaceRole): Promise<boolean> {
+  return new WorkspaceService({ db: t.database.db, dialect: t.database.dialect, clock: t.clock, cache: t.cache }).addMember(workspaceId, user.id, role);
 }
 
 /** A test app and one signed-up user in it, where most route tests start: `t.close()` ends both. */

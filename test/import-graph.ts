@@ -9,9 +9,10 @@ import { fileURLToPath } from 'node:url';
 export const repository = path.resolve(fileURLToPath(new URL('.', import.meta.url)), '..', '..');
 export const ROOTS = ['src', 'web/src'];
 /** The dashboard's name for the server's sources (web/tsconfig.json, web/vite.config.ts). */
-const SERVER_ALIAS = '@server/';
+export const SERVER_ALIAS = '@server/';
 
-function sourceFiles(folder: string): string[] {
+/** Every TypeScript source below a folder, declaration files left out. */
+export function sourceFiles(folder: string): string[] {
   return readdirSync(folder).flatMap((entry) => {
     const full = path.join(folder, entry);
     if (statSync(full).isDirectory()) return sourceFiles(full);
@@ -22,6 +23,12 @@ function sourceFiles(folder: string): string[] {
 // Declarations start a line in this code base; dynamic import() may appear anywhere.
 export const DECLARATION = /^(?:(?:import|export)\b[^;'"]*?\bfrom\s*|import\s*)['"]([^'"]+)['"]/gm;
 export const DYNAMIC = /\bimport\(\s*['"]([^'"]+)['"]\s*\)/g;
+
+/** What a file imports, as written: its static declarations (type-only ones too) and dynamic import()s. */
+export function importSpecifiers(file: string): string[] {
+  const text = readFileSync(file, 'utf8');
+  return [...text.matchAll(DECLARATION), ...text.matchAll(DYNAMIC)].map((match) => match[1] ?? '');
+}
 
 function resolve(from: string, specifier: string): string | undefined {
   let base: string;
@@ -38,10 +45,9 @@ function resolve(from: string, specifier: string): string | undefined {
 export function importGraph(): Map<string, Set<string>> {
   const graph = new Map<string, Set<string>>();
   for (const file of ROOTS.flatMap((root) => sourceFiles(path.join(repository, root)))) {
-    const text = readFileSync(file, 'utf8');
     const targets = new Set<string>();
-    for (const match of [...text.matchAll(DECLARATION), ...text.matchAll(DYNAMIC)]) {
-      const target = resolve(file, match[1] ?? '');
+    for (const specifier of importSpecifiers(file)) {
+      const target = resolve(file, specifier);
       if (target !== undefined) targets.add(path.relative(repository, target));
     }
     graph.set(path.relative(repository, file), targets);

@@ -7,7 +7,7 @@ import { promisify } from 'node:util';
 import pg from 'pg';
 import { EventStreamClient } from './event-stream.js';
 import { STRONG_PASSWORD, usingPostgres } from './helpers.js';
-import { freePort, type RunningServer, sharedEnvironment, startServer, stopServer } from './processes.js';
+import { type RunningServer, type ServerPair, signUpOn, startServerPair } from './processes.js';
 import { totp } from './rfc6238.js';
 import { linkIn, startSmtpServer, type TestSmtpServer } from './smtp.js';
 import { until } from './wait.js';
@@ -19,9 +19,9 @@ import { type CreationOptions, type RequestOptions, SoftwareAuthenticator } from
  * (sessions, one-time tokens, TOTP steps, rate limits, JWT generations, row locks) must hold
  * across them.
  */
+let serverPair: ServerPair | undefined;
 let servers: RunningServer[] = [];
 let smtp: TestSmtpServer;
-let removeEnvironment: (() => Promise<void>) | undefined;
 let origin: string;
 let databaseUrl: string | undefined;
 /** The environment both servers run with, for the command line to reach the same database. */
@@ -30,24 +30,22 @@ const CLI = fileURLToPath(new URL('../src/cli.js', import.meta.url));
 
 before(async () => {
   smtp = await startSmtpServer();
-  const [portA, portB] = [await freePort(), await freePort()];
-  origin = `http://localhost:${portA}`;
-  const shared = await sharedEnvironment({ PUBLIC_URL: origin, SMTP_URL: smtp.url });
-  const { env } = shared;
-  databaseUrl = shared.databaseUrl;
-  removeEnvironment = shared.remove;
-  serverEnv = env;
   // Started together on an empty database: the migrations must run once, not race.
-  const started = await Promise.allSettled([startServer(portA, env), startServer(portB, env)]);
-  servers = started.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []));
-  const failure = started.find((result) => result.status === 'rejected');
-  if (failure !== undefined) throw failure.reason;
+  serverPair = await startServerPair({
+    together: true,
+    settings: (first) => {
+      origin = first;
+      return { PUBLIC_URL: origin, SMTP_URL: smtp.url };
+    },
+  });
+  databaseUrl = serverPair.databaseUrl;
+  serverEnv = serverPair.env;
+  servers = [serverPair.a, serverPair.b];
 });
 
 after(async () => {
-  await Promise.all(servers.map((server) => stopServer(server)));
+  await serverPair?.close();
   await smtp?.close();
-  await removeEnvironment?.();
 });
 
 interface Answer {
@@ -106,12 +104,6 @@ function pair(): [RunningServer, RunningServer] {
 }
 
 let counter = 0;
-async function signUp(server: RunningServer): Promise<{ id: string; email: string; bearer: string }> {
-  const email = `multi${++counter}-${randomBytes(3).toString('hex')}@example.com`;
-  const answer = await call(server, 'POST', '/auth/signup', { body: { email, password: STRONG_PASSWORD } });
-  assert.equal(answer.status, 201);
-  return { id: String((answer.body.user as { id: string }).id), email, bearer: `Bearer ${String(answer.body.token)}` };
-}
 
 function cookieOf(answer: Answer): string {
   const header = answer.headers.getSetCookie().find((line) => line.startsWith('siteward_session='));
@@ -125,7 +117,7 @@ test('both servers came up on the same database and are ready', async () => {
 
 test('a session made on one server works on the other; sign out everywhere on one is seen by the other', async (t) => {
   const [a, b] = pair();
-  const user = await signUp(a);
+  const user = await signUpOn(a);
   const signIn = await call(a, 'POST', '/auth/session', { body: { email: user.email, password: STRONG_PASSWORD }, headers: { origin } });
   assert.equal(signIn.status, 200);
   const cookie = cookieOf(signIn);
@@ -144,7 +136,7 @@ test('a session made on one server works on the other; sign out everywhere on on
 
 test('a session ended on one server is refused by the other at once: sessions are never cached', async () => {
   const [a, b] = pair();
-  const user = await signUp(a);
+  const user = await signUpOn(a);
   const cookies: string[] = [];
   for (let i = 0; i < 2; i++) {
     const signIn = await call(a, 'POST', '/auth/session', { body: { email: user.email, password: STRONG_PASSWORD }, headers: { origin } });
@@ -163,7 +155,7 @@ test('a session ended on one server is refused by the other at once: sessions ar
 
 test('an access token revoked on one server is refused there at once and by the other within the bound (SQLite: at once)', async (t) => {
   const [a, b] = pair();
-  const user = await signUp(a);
+  const user = await signUpOn(a);
   const created = await call(a, 'POST', '/api/v1/access-tokens', { body: { name: 'deploy script' }, headers: { authorization: user.bearer } });
   assert.equal(created.status, 201);
   const { id, token } = created.body.access_token as { id: string; token: string };
@@ -202,7 +194,7 @@ test('an account deleted on one server is refused there at once and by the other
 
 test('failed logins on both servers count against one limit', async () => {
   const [a, b] = pair();
-  const user = await signUp(a);
+  const user = await signUpOn(a);
   for (let i = 0; i < 10; i++) {
     const answer = await call(i % 2 === 0 ? a : b, 'POST', '/auth/login', { body: { email: user.email, password: `wrong-${i}` } });
     assert.equal(answer.status, 401);
@@ -230,7 +222,7 @@ test('30 wrong passwords sent at once to both servers: together they check no mo
 
 test('a magic link posted to both servers at once is redeemed exactly once', async () => {
   const [a, b] = pair();
-  const user = await signUp(b);
+  const user = await signUpOn(b);
   const before = smtp.messages.length;
   assert.equal((await call(a, 'POST', '/auth/magic-link', { body: { email: user.email } })).status, 202);
   // The sign-up's address confirmation may arrive in between: the sign-in link is the one asked for.
@@ -244,7 +236,7 @@ test('a magic link posted to both servers at once is redeemed exactly once', asy
 
 test('a TOTP code is accepted by only one of the servers', async () => {
   const [a, b] = pair();
-  const user = await signUp(a);
+  const user = await signUpOn(a);
   const setup = await call(a, 'POST', '/api/v1/me/totp/setup', { headers: { authorization: user.bearer } });
   const secret = String(setup.body.secret);
   const enabled = await call(b, 'POST', '/api/v1/me/totp/enable', { body: { code: totp(secret, new Date()) }, headers: { authorization: user.bearer } });
@@ -260,7 +252,7 @@ test('a TOTP code is accepted by only one of the servers', async () => {
 
 test('concurrent updates of different fields through both servers all land', async () => {
   const [a, b] = pair();
-  const user = await signUp(a);
+  const user = await signUpOn(a);
   const created = await call(a, 'POST', '/api/v1/sites', { body: { name: 'Shared' }, headers: { authorization: user.bearer } });
   const id = String((created.body.site as { id: string }).id);
   const fields = ['ai_settings', 'email_settings', 'widget', 'portal', 'branding', 'public_theme', 'knowledge_sources'];
@@ -286,7 +278,7 @@ test('concurrent updates of different fields through both servers all land', asy
 
 test('a site changed or deleted on one server is never read stale from the other once the answer arrived plus the bound', async (t) => {
   const [a, b] = pair();
-  const user = await signUp(a);
+  const user = await signUpOn(a);
   const headers = { authorization: user.bearer };
   const created = await call(a, 'POST', '/api/v1/sites', { body: { name: 'v0' }, headers });
   const id = String((created.body.site as { id: string }).id);
@@ -467,7 +459,7 @@ test("killing a server's listening connection turns its caching off until the co
     t.diagnostic('SQLite: nothing to kill');
     return;
   }
-  const user = await signUp(a);
+  const user = await signUpOn(a);
   const headers = { authorization: user.bearer };
   const created = await call(a, 'POST', '/api/v1/sites', { body: { name: 'Original' }, headers });
   const id = String((created.body.site as { id: string }).id);
@@ -513,7 +505,7 @@ test("killing a server's listening connection turns its caching off until the co
 
 test('a passkey challenge issued by one server is verified by the other', async () => {
   const [a, b] = pair();
-  const user = await signUp(a);
+  const user = await signUpOn(a);
   const authenticator = new SoftwareAuthenticator({ origin });
   const registration = await call(a, 'POST', '/api/v1/me/passkeys/options', { headers: { authorization: user.bearer } });
   assert.equal(registration.status, 200);

@@ -6,7 +6,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createPostgresDatabase } from './helpers.js';
+import { createPostgresDatabase, STRONG_PASSWORD } from './helpers.js';
 import { until } from './wait.js';
 
 /**
@@ -112,6 +112,73 @@ export async function sharedEnvironment(settings: Record<string, string> = {}): 
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/** Two app servers on one new database, as behind a load balancer. */
+export interface ServerPair {
+  a: RunningServer;
+  b: RunningServer;
+  /** The environment both run with: for the command line, or another server on the same database. */
+  env: Record<string, string>;
+  /** The PostgreSQL database's address, when they share one. */
+  databaseUrl: string | undefined;
+  /** Stops both servers, then drops the database and deletes the data directory. */
+  close(): Promise<void>;
+}
+
+/**
+ * Starts two app servers on one new database (see sharedEnvironment), one after the other, or
+ * `together` (to see that on an empty database the migrations run once and do not race).
+ * `settings` are given the first server's origin, http://localhost:<port>, for a PUBLIC_URL that
+ * names a server that answers.
+ */
+export async function startServerPair(options: { settings?: (origin: string) => Record<string, string>; together?: boolean } = {}): Promise<ServerPair> {
+  const [portA, portB] = [await freePort(), await freePort()];
+  const shared = await sharedEnvironment(options.settings?.(`http://localhost:${portA}`) ?? {});
+  const started =
+    options.together === true
+      ? await Promise.allSettled([startServer(portA, shared.env), startServer(portB, shared.env)])
+      : await startedInTurn([() => startServer(portA, shared.env), () => startServer(portB, shared.env)]);
+  const running = started.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []));
+  const close = async () => {
+    await Promise.all(running.map((server) => stopServer(server)));
+    await shared.remove();
+  };
+  const [a, b] = running;
+  if (a === undefined || b === undefined) {
+    await close();
+    const failure = started.find((result) => result.status === 'rejected');
+    throw failure?.status === 'rejected' ? failure.reason : new Error('the servers did not start');
+  }
+  return { a, b, env: shared.env, databaseUrl: shared.databaseUrl, close };
+}
+
+/** Runs each start once the one before has served; stops at the first that fails. */
+async function startedInTurn(starts: Array<() => Promise<RunningServer>>): Promise<Array<PromiseSettledResult<RunningServer>>> {
+  const results: Array<PromiseSettledResult<RunningServer>> = [];
+  for (const start of starts) {
+    try {
+      results.push({ status: 'fulfilled', value: await start() });
+    } catch (reason) {
+      results.push({ status: 'rejected', reason });
+      break;
+    }
+  }
+  return results;
+}
+
+/** Someone signed up on a running server: their id, address and the Authorization header of their JWT. */
+export interface ServerUser {
+  id: string;
+  email: string;
+  bearer: string;
+}
+
+/** Signs a new person up on a running server (POST /auth/signup), as signUp does in-process. */
+export async function signUpOn(server: RunningServer, email = `user-${randomBytes(4).toString('hex')}@example.com`): Promise<ServerUser> {
+  const answer = await callJson<{ token: string; user: { id: string } }>(server, 'POST', '/auth/signup', undefined, { email, password: STRONG_PASSWORD });
+  if (answer.status !== 201) throw new Error(`sign-up failed: ${answer.status} ${JSON.stringify(answer.json)}`);
+  return { id: answer.json.user.id, email, bearer: `Bearer ${answer.json.token}` };
 }
 
 /** A JSON request to a running server: its status and its parsed body (null when empty). */

@@ -1,11 +1,11 @@
 // The audit log in words for people: one sentence per event, and the filter's names for actions.
 import { AUDIT_ACTIONS, type AuditAction } from '@server/audit/contract';
-import type { AuditEventJson } from '@server/audit/schema';
+import type { AuditEvent } from './api/types';
 import { CHANGE_REQUEST_ERRORS } from '@server/change-requests/errors';
 import { WORKSPACE_ERRORS } from '@server/memberships/errors';
 import { ROLE_LABELS, type WorkspaceRole } from './workspaceAccess';
 
-export type AuditEvent = AuditEventJson;
+export type { AuditEvent };
 
 /**
  * Why a scheduled change did not go live when it was due (its `failure.code`, the audit event's

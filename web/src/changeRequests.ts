@@ -6,9 +6,8 @@
 // /<group> for one that does not, /partner_settings/<field>.
 import type { ChangeRequestStatus, ConflictResolution } from '@server/change-requests/contract';
 import { PARTNER_EDITABLE_FIELDS, SETTINGS_FIELDS, type SettingsField } from '@server/sites/contract';
-import type { SiteUpdate } from '@server/sites/schema';
 import { applyChanges, mergeSites, type PathChange, type PathConflict as MergeConflict, sameValue, type SiteFields, siteFieldChanges } from '@server/sites/site-merge';
-import type { Site } from './api/types';
+import type { Site, SiteUpdate } from './api/types';
 import { colourOf, displayValue, objectChanges, SHOWN_LENGTH, type ValuePlace } from './historyText';
 import { isPlainObject, type SettingsObject } from './settingsText';
 import { draftOf, fieldLabel, type SiteDraft } from './siteDraft';

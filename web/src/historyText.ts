@@ -3,13 +3,13 @@
 // ("AI assistant › Tone: Friendly → Concise") rather than as two walls of text; values read as
 // the form shows them (option names, on and off, colours with a swatch, list entries one by one).
 import { SETTINGS_FIELDS, type SettingsField } from '@server/sites/contract';
-import type { SiteVersionJson } from '@server/sites/schema';
+import type { SiteVersion } from './api/types';
 import { SETTINGS_ENUM_LABELS } from '@server/sites/settings-schemas';
 import { COLOR_PATTERN } from './color';
 import { schemaAt } from './settingsText';
 import { fieldLabel } from './siteDraft';
 
-export type SiteVersion = SiteVersionJson;
+export type { SiteVersion };
 type Change = SiteVersion['changes'][number];
 
 /** One line of a version's diff. `before`/`after` are shortened display text; absent when the key was added or removed. */

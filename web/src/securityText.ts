@@ -1,8 +1,8 @@
 // Each stored security event as a sentence for Settings > Security > Recent activity.
 import { SECURITY_FAILURE_TYPES } from '@server/security/event-types';
-import type { SecurityEventJson } from '@server/security/schema';
+import type { SecurityEvent } from './api/types';
 
-export type SecurityEvent = SecurityEventJson;
+export type { SecurityEvent };
 
 const METHODS: Record<string, string> = {
   password: 'your password',

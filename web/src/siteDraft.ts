@@ -1,9 +1,8 @@
 // The site editor's working copy: what the form holds, how it differs from the loaded site, and
 // what the form refuses before the server is asked. Pure functions, so the rules are easy to follow.
 import { NAME_MAX_LENGTH, PARTNER_EDITABLE_FIELDS, SETTINGS_FIELDS, SETTINGS_MAX_BYTES, type SettingsField } from '@server/sites/contract';
-import type { PartnerDraft, SiteUpdate } from '@server/sites/schema';
 import type { FieldError } from './api/errors';
-import type { Site } from './api/types';
+import type { PartnerDraft, Site, SiteUpdate } from './api/types';
 import { COLOR_PATTERN } from './color';
 import { SETTINGS_SCHEMAS } from '@server/sites/settings-schemas';
 import { byteLength, isPlainObject, labelAt, readGroup, type SettingsObject } from './settingsText';

@@ -2,12 +2,9 @@
 // a page size, a cursor, and `fields=summary`, which answers a light row per site (what is
 // configured, partner health) instead of every settings group of every site.
 import { SITE_LIST_SORTS, type SiteListSort } from '@server/sites/contract';
-import type { SiteSummaryJson, SiteSummaryListJson } from '@server/sites/schema';
 import { SITE_LIST_OPENING } from '@server/web/screens';
 
 export type SiteSort = SiteListSort;
-export type SiteSummary = SiteSummaryJson;
-export type SiteSummaryPage = SiteSummaryListJson;
 
 /** The list opens on the sites changed most recently (the server's index.html preloads that first page). */
 export const DEFAULT_SITE_SORT: SiteSort = SITE_LIST_OPENING.sort;

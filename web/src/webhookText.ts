@@ -1,10 +1,10 @@
 // What people read about webhooks: each event the server can send, a webhook's state and a
 // delivery's attempts. Keyed by the server's own lists, so a new event needs words here.
 import { WEBHOOK_DISABLE_AFTER_DAYS, WEBHOOK_EVENT_TYPES, WEBHOOK_TEST_EVENT, type WebhookEventType } from '@server/webhooks/contract';
-import type { DeliveryJson, WebhookJson } from '@server/webhooks/schema';
+import type { Webhook, WebhookDelivery } from './api/types';
 import { formatDateTime, formatRelative } from './format';
 
-export type { DeliveryJson as WebhookDelivery, WebhookJson as Webhook, WebhookWithSecretJson as WebhookWithSecret } from '@server/webhooks/schema';
+export type { Webhook, WebhookDelivery, WebhookWithSecret } from './api/types';
 
 const EVENT_TEXT: Record<WebhookEventType, { label: string; description: string }> = {
   'site.created': { label: 'Site created', description: 'A site was added to the workspace.' },
@@ -30,7 +30,7 @@ export function eventLabel(type: string): string {
 export type BadgeKind = 'success' | 'danger' | 'accent' | 'neutral';
 
 /** A webhook's state at a glance: on, on but failing, or off (by a person, or by Siteward after days of failures). */
-export function webhookState(webhook: Pick<WebhookJson, 'enabled' | 'disabled_reason' | 'failing_since'>): { label: string; kind: BadgeKind; detail?: string } {
+export function webhookState(webhook: Pick<Webhook, 'enabled' | 'disabled_reason' | 'failing_since'>): { label: string; kind: BadgeKind; detail?: string } {
   if (!webhook.enabled && webhook.disabled_reason === 'failing') {
     return { label: 'Turned off', kind: 'danger', detail: `Siteward turned it off after ${WEBHOOK_DISABLE_AFTER_DAYS} days of failed deliveries. Fix the receiver, then turn it on again.` };
   }
@@ -45,7 +45,7 @@ export function webhookState(webhook: Pick<WebhookJson, 'enabled' | 'disabled_re
   return { label: 'Active', kind: 'success' };
 }
 
-export function deliveryState(delivery: Pick<DeliveryJson, 'status' | 'next_attempt_at' | 'attempts'>, now = Date.now()): { label: string; kind: BadgeKind; detail?: string } {
+export function deliveryState(delivery: Pick<WebhookDelivery, 'status' | 'next_attempt_at' | 'attempts'>, now = Date.now()): { label: string; kind: BadgeKind; detail?: string } {
   if (delivery.status === 'succeeded') return { label: 'Delivered', kind: 'success' };
   if (delivery.status === 'failed') return { label: 'Failed', kind: 'danger', detail: 'Every retry failed. Redeliver it once the receiver works.' };
   if (delivery.attempts.length === 0) return { label: 'Pending', kind: 'accent', detail: 'Not sent yet.' };
@@ -54,7 +54,7 @@ export function deliveryState(delivery: Pick<DeliveryJson, 'status' | 'next_atte
 }
 
 /** One attempt in a few words: the receiver's answer and how long it took, or why none came. */
-export function attemptText(attempt: DeliveryJson['attempts'][number]): string {
+export function attemptText(attempt: WebhookDelivery['attempts'][number]): string {
   const took = `${attempt.duration_ms.toLocaleString('en')} ms`;
   if (attempt.response_status === null) return `No answer after ${took}: ${attempt.error ?? 'the request failed'}`;
   const redirect = attempt.response_status >= 300 && attempt.response_status < 400 ? ' (a redirect, which webhooks do not follow)' : '';

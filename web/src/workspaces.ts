@@ -1,9 +1,6 @@
 // Workspaces as the dashboard names them; their queries (useWorkspaces, the members…) are in queries.ts.
-import type { InvitationJson, MemberJson, WorkspaceJson } from '@server/workspaces/schema';
 
-export type Workspace = WorkspaceJson;
-export type Member = MemberJson;
-export type Invitation = InvitationJson;
+export type { Invitation, Member, Workspace } from './api/types';
 
 /** The workspace's screen under Settings. */
 export function workspacePath(workspaceId: string): string {

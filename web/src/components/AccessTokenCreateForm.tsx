@@ -2,15 +2,14 @@ import { useMutation } from '@tanstack/react-query';
 import { useId } from 'react';
 import { useForm } from 'react-hook-form';
 import { ACCESS_TOKEN_SCOPES, type AccessTokenScope } from '@server/auth/scopes';
-import type { CreatedAccessTokenJson as CreatedAccessToken } from '@server/access-tokens/schema';
 import { ApiError, errorMessage } from '../api/errors';
-import type { Workspace } from '../api/types';
+import type { CreatedAccessToken, Workspace } from '../api/types';
 import { Alert } from './Alert';
 import { Button } from './Button';
-import { Field } from './Field';
+import { Field, FieldErrorText } from './Field';
 import { createAccessToken } from '../api/accessTokens';
 
-export type { CreatedAccessTokenJson as CreatedAccessToken } from '@server/access-tokens/schema';
+export type { CreatedAccessToken } from '../api/types';
 
 /** What people read for each scope the server knows; keyed by its list, so a new scope needs words here. Each is checked on its own: write does not imply read. */
 const SCOPE_TEXT: Record<AccessTokenScope, { label: string; description: string }> = {
@@ -89,11 +88,7 @@ export function AccessTokenCreateForm({ workspaces, onCreated }: { workspaces: W
             </span>
           </label>
         ))}
-        {scopesError !== undefined && (
-          <p className="field-error" id="token-scopes-error">
-            {scopesError}
-          </p>
-        )}
+        <FieldErrorText id="token-scopes-error" error={scopesError} />
       </fieldset>
       <Button type="submit" variant="primary" busy={create.isPending}>
         Create token

@@ -2,6 +2,7 @@ import { useId, useState } from 'react';
 import type { TokenChange } from '../siteDraft';
 import { Button } from './Button';
 import { ConfirmDialog } from './ConfirmDialog';
+import { FieldErrorText } from './Field';
 
 interface AccessTokenFieldProps {
   /** Whether the server holds a token now (access_token_configured). */
@@ -62,11 +63,7 @@ export function AccessTokenField({ configured, change, onChange, error }: Access
         </div>
       )}
       {change.kind === 'clear' && <p className="hint token-clear-note">The token will be removed when you save.</p>}
-      {error !== undefined && (
-        <p className="field-error" id={errorId}>
-          {error}
-        </p>
-      )}
+      <FieldErrorText id={errorId} error={error} />
       <ConfirmDialog
         open={confirmingClear}
         title="Clear the access token?"

@@ -1,6 +1,7 @@
 import { type ReactNode, useId } from 'react';
 import '../editor/editor.css';
 import { COLOR_PATTERN } from '../color';
+import { FieldErrorText } from './Field';
 
 interface ColorFieldProps {
   label: string;
@@ -68,11 +69,7 @@ export function ColorField({ label, value, onChange, onBlur, error, hint, option
         {hint ?? 'Hex: #rgb or #rrggbb'}
         {error === undefined && !(optional && empty) ? state : ''}
       </p>
-      {error !== undefined && (
-        <p className="field-error" id={errorId}>
-          {error}
-        </p>
-      )}
+      <FieldErrorText id={errorId} error={error} />
     </div>
   );
 }

@@ -1,5 +1,6 @@
-import { type ReactNode, useEffect, useId, useRef } from 'react';
+import type { ReactNode } from 'react';
 import { Button } from './Button';
+import { ModalDialog } from './ModalDialog';
 
 interface ConfirmDialogProps {
   open: boolean;
@@ -12,28 +13,10 @@ interface ConfirmDialogProps {
   onCancel: () => void;
 }
 
-/** A modal question built on <dialog>: focus is trapped, Escape cancels, the page behind is inert. */
+/** A modal question: Cancel or the action it names. */
 export function ConfirmDialog({ open, title, children, confirmLabel, danger = false, busy = false, onConfirm, onCancel }: ConfirmDialogProps) {
-  const dialog = useRef<HTMLDialogElement>(null);
-  // Unique per dialog: a screen may hold several, and each must be named by its own title.
-  const titleId = useId();
-  useEffect(() => {
-    const element = dialog.current;
-    if (element === null) return;
-    if (open && !element.open) element.showModal();
-    if (!open && element.open) element.close();
-  }, [open]);
   return (
-    <dialog
-      ref={dialog}
-      className="dialog"
-      aria-labelledby={titleId}
-      onCancel={(event) => {
-        event.preventDefault();
-        onCancel();
-      }}
-    >
-      <h2 id={titleId}>{title}</h2>
+    <ModalDialog open={open} title={title} onCancel={onCancel}>
       <div className="dialog-body">{children}</div>
       <div className="dialog-actions">
         <Button onClick={onCancel} disabled={busy}>
@@ -43,6 +26,6 @@ export function ConfirmDialog({ open, title, children, confirmLabel, danger = fa
           {confirmLabel}
         </Button>
       </div>
-    </dialog>
+    </ModalDialog>
   );
 }

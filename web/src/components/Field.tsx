@@ -23,11 +23,20 @@ export function Field({ label, error, hint, id, className, ...input }: FieldProp
           {hint}
         </p>
       )}
-      {error !== undefined && (
-        <p className="field-error" id={errorId}>
-          {error}
-        </p>
-      )}
+      <FieldErrorText id={errorId} error={error} />
     </div>
+  );
+}
+
+/**
+ * A field's error, under the field: the input names it in aria-describedby by this id, so a screen
+ * reader reads it with the field. Nothing when there is no error.
+ */
+export function FieldErrorText({ id, error }: { id: string; error: string | undefined }) {
+  if (error === undefined) return null;
+  return (
+    <p className="field-error" id={id}>
+      {error}
+    </p>
   );
 }

@@ -1,5 +1,5 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { useEffect, useId, useRef } from 'react';
+import { useId } from 'react';
 import { Controller, useForm } from 'react-hook-form';
 import { queryKeys } from '../queryKeys';
 import { ApiError, errorMessage } from '../api/errors';
@@ -10,6 +10,7 @@ import { Alert } from './Alert';
 import { Button } from './Button';
 import { ColorField } from './ColorField';
 import { Field } from './Field';
+import { ModalDialog } from './ModalDialog';
 import { can, defaultWorkspaceForNewSite } from '../workspaceAccess';
 import type { Workspace } from '../workspaces';
 import { createSite } from '../api/sites';
@@ -35,7 +36,6 @@ interface Values {
 
 /** A modal form for the two things a new site needs; everything else is set in its editor. */
 export function NewSiteDialog({ open, workspaces, selectedWorkspaceId, onClose, onCreated }: NewSiteDialogProps) {
-  const dialog = useRef<HTMLDialogElement>(null);
   const workspaceFieldId = useId();
   const queryClient = useQueryClient();
   const creatable = (workspaces ?? []).filter((workspace) => can(workspace.role, 'site.create'));
@@ -53,16 +53,10 @@ export function NewSiteDialog({ open, workspaces, selectedWorkspaceId, onClose, 
   });
   const resetMutation = create.reset;
 
-  useEffect(() => {
-    const element = dialog.current;
-    if (element === null) return;
-    if (open && !element.open) {
-      reset({ name: '', color: DEFAULT_COLOR, workspaceId: startingWorkspace });
-      resetMutation();
-      element.showModal();
-    }
-    if (!open && element.open) element.close();
-  }, [open, reset, resetMutation, startingWorkspace]);
+  const startBlank = () => {
+    reset({ name: '', color: DEFAULT_COLOR, workspaceId: startingWorkspace });
+    resetMutation();
+  };
 
   const serverError = create.error instanceof ApiError ? create.error : undefined;
   const nameError = formState.errors.name?.message ?? serverError?.fieldMessage('name');
@@ -71,17 +65,15 @@ export function NewSiteDialog({ open, workspaces, selectedWorkspaceId, onClose, 
   const busy = create.isPending;
 
   return (
-    <dialog
-      ref={dialog}
-      className="dialog"
-      aria-labelledby="new-site-title"
-      onCancel={(event) => {
-        event.preventDefault();
+    <ModalDialog
+      open={open}
+      title="New site"
+      onOpen={startBlank}
+      onCancel={() => {
         if (!busy) onClose();
       }}
     >
       <form onSubmit={handleSubmit((values) => create.mutate(values))} noValidate>
-        <h2 id="new-site-title">New site</h2>
         <p className="muted">Name it and pick a colour; you can set everything else in its editor.</p>
         {generalError !== undefined && <Alert kind="error">{generalError}</Alert>}
         <Field
@@ -129,6 +121,6 @@ export function NewSiteDialog({ open, workspaces, selectedWorkspaceId, onClose, 
           </Button>
         </div>
       </form>
-    </dialog>
+    </ModalDialog>
   );
 }

@@ -1,10 +1,10 @@
 import { type ReactNode, useId } from 'react';
 import type { FieldError } from '../api/errors';
 import { AUTH_TYPES, type AuthType } from '@server/sites/contract';
-import type { PartnerDraft } from '@server/sites/schema';
+import type { PartnerDraft } from '../api/types';
 import { messageFor, type TokenChange } from '../siteDraft';
 import { AccessTokenField } from './AccessTokenField';
-import { Field } from './Field';
+import { Field, FieldErrorText } from './Field';
 import { TagInput } from './TagInput';
 
 interface PartnerSettingsFormProps {
@@ -129,11 +129,7 @@ function AuthTypeSelect({ value, onChange, error }: { value: AuthType; onChange:
       <p className="hint" id={`${id}-hint`}>
         {AUTH_TYPE_LABELS[value].hint}
       </p>
-      {error !== undefined && (
-        <p className="field-error" id={`${id}-error`}>
-          {error}
-        </p>
-      )}
+      <FieldErrorText id={`${id}-error`} error={error} />
     </div>
   );
 }

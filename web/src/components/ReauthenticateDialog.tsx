@@ -1,5 +1,5 @@
 import { useMutation } from '@tanstack/react-query';
-import { type FormEvent, useEffect, useId, useRef, useState } from 'react';
+import { type FormEvent, useState } from 'react';
 import { ApiError, errorMessage } from '../api/errors';
 import { useTotpStatus } from '../queries';
 import { useSession } from '../session';
@@ -7,6 +7,7 @@ import { Alert } from './Alert';
 import { Button } from './Button';
 import { CodeField } from './CodeField';
 import { Field } from './Field';
+import { ModalDialog } from './ModalDialog';
 import { SingleSignOnReauthentication } from './SingleSignOnReauthentication';
 import { ACCOUNT_ERRORS } from '@server/account/errors';
 import { TOTP_ERRORS } from '@server/totp/errors';
@@ -30,8 +31,6 @@ function wasCancelled(error: unknown): boolean {
  */
 export function ReauthenticateDialog({ onConfirmed, onCancel }: ReauthenticateDialogProps) {
   const { user } = useSession();
-  const dialog = useRef<HTMLDialogElement>(null);
-  const titleId = useId();
   const [password, setPassword] = useState('');
   const [code, setCode] = useState('');
   // With 2FA on the code is asked for at once, not only after the server has said so.
@@ -61,11 +60,6 @@ export function ReauthenticateDialog({ onConfirmed, onCancel }: ReauthenticateDi
     onSuccess: onConfirmed,
   });
   const busy = withPassword.isPending ? 'password' : withPasskey.isPending ? 'passkey' : undefined;
-
-  useEffect(() => {
-    const element = dialog.current;
-    if (element !== null && !element.open) element.showModal();
-  }, []);
 
   function confirmWithPassword(event: FormEvent) {
     event.preventDefault();
@@ -107,17 +101,13 @@ export function ReauthenticateDialog({ onConfirmed, onCancel }: ReauthenticateDi
   };
 
   return (
-    <dialog
-      ref={dialog}
-      className="dialog"
-      aria-labelledby={titleId}
-      onCancel={(event) => {
-        event.preventDefault();
+    <ModalDialog
+      title="Confirm it’s you"
+      onCancel={() => {
         if (busy === undefined) onCancel();
       }}
     >
       <form onSubmit={confirmWithPassword} noValidate>
-        <h2 id={titleId}>Confirm it’s you</h2>
         <p className="muted">This change needs a recent sign-in. Confirm with your password{needsCode ? ' and a code' : ''} or a passkey, and it goes ahead.</p>
         {errors.alert !== undefined && <Alert kind="error">{errors.alert}</Alert>}
         {/* Lets a password manager offer the right account's password. */}
@@ -148,6 +138,6 @@ export function ReauthenticateDialog({ onConfirmed, onCancel }: ReauthenticateDi
         </div>
         <SingleSignOnReauthentication />
       </form>
-    </dialog>
+    </ModalDialog>
   );
 }

@@ -1,5 +1,5 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { useEffect, useId, useRef, useState } from 'react';
+import { useState } from 'react';
 import { useForm } from 'react-hook-form';
 import { ApiError, errorMessage } from '../api/errors';
 import type { User } from '../api/types';
@@ -7,6 +7,7 @@ import { type Account, accountQuery, fetchAccount } from '../queries';
 import { Alert } from './Alert';
 import { Button } from './Button';
 import { Field } from './Field';
+import { ModalDialog } from './ModalDialog';
 import { AUTH_ERRORS } from '@server/auth/errors';
 import { TOTP_ERRORS } from '@server/totp/errors';
 import { finishSecondFactor, signInWithPassword } from '../api/signIn';
@@ -30,15 +31,8 @@ interface Values {
  */
 export function SignInAgainDialog({ email, onSignedIn, onCancel }: SignInAgainDialogProps) {
   const queryClient = useQueryClient();
-  const dialog = useRef<HTMLDialogElement>(null);
-  const titleId = useId();
   const [needsCode, setNeedsCode] = useState(false);
   const { register, handleSubmit, setError, clearErrors, setValue, setFocus, formState } = useForm<Values>({ defaultValues: { password: '', code: '' } });
-
-  useEffect(() => {
-    const element = dialog.current;
-    if (element !== null && !element.open) element.showModal();
-  }, []);
 
   function signedIn(user: User) {
     // The new sign-in is recent: the account is read again for until when.
@@ -94,17 +88,13 @@ export function SignInAgainDialog({ email, onSignedIn, onCancel }: SignInAgainDi
   const busy = formState.isSubmitting || checking;
   const alert = formState.errors.root?.message ?? (otherTab.error === null ? undefined : errorMessage(otherTab.error));
   return (
-    <dialog
-      ref={dialog}
-      className="dialog"
-      aria-labelledby={titleId}
-      onCancel={(event) => {
-        event.preventDefault();
+    <ModalDialog
+      title="Your session has ended"
+      onCancel={() => {
         if (!busy) onCancel();
       }}
     >
       <form onSubmit={handleSubmit(submit)} noValidate>
-        <h2 id={titleId}>Your session has ended</h2>
         <p className="muted">
           Sign in again as <strong>{email}</strong> to carry on. Nothing on this screen is lost: what you were doing is sent again once you are back.
         </p>
@@ -146,6 +136,6 @@ export function SignInAgainDialog({ email, onSignedIn, onCancel }: SignInAgainDi
           </Button>
         </div>
       </form>
-    </dialog>
+    </ModalDialog>
   );
 }

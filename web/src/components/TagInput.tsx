@@ -1,4 +1,5 @@
 import { type KeyboardEvent, type ReactNode, useId, useRef, useState } from 'react';
+import { FieldErrorText } from './Field';
 
 interface TagInputProps {
   label: string;
@@ -107,11 +108,7 @@ export function TagInput({ label, values, onChange, hint, error, maxLength = 200
           {hint}
         </p>
       )}
-      {error !== undefined && (
-        <p className="field-error" id={errorId}>
-          {error}
-        </p>
-      )}
+      <FieldErrorText id={errorId} error={error} />
     </div>
   );
 }

@@ -12,10 +12,10 @@ import { Loading } from './Loading';
 import { useTotpStatus } from '../queries';
 import { RecoveryCodes } from './RecoveryCodes';
 import { TOTP_ERRORS } from '@server/totp/errors';
-import type { TotpSetupJson } from '@server/totp/schema';
+import type { TotpSetup } from '../api/types';
 import { disableTotp, enableTotp, regenerateRecoveryCodes, startTotpSetup } from '../api/account';
 
-type View = { kind: 'status' } | { kind: 'setup'; setup: TotpSetupJson } | { kind: 'codes'; codes: string[] };
+type View = { kind: 'status' } | { kind: 'setup'; setup: TotpSetup } | { kind: 'codes'; codes: string[] };
 
 /** The message for a code field: a wrong code belongs next to the code, anything else in an alert. */
 function codeError(error: unknown): { field?: string; alert?: string } {
@@ -116,7 +116,7 @@ export function TwoFactorSection({ onChanged }: { onChanged: () => void }) {
   );
 }
 
-function TotpSetupPanel({ setup, onCancel, onEnabled }: { setup: TotpSetupJson; onCancel: () => void; onEnabled: (codes: string[]) => void }) {
+function TotpSetupPanel({ setup, onCancel, onEnabled }: { setup: TotpSetup; onCancel: () => void; onEnabled: (codes: string[]) => void }) {
   const [code, setCode] = useState('');
   const enable = useMutation({ mutationFn: enableTotp, onSuccess: onEnabled });
   const { field: fieldError, alert } = enable.error === null ? {} : codeError(enable.error);

@@ -7,7 +7,7 @@ import { asSentence } from '../format';
 import { WEBHOOK_EVENTS } from '../webhookText';
 import { Alert } from './Alert';
 import { Button } from './Button';
-import { Field } from './Field';
+import { Field, FieldErrorText } from './Field';
 
 export interface WebhookFormValues {
   url: string;
@@ -86,11 +86,7 @@ export function WebhookForm({ initial, submitLabel, onSubmit, onCancel, idPrefix
             </span>
           </label>
         ))}
-        {eventsError !== undefined && (
-          <p className="field-error" id={eventsErrorId}>
-            {eventsError}
-          </p>
-        )}
+        <FieldErrorText id={eventsErrorId} error={eventsError} />
       </fieldset>
       <div className="row">
         <Button type="submit" variant="primary" busy={send.isPending}>

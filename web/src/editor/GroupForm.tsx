@@ -10,6 +10,7 @@ import { Button } from '../components/Button';
 import { ColorField } from '../components/ColorField';
 import { applyFormValues, formStartValues, formValuesOf, messageFor } from '../siteDraft';
 import { problemsIn, type SettingsObject } from '../settingsText';
+import { FieldErrorText } from '../components/Field';
 
 /** The part of a JSON Schema the forms read. */
 export interface SchemaNode {
@@ -141,11 +142,7 @@ function SchemaField({ form, name, pointer, node, groupPath, errors, onListChang
       {node.description}
     </p>
   );
-  const errorLine = error !== undefined && (
-    <p className="field-error" id={errorId}>
-      {error}
-    </p>
-  );
+  const errorLine = <FieldErrorText id={errorId} error={error} />;
 
   if (node.type === 'object') {
     return (

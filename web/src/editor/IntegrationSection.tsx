@@ -1,6 +1,5 @@
-import type { PartnerDraft } from '@server/sites/schema';
 import type { FieldError } from '../api/errors';
-import type { Site } from '../api/types';
+import type { PartnerDraft, Site } from '../api/types';
 import { PartnerCheck } from './PartnerCheck';
 import { PartnerSettingsForm } from '../components/PartnerSettingsForm';
 import { draftOf, type SiteDraft, type TokenChange } from '../siteDraft';

@@ -1,6 +1,6 @@
 import { useMutation } from '@tanstack/react-query';
 import { PARTNER_ERRORS } from '@server/partner/errors';
-import type { PartnerSettingsUpdate } from '@server/sites/schema';
+import type { PartnerSettingsUpdate } from '../api/types';
 import { ApiError, errorMessage, type FieldError, formatWait } from '../api/errors';
 import { Alert } from '../components/Alert';
 import { Button } from '../components/Button';

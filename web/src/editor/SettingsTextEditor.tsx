@@ -11,6 +11,7 @@ import type { SettingsField } from '@server/sites/contract';
 import { schemaCompletion, schemaDiagnostics } from './jsonSchemaSupport';
 import { byteLength, formatBytes, formatJson, readGroup } from '../settingsText';
 import { Button } from '../components/Button';
+import { FieldErrorText } from '../components/Field';
 
 interface SettingsTextEditorProps {
   field: SettingsField;
@@ -116,11 +117,7 @@ export function SettingsTextEditor({ field, label, value, onChange, maxBytes, er
           Format JSON
         </Button>
       </div>
-      {error !== undefined && (
-        <p className="field-error" id={errorId}>
-          {error}
-        </p>
-      )}
+      <FieldErrorText id={errorId} error={error} />
     </div>
   );
 }

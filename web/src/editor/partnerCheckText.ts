@@ -3,11 +3,10 @@
 // keyed by the server's own categories (contract.ts): a category added there does not compile
 // here until it has its sentence.
 import type { CheckCategory } from '@server/partner/contract';
-import type { PartnerCheckJson } from '@server/partner/schema';
-import type { PartnerSettingsUpdate } from '@server/sites/schema';
+import type { PartnerCheck, PartnerSettingsUpdate } from '../api/types';
 import type { SiteDraft } from '../siteDraft';
 
-export type PartnerCheckResult = PartnerCheckJson;
+export type PartnerCheckResult = PartnerCheck;
 
 export const CHECK_CATEGORY_TEXT: Record<CheckCategory, { summary: string; hint: string }> = {
   ok: {

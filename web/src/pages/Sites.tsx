@@ -7,7 +7,8 @@ import { isTwoFactorRequired, TwoFactorRequiredNotice } from '../components/TwoF
 import { formatDateTime, formatRelative } from '../format';
 import { loadOnFirstUse } from '../loadOnFirstUse';
 import { Link, navigate, pathOf, queryOf, useLocation, useLocationState } from '../router';
-import { DEFAULT_SITE_SORT, isSiteSort, SITE_LIST_PAGE_SIZE, siteListQueryFrom, type SiteSort, type SiteSummary } from '../siteList';
+import type { SiteSummary } from '../api/types';
+import { DEFAULT_SITE_SORT, isSiteSort, SITE_LIST_PAGE_SIZE, siteListQueryFrom, type SiteSort } from '../siteList';
 import { isForSomethingElse, rowAfterKey } from '../shortcuts';
 import { useTitle } from '../useTitle';
 import { can, ROLE_LABELS, roleWithArticle } from '../workspaceAccess';

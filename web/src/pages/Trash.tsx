@@ -1,6 +1,6 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
-import type { TrashEntryJson } from '@server/sites/schema';
+import type { TrashEntry } from '../api/types';
 import { errorMessage } from '../api/errors';
 import { Alert } from '../components/Alert';
 import { Button } from '../components/Button';
@@ -21,11 +21,11 @@ export function TrashPage() {
   useTitle('Trash');
   const queryClient = useQueryClient();
   const workspaces = useWorkspaces();
-  const [restoring, setRestoring] = useState<TrashEntryJson | undefined>();
+  const [restoring, setRestoring] = useState<TrashEntry | undefined>();
   const [restored, setRestored] = useState<{ id: string; name: string } | undefined>();
   const trash = useTrash();
   const restore = useMutation({
-    mutationFn: (entry: TrashEntryJson) => restoreFromTrash(entry.site.id),
+    mutationFn: (entry: TrashEntry) => restoreFromTrash(entry.site.id),
     onSuccess: (_answer, entry) => {
       setRestoring(undefined);
       setRestored({ id: entry.site.id, name: entry.site.name });

@@ -1,5 +1,5 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { type Ref, type TextareaHTMLAttributes, useEffect, useId, useRef } from 'react';
+import { type Ref, type TextareaHTMLAttributes, useId } from 'react';
 import { useForm } from 'react-hook-form';
 import { CHANGE_REQUEST_DESCRIPTION_MAX_LENGTH, CHANGE_REQUEST_TITLE_MAX_LENGTH } from '@server/change-requests/contract';
 import { type ChangeRequest, openChangeRequest } from '../api/changeRequests';
@@ -8,7 +8,8 @@ import { ApiError, errorMessage } from '../api/errors';
 import { proposalFieldPath } from '../changeRequests';
 import { Alert } from '../components/Alert';
 import { Button } from '../components/Button';
-import { Field } from '../components/Field';
+import { Field, FieldErrorText } from '../components/Field';
+import { ModalDialog } from '../components/ModalDialog';
 import { asSentence } from '../format';
 import { queryKeys } from '../queryKeys';
 import { fieldLabel, sameConfiguration, type SiteChanges } from '../siteDraft';
@@ -51,8 +52,6 @@ function tokenInProposal(changes: SiteChanges): boolean {
  * as a save (400 naming the field, 413 for sizes), and those answers are shown here in the form's words.
  */
 export function ProposeChangeDialog({ open, siteId, siteName, changes, loaded, onClose, onProposed, onNewerVersion }: ProposeChangeDialogProps) {
-  const dialog = useRef<HTMLDialogElement>(null);
-  const titleId = useId();
   const queryClient = useQueryClient();
   const { register, handleSubmit, reset, formState } = useForm<Values>({ defaultValues: { title: '', description: '' } });
   const propose = useMutation({
@@ -81,16 +80,6 @@ export function ProposeChangeDialog({ open, siteId, siteName, changes, loaded, o
   });
   const resetMutation = propose.reset;
 
-  useEffect(() => {
-    const element = dialog.current;
-    if (element === null) return;
-    // What was typed stays when the dialog opens again (after settling a newer version); a proposal sent clears it.
-    if (open && !element.open) {
-      resetMutation();
-      element.showModal();
-    }
-    if (!open && element.open) element.close();
-  }, [open, resetMutation]);
 
   const serverError = propose.error instanceof ApiError ? propose.error : undefined;
   const titleError = formState.errors.title?.message ?? (serverError?.fieldMessage('title') === undefined ? undefined : asSentence(serverError.fieldMessage('title') ?? ''));
@@ -101,17 +90,17 @@ export function ProposeChangeDialog({ open, siteId, siteName, changes, loaded, o
   const busy = propose.isPending;
 
   return (
-    <dialog
-      ref={dialog}
-      className="dialog propose-dialog"
-      aria-labelledby={titleId}
-      onCancel={(event) => {
-        event.preventDefault();
+    <ModalDialog
+      open={open}
+      title="Propose this change"
+      className="propose-dialog"
+      // What was typed stays when the dialog opens again (after settling a newer version); a proposal sent clears it.
+      onOpen={resetMutation}
+      onCancel={() => {
         if (!busy) onClose();
       }}
     >
       <form onSubmit={handleSubmit((values) => !tokenBlocked && propose.mutate(values))} noValidate>
-        <h2 id={titleId}>Propose this change</h2>
         <p className="muted">Changes to {siteName} are reviewed before they go live. Say what the change is for; an admin or owner approves it and applies it.</p>
         {tokenBlocked && (
           <Alert kind="warning" title="The access token cannot be proposed">
@@ -155,7 +144,7 @@ export function ProposeChangeDialog({ open, siteId, siteName, changes, loaded, o
           </Button>
         </div>
       </form>
-    </dialog>
+    </ModalDialog>
   );
 }
 
@@ -171,11 +160,7 @@ export function DescriptionField({ error, label = 'Description (optional)', hint
       <p className="hint" id={`${id}-hint`}>
         {hint}
       </p>
-      {error !== undefined && (
-        <p className="field-error" id={`${id}-error`}>
-          {asSentence(error)}
-        </p>
-      )}
+      <FieldErrorText id={`${id}-error`} error={error === undefined ? undefined : asSentence(error)} />
     </div>
   );
 }
