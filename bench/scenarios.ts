@@ -14,12 +14,30 @@ export const MAX_RSS_MB = 200;
 
 /** The targets of DESIGN.md "Performance"; null where none is set (the scenario informs). */
 export interface Target {
-  minRatio: number | null;
-  maxP99Ms: number | null;
+  /** The least CPU ratio: the ceiling's CPU time per request over the app's, at the paced rate. */
+  minCpuRatio: number | null;
+  /** Whether the CPU ratio is judged on PostgreSQL too (the PUT's is set for SQLite). */
+  cpuOnPostgres: boolean;
+  /** The most p99 at the paced rate, as a multiple of the ceiling's p99 at that rate. */
+  maxP99Multiple: number | null;
+  /** On PostgreSQL the app processes must answer the whole paced rate. */
+  holdRateOnPostgres: boolean;
+  /** The event streams: the slowest delivery of a change, ms. */
+  maxDeliveryMs: number | null;
+  /** RSS after the scenario (for the streams: the growth with them open), MB. */
   maxRssMb: number | null;
 }
 
-const NO_TARGET: Target = { minRatio: null, maxP99Ms: null, maxRssMb: null };
+const NO_TARGET: Target = { minCpuRatio: null, cpuOnPostgres: false, maxP99Multiple: null, holdRateOnPostgres: false, maxDeliveryMs: null, maxRssMb: null };
+
+/** DESIGN's offered rates for the latency figures (requests a second, evenly paced). */
+export const GET_RATE = 2000;
+export const PUBLIC_RATE = 5000;
+export const PUT_RATE = 500;
+/** The sign-in page renders HTML: no target, a rate it holds on a shared machine. */
+const PAGE_RATE = 500;
+/** Sign-ins each cost an argon2id hash: a rate the machine holds, for the CPU per sign-in (no target). */
+const LOGIN_RATE = 5;
 
 /**
  * What a scenario's ratio is taken against, run just before it in each round: the bare node:http
@@ -65,6 +83,8 @@ export interface Scenario {
   unit: 'req/s' | 'logins/s' | 'streams';
   target: Target;
   ceiling: Ceiling;
+  /** Requests a second of the paced runs (scenario and ceiling alike); 0 for the scenarios without a ceiling. */
+  rate: number;
   /** Cycled through by the connections, each taking every n-th, so load rotates over users and rows. */
   requests: HttpRequest[];
   /** One per kind of request in the scenario; empty when there was nothing to build them from. */
@@ -203,10 +223,9 @@ function mixedRequests(kinds: readonly MixedKind[], connections: number, count: 
 }
 
 /** DESIGN's targets for the public path. */
-export const PUBLIC_GET_TARGET: Target = { minRatio: 0.8, maxP99Ms: 5, maxRssMb: MAX_RSS_MB };
-export const PUBLIC_304_TARGET: Target = { minRatio: 0.85, maxP99Ms: 5, maxRssMb: MAX_RSS_MB };
-/** For the streams: p99 stands for the slowest delivery of the change, RSS for the growth with the streams open. */
-export const PUBLIC_STREAMS_TARGET: Target = { minRatio: null, maxP99Ms: 2000, maxRssMb: 150 };
+export const PUBLIC_TARGET: Target = { ...NO_TARGET, minCpuRatio: 0.8, cpuOnPostgres: true, maxP99Multiple: 1.5 };
+/** For the streams: every one told of a change within 2 s, for less than 150 MB more RSS. */
+export const PUBLIC_STREAMS_TARGET: Target = { ...NO_TARGET, maxDeliveryMs: 2000, maxRssMb: 150 };
 
 function publicConfigCheck(expectedStatus: 200 | 304): Check {
   return (status: number, body: string) => {
@@ -231,7 +250,7 @@ export function buildScenarios({ seed, jwts, rotation, connections, streams }: S
   const firstPage = Math.min(50, seed.users[0]?.siteIds.length ?? 0);
   const readSites = siteTargets(seed, 0, half, rotation);
   const writeSites = seed.users.length > 1 ? siteTargets(seed, half, seed.users.length, rotation) : readSites;
-  const authenticatedGet: Target = { minRatio: 0.5, maxP99Ms: 10, maxRssMb: MAX_RSS_MB };
+  const authenticatedGet: Target = { ...NO_TARGET, minCpuRatio: 0.5, cpuOnPostgres: true, maxP99Multiple: 2 };
 
   const listWithJwt = (index: number): HttpRequest => ({ method: 'GET', path: '/api/v1/sites', headers: bearer(index) });
   const patReaders = readers.flatMap(({ user }) => (user.accessToken === null ? [] : [user.accessToken]));
@@ -288,6 +307,7 @@ export function buildScenarios({ seed, jwts, rotation, connections, streams }: S
       unit: 'req/s',
       target: authenticatedGet,
       ceiling: 'get',
+      rate: GET_RATE,
       ...probedByFirst(readers.map(({ index }) => listWithJwt(index)), listCheck(firstPage)),
     },
     {
@@ -297,6 +317,7 @@ export function buildScenarios({ seed, jwts, rotation, connections, streams }: S
       unit: 'req/s',
       target: authenticatedGet,
       ceiling: 'get',
+      rate: GET_RATE,
       ...probedByFirst(patReaders.map(listWithPat), listCheck(firstPage)),
     },
     {
@@ -306,6 +327,7 @@ export function buildScenarios({ seed, jwts, rotation, connections, streams }: S
       unit: 'req/s',
       target: authenticatedGet,
       ceiling: 'get',
+      rate: GET_RATE,
       ...probedByFirst(readSites.map(readSite), statusCheck(200)),
     },
     {
@@ -313,8 +335,9 @@ export function buildScenarios({ seed, jwts, rotation, connections, streams }: S
       warm: 'public',
       label: 'GET /public/v1/sites/{public_key}, no credentials',
       unit: 'req/s',
-      target: PUBLIC_GET_TARGET,
+      target: PUBLIC_TARGET,
       ceiling: 'public',
+      rate: PUBLIC_RATE,
       ...probedByFirst(publicKeys.map(publicGet), publicConfigCheck(200)),
     },
     {
@@ -322,8 +345,9 @@ export function buildScenarios({ seed, jwts, rotation, connections, streams }: S
       warm: 'public',
       label: 'the same with If-None-Match of the version held: 304',
       unit: 'req/s',
-      target: PUBLIC_304_TARGET,
+      target: PUBLIC_TARGET,
       ceiling: 'public',
+      rate: PUBLIC_RATE,
       ...probedByFirst(publicKeys.map(publicRevalidation), publicConfigCheck(304)),
     },
     {
@@ -332,6 +356,7 @@ export function buildScenarios({ seed, jwts, rotation, connections, streams }: S
       unit: 'streams',
       target: PUBLIC_STREAMS_TARGET,
       ceiling: null,
+      rate: 0,
       ...probedByFirst(streamedSite?.publicKey === undefined ? [] : [publicGet(streamedSite.publicKey)], publicConfigCheck(200)),
       ...(streamedSite?.siteId === undefined || streamedSite.publicKey === undefined
         ? {}
@@ -341,8 +366,9 @@ export function buildScenarios({ seed, jwts, rotation, connections, streams }: S
       id: 'put-site',
       label: 'PUT /api/v1/sites/{id}, 1 KB partial, JWT',
       unit: 'req/s',
-      target: { minRatio: 0.4, maxP99Ms: 25, maxRssMb: MAX_RSS_MB },
+      target: { ...NO_TARGET, minCpuRatio: 0.4, maxP99Multiple: 2, holdRateOnPostgres: true },
       ceiling: 'put',
+      rate: PUT_RATE,
       ...probedByFirst(writeSites.map((target, index) => putSite(target, siteUpdateBody(index))), statusCheck(200)),
     },
     {
@@ -351,14 +377,16 @@ export function buildScenarios({ seed, jwts, rotation, connections, streams }: S
       unit: 'req/s',
       target: NO_TARGET,
       ceiling: 'get',
+      rate: GET_RATE,
       ...probedByFirst([{ method: 'GET', path: '/healthz', headers: {} }], statusCheck(200)),
     },
     {
       id: 'magic-page',
       label: 'GET /magic?token=x page',
       unit: 'req/s',
-      target: { minRatio: null, maxP99Ms: 10, maxRssMb: MAX_RSS_MB },
+      target: NO_TARGET,
       ceiling: 'get',
+      rate: PAGE_RATE,
       // An unknown token may well be answered 400 or 410 with a page; only a missing route or a crash is not measurable.
       ...probedByFirst([{ method: 'GET', path: '/magic?token=x', headers: { accept: 'text/html' } }], (status, body) =>
         status === 404 ? 'unavailable' : status < 500 ? 'ok' : `got ${status}: ${body.slice(0, 200)}`,
@@ -370,14 +398,16 @@ export function buildScenarios({ seed, jwts, rotation, connections, streams }: S
       unit: 'logins/s',
       target: NO_TARGET,
       ceiling: 'get',
+      rate: LOGIN_RATE,
       ...probedByFirst(readers.map(({ user }) => login(user.email, seed.password)), statusCheck(200)),
     },
     {
       id: 'mixed',
       label: 'mixed: reads, writes, logins, bad input',
       unit: 'req/s',
-      target: { minRatio: null, maxP99Ms: null, maxRssMb: MAX_RSS_MB },
+      target: { ...NO_TARGET, maxRssMb: MAX_RSS_MB },
       ceiling: null,
+      rate: 0,
       // Every connection walks the whole pattern at least once.
       requests: mixedRequests(mixedKinds, connections, Math.max(rotation, connections * MIXED_PATTERN_SIZE)),
       probes: mixedKinds.map((kind) => ({ request: kind.request(0), check: kind.check })),
