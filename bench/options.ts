@@ -57,7 +57,7 @@ export const USAGE = `Usage: npm run bench -- [options]
   --warmup S          unrecorded seconds per scenario before its first pair (default 3; --quick: 0.05)
   --mixed-duration S  seconds of the mixed load, after the rest (default 120; --quick: 1)
   --connections N     autocannon connections of the saturated runs and the mixed load (default 50)
-  --cache-mb N        CACHE_MB of the app whose RSS is read as its cache fills (default 32; --quick: 2)
+  --cache-mb N        CACHE_MB of the app whose RSS is read as its cache fills (default 32; --quick: 1)
   --quick             tiny counts: every measure once, in well under a minute on SQLite; figures mean nothing
   --users N           seeded users (default 10000)
   --sites-per-user N  seeded sites per user (default 3, so 30000 sites)
@@ -121,7 +121,7 @@ export function parseOptions(argv: readonly string[], env: Record<string, string
     warmupSeconds: seconds(values, 'warmup', quick ? 0.05 : 3, true),
     mixedSeconds: seconds(values, 'mixed-duration', quick ? 1 : 120),
     connections: integer(values, 'connections', 50, 1),
-    cacheMb: integer(values, 'cache-mb', quick ? 2 : 32, 1),
+    cacheMb: integer(values, 'cache-mb', quick ? 1 : 32, 1),
     quick,
     users,
     sitesPerUser: integer(values, 'sites-per-user', 3, 1),

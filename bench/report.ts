@@ -179,6 +179,8 @@ function pairedRow(database: string, kind: DatabaseKind, scenario: ScenarioOutco
   const pairs = scenario.pairs;
   const ratios = finite(pairs.map((pair) => pair.ceiling.serverCpuMicrosPerAnswer / pair.scenario.serverCpuMicrosPerAnswer));
   const multiples = finite(pairs.map((pair) => pair.scenario.p99Ms / pair.ceiling.p99Ms));
+  // The GET ceiling answers 200 to every path; the others send the scenario's own answers.
+  const ceilingStatuses = scenario.ceiling === 'get' ? [200] : scenario.expectedStatuses;
   const row: TableRow = {
     scenario: scenario.id,
     database,
@@ -196,7 +198,7 @@ function pairedRow(database: string, kind: DatabaseKind, scenario: ScenarioOutco
     ceilingSaturated: scenario.saturated?.ceiling.requestsPerSecond ?? null,
     rssMb: Math.max(...pairs.flatMap((pair) => pair.appRssMb)),
     unexpected:
-      pairs.reduce((sum, pair) => sum + unexpectedAnswers(pair.scenario, scenario.expectedStatuses) + unexpectedAnswers(pair.ceiling, scenario.expectedStatuses), 0) +
+      pairs.reduce((sum, pair) => sum + unexpectedAnswers(pair.scenario, scenario.expectedStatuses) + unexpectedAnswers(pair.ceiling, ceilingStatuses), 0) +
       (scenario.saturated === undefined ? 0 : unexpectedAnswers(scenario.saturated.scenario, scenario.expectedStatuses)),
     verdict: '',
   };

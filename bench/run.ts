@@ -136,7 +136,7 @@ async function askEachOnce(apps: readonly ServerProcess[], requests: readonly Ht
 // Distinct requests per scenario: every seeded user by default; fewer in --quick, where autocannon
 // would spend more time building them than sending them.
 const FULL_ROTATION = 10_000;
-const QUICK_ROTATION = 2_000;
+const QUICK_ROTATION = 300;
 /** How long the streams may take to hear of the change before those that did not count as missed. */
 const STREAMS_WAIT_MS = 10_000;
 
@@ -471,9 +471,10 @@ async function measureMixed(apps: readonly ServerProcess[], scenario: Scenario, 
 
 /**
  * DESIGN: CACHE_MB bounds what the cache really holds. An app process of its own, with CACHE_MB
- * set, answers a few of each read first (so what the first requests cost in code and buffers is
- * not billed to the cache), then every distinct read of the scenarios once: more answers than
- * CACHE_MB holds, so the cache ends full. The RSS growth between the two is the cache's.
+ * set, first answers as many requests as the fill will, cycling over a few of each kind (so the
+ * heap has grown to what serving that many costs, and the cache holds only those few), then every
+ * distinct read of the scenarios once: more answers than CACHE_MB holds, so the cache ends full.
+ * The RSS growth between the two is then the cache's.
  */
 async function measureCacheFill(settings: AppSettings, options: BenchOptions, scenarios: readonly Scenario[]): Promise<CacheFillFigures> {
   // One request per row read: the 304s read the rows the 200s read.
@@ -481,8 +482,11 @@ async function measureCacheFill(settings: AppSettings, options: BenchOptions, sc
   const app = await startApp(settings, options, await freePort(), 'cache app', { CACHE_MB: String(options.cacheMb) });
   progress(`${settings.kind}: ${app.name} started, pid ${app.pid}, ${app.url}; filling its cache (CACHE_MB=${options.cacheMb})`);
   try {
-    const first = scenarios.filter((scenario) => scenario.warm !== undefined).flatMap((scenario) => scenario.requests.slice(0, 20));
-    await askEachOnce([app], first);
+    const few = scenarios.filter((scenario) => scenario.warm !== undefined).flatMap((scenario) => scenario.requests.slice(0, 20));
+    await askEachOnce(
+      [app],
+      reads.flatMap((_, index) => few.slice(index % few.length, (index % few.length) + 1)),
+    );
     await waitUntilIdle([app.pid]);
     const rssBeforeMb = readMemory(app.pid).rssMb;
     const answeredBytes = await askEachOnce([app], reads);
