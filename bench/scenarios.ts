@@ -40,7 +40,7 @@ const PAGE_RATE = 500;
 const LOGIN_RATE = 5;
 
 /**
- * What a scenario's ratio is taken against, run just before it in each round: the bare node:http
+ * What a scenario's figures are taken against, run just before it in each pair: the bare node:http
  * server sending the same JSON (GETs), the bare server doing the PUT's one UPDATE … RETURNING
  * (PUT), the bare server sending the public path's very answers, 200 or 304 (public), or nothing
  * (the mixed load, run once for its memory; the event streams, measured their own way).
@@ -78,9 +78,8 @@ export interface StreamsPlan {
 
 export interface Scenario {
   id: ScenarioId;
-  /** The request, as the table names it. */
+  /** The request in words, for the JSON output. */
   label: string;
-  unit: 'req/s' | 'logins/s' | 'streams';
   target: Target;
   ceiling: Ceiling;
   /** Requests a second of the paced runs (scenario and ceiling alike); 0 for the scenarios without a ceiling. */
@@ -304,7 +303,6 @@ export function buildScenarios({ seed, jwts, rotation, connections, streams }: S
       id: 'list-jwt',
       warm: 'list-jwt',
       label: 'GET /api/v1/sites, Bearer JWT',
-      unit: 'req/s',
       target: authenticatedGet,
       ceiling: 'get',
       rate: GET_RATE,
@@ -314,7 +312,6 @@ export function buildScenarios({ seed, jwts, rotation, connections, streams }: S
       id: 'list-pat',
       warm: 'list-pat',
       label: 'GET /api/v1/sites, Token PAT',
-      unit: 'req/s',
       target: authenticatedGet,
       ceiling: 'get',
       rate: GET_RATE,
@@ -324,7 +321,6 @@ export function buildScenarios({ seed, jwts, rotation, connections, streams }: S
       id: 'get-site',
       warm: 'get-site',
       label: 'GET /api/v1/sites/{id}, Bearer JWT',
-      unit: 'req/s',
       target: authenticatedGet,
       ceiling: 'get',
       rate: GET_RATE,
@@ -334,7 +330,6 @@ export function buildScenarios({ seed, jwts, rotation, connections, streams }: S
       id: 'public-config',
       warm: 'public',
       label: 'GET /public/v1/sites/{public_key}, no credentials',
-      unit: 'req/s',
       target: PUBLIC_TARGET,
       ceiling: 'public',
       rate: PUBLIC_RATE,
@@ -344,7 +339,6 @@ export function buildScenarios({ seed, jwts, rotation, connections, streams }: S
       id: 'public-304',
       warm: 'public',
       label: 'the same with If-None-Match of the version held: 304',
-      unit: 'req/s',
       target: PUBLIC_TARGET,
       ceiling: 'public',
       rate: PUBLIC_RATE,
@@ -352,8 +346,7 @@ export function buildScenarios({ seed, jwts, rotation, connections, streams }: S
     },
     {
       id: 'public-streams',
-      label: `${streams} open event streams on one app: req/s is streams open, p50 and p99 the median and slowest delivery of a change (ms), RSS the growth`,
-      unit: 'streams',
+      label: `${streams} open event streams on one app, and a change told to them`,
       target: PUBLIC_STREAMS_TARGET,
       ceiling: null,
       rate: 0,
@@ -365,7 +358,6 @@ export function buildScenarios({ seed, jwts, rotation, connections, streams }: S
     {
       id: 'put-site',
       label: 'PUT /api/v1/sites/{id}, 1 KB partial, JWT',
-      unit: 'req/s',
       target: { ...NO_TARGET, minCpuRatio: 0.4, maxP99Multiple: 2, holdRateOnPostgres: true },
       ceiling: 'put',
       rate: PUT_RATE,
@@ -374,7 +366,6 @@ export function buildScenarios({ seed, jwts, rotation, connections, streams }: S
     {
       id: 'healthz',
       label: 'GET /healthz (framework floor, no target)',
-      unit: 'req/s',
       target: NO_TARGET,
       ceiling: 'get',
       rate: GET_RATE,
@@ -383,7 +374,6 @@ export function buildScenarios({ seed, jwts, rotation, connections, streams }: S
     {
       id: 'magic-page',
       label: 'GET /magic?token=x page',
-      unit: 'req/s',
       target: NO_TARGET,
       ceiling: 'get',
       rate: PAGE_RATE,
@@ -395,7 +385,6 @@ export function buildScenarios({ seed, jwts, rotation, connections, streams }: S
     {
       id: 'login',
       label: 'POST /auth/login (argon2id)',
-      unit: 'logins/s',
       target: NO_TARGET,
       ceiling: 'get',
       rate: LOGIN_RATE,
@@ -404,7 +393,6 @@ export function buildScenarios({ seed, jwts, rotation, connections, streams }: S
     {
       id: 'mixed',
       label: 'mixed: reads, writes, logins, bad input',
-      unit: 'req/s',
       target: { ...NO_TARGET, maxRssMb: MAX_RSS_MB },
       ceiling: null,
       rate: 0,
