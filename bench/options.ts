@@ -11,7 +11,14 @@ export const APP_NODE_FLAGS = ['--max-semi-space-size=2', '--heap-growing-percen
 export interface BenchOptions {
   /** Alternated pairs (ceiling, then scenario) at the scenario's paced rate: the CPU ratio is their median. */
   pairs: number;
-  /** Seconds of each half of a pair, at the paced rate. */
+  /**
+   * Seconds of each half of a pair, at the paced rate. CPU time is read in 10 ms ticks, so each
+   * reading of a process is off by up to a tick at either end: a half must cost the servers some
+   * hundreds of ms of CPU for that to stay within a few percent. 2.5 s is 5,000 requests at the GET
+   * rate, 12,500 at the public one and 1,250 PUTs, each several hundred ms of a bare server's CPU
+   * even at its cheapest; longer halves would only leave more time for the host's load to change
+   * between the two halves of a pair.
+   */
   pairSeconds: number;
   /** Seconds of the one saturated (autocannon) run of each scenario and of its ceiling, printed only. */
   saturatedSeconds: number;

@@ -84,9 +84,19 @@ export async function runPaced(options: PacedOptions): Promise<LoadResult> {
         return;
       }
       const sentAt = performance.now();
+      // A request ends once: answered, or failed (the request's error, or the answer's cut short).
+      let ended = false;
+      const failed = () => {
+        if (ended) return;
+        ended = true;
+        errors++;
+        settle();
+      };
       const outgoing = httpRequest(`${options.urls[server] ?? ''}${request.path}`, { method: request.method, headers: request.headers, agent: agents[server] }, (response) => {
         response.on('data', () => undefined);
         response.on('end', () => {
+          if (ended) return;
+          ended = true;
           lastAnsweredAt = performance.now();
           latencies[answered++] = lastAnsweredAt - sentAt;
           const status = String(response.statusCode ?? 0);
@@ -94,13 +104,10 @@ export async function runPaced(options: PacedOptions): Promise<LoadResult> {
           responsesPerServer[server] = (responsesPerServer[server] ?? 0) + 1;
           settle();
         });
-        response.on('error', () => undefined);
+        response.on('error', failed);
       });
       outgoing.setTimeout(ANSWER_TIMEOUT_MS, () => outgoing.destroy(new Error('timed out')));
-      outgoing.on('error', () => {
-        errors++;
-        settle();
-      });
+      outgoing.on('error', failed);
       outgoing.end(request.body);
     };
     const tick = () => {
