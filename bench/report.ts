@@ -337,7 +337,7 @@ export function formatSummary(outcome: DatabaseOutcome, logLevel: string): strin
   lines.push(
     `${label}: app peak RSS (VmHWM) ${megabytes(outcome.appPeakRssMb)} MB`,
     `${label}: other processes used a median ${pct(median(shares))} (max ${pct(Math.max(0, ...shares))}) of the machine's CPU during the paced runs`,
-    `${label}: seeded in ${outcome.seedSeconds.toFixed(1)} s; sites list and baseline body ${outcome.bodyBytes} bytes, public configuration ${outcome.publicBodyBytes} bytes (median); the apps wrote ${mb(outcome.appLogBytes)} MB of logs at LOG_LEVEL=${logLevel}`,
+    `${label}: seeded in ${outcome.seedSeconds.toFixed(1)} s; sites list and baseline body ${outcome.bodyBytes} bytes${Number.isFinite(outcome.publicBodyBytes) ? `, public configuration ${outcome.publicBodyBytes} bytes (median)` : ''}; the apps wrote ${mb(outcome.appLogBytes)} MB of logs at LOG_LEVEL=${logLevel}`,
   );
   return lines;
 }
