@@ -3,7 +3,7 @@
  * database, and prints the share answered from the cache per scenario. It says whether CACHE_MB
  * holds what the benchmark reads, with figures that do not depend on how busy the machine is.
  *
- *   node dist/bench/cache-replay.js [--cache-mb 32] [--rate 6000]
+ *   node dist/bench/cache-replay.js [--cache-mb 32] [--rate 6000]   (--rate: the saturated runs' requests/s)
  *
  * Keys, sizes and the order of scenarios follow bench/scenarios.ts and bench/run.ts: 5,000 readers
  * whose list pages are 3,690 bytes, 10,000 of their sites at about 1,230 bytes, principals counted
@@ -12,6 +12,7 @@
 import { parseArgs } from 'node:util';
 import { Cache } from '../src/cache/cache.js';
 import { NO_CHANGE_FEED } from '../src/cache/change-feed.js';
+import { GET_RATE, PUT_RATE } from './scenarios.js';
 
 const { values } = parseArgs({ options: { 'cache-mb': { type: 'string', default: '32' }, rate: { type: 'string', default: '6000' } } });
 const cacheMb = Number(values['cache-mb']);
@@ -59,21 +60,30 @@ const scenarios: Record<string, { share: number; request(i: number): void }> = {
   },
 };
 
+/** The paced rate of each scenario's pairs (bench/scenarios.ts). */
+const PACED_RATE: Record<string, number> = { 'list-jwt': GET_RATE, 'list-pat': GET_RATE, 'get-site': GET_RATE, 'put-site': PUT_RATE };
+
 const next = new Map<string, number>();
-function run(name: string, seconds: number): void {
+/** `seconds` of the scenario, paced at its own rate, or saturated at --rate (a PUT at a third of it). */
+function run(name: string, seconds: number, saturated: boolean): void {
   const scenario = scenarios[name];
   if (scenario === undefined) return;
-  for (let count = 0; count < seconds * rate * scenario.share; count++) {
+  const perSecond = saturated ? rate * scenario.share : (PACED_RATE[name] ?? rate);
+  for (let count = 0; count < seconds * perSecond; count++) {
     const i = next.get(name) ?? 0;
     next.set(name, i + 1);
     scenario.request(i);
   }
 }
 
-// Warm-up (3 s each), then 3 rounds of 10 s each, in the benchmark's order.
-for (const name of Object.keys(scenarios)) run(name, 3);
+// The benchmark's order: a saturated warm-up (3 s each), then per scenario 5 pairs whose app half
+// is 2.5 s at the paced rate, then 5 s saturated.
+for (const name of Object.keys(scenarios)) run(name, 3, true);
 tally.clear();
-for (let round = 0; round < 3; round++) for (const name of Object.keys(scenarios)) run(name, 10);
+for (const name of Object.keys(scenarios)) {
+  for (let pair = 0; pair < 5; pair++) run(name, 2.5, false);
+  run(name, 5, true);
+}
 
 console.log(`CACHE_MB=${cacheMb}, ${rate} requests/s: ${cache.size} entries, ${(cache.bytes / 1048576).toFixed(1)} MB held`);
 for (const [name, counts] of tally) console.log(`${name}: ${((100 * counts.hits) / counts.lookups).toFixed(1)}% of lookups answered from the cache`);

@@ -1,6 +1,5 @@
 import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { setTimeout as sleep } from 'node:timers/promises';
 
 // Linux counts CPU time in USER_HZ ticks, 100 per second on every architecture Node runs on.
 export const TICKS_PER_SECOND = 100;
@@ -67,17 +66,4 @@ export function otherShare(before: CpuReading, after: CpuReading): number {
   for (const [pid, ticks] of after.own) own += ticks - (before.own.get(pid) ?? 0);
   const available = ((after.at - before.at) / 1000) * TICKS_PER_SECOND * availableParallelism();
   return available > 0 ? Math.max(0, after.machineBusy - before.machineBusy - own) / available : 0;
-}
-
-/**
- * Waits, at most `maxMs`, for a second in which other processes used less than `share` of the
- * machine. Resolves with how long it waited, in ms.
- */
-export async function waitForQuietMachine(ownProcesses: OwnProcesses, share: number, maxMs: number): Promise<number> {
-  const started = Date.now();
-  for (;;) {
-    const before = await readCpu(ownProcesses);
-    await sleep(1000);
-    if (otherShare(before, await readCpu(ownProcesses)) < share || Date.now() - started >= maxMs) return Date.now() - started;
-  }
 }

@@ -9,17 +9,28 @@ export const APP_NODE_FLAGS = ['--max-semi-space-size=2', '--heap-growing-percen
 
 /** What one `npm run bench` does; every field has a command-line option (see USAGE). */
 export interface BenchOptions {
-  /** Seconds of load per measured run (one baseline run and one scenario run per pair). */
-  durationSeconds: number;
-  /** Seconds of unrecorded load per scenario before round 1, so the JIT has settled. */
+  /** Alternated pairs (ceiling, then scenario) at the scenario's paced rate: the CPU ratio is their median. */
+  pairs: number;
+  /**
+   * Seconds of each half of a pair, at the paced rate. CPU time is read in 10 ms ticks, so each
+   * reading of a process is off by up to a tick at either end: a half must cost the servers some
+   * hundreds of ms of CPU for that to stay within a few percent. 2.5 s is 5,000 requests at the GET
+   * rate, 12,500 at the public one and 1,250 PUTs, each several hundred ms of a bare server's CPU
+   * even at its cheapest; longer halves would only leave more time for the host's load to change
+   * between the two halves of a pair.
+   */
+  pairSeconds: number;
+  /** Seconds of the one saturated (autocannon) run of each scenario and of its ceiling, printed only. */
+  saturatedSeconds: number;
+  /** Seconds of unrecorded load per scenario before its first pair, so the JIT has settled. */
   warmupSeconds: number;
   /** Seconds of the mixed load (reads, writes, logins, bad input) whose end RSS has a target. */
   mixedSeconds: number;
+  /** autocannon's connections in the saturated runs and the mixed load. */
   connections: number;
-  rounds: number;
+  /** CACHE_MB of the app process whose RSS growth is read while its cache fills. */
+  cacheMb: number;
   quick: boolean;
-  /** Measure at once, without waiting for a quiet machine or repeating a disturbed pair (--quick implies it). */
-  noQuietWait: boolean;
   users: number;
   sitesPerUser: number;
   tokens: number;
@@ -47,14 +58,14 @@ export interface BenchOptions {
 
 export const USAGE = `Usage: npm run bench -- [options]
 
-  --duration S        seconds per measured run (default 10; --quick: 0.3)
-  --warmup S          unrecorded seconds per scenario before round 1 (default 3; --quick: 0.2)
-  --mixed-duration S  seconds of the mixed load, after the rest (default 120; --quick: 2)
-  --connections N     autocannon connections (default 50)
-  --rounds N          ceiling/scenario rounds (default 3)
-  --quick             short runs: the whole benchmark finishes in well under a minute on SQLite
-  --no-quiet-wait     measure at once, neither waiting for a quiet machine nor repeating a disturbed
-                      pair: on a shared machine, read the CPU time per answer rather than the ratios
+  --pairs N           alternated ceiling/scenario pairs at the paced rate (default 5; --quick: 1)
+  --pair-seconds S    seconds of each half of a pair (default 2.5; --quick: 0.05)
+  --saturated-seconds S  seconds of the saturated run of each scenario and ceiling (default 5; --quick: 0.1)
+  --warmup S          unrecorded seconds per scenario before its first pair (default 3; --quick: 0.05)
+  --mixed-duration S  seconds of the mixed load, after the rest (default 120; --quick: 1)
+  --connections N     autocannon connections of the saturated runs and the mixed load (default 50)
+  --cache-mb N        CACHE_MB of the app whose RSS is read as its cache fills (default 32; --quick: 1)
+  --quick             tiny counts: every measure once, in well under a minute on SQLite; figures mean nothing
   --users N           seeded users (default 10000)
   --sites-per-user N  seeded sites per user (default 3, so 30000 sites)
   --tokens N          seeded personal access tokens, one per user (default: as many as users)
@@ -82,8 +93,8 @@ const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'
 export function parseOptions(argv: readonly string[], env: Record<string, string | undefined>): BenchOptions {
   const values = new Map<string, string>();
   const flags = new Set<string>();
-  const valued = new Set(['duration', 'warmup', 'mixed-duration', 'connections', 'rounds', 'users', 'sites-per-user', 'tokens', 'streams', 'scenarios', 'log-level', 'json', 'profile', 'node-args', 'ceiling-node-args', 'postgres-apps']);
-  const booleans = new Set(['quick', 'no-quiet-wait', 'no-sqlite', 'put-ceiling-without-history', 'help']);
+  const valued = new Set(['pairs', 'pair-seconds', 'saturated-seconds', 'warmup', 'mixed-duration', 'connections', 'cache-mb', 'users', 'sites-per-user', 'tokens', 'streams', 'scenarios', 'log-level', 'json', 'profile', 'node-args', 'ceiling-node-args', 'postgres-apps']);
+  const booleans = new Set(['quick', 'no-sqlite', 'put-ceiling-without-history', 'help']);
   for (let i = 0; i < argv.length; i++) {
     const argument = argv[i] ?? '';
     const match = /^--([a-z-]+)(?:=(.*))?$/.exec(argument);
@@ -111,13 +122,14 @@ export function parseOptions(argv: readonly string[], env: Record<string, string
   const skipSqlite = flags.has('no-sqlite');
   if (skipSqlite && databaseUrl === undefined) throw new UsageError('--no-sqlite needs DATABASE_URL (nothing would run)');
   return {
-    durationSeconds: seconds(values, 'duration', quick ? 0.3 : 10),
-    warmupSeconds: seconds(values, 'warmup', quick ? 0.2 : 3, true),
-    mixedSeconds: seconds(values, 'mixed-duration', quick ? 2 : 120),
+    pairs: integer(values, 'pairs', quick ? 1 : 5, 1),
+    pairSeconds: seconds(values, 'pair-seconds', quick ? 0.05 : 2.5),
+    saturatedSeconds: seconds(values, 'saturated-seconds', quick ? 0.1 : 5),
+    warmupSeconds: seconds(values, 'warmup', quick ? 0.05 : 3, true),
+    mixedSeconds: seconds(values, 'mixed-duration', quick ? 1 : 120),
     connections: integer(values, 'connections', 50, 1),
-    rounds: integer(values, 'rounds', 3, 1),
+    cacheMb: integer(values, 'cache-mb', quick ? 1 : 32, 1),
     quick,
-    noQuietWait: quick || flags.has('no-quiet-wait'),
     users,
     sitesPerUser: integer(values, 'sites-per-user', 3, 1),
     tokens: integer(values, 'tokens', users, 1),

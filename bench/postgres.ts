@@ -8,6 +8,8 @@ export interface TemporaryDatabase {
    * background writers. Empty when the server is not on this machine (its pids mean nothing here).
    */
   serverPids(): Promise<number[]>;
+  /** The backends connected to the benchmark's database only: the database work a PUT's CPU cost counts. */
+  backendPids(): Promise<number[]>;
   drop(): Promise<void>;
 }
 
@@ -29,17 +31,19 @@ export async function createTemporaryDatabase(adminUrl: string): Promise<Tempora
   const url = new URL(adminUrl);
   url.pathname = `/${name}`;
   let monitor: pg.Client | undefined;
+  const pids = async (query: string): Promise<number[]> => {
+    if (!LOCAL_HOSTS.has(url.hostname)) return [];
+    if (monitor === undefined) {
+      monitor = new pg.Client({ connectionString: adminUrl });
+      await monitor.connect();
+    }
+    const result = await monitor.query<{ pid: number }>(query, [name]);
+    return result.rows.map((row) => row.pid);
+  };
   return {
     url: url.href,
-    serverPids: async () => {
-      if (!LOCAL_HOSTS.has(url.hostname)) return [];
-      if (monitor === undefined) {
-        monitor = new pg.Client({ connectionString: adminUrl });
-        await monitor.connect();
-      }
-      const result = await monitor.query<{ pid: number }>('select pid from pg_stat_activity where datname = $1 or datname is null or pid = pg_backend_pid()', [name]);
-      return result.rows.map((row) => row.pid);
-    },
+    serverPids: () => pids('select pid from pg_stat_activity where datname = $1 or datname is null or pid = pg_backend_pid()'),
+    backendPids: () => pids('select pid from pg_stat_activity where datname = $1'),
     drop: async () => {
       await monitor?.end();
       const client = new pg.Client({ connectionString: adminUrl });

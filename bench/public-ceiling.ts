@@ -2,8 +2,15 @@
 // for each public key of the scenarios: the key's 200 (headers and body) to a request for it, or
 // its 304 to a request with If-None-Match. Run as its own process by bench/run.ts:
 // BENCH_ANSWERS_FILE=public.json PORT=… node dist/bench/public-ceiling.js
+// With BENCH_USAGE_COUNTING=1 it also counts each answer with the app's own usage counter, as the
+// app's public path does: the two ceilings' CPU per request differ by what the counting costs.
 import { readFileSync } from 'node:fs';
-import { createServer, type OutgoingHttpHeaders } from 'node:http';
+import { createServer, type IncomingMessage, type OutgoingHttpHeaders } from 'node:http';
+import SQLite from 'better-sqlite3';
+import { Kysely, SqliteDialect } from 'kysely';
+import type { Database } from '../src/db/schema.js';
+import { systemClock } from '../src/lib/clock.js';
+import { DEFAULT_USAGE_OPTIONS, UsageCounter } from '../src/usage/counter.js';
 
 /** What bench/run.ts captured from the app for one path, as the app sent it (node's own Date and Connection aside). */
 export interface CapturedAnswer {
@@ -26,6 +33,19 @@ const answers = new Map(
   Object.entries(captured).map(([path, answer]) => [path, { okHeaders: answer.ok.headers, body: Buffer.from(answer.ok.body, 'base64'), notModifiedHeaders: answer.notModified.headers }]),
 );
 
+/**
+ * The counter is never started, so it never writes: counting in memory is the per-request cost;
+ * the app's write every 30 s is not a request's. Its database is there for the type only.
+ */
+const counter =
+  process.env.BENCH_USAGE_COUNTING === '1'
+    ? new UsageCounter(
+        { db: new Kysely<Database>({ dialect: new SqliteDialect({ database: new SQLite(':memory:') }) }), clock: systemClock, openStreams: () => new Map(), onError: () => undefined },
+        DEFAULT_USAGE_OPTIONS,
+      )
+    : undefined;
+const count = (request: IncomingMessage, path: string, status: number) => counter?.answered(path, status, request.headers.origin, request.headers.referer);
+
 const server = createServer((request, response) => {
   if (request.url === '/healthz') {
     response.end('ok');
@@ -40,10 +60,12 @@ const server = createServer((request, response) => {
   if (request.headers['if-none-match'] !== undefined) {
     response.writeHead(304, answer.notModifiedHeaders);
     response.end();
+    count(request, request.url ?? '', 304);
     return;
   }
   response.writeHead(200, answer.okHeaders);
   response.end(answer.body);
+  count(request, request.url ?? '', 200);
 });
 
 function close(): void {

@@ -3,28 +3,21 @@ import { MAX_RSS_MB, type Scenario, type ScenarioId, type Target } from './scena
 
 export type DatabaseKind = 'sqlite' | 'postgres';
 
-/** Above this share of the machine used by other processes during a run, its pair is run again. */
-export const DISTURBED_SHARE = 0.05;
+/** DESIGN: filling the cache grows RSS by at most this many times CACHE_MB. */
+export const CACHE_GROWTH_FACTOR = 1.25;
+/** On PostgreSQL the apps "hold" the PUT rate when they answer at least this share of it. */
+export const HELD_SHARE = 0.95;
 
-/** A scenario run and the ceiling run just before it, in the same round. */
+/** One alternated pair at the scenario's paced rate: the ceiling's half, then the scenario's. */
 export interface PairedRun {
-  round: number;
-  /** How many times the pair ran before other processes left it undisturbed (or tries ran out). */
-  attempts: number;
-  /** The ceiling's run (the GET or the PUT ceiling); null for the mixed load, which has none. */
-  baseline: LoadResult | null;
+  pair: number;
+  ceiling: LoadResult;
   scenario: LoadResult;
-  /** Each app process's VmRSS right after the scenario run, MiB. */
+  /** Each app process's VmRSS right after the scenario's half, MiB. */
   appRssMb: number[];
-  /**
-   * The mixed load only: each app's VmRSS once it has finished what was still running when the load
-   * stopped (sign-ins queued for argon2id, 19 MiB each while they run). The target is judged on
-   * appRssMb, read at once.
-   */
-  settledRssMb?: number[];
 }
 
-/** What the event-stream scenario saw, for the lines under the table. */
+/** What the event-stream scenario saw. */
 export interface StreamsFigures {
   /** The app that held the streams, and the one the change went through. */
   holder: string;
@@ -40,19 +33,48 @@ export interface StreamsFigures {
   slowestDeliveryMs: number;
 }
 
+/** The mixed load: one saturated run over every app, for the RSS at its end. */
+export interface MixedFigures {
+  run: LoadResult;
+  /** Each app's VmRSS as the load stopped, MiB: the figure judged. */
+  appRssMb: number[];
+  /** Each app's VmRSS once what was still running had finished (sign-ins queued for argon2id). */
+  settledRssMb: number[];
+}
+
+/** An app process of its own whose cache is filled: its RSS before and after. */
+export interface CacheFillFigures {
+  cacheMb: number;
+  /** Distinct answers read to fill it: the bodies' total, MiB (more than CACHE_MB fills it). */
+  answeredMb: number;
+  requests: number;
+  rssBeforeMb: number;
+  rssAfterMb: number;
+}
+
+/** The public ceiling without, then with, the app's usage counter, alternated at the public rate. */
+export interface UsageCountingFigures {
+  pairs: Array<{ without: LoadResult; with: LoadResult }>;
+  rate: number;
+  /** The app's CPU per public 200 (median of its pairs), µs, to set the counting's cost against. */
+  appMicros: number;
+}
+
 export interface ScenarioOutcome {
   id: ScenarioId;
   label: string;
-  unit: Scenario['unit'];
   target: Target;
   ceiling: Scenario['ceiling'];
+  rate: number;
   status: 'measured' | 'unavailable' | 'failed';
   /** The statuses the probes got and the scenario accepted (200, or e.g. 410 for an unknown magic link). */
   expectedStatuses: number[];
   /** Why it was not measured, or what went wrong. */
   reason: string | null;
-  runs: PairedRun[];
-  /** Set for the event streams. */
+  pairs: PairedRun[];
+  /** One saturated run of the ceiling and one of the scenario: printed, not judged. */
+  saturated?: { ceiling: LoadResult; scenario: LoadResult };
+  mixed?: MixedFigures;
   streams?: StreamsFigures;
 }
 
@@ -63,9 +85,6 @@ export interface DatabaseOutcome {
   seedSeconds: number;
   /** The sites-list body, which the baseline sends too (checked byte for byte in length). */
   bodyBytes: number;
-  baselineRssMb: number;
-  putCeilingRssMb: number;
-  publicCeilingRssMb: number;
   /** The public configuration's body, which the public ceiling sends too, with the app's headers. */
   publicBodyBytes: number;
   /** Each app process's peak (VmHWM), MiB. */
@@ -74,49 +93,43 @@ export interface DatabaseOutcome {
   /** Whether the PUT ceiling also wrote a history row per PUT. */
   putCeilingHistory: boolean;
   scenarios: ScenarioOutcome[];
+  cacheFill?: CacheFillFigures;
+  usageCounting?: UsageCountingFigures;
 }
 
 export interface TableRow {
+  scenario: ScenarioId | 'cache-fill' | 'usage-counting';
   database: string;
-  scenario: ScenarioId | 'baseline' | 'put-ceiling' | 'public-ceiling' | 'public-304-ceiling';
-  request: string;
-  requestsPerSecond: number | null;
-  p50Ms: number | null;
+  /** The ceiling's CPU per request over the app's: median of the pairs, and their least and greatest. */
+  cpuRatio: number | null;
+  cpuMin: number | null;
+  cpuMax: number | null;
+  appMicros: number | null;
+  ceilingMicros: number | null;
   p99Ms: number | null;
-  ratio: number | null;
-  /** The server processes' CPU time per answer, µs (median over the runs): the ceiling's over the scenario's is the CPU ratio. */
-  cpuMicros: number | null;
+  ceilingP99Ms: number | null;
+  /** The median of the pairs' p99 over their ceiling's p99. */
+  p99Multiple: number | null;
+  achievedRate: number | null;
+  offeredRate: number | null;
+  saturated: number | null;
+  ceilingSaturated: number | null;
   rssMb: number | null;
   /** Answers with another status than the accepted ones, plus connection errors and timeouts. */
   unexpected: number | null;
-  target: string;
   verdict: string;
 }
 
 export function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
+  const sorted = values.filter((value) => !Number.isNaN(value)).sort((a, b) => a - b);
   if (sorted.length === 0) return Number.NaN;
   const middle = Math.floor(sorted.length / 2);
   return sorted.length % 2 === 1 ? (sorted[middle] ?? Number.NaN) : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2;
 }
 
-/** The median latency of the runs that had any answer: a run with none has no latency to count. */
-function medianLatency(values: readonly number[]): number {
-  return median(values.filter((value) => !Number.isNaN(value)));
-}
-
 /** How the table names a database pass: with the number of app servers when there are several. */
 export function databaseLabel(outcome: Pick<DatabaseOutcome, 'database' | 'appServers'>): string {
   return outcome.appServers > 1 ? `${outcome.database} (${outcome.appServers} apps)` : outcome.database;
-}
-
-function describeTarget(target: Target, ceiling: Scenario['ceiling'], id?: ScenarioId): string {
-  if (id === 'public-streams') return `every stream told within ${target.maxP99Ms ?? '–'} ms, RSS growth < ${target.maxRssMb ?? '–'} MB`;
-  const parts: string[] = [];
-  if (target.minRatio !== null) parts.push(`ratio ≥ ${target.minRatio.toFixed(2)}${ceiling === 'put' ? ' of the PUT ceiling' : ''}`);
-  if (target.maxP99Ms !== null) parts.push(`p99 < ${target.maxP99Ms} ms`);
-  if (target.maxRssMb !== null) parts.push(`RSS < ${target.maxRssMb} MB`);
-  return parts.length === 0 ? '—' : parts.join(', ');
 }
 
 /** Answers other than the accepted statuses, and requests that got no answer at all. */
@@ -125,131 +138,152 @@ export function unexpectedAnswers(result: LoadResult, expectedStatuses: readonly
   return result.responses - expected + result.errors;
 }
 
-function judge(target: Target, row: Pick<TableRow, 'ratio' | 'p99Ms' | 'rssMb' | 'unexpected'>): string {
-  const misses: string[] = [];
-  if ((row.unexpected ?? 0) > 0) misses.push('unexpected answers');
-  if (target.minRatio === null && target.maxP99Ms === null && target.maxRssMb === null) return misses.length > 0 ? `CHECK: ${misses.join(', ')}` : '—';
-  if (target.minRatio !== null && (row.ratio ?? 0) < target.minRatio) misses.push('ratio');
-  if (target.maxP99Ms !== null && !((row.p99Ms ?? Infinity) < target.maxP99Ms)) misses.push('p99');
-  if (target.maxRssMb !== null && (row.rssMb ?? Infinity) >= target.maxRssMb) misses.push('RSS');
-  return misses.length === 0 ? 'met' : `MISSED: ${misses.join(', ')}`;
+/** A run too short to count a 10 ms tick has no CPU figure, and its ratio is not a number. */
+const finite = (values: readonly number[]) => values.filter(Number.isFinite);
+
+function emptyRow(scenario: TableRow['scenario'], database: string, verdict: string): TableRow {
+  return {
+    scenario,
+    database,
+    cpuRatio: null,
+    cpuMin: null,
+    cpuMax: null,
+    appMicros: null,
+    ceilingMicros: null,
+    p99Ms: null,
+    ceilingP99Ms: null,
+    p99Multiple: null,
+    achievedRate: null,
+    offeredRate: null,
+    saturated: null,
+    ceilingSaturated: null,
+    rssMb: null,
+    unexpected: null,
+    verdict,
+  };
 }
 
-function ceilingRow(
-  database: string,
-  scenario: 'baseline' | 'put-ceiling' | 'public-ceiling' | 'public-304-ceiling',
-  request: string,
-  runs: LoadResult[],
-  ratio: number | null,
-  rssMb: number,
-  expectedStatus = 200,
-): TableRow {
-  return {
+/** Each target the scenario has, met or missed. */
+function judge(target: Target, kind: DatabaseKind, row: TableRow): string {
+  const verdicts: string[] = [];
+  const mark = (name: string, met: boolean) => verdicts.push(`${name} ${met ? 'met' : 'MISSED'}`);
+  if (target.minCpuRatio !== null && (kind === 'sqlite' || target.cpuOnPostgres)) mark(`CPU ≥ ${target.minCpuRatio.toFixed(2)}`, (row.cpuRatio ?? 0) >= target.minCpuRatio);
+  if (target.maxP99Multiple !== null) mark(`p99 ≤ ${target.maxP99Multiple}×`, (row.p99Multiple ?? Infinity) <= target.maxP99Multiple);
+  if (target.holdRateOnPostgres && kind === 'postgres') mark(`holds ${row.offeredRate ?? 0}/s`, (row.achievedRate ?? 0) >= HELD_SHARE * (row.offeredRate ?? Infinity));
+  if (target.maxRssMb !== null) mark(`RSS < ${target.maxRssMb} MB`, (row.rssMb ?? Infinity) < target.maxRssMb);
+  if ((row.unexpected ?? 0) > 0) verdicts.push('CHECK: unexpected answers');
+  return verdicts.length === 0 ? '—' : verdicts.join(', ');
+}
+
+function pairedRow(database: string, kind: DatabaseKind, scenario: ScenarioOutcome): TableRow {
+  const pairs = scenario.pairs;
+  const ratios = finite(pairs.map((pair) => pair.ceiling.serverCpuMicrosPerAnswer / pair.scenario.serverCpuMicrosPerAnswer));
+  const multiples = finite(pairs.map((pair) => pair.scenario.p99Ms / pair.ceiling.p99Ms));
+  // The GET ceiling answers 200 to every path; the others send the scenario's own answers.
+  const ceilingStatuses = scenario.ceiling === 'get' ? [200] : scenario.expectedStatuses;
+  const row: TableRow = {
+    scenario: scenario.id,
     database,
-    scenario,
-    request,
-    requestsPerSecond: median(runs.map((run) => run.requestsPerSecond)),
-    p50Ms: medianLatency(runs.map((run) => run.p50Ms)),
-    p99Ms: medianLatency(runs.map((run) => run.p99Ms)),
-    ratio,
-    cpuMicros: median(runs.map((run) => run.serverCpuMicrosPerAnswer)),
-    rssMb,
-    unexpected: runs.reduce((sum, run) => sum + unexpectedAnswers(run, [expectedStatus]), 0),
-    target: '—',
-    verdict: '—',
+    cpuRatio: median(ratios),
+    cpuMin: ratios.length === 0 ? Number.NaN : Math.min(...ratios),
+    cpuMax: ratios.length === 0 ? Number.NaN : Math.max(...ratios),
+    appMicros: median(finite(pairs.map((pair) => pair.scenario.serverCpuMicrosPerAnswer))),
+    ceilingMicros: median(finite(pairs.map((pair) => pair.ceiling.serverCpuMicrosPerAnswer))),
+    p99Ms: median(pairs.map((pair) => pair.scenario.p99Ms)),
+    ceilingP99Ms: median(pairs.map((pair) => pair.ceiling.p99Ms)),
+    p99Multiple: median(multiples),
+    achievedRate: median(pairs.map((pair) => pair.scenario.requestsPerSecond)),
+    offeredRate: scenario.rate,
+    saturated: scenario.saturated?.scenario.requestsPerSecond ?? null,
+    ceilingSaturated: scenario.saturated?.ceiling.requestsPerSecond ?? null,
+    rssMb: Math.max(...pairs.flatMap((pair) => pair.appRssMb)),
+    unexpected:
+      pairs.reduce((sum, pair) => sum + unexpectedAnswers(pair.scenario, scenario.expectedStatuses) + unexpectedAnswers(pair.ceiling, ceilingStatuses), 0) +
+      (scenario.saturated === undefined ? 0 : unexpectedAnswers(scenario.saturated.scenario, scenario.expectedStatuses)),
+    verdict: '',
   };
+  return { ...row, verdict: judge(scenario.target, kind, row) };
 }
 
 export function tableRows(outcome: DatabaseOutcome): TableRow[] {
   const database = databaseLabel(outcome);
-  const ceilingRuns = (ceiling: 'get' | 'put', only?: ScenarioId) =>
-    outcome.scenarios
-      .filter((scenario) => scenario.ceiling === ceiling && (only === undefined || scenario.id === only))
-      .flatMap((scenario) => scenario.runs.flatMap((run) => (run.baseline === null ? [] : [run.baseline])));
-  const publicRuns = (id: ScenarioId) => outcome.scenarios.filter((scenario) => scenario.id === id).flatMap((scenario) => scenario.runs.flatMap((run) => (run.baseline === null ? [] : [run.baseline])));
-  const getRuns = ceilingRuns('get');
-  const putRuns = ceilingRuns('put');
-  // Without a GET scenario (--scenarios put-site, say) the GET ceiling never ran.
-  const rows: TableRow[] = getRuns.length === 0 ? [] : [ceilingRow(database, 'baseline', `bare node:http, same ${outcome.bodyBytes}-byte JSON`, getRuns, 1, outcome.baselineRssMb)];
-  // The public ceiling answers both public scenarios: a row for its 200s and one for its 304s.
-  const publicOk = publicRuns('public-config');
-  if (publicOk.length > 0) rows.push(ceilingRow(database, 'public-ceiling', `bare node:http, each key's own 200 as the app sent it (median ${outcome.publicBodyBytes}-byte JSON)`, publicOk, 1, outcome.publicCeilingRssMb));
-  const publicNotModified = publicRuns('public-304');
-  if (publicNotModified.length > 0) rows.push(ceilingRow(database, 'public-304-ceiling', "bare node:http, each key's own 304 as the app sent it", publicNotModified, 1, outcome.publicCeilingRssMb, 304));
-  if (putRuns.length > 0) {
-    const statement = outcome.putCeilingHistory ? 'UPDATE … RETURNING + history row' : 'UPDATE … RETURNING';
-    // Not paired with the GET ceiling: the ratio of the two medians, to read against DESIGN.md's reference.
-    const ratio = median(putRuns.map((run) => run.requestsPerSecond)) / median(getRuns.map((run) => run.requestsPerSecond));
-    rows.push(ceilingRow(database, 'put-ceiling', `bare node:http + JSON.parse + ${statement}, one transaction`, putRuns, getRuns.length > 0 ? ratio : null, outcome.putCeilingRssMb));
-  }
+  const rows: TableRow[] = [];
   for (const scenario of outcome.scenarios) {
     if (scenario.status !== 'measured') {
-      rows.push({
-        database,
-        scenario: scenario.id,
-        request: scenario.label,
-        requestsPerSecond: null,
-        p50Ms: null,
-        p99Ms: null,
-        ratio: null,
-        cpuMicros: null,
-        rssMb: null,
-        unexpected: null,
-        target: describeTarget(scenario.target, scenario.ceiling, scenario.id),
-        verdict: scenario.status === 'unavailable' ? 'not available yet' : `FAILED: ${scenario.reason ?? ''}`,
-      });
-      continue;
+      rows.push(emptyRow(scenario.id, database, scenario.status === 'unavailable' ? 'not available yet' : `FAILED: ${scenario.reason ?? ''}`));
+    } else if (scenario.streams !== undefined) {
+      const streams = scenario.streams;
+      const row = { ...emptyRow(scenario.id, database, ''), p99Ms: streams.slowestDeliveryMs, achievedRate: streams.opened, offeredRate: streams.requested, rssMb: streams.rssOpenMb - streams.rssBeforeMb, unexpected: streams.failed + streams.missed };
+      const target = scenario.target;
+      const delivered = streams.missed === 0 && streams.slowestDeliveryMs <= (target.maxDeliveryMs ?? Infinity);
+      row.verdict = `told within ${target.maxDeliveryMs ?? '–'} ms ${delivered ? 'met' : 'MISSED'}, RSS growth < ${target.maxRssMb ?? '–'} MB ${row.rssMb < (target.maxRssMb ?? Infinity) ? 'met' : 'MISSED'}`;
+      rows.push(row);
+    } else if (scenario.mixed !== undefined) {
+      const mixed = scenario.mixed;
+      const row = { ...emptyRow(scenario.id, database, ''), saturated: mixed.run.requestsPerSecond, rssMb: Math.max(...mixed.appRssMb), unexpected: unexpectedAnswers(mixed.run, scenario.expectedStatuses) };
+      rows.push({ ...row, verdict: judge(scenario.target, outcome.database, row) });
+    } else {
+      rows.push(pairedRow(database, outcome.database, scenario));
     }
-    const runs = scenario.runs;
-    const ratios = runs.flatMap((run) => (run.baseline === null ? [] : [run.scenario.requestsPerSecond / run.baseline.requestsPerSecond]));
-    const row = {
-      requestsPerSecond: median(runs.map((run) => run.scenario.requestsPerSecond)),
-      p50Ms: medianLatency(runs.map((run) => run.scenario.p50Ms)),
-      p99Ms: medianLatency(runs.map((run) => run.scenario.p99Ms)),
-      ratio: ratios.length === 0 ? null : median(ratios),
-      cpuMicros: scenario.streams === undefined ? median(runs.map((run) => run.scenario.serverCpuMicrosPerAnswer)) : null,
-      rssMb: Math.max(...runs.flatMap((run) => run.appRssMb)),
-      unexpected: runs.reduce((sum, run) => sum + unexpectedAnswers(run.scenario, scenario.expectedStatuses), 0),
-    };
+  }
+  const fill = outcome.cacheFill;
+  if (fill !== undefined) {
+    const growth = fill.rssAfterMb - fill.rssBeforeMb;
+    const bound = CACHE_GROWTH_FACTOR * fill.cacheMb;
+    const full = fill.answeredMb > fill.cacheMb;
     rows.push({
-      database,
-      scenario: scenario.id,
-      request: scenario.unit === 'logins/s' ? `${scenario.label}, logins/s` : scenario.label,
-      ...row,
-      target: describeTarget(scenario.target, scenario.ceiling, scenario.id),
-      verdict: judge(scenario.target, row),
+      ...emptyRow('cache-fill', database, full ? `RSS growth ≤ ${bound.toFixed(1)} MB ${growth <= bound ? 'met' : 'MISSED'}` : `not full: ${fill.answeredMb.toFixed(1)} MB read`),
+      rssMb: growth,
+    });
+  }
+  const usage = outcome.usageCounting;
+  if (usage !== undefined) {
+    const ratios = finite(usage.pairs.map((pair) => pair.without.serverCpuMicrosPerAnswer / pair.with.serverCpuMicrosPerAnswer));
+    rows.push({
+      ...emptyRow('usage-counting', database, '—'),
+      cpuRatio: median(ratios),
+      cpuMin: ratios.length === 0 ? Number.NaN : Math.min(...ratios),
+      cpuMax: ratios.length === 0 ? Number.NaN : Math.max(...ratios),
+      appMicros: median(finite(usage.pairs.map((pair) => pair.with.serverCpuMicrosPerAnswer))),
+      ceilingMicros: median(finite(usage.pairs.map((pair) => pair.without.serverCpuMicrosPerAnswer))),
+      achievedRate: median(usage.pairs.map((pair) => pair.with.requestsPerSecond)),
+      offeredRate: usage.rate,
+      unexpected: usage.pairs.reduce((sum, pair) => sum + unexpectedAnswers(pair.with, [200]) + unexpectedAnswers(pair.without, [200]), 0),
     });
   }
   return rows;
 }
 
-const HEADER = ['database', 'scenario', 'request', 'req/s', 'p50 ms', 'p99 ms', 'ratio', 'CPU µs/req', 'RSS MB', 'unexpected', 'target', 'verdict'];
+export const HEADER = ['scenario', 'database', 'CPU ratio', 'spread', 'µs/req (ceiling)', 'p99 ms (ceiling)', 'p99 ×', 'rate/s (offered)', 'saturated req/s (ceiling)', 'RSS MB', 'unexpected', 'verdict'];
 
-function cell(value: number | null, digits: number, unavailable: string): string {
-  if (value === null) return unavailable;
-  if (Number.isNaN(value)) return 'n/a';
-  return digits === 0 ? Math.round(value).toString() : value.toFixed(digits);
+function cell(value: number | null, digits: number): string {
+  if (value === null) return '–';
+  if (!Number.isFinite(value)) return 'n/a';
+  return value.toFixed(digits);
+}
+
+function withCeiling(value: number | null, ceiling: number | null, digits: number): string {
+  if (value === null) return '–';
+  return ceiling === null ? cell(value, digits) : `${cell(value, digits)} (${cell(ceiling, digits)})`;
 }
 
 /** A Markdown table, so a run pastes straight into docs/performance.md. */
 export function formatTable(rows: readonly TableRow[]): string {
-  const lines = [`| ${HEADER.join(' | ')} |`, `|${HEADER.map((_, i) => (i < 3 || i >= HEADER.length - 2 ? '---' : '---:')).join('|')}|`];
+  const lines = [`| ${HEADER.join(' | ')} |`, `|${HEADER.map((_, i) => (i < 2 || i === HEADER.length - 1 ? '---' : '---:')).join('|')}|`];
   for (const row of rows) {
-    const missing = row.verdict === 'not available yet' ? 'not available yet' : '–';
     lines.push(
       `| ${[
-        row.database,
         row.scenario,
-        row.request,
-        cell(row.requestsPerSecond, 0, missing),
-        cell(row.p50Ms, 2, '–'),
-        cell(row.p99Ms, 2, '–'),
-        // Two significant digits for small ratios (logins), so they read as more than zero.
-        row.ratio !== null && row.ratio > 0 && row.ratio < 0.1 ? row.ratio.toPrecision(2) : cell(row.ratio, 2, '–'),
-        cell(row.cpuMicros, 1, '–'),
-        cell(row.rssMb, 1, '–'),
-        cell(row.unexpected, 0, '–'),
-        row.target,
+        row.database,
+        cell(row.cpuRatio, 2),
+        row.cpuMin === null ? '–' : `${cell(row.cpuMin, 2)}–${cell(row.cpuMax, 2)}`,
+        withCeiling(row.appMicros, row.ceilingMicros, 0),
+        withCeiling(row.p99Ms, row.ceilingP99Ms, 2),
+        cell(row.p99Multiple, 2),
+        withCeiling(row.achievedRate, row.offeredRate, 0),
+        withCeiling(row.saturated, row.ceilingSaturated, 0),
+        cell(row.rssMb, 1),
+        cell(row.unexpected, 0),
         row.verdict,
       ].join(' | ')} |`,
     );
@@ -258,48 +292,52 @@ export function formatTable(rows: readonly TableRow[]): string {
 }
 
 const megabytes = (values: readonly number[]) => values.map((value) => value.toFixed(1)).join(' and ');
+const shown = (value: number, digits: number) => (Number.isFinite(value) ? value.toFixed(digits) : 'n/a');
 
-/** The lines under the table: memory against its target, disturbance, body sizes, log volume. */
+/** The lines under the table: what the table's memory, stream and counting rows stand for, disturbance, sizes, logs. */
 export function formatSummary(outcome: DatabaseOutcome, logLevel: string): string[] {
   const label = databaseLabel(outcome);
   const mb = (bytes: number) => (bytes / 1024 / 1024).toFixed(1);
-  const pairs = outcome.scenarios.flatMap((scenario) => scenario.runs);
-  const shares = pairs.flatMap((pair) => [...(pair.baseline === null ? [] : [pair.baseline.otherCpuShare]), pair.scenario.otherCpuShare]);
-  const repeated = pairs.filter((pair) => pair.attempts > 1).length;
-  const disturbed = pairs.filter((pair) => Math.max(pair.baseline?.otherCpuShare ?? 0, pair.scenario.otherCpuShare) > DISTURBED_SHARE).length;
-  const pct = (share: number) => `${(share * 100).toFixed(1)}%`;
-  const mixed = outcome.scenarios.find((scenario) => scenario.id === 'mixed' && scenario.status === 'measured')?.runs[0];
-  const under = (values: readonly number[]) => (values.every((value) => value < MAX_RSS_MB) ? 'met' : 'MISSED');
-  const streams = outcome.scenarios.find((scenario) => scenario.id === 'public-streams')?.streams;
-  // A run too short to count a 10 ms tick on both sides has no figure: n/a rather than NaN.
-  const micros = (values: readonly number[]) => median(values.filter(Number.isFinite));
-  const shown = (value: number, digits: number) => (Number.isFinite(value) ? value.toFixed(digits) : 'n/a');
-  const cpuLines = outcome.scenarios.flatMap((scenario) => {
-    const paired = scenario.runs.flatMap((run) => (run.baseline === null ? [] : [{ ceiling: run.baseline.serverCpuMicrosPerAnswer, app: run.scenario.serverCpuMicrosPerAnswer }]));
-    if (paired.length === 0) return [];
-    const ratio = micros(paired.map((run) => run.ceiling / run.app));
-    return [`${scenario.id} ${shown(micros(paired.map((run) => run.app)), 0)} µs (ceiling ${shown(micros(paired.map((run) => run.ceiling)), 0)} µs, ratio ${shown(ratio, 2)})`];
-  });
-  return [
-    ...(streams === undefined
-      ? []
-      : [
-          `${label}: ${streams.opened} of ${streams.requested} event streams open on ${streams.holder} (${streams.failed} failed): RSS ${streams.rssBeforeMb.toFixed(1)} → ${streams.rssOpenMb.toFixed(1)} MB ` +
-            `(+${(streams.rssOpenMb - streams.rssBeforeMb).toFixed(1)} MB, ${(((streams.rssOpenMb - streams.rssBeforeMb) * 1024) / Math.max(1, streams.opened)).toFixed(1)} KB a stream); ` +
-            `a change made through ${streams.changer} reached every stream within ${streams.slowestDeliveryMs.toFixed(1)} ms of its answer (median ${streams.medianDeliveryMs.toFixed(1)} ms), ${streams.missed} missed`,
-        ]),
-    ...(mixed === undefined
-      ? []
-      : [
-          `${label}: RSS of each app process after the mixed load (${mixed.scenario.durationSeconds.toFixed(0)} s): ${megabytes(mixed.appRssMb)} MB, target < ${MAX_RSS_MB} MB: ${under(mixed.appRssMb)}` +
-            (mixed.settledRssMb === undefined ? '' : ` (${megabytes(mixed.settledRssMb)} MB once the requests in flight were answered)`) +
-            `; ` +
-            `answers ${JSON.stringify(mixed.scenario.statusCodes)}`,
-        ]),
-    ...(cpuLines.length === 0 ? [] : [`${label}: server CPU time per answer, median over the rounds: ${cpuLines.join('; ')}`]),
-    `${label}: app peak RSS (VmHWM) ${megabytes(outcome.appPeakRssMb)} MB, target < ${MAX_RSS_MB} MB: ${under(outcome.appPeakRssMb)}`,
-    `${label}: other processes used a median ${pct(median(shares))} (max ${pct(Math.max(0, ...shares))}) of the CPU during measured runs; ` +
-      `${repeated} of ${pairs.length} runs were repeated for it, ${disturbed} kept although disturbed (over ${pct(DISTURBED_SHARE)})`,
-    `${label}: seeded in ${outcome.seedSeconds.toFixed(1)} s; sites list and baseline body ${outcome.bodyBytes} bytes each; the apps wrote ${mb(outcome.appLogBytes)} MB of logs at LOG_LEVEL=${logLevel}`,
-  ];
+  const runs = outcome.scenarios.flatMap((scenario) => scenario.pairs.flatMap((pair) => [pair.ceiling, pair.scenario]));
+  const shares = runs.map((run) => run.otherCpuShare);
+  const pct = (share: number) => `${(share * 100).toFixed(0)}%`;
+  const mixed = outcome.scenarios.find((scenario) => scenario.mixed !== undefined)?.mixed;
+  const streams = outcome.scenarios.find((scenario) => scenario.streams !== undefined)?.streams;
+  const fill = outcome.cacheFill;
+  const usage = outcome.usageCounting;
+  const lines: string[] = [];
+  if (streams !== undefined) {
+    lines.push(
+      `${label}: ${streams.opened} of ${streams.requested} event streams open on ${streams.holder} (${streams.failed} failed): RSS ${streams.rssBeforeMb.toFixed(1)} → ${streams.rssOpenMb.toFixed(1)} MB ` +
+        `(+${(streams.rssOpenMb - streams.rssBeforeMb).toFixed(1)} MB, ${(((streams.rssOpenMb - streams.rssBeforeMb) * 1024) / Math.max(1, streams.opened)).toFixed(1)} KB a stream); ` +
+        `a change made through ${streams.changer} reached every stream within ${streams.slowestDeliveryMs.toFixed(1)} ms of its answer (median ${streams.medianDeliveryMs.toFixed(1)} ms), ${streams.missed} missed`,
+    );
+  }
+  if (fill !== undefined) {
+    lines.push(
+      `${label}: cache fill: CACHE_MB=${fill.cacheMb}, ${fill.requests} distinct reads answering ${fill.answeredMb.toFixed(1)} MB; RSS ${fill.rssBeforeMb.toFixed(1)} → ${fill.rssAfterMb.toFixed(1)} MB, ` +
+        `growth ${(fill.rssAfterMb - fill.rssBeforeMb).toFixed(1)} MB, target ≤ ${(CACHE_GROWTH_FACTOR * fill.cacheMb).toFixed(1)} MB (${CACHE_GROWTH_FACTOR} × CACHE_MB)`,
+    );
+  }
+  if (mixed !== undefined) {
+    lines.push(
+      `${label}: RSS of each app process after the mixed load (${mixed.run.durationSeconds.toFixed(0)} s, default cache): ${megabytes(mixed.appRssMb)} MB, target < ${MAX_RSS_MB} MB: ` +
+        `${mixed.appRssMb.every((value) => value < MAX_RSS_MB) ? 'met' : 'MISSED'} (${megabytes(mixed.settledRssMb)} MB once the requests in flight were answered); answers ${JSON.stringify(mixed.run.statusCodes)}`,
+    );
+  }
+  if (usage !== undefined) {
+    const without = median(finite(usage.pairs.map((pair) => pair.without.serverCpuMicrosPerAnswer)));
+    const counted = median(finite(usage.pairs.map((pair) => pair.with.serverCpuMicrosPerAnswer)));
+    const cost = counted - without;
+    lines.push(
+      `${label}: usage counting: the public ceiling takes ${shown(without, 1)} µs a request without the app's usage counter and ${shown(counted, 1)} µs with it (median of ${usage.pairs.length} alternated pairs): ` +
+        `counting costs ${shown(cost, 1)} µs a public request; the app takes ${shown(usage.appMicros, 1)} µs with counting, so about ${shown(usage.appMicros - cost, 1)} µs without`,
+    );
+  }
+  lines.push(
+    `${label}: app peak RSS (VmHWM) ${megabytes(outcome.appPeakRssMb)} MB`,
+    `${label}: other processes used a median ${pct(median(shares))} (max ${pct(Math.max(0, ...shares))}) of the machine's CPU during the paced runs`,
+    `${label}: seeded in ${outcome.seedSeconds.toFixed(1)} s; sites list and baseline body ${outcome.bodyBytes} bytes${Number.isFinite(outcome.publicBodyBytes) ? `, public configuration ${outcome.publicBodyBytes} bytes (median)` : ''}; the apps wrote ${mb(outcome.appLogBytes)} MB of logs at LOG_LEVEL=${logLevel}`,
+  );
+  return lines;
 }

@@ -14,15 +14,33 @@ export const MAX_RSS_MB = 200;
 
 /** The targets of DESIGN.md "Performance"; null where none is set (the scenario informs). */
 export interface Target {
-  minRatio: number | null;
-  maxP99Ms: number | null;
+  /** The least CPU ratio: the ceiling's CPU time per request over the app's, at the paced rate. */
+  minCpuRatio: number | null;
+  /** Whether the CPU ratio is judged on PostgreSQL too (the PUT's is set for SQLite). */
+  cpuOnPostgres: boolean;
+  /** The most p99 at the paced rate, as a multiple of the ceiling's p99 at that rate. */
+  maxP99Multiple: number | null;
+  /** On PostgreSQL the app processes must answer the whole paced rate. */
+  holdRateOnPostgres: boolean;
+  /** The event streams: the slowest delivery of a change, ms. */
+  maxDeliveryMs: number | null;
+  /** RSS after the scenario (for the streams: the growth with them open), MB. */
   maxRssMb: number | null;
 }
 
-const NO_TARGET: Target = { minRatio: null, maxP99Ms: null, maxRssMb: null };
+const NO_TARGET: Target = { minCpuRatio: null, cpuOnPostgres: false, maxP99Multiple: null, holdRateOnPostgres: false, maxDeliveryMs: null, maxRssMb: null };
+
+/** DESIGN's offered rates for the latency figures (requests a second, evenly paced). */
+export const GET_RATE = 2000;
+export const PUBLIC_RATE = 5000;
+export const PUT_RATE = 500;
+/** The sign-in page renders HTML: no target, a rate it holds on a shared machine. */
+const PAGE_RATE = 500;
+/** Sign-ins each cost an argon2id hash: a rate the machine holds, for the CPU per sign-in (no target). */
+const LOGIN_RATE = 5;
 
 /**
- * What a scenario's ratio is taken against, run just before it in each round: the bare node:http
+ * What a scenario's figures are taken against, run just before it in each pair: the bare node:http
  * server sending the same JSON (GETs), the bare server doing the PUT's one UPDATE … RETURNING
  * (PUT), the bare server sending the public path's very answers, 200 or 304 (public), or nothing
  * (the mixed load, run once for its memory; the event streams, measured their own way).
@@ -60,11 +78,12 @@ export interface StreamsPlan {
 
 export interface Scenario {
   id: ScenarioId;
-  /** The request, as the table names it. */
+  /** The request in words, for the JSON output. */
   label: string;
-  unit: 'req/s' | 'logins/s' | 'streams';
   target: Target;
   ceiling: Ceiling;
+  /** Requests a second of the paced runs (scenario and ceiling alike); 0 for the scenarios without a ceiling. */
+  rate: number;
   /** Cycled through by the connections, each taking every n-th, so load rotates over users and rows. */
   requests: HttpRequest[];
   /** One per kind of request in the scenario; empty when there was nothing to build them from. */
@@ -203,10 +222,9 @@ function mixedRequests(kinds: readonly MixedKind[], connections: number, count: 
 }
 
 /** DESIGN's targets for the public path. */
-export const PUBLIC_GET_TARGET: Target = { minRatio: 0.8, maxP99Ms: 5, maxRssMb: MAX_RSS_MB };
-export const PUBLIC_304_TARGET: Target = { minRatio: 0.85, maxP99Ms: 5, maxRssMb: MAX_RSS_MB };
-/** For the streams: p99 stands for the slowest delivery of the change, RSS for the growth with the streams open. */
-export const PUBLIC_STREAMS_TARGET: Target = { minRatio: null, maxP99Ms: 2000, maxRssMb: 150 };
+export const PUBLIC_TARGET: Target = { ...NO_TARGET, minCpuRatio: 0.8, cpuOnPostgres: true, maxP99Multiple: 1.5 };
+/** For the streams: every one told of a change within 2 s, for less than 150 MB more RSS. */
+export const PUBLIC_STREAMS_TARGET: Target = { ...NO_TARGET, maxDeliveryMs: 2000, maxRssMb: 150 };
 
 function publicConfigCheck(expectedStatus: 200 | 304): Check {
   return (status: number, body: string) => {
@@ -231,7 +249,7 @@ export function buildScenarios({ seed, jwts, rotation, connections, streams }: S
   const firstPage = Math.min(50, seed.users[0]?.siteIds.length ?? 0);
   const readSites = siteTargets(seed, 0, half, rotation);
   const writeSites = seed.users.length > 1 ? siteTargets(seed, half, seed.users.length, rotation) : readSites;
-  const authenticatedGet: Target = { minRatio: 0.5, maxP99Ms: 10, maxRssMb: MAX_RSS_MB };
+  const authenticatedGet: Target = { ...NO_TARGET, minCpuRatio: 0.5, cpuOnPostgres: true, maxP99Multiple: 2 };
 
   const listWithJwt = (index: number): HttpRequest => ({ method: 'GET', path: '/api/v1/sites', headers: bearer(index) });
   const patReaders = readers.flatMap(({ user }) => (user.accessToken === null ? [] : [user.accessToken]));
@@ -285,53 +303,53 @@ export function buildScenarios({ seed, jwts, rotation, connections, streams }: S
       id: 'list-jwt',
       warm: 'list-jwt',
       label: 'GET /api/v1/sites, Bearer JWT',
-      unit: 'req/s',
       target: authenticatedGet,
       ceiling: 'get',
+      rate: GET_RATE,
       ...probedByFirst(readers.map(({ index }) => listWithJwt(index)), listCheck(firstPage)),
     },
     {
       id: 'list-pat',
       warm: 'list-pat',
       label: 'GET /api/v1/sites, Token PAT',
-      unit: 'req/s',
       target: authenticatedGet,
       ceiling: 'get',
+      rate: GET_RATE,
       ...probedByFirst(patReaders.map(listWithPat), listCheck(firstPage)),
     },
     {
       id: 'get-site',
       warm: 'get-site',
       label: 'GET /api/v1/sites/{id}, Bearer JWT',
-      unit: 'req/s',
       target: authenticatedGet,
       ceiling: 'get',
+      rate: GET_RATE,
       ...probedByFirst(readSites.map(readSite), statusCheck(200)),
     },
     {
       id: 'public-config',
       warm: 'public',
       label: 'GET /public/v1/sites/{public_key}, no credentials',
-      unit: 'req/s',
-      target: PUBLIC_GET_TARGET,
+      target: PUBLIC_TARGET,
       ceiling: 'public',
+      rate: PUBLIC_RATE,
       ...probedByFirst(publicKeys.map(publicGet), publicConfigCheck(200)),
     },
     {
       id: 'public-304',
       warm: 'public',
       label: 'the same with If-None-Match of the version held: 304',
-      unit: 'req/s',
-      target: PUBLIC_304_TARGET,
+      target: PUBLIC_TARGET,
       ceiling: 'public',
+      rate: PUBLIC_RATE,
       ...probedByFirst(publicKeys.map(publicRevalidation), publicConfigCheck(304)),
     },
     {
       id: 'public-streams',
-      label: `${streams} open event streams on one app: req/s is streams open, p50 and p99 the median and slowest delivery of a change (ms), RSS the growth`,
-      unit: 'streams',
+      label: `${streams} open event streams on one app, and a change told to them`,
       target: PUBLIC_STREAMS_TARGET,
       ceiling: null,
+      rate: 0,
       ...probedByFirst(streamedSite?.publicKey === undefined ? [] : [publicGet(streamedSite.publicKey)], publicConfigCheck(200)),
       ...(streamedSite?.siteId === undefined || streamedSite.publicKey === undefined
         ? {}
@@ -340,25 +358,25 @@ export function buildScenarios({ seed, jwts, rotation, connections, streams }: S
     {
       id: 'put-site',
       label: 'PUT /api/v1/sites/{id}, 1 KB partial, JWT',
-      unit: 'req/s',
-      target: { minRatio: 0.4, maxP99Ms: 25, maxRssMb: MAX_RSS_MB },
+      target: { ...NO_TARGET, minCpuRatio: 0.4, maxP99Multiple: 2, holdRateOnPostgres: true },
       ceiling: 'put',
+      rate: PUT_RATE,
       ...probedByFirst(writeSites.map((target, index) => putSite(target, siteUpdateBody(index))), statusCheck(200)),
     },
     {
       id: 'healthz',
       label: 'GET /healthz (framework floor, no target)',
-      unit: 'req/s',
       target: NO_TARGET,
       ceiling: 'get',
+      rate: GET_RATE,
       ...probedByFirst([{ method: 'GET', path: '/healthz', headers: {} }], statusCheck(200)),
     },
     {
       id: 'magic-page',
       label: 'GET /magic?token=x page',
-      unit: 'req/s',
-      target: { minRatio: null, maxP99Ms: 10, maxRssMb: MAX_RSS_MB },
+      target: NO_TARGET,
       ceiling: 'get',
+      rate: PAGE_RATE,
       // An unknown token may well be answered 400 or 410 with a page; only a missing route or a crash is not measurable.
       ...probedByFirst([{ method: 'GET', path: '/magic?token=x', headers: { accept: 'text/html' } }], (status, body) =>
         status === 404 ? 'unavailable' : status < 500 ? 'ok' : `got ${status}: ${body.slice(0, 200)}`,
@@ -367,17 +385,17 @@ export function buildScenarios({ seed, jwts, rotation, connections, streams }: S
     {
       id: 'login',
       label: 'POST /auth/login (argon2id)',
-      unit: 'logins/s',
       target: NO_TARGET,
       ceiling: 'get',
+      rate: LOGIN_RATE,
       ...probedByFirst(readers.map(({ user }) => login(user.email, seed.password)), statusCheck(200)),
     },
     {
       id: 'mixed',
       label: 'mixed: reads, writes, logins, bad input',
-      unit: 'req/s',
-      target: { minRatio: null, maxP99Ms: null, maxRssMb: MAX_RSS_MB },
+      target: { ...NO_TARGET, maxRssMb: MAX_RSS_MB },
       ceiling: null,
+      rate: 0,
       // Every connection walks the whole pattern at least once.
       requests: mixedRequests(mixedKinds, connections, Math.max(rotation, connections * MIXED_PATTERN_SIZE)),
       probes: mixedKinds.map((kind) => ({ request: kind.request(0), check: kind.check })),
