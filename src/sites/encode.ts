@@ -1,4 +1,5 @@
 import build from 'fast-json-stringify';
+import { ownBuffer } from '../cache/cache.js';
 import type { SiteRow } from './queries.js';
 import { SiteSchema } from './schema.js';
 import { siteToJson } from './presenter.js';
@@ -23,9 +24,7 @@ const serializeSite = build(SiteSchema);
 /** A site's JSON, once, in a buffer of its own (a pooled slice would keep its whole 8 KiB pool alive in the cache). */
 export function encodeSite(row: SiteRow): EncodedSite {
   const text = serializeSite(siteToJson(row));
-  const json = Buffer.allocUnsafeSlow(Buffer.byteLength(text));
-  json.write(text);
-  return { id: row.id, version: row.version, json };
+  return { id: row.id, version: row.version, json: ownBuffer(text) };
 }
 
 const LIST_START = Buffer.from('{"sites":[');

@@ -1,4 +1,4 @@
-import type { Cache, CacheNamespace } from '../cache/cache.js';
+import { bufferCost, type Cache, type CacheNamespace } from '../cache/cache.js';
 import { membershipsTag, workspaceSitesTag } from '../memberships/changes.js';
 import { assertTwoFactorMet } from '../memberships/permissions.js';
 import { siteTag } from './changes.js';
@@ -23,6 +23,14 @@ export interface SiteAnswer {
   readonly version: number;
   readonly body: Buffer;
   readonly workspaceId: string;
+}
+
+/** A kept site answer's object and its workspace id's string, besides its body (bench/cache-memory.ts). */
+const ANSWER_OBJECT_BYTES = 100;
+
+/** What a kept site answer costs the cache (StoreOptions.size). */
+export function siteAnswerCost(answer: SiteAnswer): number {
+  return ANSWER_OBJECT_BYTES + bufferCost(answer.body);
 }
 
 /**
@@ -62,7 +70,7 @@ export class SiteReads {
     const tags = await this.#listTags(caller, workspaceId);
     const page = await this.sites.list(caller, workspaceId, limit, cursor);
     const body = encodeSiteList({ sites: page.sites.map(encodeSite), nextCursor: page.nextCursor });
-    this.#pages.set(key, body, { tags, size: body.length, epoch });
+    this.#pages.set(key, body, { tags, size: bufferCost(body), epoch });
     return body;
   }
 
@@ -89,7 +97,7 @@ export class SiteReads {
     const epoch = this.cache.epoch;
     const tags = await this.#listTags(caller, request.workspaceId);
     const body = await this.#readList(caller, request);
-    this.#lists.set(key, body, { tags, size: body.length, epoch });
+    this.#lists.set(key, body, { tags, size: bufferCost(body), epoch });
     return body;
   }
 
@@ -112,7 +120,7 @@ export class SiteReads {
     const row = await this.sites.get(caller, id);
     const site = encodeSite(row);
     const answer: SiteAnswer = { version: site.version, body: encodeSiteEnvelope(site), workspaceId: row.workspace_id };
-    this.#sites.set(key, answer, { tags: [siteTag(id), membershipsTag(caller.userId)], size: answer.body.length, epoch });
+    this.#sites.set(key, answer, { tags: [siteTag(id), membershipsTag(caller.userId)], size: siteAnswerCost(answer), epoch });
     return answer;
   }
 }

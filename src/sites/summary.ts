@@ -1,4 +1,5 @@
 import build from 'fast-json-stringify';
+import { ownBuffer } from '../cache/cache.js';
 import type { SiteRow } from './queries.js';
 import { SETTINGS_FIELDS, type SettingsField, SiteSummaryList, type SiteSummaryJson } from './schema.js';
 import { readPartnerSettings } from './defaults.js';
@@ -33,7 +34,7 @@ export function siteToSummary(row: SiteRow): SiteSummaryJson {
 
 const serializeSummaryList = build(SiteSummaryList);
 
-/** The body of GET /api/v1/sites?fields=summary. */
+/** The body of GET /api/v1/sites?fields=summary, in a buffer of its own: the cache keeps it (src/sites/reads.ts). */
 export function encodeSummaryList(rows: readonly SiteRow[], nextCursor: string | null, total: number): Buffer {
-  return Buffer.from(serializeSummaryList({ sites: rows.map(siteToSummary), next_cursor: nextCursor, total }));
+  return ownBuffer(serializeSummaryList({ sites: rows.map(siteToSummary), next_cursor: nextCursor, total }));
 }
