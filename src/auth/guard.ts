@@ -69,15 +69,16 @@ interface CachedAccessToken {
   lastUsedMs: number;
 }
 
-/** What a remembered principal is counted as against the cache's bound: a user row and its strings. */
-const PRINCIPAL_BYTES = 1000;
+/** What a remembered principal holds besides its memberships: a user row, its strings and objects (bench/cache-memory.ts). */
+const PRINCIPAL_BYTES = 900;
 
 /** A membership's map entry: a 36-character id, a role and the map's own overhead. */
 function membershipBytes(memberships: ReadonlyMap<string, WorkspaceRole>): number {
   return 100 * memberships.size;
 }
 
-function principalBytes(memberships: ReadonlyMap<string, WorkspaceRole>): number {
+/** What a kept principal costs the cache (StoreOptions.size). */
+export function principalBytes(memberships: ReadonlyMap<string, WorkspaceRole>): number {
   return PRINCIPAL_BYTES + membershipBytes(memberships);
 }
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { Cache, CACHE_TTL_MS } from './cache.js';
+import { bufferCost, Cache, CACHE_TTL_MS, entryCost, ownBuffer } from './cache.js';
 import { type ChangeFeed, type ChangeListener, changeTag, NO_CHANGE_FEED, SqliteChangeFeed } from './change-feed.js';
 
 /** A change feed driven by the test, as the PostgreSQL listener drives it: notifications, losses and returns. */
@@ -86,23 +86,71 @@ test('a read that began before an invalidation may not store what it read', () =
   assert.equal(cache.get('jwt u2'), undefined);
 });
 
+test('an entry counts its value, its key and its tags at what each costs, and a buffer its objects too', () => {
+  const cache = new Cache({ feed: new ManualFeed(), maxBytes: 1024 * 1024 });
+  const tags = [user('u1'), token('t1')];
+  store(cache, 'one', 'x'.repeat(1000), tags);
+  assert.equal(cache.bytes, entryCost('one', tags, 1000));
+  assert.ok(entryCost('one', tags, 1000) > 1000 + 'one'.length + tags.join('').length, 'the key, tags and index cost more than their characters');
+  const body = Buffer.alloc(500);
+  assert.ok(bufferCost(body) > 500);
+  cache.set('two', body, { tags: [], size: bufferCost(body), epoch: cache.epoch });
+  assert.equal(cache.bytes, entryCost('one', tags, 1000) + entryCost('two', [], bufferCost(body)));
+});
+
 test('memory stays within the bound: the entries used longest ago go first, and leave the tag index', () => {
-  // Each entry counts its value, its key, its tags and a 200-byte allowance: about 1,250 bytes here.
-  const cache = new Cache({ feed: new ManualFeed(), maxBytes: 10_000 });
   const value = 'x'.repeat(1000);
-  for (let i = 0; i < 7; i++) store(cache, `key ${i}`, value, [user(`u${i}`)]);
-  assert.equal(cache.get('key 0'), value);
-  for (let i = 7; i < 20; i++) store(cache, `key ${i}`, value, [user(`u${i}`)]);
-  assert.ok(cache.bytes <= 10_000, `${cache.bytes} bytes`);
+  const each = entryCost('key 10', [user('u10'), 'shared'], value.length);
+  const cache = new Cache({ feed: new ManualFeed(), maxBytes: 8 * each });
+  for (let i = 10; i < 17; i++) store(cache, `key ${i}`, value, [user(`u${i}`), 'shared']);
+  assert.equal(cache.get('key 10'), value);
+  // Each entry's own tag, and the one they share.
+  assert.equal(cache.indexedTags, 8);
+  for (let i = 17; i < 30; i++) store(cache, `key ${i}`, value, [user(`u${i}`), 'shared']);
+  assert.ok(cache.bytes <= 8 * each, `${cache.bytes} bytes`);
   assert.equal(cache.size, 8);
-  assert.equal(cache.get('key 19'), value);
-  assert.equal(cache.get('key 1'), undefined);
+  assert.equal(cache.get('key 29'), value);
+  assert.equal(cache.get('key 11'), undefined);
+  // The evicted entries' tags have left the index: only the kept entries' own tags and the shared one remain.
+  assert.equal(cache.indexedTags, 9);
   // An entry larger than the whole bound is not stored at all.
   store(cache, 'huge', 'y'.repeat(20_000), [user('big')]);
   assert.equal(cache.get('huge'), undefined);
+  assert.equal(cache.indexedTags, 9);
   // Invalidating the tags of evicted entries finds nothing to drop and leaves the others.
-  cache.invalidate(Array.from({ length: 12 }, (_, i) => user(`u${i}`)));
-  assert.equal(cache.get('key 19'), value);
+  cache.invalidate(Array.from({ length: 12 }, (_, i) => user(`u${i + 10}`)));
+  assert.equal(cache.get('key 29'), value);
+  assert.equal(cache.size, 8);
+  // The shared tag drops every entry still depending on it, and leaves the index empty.
+  cache.invalidate(['shared']);
+  assert.equal(cache.size, 0);
+  assert.equal(cache.indexedTags, 0);
+  assert.equal(cache.bytes, 0);
+});
+
+test('a replaced entry leaves the index under the tags it no longer has', () => {
+  const cache = new Cache({ feed: new ManualFeed(), maxBytes: 1024 * 1024 });
+  store(cache, 'key', 'old', [user('u1')]);
+  store(cache, 'key', 'new', [user('u2')]);
+  assert.equal(cache.indexedTags, 1);
+  cache.invalidate([user('u1')]);
+  assert.equal(cache.get('key'), 'new');
+  cache.invalidate([user('u2')]);
+  assert.equal(cache.get('key'), undefined);
+  assert.equal(cache.indexedTags, 0);
+});
+
+test('a kept buffer is one of its own, never a view that would keep a larger allocation alive', () => {
+  const pooled = Buffer.from('a small answer');
+  assert.ok(pooled.buffer.byteLength > pooled.length, 'Buffer.from of a small string is a slice of the pool');
+  const kept = ownBuffer(pooled);
+  assert.deepEqual(kept, pooled);
+  assert.equal(kept.buffer.byteLength, kept.length);
+  const text = ownBuffer('a small answer');
+  assert.equal(text.toString(), 'a small answer');
+  assert.equal(text.buffer.byteLength, text.length);
+  const whole = Buffer.allocUnsafeSlow(4);
+  assert.equal(ownBuffer(whole), whole);
 });
 
 test('while the feed cannot vouch for it, nothing is answered or stored; when it is back the cache starts empty', () => {

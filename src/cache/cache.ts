@@ -11,8 +11,45 @@ export const CACHE_TTL_MS = 60_000;
 /** How stale the time an entry's expiry is checked against may be. */
 const TTL_RESOLUTION_MS = 1000;
 
-/** Allowance per entry for what is not the value's own bytes: the entry, its key and tag index. */
-const ENTRY_OVERHEAD_BYTES = 200;
+/*
+ * What an entry costs besides its value, measured on Node 24 (bench/cache-memory.ts prints what a
+ * full cache really holds): its slot in the LRU's arrays and map, the entry object, and its key's
+ * string header; each tag's string and its place in the tag index. A tag several entries share is
+ * counted by each, which errs towards holding less.
+ */
+const ENTRY_BYTES = 170;
+const TAG_BYTES = 90;
+/** The objects of a buffer (ArrayBuffer, its view and its backing store's record) beside its bytes. */
+export const BUFFER_OBJECT_BYTES = 400;
+
+/** What a buffer kept in the cache costs: its bytes and its objects. For StoreOptions.size. */
+export function bufferCost(buffer: Buffer): number {
+  return buffer.length + BUFFER_OBJECT_BYTES;
+}
+
+/**
+ * `content` in a buffer of its own, for keeping in the cache: what is kept must not be a view of a
+ * larger allocation, which it would keep alive whole. A small Buffer.from is a slice of Node's
+ * shared 8 KiB pool; zlib's synchronous results are views of a 64 KiB chunk.
+ */
+export function ownBuffer(content: string | Buffer): Buffer {
+  if (typeof content !== 'string') {
+    if (content.byteOffset === 0 && content.length === content.buffer.byteLength) return content;
+    const copy = Buffer.allocUnsafeSlow(content.length);
+    content.copy(copy);
+    return copy;
+  }
+  const buffer = Buffer.allocUnsafeSlow(Buffer.byteLength(content));
+  buffer.write(content);
+  return buffer;
+}
+
+/** What an entry of this key, tags and value costs in all (see ENTRY_BYTES). */
+export function entryCost(key: string, tags: readonly string[], valueBytes: number): number {
+  let cost = ENTRY_BYTES + key.length + valueBytes;
+  for (const tag of tags) cost += TAG_BYTES + tag.length;
+  return cost;
+}
 
 interface Entry {
   readonly value: unknown;
@@ -21,7 +58,10 @@ interface Entry {
 
 export interface CacheOptions {
   feed: ChangeFeed;
-  /** Upper bound on what the cache holds, by the sizes entries declare plus an allowance each; 0 turns it off. */
+  /**
+   * Upper bound on the memory the cache holds: each entry counts as its value's declared size plus
+   * what its key, tags and place in the index cost (entryCost); 0 turns it off.
+   */
   maxBytes: number;
   /** What entries' expiry is measured by, in milliseconds: `performance` unless a test moves it. */
   time?: { now(): number };
@@ -42,7 +82,10 @@ export interface CacheObserver {
 export interface StoreOptions {
   /** The rows the value was read from (change-feed.ts, changeTag): a change to any of them drops it. */
   tags: readonly string[];
-  /** Bytes the value holds, roughly. */
+  /**
+   * Memory the value holds, objects included: bufferCost for a buffer, a measured figure for an
+   * object (bench/cache-memory.ts measures them all). Key, tags and index are counted by the cache.
+   */
   size: number;
   /** `cache.epoch` taken before the database read that produced the value. */
   epoch: number;
@@ -73,8 +116,11 @@ export interface StoreOptions {
  */
 export class Cache {
   readonly #entries: LRUCache<string, Entry> | undefined;
-  /** Tag → keys of the entries that depend on it. */
-  readonly #dependents = new Map<string, Set<string>>();
+  /**
+   * Tag → the key of the one entry that depends on it, or the keys of several. Most tags (a site's
+   * row, a token's) have one entry: a Set for each would cost more than the tag itself.
+   */
+  readonly #dependents = new Map<string, string | Set<string>>();
   readonly #feed: ChangeFeed;
   readonly #observers = new Set<CacheObserver>();
   #epoch = 0;
@@ -125,9 +171,13 @@ export class Cache {
     return this.#entries !== undefined && this.#feed.ready();
   }
 
-  /** Entries held, and the bytes they are counted as: for tests of the bound. */
+  /** Entries held, the bytes they are counted as, and the tags indexed: for tests of the bound. */
   get size(): number {
     return this.#entries?.size ?? 0;
+  }
+
+  get indexedTags(): number {
+    return this.#dependents.size;
   }
 
   get bytes(): number {
@@ -152,7 +202,7 @@ export class Cache {
   set(key: string, value: unknown, options: StoreOptions): void {
     const entries = this.#entries;
     if (entries === undefined || !this.#feed.ready() || options.epoch !== this.#epoch) return;
-    const size = ENTRY_OVERHEAD_BYTES + key.length + options.size + options.tags.reduce((sum, tag) => sum + tag.length, 0);
+    const size = entryCost(key, options.tags, options.size);
     if (size > entries.maxSize) return;
     const entry: Entry = { value, tags: options.tags };
     // A ttl of 0 is lru-cache's "never expires".
@@ -161,8 +211,9 @@ export class Cache {
     if (entries.peek(key) !== entry) return;
     for (const tag of options.tags) {
       const keys = this.#dependents.get(tag);
-      if (keys === undefined) this.#dependents.set(tag, new Set([key]));
-      else keys.add(key);
+      if (keys === undefined) this.#dependents.set(tag, key);
+      else if (typeof keys !== 'string') keys.add(key);
+      else if (keys !== key) this.#dependents.set(tag, new Set([keys, key]));
     }
   }
 
@@ -180,7 +231,8 @@ export class Cache {
         const keys = this.#dependents.get(tag);
         if (keys === undefined) continue;
         this.#dependents.delete(tag);
-        for (const key of keys) this.#entries.delete(key);
+        if (typeof keys === 'string') this.#entries.delete(keys);
+        else for (const key of keys) this.#entries.delete(key);
       }
     }
     for (const observer of this.#observers) observer.invalidated(tags);
@@ -204,6 +256,10 @@ export class Cache {
     for (const tag of tags) {
       const keys = this.#dependents.get(tag);
       if (keys === undefined) continue;
+      if (typeof keys === 'string') {
+        if (keys === key) this.#dependents.delete(tag);
+        continue;
+      }
       keys.delete(key);
       if (keys.size === 0) this.#dependents.delete(tag);
     }

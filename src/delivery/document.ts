@@ -1,5 +1,6 @@
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import { COMPRESSION_THRESHOLD_BYTES, type ContentEncoding } from '../http/compression.js';
+import { BUFFER_OBJECT_BYTES, bufferCost, ownBuffer } from '../cache/cache.js';
 import type { Clock } from '../lib/clock.js';
 import type { PublicSiteRow } from './queries.js';
 import type { PublicConfigJson } from './schema.js';
@@ -24,6 +25,9 @@ export function publicConfig(row: PublicSiteRow): PublicConfigJson {
   for (const group of PUBLIC_GROUPS) site[group] = publicGroup(row[group]);
   return { site, version: row.version, updated_at: row.updated_at };
 }
+
+/** The document's object, its keys' strings and the answers built for it, besides its buffers. */
+const DOCUMENT_OBJECT_BYTES = 750;
 
 /** Brotli at the quality a one-off compression of a document kept for its whole version can afford. */
 const BROTLI_QUALITY = 9;
@@ -52,11 +56,9 @@ export class PublicDocument {
     this.siteId = row.id;
     this.version = row.version;
     const json = JSON.stringify(publicConfig(row));
-    // A buffer of its own: a pooled slice would keep its whole 8 KiB pool alive in the cache.
-    this.body = Buffer.allocUnsafeSlow(Buffer.byteLength(json));
-    this.body.write(json);
+    this.body = ownBuffer(json);
     this.etag = `"${row.version}"`;
-    this.event = Buffer.from(`event: config\nid: ${row.version}\ndata: ${json}\n\n`);
+    this.event = ownBuffer(`event: config\nid: ${row.version}\ndata: ${json}\n\n`);
     this.currentKey = row.public_key;
     this.previousKey = row.previous_public_key;
     this.previousKeyExpiresAt = row.previous_public_key_expires_at === null ? 0 : Date.parse(row.previous_public_key_expires_at);
@@ -72,13 +74,13 @@ export class PublicDocument {
     return this.body.length >= COMPRESSION_THRESHOLD_BYTES;
   }
 
-  /** The body in `encoding`, compressed on first use and kept. */
+  /** The body in `encoding`, compressed on first use and kept (in a buffer of its own: see ownBuffer). */
   encoded(encoding: ContentEncoding): Buffer {
     if (encoding === 'gzip') {
-      this.#gzip ??= gzipSync(this.body, { level: 9 });
+      this.#gzip ??= ownBuffer(gzipSync(this.body, { level: 9 }));
       return this.#gzip;
     }
-    this.#br ??= brotliCompressSync(this.body, { params: { [constants.BROTLI_PARAM_QUALITY]: BROTLI_QUALITY, [constants.BROTLI_PARAM_SIZE_HINT]: this.body.length } });
+    this.#br ??= ownBuffer(brotliCompressSync(this.body, { params: { [constants.BROTLI_PARAM_QUALITY]: BROTLI_QUALITY, [constants.BROTLI_PARAM_SIZE_HINT]: this.body.length } }));
     return this.#br;
   }
 
@@ -86,8 +88,13 @@ export class PublicDocument {
     return encoding === undefined ? this.etag : `"${this.version}-${encoding}"`;
   }
 
-  /** Bytes the document holds, for the cache's bound: the JSON, its event, and as much again for its compressed forms. */
+  /**
+   * Memory the document holds, for the cache's bound: its object and keys, the JSON and its event,
+   * as much again for its compressed forms, and the answers built for it (PublicAnswers keeps a
+   * few header sets per document). Measured by bench/cache-memory.ts.
+   */
   get size(): number {
-    return this.body.length + this.event.length + (this.compressible ? this.body.length : 0);
+    const compressed = this.compressible ? BUFFER_OBJECT_BYTES + this.body.length : 0;
+    return DOCUMENT_OBJECT_BYTES + bufferCost(this.body) + bufferCost(this.event) + compressed;
   }
 }

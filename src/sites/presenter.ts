@@ -1,5 +1,6 @@
 import build from 'fast-json-stringify';
 import { originJson } from '../audit/origin.js';
+import { ownBuffer } from '../cache/cache.js';
 import { versionEtag } from '../http/etag.js';
 import { DEFAULT_PARTNER_SETTINGS, readPartnerSettings, type StoredPartnerSettings } from './defaults.js';
 import type { SiteChange } from './diff.js';
@@ -100,17 +101,6 @@ export function encodeSiteList(rows: readonly SiteRow[], nextCursor: string | nu
 /** The body of GET /api/v1/sites?fields=summary (SiteSummaryList). */
 export function encodeSummaryList(rows: readonly SiteRow[], nextCursor: string | null, total: number): Buffer {
   return ownBuffer(serializeSummaryList({ sites: rows.map(siteToSummary), next_cursor: nextCursor, total }));
-}
-
-/**
- * The text in a buffer of its own. Answers under 4 KiB (a site, a page of three) would otherwise
- * be slices of Node's shared 8 KiB pool, and one kept in the cache keeps its whole pool alive
- * (docs/decisions/site-answers-as-bytes.md).
- */
-function ownBuffer(text: string): Buffer {
-  const bytes = Buffer.allocUnsafeSlow(Buffer.byteLength(text));
-  bytes.write(text);
-  return bytes;
 }
 
 export function siteEtag(row: SiteRow): string {

@@ -1,4 +1,4 @@
-import type { Cache, CacheNamespace } from '../cache/cache.js';
+import { bufferCost, type Cache, type CacheNamespace } from '../cache/cache.js';
 import { membershipsTag, workspaceSitesTag } from '../memberships/changes.js';
 import { assertTwoFactorMet } from '../memberships/permissions.js';
 import { siteTag } from './changes.js';
@@ -22,6 +22,14 @@ export interface SiteAnswer {
   readonly version: number;
   readonly body: Buffer;
   readonly workspaceId: string;
+}
+
+/** A kept site answer's object and its workspace id's string, besides its body (bench/cache-memory.ts). */
+const ANSWER_OBJECT_BYTES = 100;
+
+/** What a kept site answer costs the cache (StoreOptions.size). */
+export function siteAnswerCost(answer: SiteAnswer): number {
+  return ANSWER_OBJECT_BYTES + bufferCost(answer.body);
 }
 
 /**
@@ -61,7 +69,7 @@ export class SiteReads {
     const tags = await this.#listTags(caller, workspaceId);
     const page = await this.sites.list(caller, workspaceId, limit, cursor);
     const body = encodeSiteList(page.sites, page.nextCursor);
-    this.#pages.set(key, body, { tags, size: body.length, epoch });
+    this.#pages.set(key, body, { tags, size: bufferCost(body), epoch });
     return body;
   }
 
@@ -88,7 +96,7 @@ export class SiteReads {
     const epoch = this.cache.epoch;
     const tags = await this.#listTags(caller, request.workspaceId);
     const body = await this.#readList(caller, request);
-    this.#lists.set(key, body, { tags, size: body.length, epoch });
+    this.#lists.set(key, body, { tags, size: bufferCost(body), epoch });
     return body;
   }
 
@@ -110,7 +118,7 @@ export class SiteReads {
     const epoch = this.cache.epoch;
     const row = await this.sites.get(caller, id);
     const answer: SiteAnswer = { version: row.version, body: encodeSiteEnvelope(row), workspaceId: row.workspace_id };
-    this.#sites.set(key, answer, { tags: [siteTag(id), membershipsTag(caller.userId)], size: answer.body.length, epoch });
+    this.#sites.set(key, answer, { tags: [siteTag(id), membershipsTag(caller.userId)], size: siteAnswerCost(answer), epoch });
     return answer;
   }
 }
