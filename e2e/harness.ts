@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { type BrowserContext, type CDPSession, chromium, type Page } from 'playwright-core';
+import { after } from 'node:test';
+import { type Browser, type BrowserContext, type CDPSession, chromium, type Page } from 'playwright-core';
 import { buildTestApp, ManualClock, type TestApp, type TestAppOptions } from '../test/helpers.js';
 import { freePort } from '../test/processes.js';
 import { startSmtpServer, type TestSmtpServer } from '../test/smtp.js';
@@ -23,8 +23,8 @@ export interface Dashboard {
   /** Writes test-results/screenshots/<name>.png of the whole page. */
   screenshot(name: string, target?: Page): Promise<void>;
   /**
-   * A second, separate browser profile (another device) on the same server. `settled` waits until
-   * its browser has finished starting up (see waitUntilIdle).
+   * A second, separate browser context (another device: its own cookies, storage and cache) on the
+   * same server. `settled` waits until the browser is idle (see waitUntilIdle).
    */
   newDevice(): Promise<{ context: BrowserContext; page: Page; settled: () => Promise<void> }>;
   /** A Chromium virtual authenticator (a platform authenticator with resident keys and user verification). */
@@ -32,14 +32,21 @@ export interface Dashboard {
   close(): Promise<void>;
 }
 
-async function launch(userDataDir: string, viewport: { width: number; height: number }): Promise<BrowserContext> {
-  return chromium.launchPersistentContext(userDataDir, {
+// One Chromium per test file, started on first use: each device is a browser context of its own
+// (its own cookies, storage and cache, like a separate profile), which opens in milliseconds where
+// starting a browser takes seconds of both cores.
+let browser: Promise<Browser> | undefined;
+function sharedBrowser(): Promise<Browser> {
+  browser ??= chromium.launch({
     executablePath: CHROMIUM,
     headless: true,
-    viewport,
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
   });
+  return browser;
 }
+after(async () => {
+  if (browser !== undefined) await (await browser).close();
+});
 
 /**
  * The built dashboard (dist/web) served by the real app on loopback, with a temporary database
@@ -58,15 +65,12 @@ export async function openDashboard(
   const t = await buildTestApp({ env: { PUBLIC_URL: origin, SMTP_URL: smtp.url, ...options.env }, clock: new ManualClock(Date.now()), ...(options.usage === undefined ? {} : { usage: options.usage }) });
   await t.app.listen({ port, host: '127.0.0.1' });
   const viewport = options.viewport ?? { width: 1440, height: 900 };
-  const profiles: string[] = [];
   const contexts: BrowserContext[] = [];
   async function newDevice() {
-    const userDataDir = mkdtempSync(path.join(tmpdir(), 'siteward-chromium-'));
-    profiles.push(userDataDir);
-    const context = await launch(userDataDir, viewport);
+    const context = await (await sharedBrowser()).newContext({ viewport });
     contexts.push(context);
-    const page = context.pages()[0] ?? (await context.newPage());
-    return { context, page, settled: () => waitUntilIdle(userDataDir) };
+    const page = await context.newPage();
+    return { context, page, settled: waitUntilIdle };
   }
   const { context, page } = await newDevice();
   mkdirSync(SCREENSHOT_DIR, { recursive: true });
@@ -92,13 +96,12 @@ export async function openDashboard(
       for (const each of contexts) await each.close().catch(() => undefined);
       await t.close();
       await smtp.close();
-      for (const dir of profiles) rmSync(dir, { recursive: true, force: true });
     },
   };
 }
 
-/** CPU time (user and system, in clock ticks) of the browser started with this profile and of every process under it. */
-function browserCpuTicks(userDataDir: string): number {
+/** CPU time (user and system, in clock ticks) of the Chromium this process started and of every process under it. */
+function browserCpuTicks(): number {
   const processes = new Map<number, { parent: number; ticks: number; commandLine: string }>();
   for (const entry of readdirSync('/proc')) {
     const pid = Number(entry);
@@ -112,7 +115,7 @@ function browserCpuTicks(userDataDir: string): number {
       // The process ended while we looked.
     }
   }
-  const ours = new Set([...processes].filter(([, each]) => each.commandLine.includes(userDataDir)).map(([pid]) => pid));
+  const ours = new Set([...processes].filter(([, each]) => each.parent === process.pid && each.commandLine.includes('chromium')).map(([pid]) => pid));
   for (let grew = true; grew; ) {
     grew = false;
     for (const [pid, each] of processes) {
@@ -128,18 +131,18 @@ function browserCpuTicks(userDataDir: string): number {
 }
 
 /**
- * Waits (up to 10 s) until the browser of this profile and its processes use next to no CPU: a
+ * Waits (up to 10 s) until this file's browser and its processes use next to no CPU: a
  * browser just launched goes on starting up for a second or more (its own interface pages among
  * it), which a load timed at once would share the cores with. A person's browser is long started
  * when they open a page.
  */
-async function waitUntilIdle(userDataDir: string): Promise<void> {
+async function waitUntilIdle(): Promise<void> {
   const deadline = Date.now() + 10_000;
-  let before = browserCpuTicks(userDataDir);
+  let before = browserCpuTicks();
   // A second in a row with under 2 ticks (about 20 ms of CPU) in each quarter: start-up comes in bursts.
   for (let quiet = 0; quiet < 4 && Date.now() < deadline; ) {
     await new Promise((resolve) => setTimeout(resolve, 250));
-    const now = browserCpuTicks(userDataDir);
+    const now = browserCpuTicks();
     quiet = now - before < 2 ? quiet + 1 : 0;
     before = now;
   }
