@@ -64,6 +64,10 @@ async function main(argv: string[]): Promise<number> {
     strict: true,
   });
 
+  if (command === '--help' || command === '-h' || command === 'help') {
+    process.stdout.write(USAGE);
+    return 0;
+  }
   if (command === undefined || !COMMANDS.includes(command)) {
     process.stderr.write(command === undefined ? USAGE : `Unknown command "${command}".\n\n${USAGE}`);
     return 2;

@@ -91,6 +91,10 @@ test('the CLI creates and lists users, and refuses a duplicate', () => {
   assert.deepEqual(JSON.parse(listed.stdout).users.map((user: { email: string }) => user.email), ['admin@example.com']);
   const usage = spawnSync(process.execPath, [CLI, 'users:create', '--email', 'x@example.com'], { env, encoding: 'utf8' });
   assert.equal(usage.status, 2);
+  const help = spawnSync(process.execPath, [CLI, '--help'], { env, encoding: 'utf8' });
+  assert.equal(help.status, 0);
+  assert.match(help.stdout, /^Usage: npm run cli -- <command>/);
+  assert.equal(help.stderr, '');
   // The same password policy as sign-up, the account's own address and name included.
   const weak = spawnSync(process.execPath, [CLI, 'users:create', '--email', 'ops@example.com', '--password', 'ops@example.com', '--name', 'Ops'], { env, encoding: 'utf8' });
   assert.equal(weak.status, 1);
