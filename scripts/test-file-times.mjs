@@ -1,21 +1,20 @@
-// A node:test reporter that prints, once the run ends, the test files that took longest (from
-// their first event to their last), so that whoever makes the suite slower sees it in the log.
+// A node:test reporter that prints, once the run ends, the test files that took longest (each
+// file's own run, from its process's start to its end), so that whoever makes the suite slower
+// sees it in the log.
 import path from 'node:path';
 
 const SHOWN = 15;
 
 export default async function* fileTimes(source) {
-  const spans = new Map();
+  const seconds = new Map();
   for await (const event of source) {
-    if (event.data?.file === undefined) continue;
-    // With source maps some events name the TypeScript source, others the compiled file.
-    const file = path.relative(process.cwd(), event.data.file).replace(/^dist\//, '').replace(/\.js$/, '.ts');
-    const now = performance.now();
-    const span = spans.get(file);
-    if (span === undefined) spans.set(file, { first: now, last: now });
-    else span.last = now;
+    // Each file is a test of its own, named by its path, completed when its process has ended.
+    if (event.type !== 'test:complete' || event.data.nesting !== 0 || event.data.file === undefined) continue;
+    if (path.resolve(event.data.name) !== path.resolve(event.data.file)) continue;
+    seconds.set(path.relative(process.cwd(), event.data.file), (event.data.details?.duration_ms ?? 0) / 1000);
   }
-  const slowest = [...spans].map(([file, span]) => ({ file, seconds: (span.last - span.first) / 1000 })).sort((a, b) => b.seconds - a.seconds);
-  yield `\nslowest test files (first to last event, seconds):\n`;
-  for (const { file, seconds } of slowest.slice(0, SHOWN)) yield `${seconds.toFixed(1).padStart(8)}  ${file}\n`;
+  const slowest = [...seconds].sort((a, b) => b[1] - a[1]).slice(0, SHOWN);
+  const total = [...seconds.values()].reduce((sum, each) => sum + each, 0);
+  yield `\nslowest test files (seconds, of ${total.toFixed(0)} s over ${seconds.size} files):\n`;
+  for (const [file, each] of slowest) yield `${each.toFixed(1).padStart(8)}  ${file}\n`;
 }
