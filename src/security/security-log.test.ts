@@ -71,17 +71,20 @@ describe('request lines', () => {
     const user = await signUp(t.app);
     const site = await createSite(t.app, user.bearer);
     const url = `/public/v1/sites/${String(site.public_key)}`;
-    // The first request reads the database through Fastify's route and gets its own request line;
-    // the second is answered from memory and counted in the fast path's summed line (written each second).
-    for (let i = 0; i < 2; i++) assert.equal((await http.request('GET', url, { headers: { 'x-forwarded-for': '198.51.100.25' } })).status, 200);
-    const found = lines().filter((line) => line.msg === 'request' && line.url === url);
-    assert.deepEqual(
-      found.map((line) => line.ip),
-      ['198.51.100.25'],
-    );
-    const summed = await until(() => lines().find((line) => line.msg === 'public configurations served' && line.url === url), 'the summed line of the fast path');
+    const get = async () => assert.equal((await http.request('GET', url, { headers: { 'x-forwarded-for': '198.51.100.25' } })).status, 200);
+    // The first request reads the database through Fastify's route and gets its own request line.
+    // Once the cache holds the document (on PostgreSQL, after the creation's notification has come
+    // back and emptied it once more), the fast path answers from memory and counts the answer in
+    // its summed line, written each second.
+    await get();
+    const summedLine = () => lines().find((line) => line.msg === 'public configurations served' && line.url === url);
+    const summed = await until(async () => summedLine() ?? (await get(), summedLine()), 'the summed line of the fast path', { intervalMs: 100 });
+    const routed = lines().filter((line) => line.msg === 'request' && line.url === url);
+    assert.ok(routed.length >= 1, 'the first answer came through Fastify');
+    assert.deepEqual([...new Set(routed.map((line) => line.ip))], ['198.51.100.25']);
     assert.equal(summed.ip, '198.51.100.25');
-    assert.deepEqual(summed.answers, { 'GET 200': 1 });
+    // Only 200s, each from this address: however many the fast path answered before the line was written.
+    assert.deepEqual(Object.keys(summed.answers ?? {}), ['GET 200']);
   });
 
   test('without TRUST_PROXY a forwarded address is not believed', async () => {
