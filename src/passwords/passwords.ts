@@ -68,6 +68,12 @@ export const NO_PASSWORD = '';
  * offline; a lower score falls within reach even of argon2id's cost.
  */
 const MIN_STRENGTH_SCORE = 3;
+/**
+ * The estimator reads a password's first 32 characters only: its work grows with the square of the
+ * length (about half a second for 256 characters of words, on the event loop), and 32 characters
+ * that are hard to guess make a strong password whatever follows.
+ */
+const ESTIMATED_CHARACTERS = 32;
 
 let estimator: ZxcvbnFactory | undefined;
 
@@ -77,7 +83,7 @@ let estimator: ZxcvbnFactory | undefined;
  * guesses they are. Built on first use (a second or two) and kept.
  */
 function strengthEstimator(): ZxcvbnFactory {
-  estimator ??= new ZxcvbnFactory({ dictionary: commonLanguage.dictionary, graphs: commonLanguage.adjacencyGraphs });
+  estimator ??= new ZxcvbnFactory({ dictionary: commonLanguage.dictionary, graphs: commonLanguage.adjacencyGraphs, maxLength: ESTIMATED_CHARACTERS });
   return estimator;
 }
 
