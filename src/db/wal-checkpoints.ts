@@ -3,8 +3,8 @@ import { Worker } from 'node:worker_threads';
 
 /**
  * How many WAL pages the writing connection lets gather before it checkpoints itself, on the event
- * loop. SQLite's default, 1,000 pages (4 MB), made every few hundred writes stop the process for
- * the checkpoint's two fsyncs (tens of milliseconds, during which no request is answered). The
+ * loop. SQLite's default, 1,000 pages, made every few hundred writes stop the process for the
+ * checkpoint's fsyncs, during which no request is answered (docs/decisions/storage-sqlite-connections.md). The
  * checkpoints are made by a thread of their own instead (WalCheckpoints); this is the back-stop for
  * when that thread cannot finish one: a checkpoint that runs while a write commits leaves pages
  * behind, and the WAL only starts over once one has copied them all, which under writes without a

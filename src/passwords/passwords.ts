@@ -70,8 +70,8 @@ export const NO_PASSWORD = '';
 const MIN_STRENGTH_SCORE = 3;
 /**
  * The estimator reads a password's first 32 characters only: its work grows with the square of the
- * length (about half a second for 256 characters of words, on the event loop), and 32 characters
- * that are hard to guess make a strong password whatever follows.
+ * length, on the event loop, and 32 characters that are hard to guess make a strong password
+ * whatever follows (docs/decisions/auth-password-policy.md).
  */
 const ESTIMATED_CHARACTERS = 32;
 
