@@ -22,7 +22,8 @@ const filters = process.argv.slice(2);
 // module, the test app (test/helpers.js) or the real server process (test/processes.js) is among
 // them. The browser, nginx, bench and contract-drift tests start the app too, but they test what
 // the database does not change (the dashboard, the cache in front, the benchmark's harness, the
-// types): they run once, on SQLite.
+// types): they run once, on SQLite. So does a test file whose source says so in a line of its own
+// beginning `// Runs once, on SQLite:` followed by why no database could change what it checks.
 const DATABASE_MODULES = ['dist/src/db/connect.js', 'dist/test/helpers.js', 'dist/test/processes.js'].map((file) => path.normalize(file));
 const SQLITE_ONCE = [path.join('dist', 'e2e') + path.sep, path.join('dist', 'bench') + path.sep, path.join('dist', 'test', 'contract-drift.test.js')];
 const importsOf = new Map();
@@ -35,9 +36,11 @@ function relativeImports(file) {
   }
   return found;
 }
+const RUNS_ONCE = /^\/\/ Runs once, on SQLite: \S/m;
 function reachesDatabase(testFile) {
   if (testFile.endsWith('.postgres.test.js')) return true;
   if (testFile.endsWith('.nginx.test.js') || SQLITE_ONCE.some((prefix) => testFile.startsWith(prefix))) return false;
+  if (RUNS_ONCE.test(readFileSync(path.relative('dist', testFile).replace(/\.js$/, '.ts'), 'utf8'))) return false;
   const seen = new Set();
   const pending = [testFile];
   while (pending.length > 0) {

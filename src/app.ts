@@ -52,7 +52,7 @@ import { registerSecurityHeaders, responseHeaders } from './http/security-header
 import { clientAddress } from './http/client-address.js';
 import { createHttpServer, DEFAULT_HTTP_LIMITS, fastifyTimeoutOptions, type HttpLimits } from './http/server.js';
 import type { App } from './http/types.js';
-import { validatorCompiler } from './http/validation.js';
+import { serializerCompiler, validatorCompiler } from './http/validation.js';
 import { type Clock, systemClock } from './lib/clock.js';
 import { SecretBox } from './lib/crypto.js';
 import { everyInterval, runBackgroundJobs } from './background/jobs.js';
@@ -192,6 +192,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   app.removeContentTypeParser('text/plain');
   registerJsonParser(app, BODY_LIMIT_BYTES);
   app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
   app.setErrorHandler(handleError);
   app.setNotFoundHandler(handleNotFound);
   app.decorateRequest('principal', null);

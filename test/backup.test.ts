@@ -11,10 +11,11 @@ import SQLite from 'better-sqlite3';
 import { STRONG_PASSWORD } from './helpers.js';
 import { freePort, type RunningServer, startServer, stopServer } from './processes.js';
 
+// Runs once, on SQLite: backups are SQLite's (PostgreSQL uses pg_dump), and the refusal of a PostgreSQL URL needs no server.
+
 /**
  * `backup` and `restore` against a real server process on SQLite. Backups are SQLite's own (a
- * PostgreSQL deployment uses pg_dump): this file runs on a SQLite DATA_DIR of its own in the
- * PostgreSQL run too, and checks there that the commands refuse a PostgreSQL DATABASE_URL.
+ * PostgreSQL deployment uses pg_dump), and the commands refuse a PostgreSQL DATABASE_URL.
  */
 const CLI = fileURLToPath(new URL('../src/cli.js', import.meta.url));
 let dir: string;

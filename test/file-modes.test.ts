@@ -9,9 +9,11 @@ import { promisify } from 'node:util';
 import { STRONG_PASSWORD } from './helpers.js';
 import { freePort, type RunningServer, startServer, stopServer } from './processes.js';
 
+// Runs once, on SQLite: the files whose modes it checks are SQLite's own.
+
 /**
  * The modes of the files Siteward writes, as the real server process and CLI leave them on a SQLite
- * DATA_DIR (this file runs on SQLite in the PostgreSQL run too: the files are SQLite's). They hold
+ * DATA_DIR. They hold
  * password hashes and encrypted secrets: owner-only (0600), under a umask of 022 that would
  * otherwise leave them readable by every account on the host.
  */

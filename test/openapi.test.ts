@@ -3,6 +3,8 @@ import { test } from 'node:test';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { buildTestApp } from './helpers.js';
 
+// Runs once, on SQLite: the OpenAPI document is built from the route schemas alone.
+
 test('GET /api/v1/openapi.json is a valid OpenAPI 3.1 document describing the spec endpoints', async () => {
   const t = await buildTestApp();
   try {

@@ -8,6 +8,8 @@ import { fileURLToPath } from 'node:url';
 import { STRONG_PASSWORD } from './helpers.js';
 import { freePort, startServer, stopServer } from './processes.js';
 
+// Runs once, on SQLite: it reads what a SQLite server loads at start-up.
+
 const CLI = fileURLToPath(new URL('../src/cli.js', import.meta.url));
 const RECORDER = new URL('./import-recorder.js', import.meta.url).href;
 

@@ -3,6 +3,8 @@ import { after, before, test } from 'node:test';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { buildTestApp, type TestApp } from '../../test/helpers.js';
 
+// Runs once, on SQLite: the embed script is a file served from memory.
+
 // GET /embed.js, the script customers put on their pages; what it does in a browser is proven in
 // e2e/embed.test.ts.
 

@@ -6,6 +6,8 @@ import { rawRequest } from '../../test/raw-http.js';
 import { securityHeaders } from './security-headers.js';
 import { originFormTarget } from './server.js';
 
+// Runs once, on SQLite: it checks how the HTTP layer routes a request line, before any query.
+
 /**
  * HTTP/1.1 lets a client name the whole URL in the request line (absolute-form, RFC 9112 3.2.2),
  * as clients talking to a proxy do. The server must treat `GET http://host/api/v1/me` exactly as

@@ -6,6 +6,8 @@ import { brotliDecompressSync, gunzipSync, gzipSync } from 'node:zlib';
 import { buildTestApp, createSite, type SignedUpUser, signUp, type TestApp } from '../../test/helpers.js';
 import { compressedCopy, preferredEncoding } from './compression.js';
 
+// Runs once, on SQLite: it compares the bytes of answers with and without Accept-Encoding; no query shapes them.
+
 // Compression over real HTTP on 127.0.0.1: what a client receives, decompressed and compared with
 // what the same request without Accept-Encoding receives.
 

@@ -5,6 +5,8 @@ import { after, before, describe, test } from 'node:test';
 import { buildTestApp, signUp, type TestApp } from '../../test/helpers.js';
 import { securityHeaders } from './security-headers.js';
 
+// Runs once, on SQLite: what node:http and Fastify answer before routing reaches no query.
+
 // What node:http meets before Fastify has a request (a request line or headers it cannot parse,
 // headers too large, a request that does not arrive in time) and what Fastify meets before routing
 // (a URL that does not decode), over raw sockets: each is a problem+json with the security headers.

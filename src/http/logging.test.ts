@@ -6,6 +6,8 @@ import { test } from 'node:test';
 import { buildTestApp } from '../../test/helpers.js';
 import { createLoggers, LazyChildLogger } from './logging.js';
 
+// Runs once, on SQLite: it checks the request log's lines, which no query writes.
+
 function capture(): { stream: Writable; lines: () => Array<Record<string, unknown>> } {
   const chunks: string[] = [];
   const stream = new Writable({

@@ -8,6 +8,8 @@ import { RATE_LIMITS } from '../rate-limit/rate-limit.js';
 import { HTTP_ERRORS } from './errors.js';
 import { securityHeaders } from './security-headers.js';
 
+// Runs once, on SQLite: what node:http answers by itself reaches no query.
+
 /**
  * Requests node:http answers by itself unless told otherwise: HTTP/1.1 without a Host header (400),
  * an Expect it does not know (417), a CONNECT (it hangs up). Each must be a problem+json with the

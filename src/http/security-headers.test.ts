@@ -5,6 +5,8 @@ import Fastify from 'fastify';
 import { buildTestApp, signUp, STRONG_PASSWORD } from '../../test/helpers.js';
 import { PAGE_CSP } from '../pages/layout.js';
 
+// Runs once, on SQLite: the headers are computed once, whatever the database.
+
 /** What @fastify/helmet, as the service registered it before the headers were computed once, sends. */
 async function helmetReference(https: boolean): Promise<Record<string, string>> {
   const reference = Fastify();

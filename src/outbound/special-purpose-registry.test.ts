@@ -6,6 +6,8 @@ import { startSmtpServer, type TestSmtpServer } from '../../test/smtp.js';
 import { WEBHOOK_ERRORS } from '../webhooks/errors.js';
 import { classifyAddress } from './network-guard.js';
 
+// Runs once, on SQLite: the outbound guard refuses these addresses before anything is stored.
+
 /**
  * Every entry of IANA's IPv4 and IPv6 Special-Purpose Address Registries (RFC 6890 and the RFCs
  * that added to them, as the registries stood in 2025), written out here from the registries, not

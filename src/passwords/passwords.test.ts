@@ -3,6 +3,8 @@ import { test } from 'node:test';
 import { STRONG_PASSWORD } from '../../test/helpers.js';
 import { checkPasswordPolicy } from './passwords.js';
 
+// Runs once, on SQLite: the strength rules run before any query.
+
 const ada = { email: 'Ada.Lovelace@Example.com', name: 'Ada Lovelace' };
 
 for (const [label, password, message] of [
