@@ -5,7 +5,7 @@ import type { Cache } from '../cache/cache.js';
 import type { DialectName } from '../db/connect.js';
 import type { Database } from '../db/schema.js';
 import type { Clock } from '../lib/clock.js';
-import { invalidatingAfter } from '../sites/changes.js';
+import { invalidatingAfter } from '../sites/writes.js';
 import { readPartnerSettings, type StoredPartnerSettings } from '../sites/defaults.js';
 import { siteTarget } from '../sites/presenter.js';
 import { lockSiteInWorkspace, type SiteRow, updateSite } from '../sites/queries.js';
