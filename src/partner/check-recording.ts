@@ -6,7 +6,7 @@ import type { DialectName } from '../db/connect.js';
 import type { Database } from '../db/schema.js';
 import type { Clock } from '../lib/clock.js';
 import { invalidatingAfter } from '../sites/writes.js';
-import { readPartnerSettings, type StoredPartnerSettings } from '../sites/defaults.js';
+import { readPartnerSettings, type StoredPartnerSettings } from '../sites/partner-settings.js';
 import { siteTarget } from '../sites/presenter.js';
 import { lockSiteInWorkspace, type SiteRow, updateSite } from '../sites/queries.js';
 import { siteNotFound } from '../sites/service.js';

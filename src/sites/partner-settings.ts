@@ -1,14 +1,39 @@
 import type { Updateable } from 'kysely';
 import type { SitesTable } from '../db/schema.js';
 import type { SecretBox } from '../lib/crypto.js';
-import { readPartnerSettings, type StoredPartnerSettings } from './defaults.js';
 import type { SiteRow } from './queries.js';
-import { PARTNER_EDITABLE_FIELDS, type PartnerSettingsUpdate } from './schema.js';
+import { PARTNER_EDITABLE_FIELDS, type PartnerSettings, type PartnerSettingsUpdate } from './schema.js';
 
 /*
- * Partner settings on a write: the update merged field by field over the stored settings, and the
- * partner access token, encrypted to its site and bound to the origins it was saved for.
+ * A site's partner settings: as stored and their defaults, an update merged field by field over
+ * them on a write, and the partner access token, encrypted to its site and bound to the origins it
+ * was saved for.
  */
+
+/** partner_settings as stored: everything but the token (its own encrypted column) and the derived flag. */
+export type StoredPartnerSettings = Omit<PartnerSettings, 'access_token_configured'>;
+
+export const DEFAULT_PARTNER_SETTINGS: StoredPartnerSettings = {
+  enabled: false,
+  base_url: '',
+  mcp_url: '',
+  project_id: '',
+  auth_type: 'bearer',
+  read_enabled: true,
+  write_enabled: false,
+  collections: [],
+  widget_project_id: '',
+  widget_search_sources: [],
+  last_status: 'unchecked',
+  last_error: null,
+  last_checked_at: null,
+};
+
+/** The stored partner settings over the defaults: a field added since the row was written reads as its default. */
+export function readPartnerSettings(row: SiteRow): StoredPartnerSettings {
+  const stored = JSON.parse(row.partner_settings) as Partial<StoredPartnerSettings>;
+  return { ...DEFAULT_PARTNER_SETTINGS, ...stored };
+}
 
 /** Fields a client may change (the contract's list); the check results and the token flag belong to the server. */
 const CLIENT_PARTNER_FIELDS: ReadonlyArray<keyof StoredPartnerSettings & keyof PartnerSettingsUpdate> = PARTNER_EDITABLE_FIELDS;

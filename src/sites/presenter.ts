@@ -2,7 +2,7 @@ import build from 'fast-json-stringify';
 import { originJson } from '../audit/origin.js';
 import { ownBuffer } from '../cache/cache.js';
 import { versionEtag } from '../http/etag.js';
-import { DEFAULT_PARTNER_SETTINGS, readPartnerSettings, type StoredPartnerSettings } from './defaults.js';
+import { DEFAULT_PARTNER_SETTINGS, readPartnerSettings, type StoredPartnerSettings } from './partner-settings.js';
 import type { SiteRow, SiteVersionRow } from './queries.js';
 import {
   SETTINGS_FIELDS,
