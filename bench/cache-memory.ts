@@ -24,7 +24,7 @@ import { responseHeaders } from '../src/http/security-headers.js';
 import { membershipsTag, workspaceSitesTag } from '../src/memberships/changes.js';
 import type { WorkspaceRole } from '../src/memberships/contract.js';
 import { type SiteAnswer, siteAnswerCost } from '../src/sites/reads.js';
-import { siteTag } from '../src/sites/changes.js';
+import { siteTag } from '../src/sites/writes.js';
 
 const KINDS = ['mix', 'site', 'page', 'principal', 'public'] as const;
 type Kind = (typeof KINDS)[number];

@@ -6,7 +6,7 @@ import type { Database, UsersTable, WorkspaceMembersTable, WorkspacesTable } fro
 import { generatePublicKey } from '../src/lib/public-keys.js';
 import { newId } from '../src/lib/ids.js';
 import type { SiteRow } from '../src/sites/queries.js';
-import { DEFAULT_PARTNER_SETTINGS } from '../src/sites/defaults.js';
+import { DEFAULT_PARTNER_SETTINGS } from '../src/sites/partner-settings.js';
 import type { UserRow } from '../src/users/queries.js';
 
 export interface SeedSize {

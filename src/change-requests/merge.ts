@@ -1,6 +1,6 @@
 import type { PublicSiteRow } from '../delivery/queries.js';
 import type { SiteRow } from '../sites/service.js';
-import { readPartnerSettings } from '../sites/defaults.js';
+import { readPartnerSettings } from '../sites/partner-settings.js';
 import { PARTNER_EDITABLE_FIELDS, type PartnerEditableField, SETTINGS_FIELDS, type SiteUpdate } from '../sites/schema.js';
 import { applyChanges, mergeChanges, sameValue, type PathChange, type PathConflict, type SiteFields } from '../sites/site-merge.js';
 import type { ConflictResolution } from './contract.js';

@@ -15,7 +15,7 @@ import { assertCan, assertTwoFactorMet, can, workspaceNotFound, type WorkspaceRo
 import { WORKSPACE_ERRORS } from '../memberships/errors.js';
 import { findAdminEmails, findReviewApprovals, findReviewRequired, findRole, lockRole } from '../memberships/queries.js';
 import { hasSecondFactor } from '../auth/queries.js';
-import { invalidatingAfter } from '../sites/changes.js';
+import { invalidatingAfter } from '../sites/writes.js';
 import type { SiteUpdate } from '../sites/schema.js';
 import { siteToJson } from '../sites/presenter.js';
 import { assertExpectedVersion, type ExpectedVersions, type SiteCaller, siteNotFound, type SiteRow, type SiteService } from '../sites/service.js';

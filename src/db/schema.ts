@@ -99,7 +99,7 @@ export interface SitesTable {
   partner_access_token: string | null;
   /**
    * JSON {base_url, mcp_url}: the origins the access token was saved with ("" for an unset URL);
-   * null when no token is stored. The token goes to no other origin (sites/partner-token-binding.ts).
+   * null when no token is stored. The token goes to no other origin (sites/partner-settings.ts).
    */
   partner_token_origins: string | null;
   /** Bumped by every update; the ETag. */

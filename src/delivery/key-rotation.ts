@@ -8,7 +8,7 @@ import type { Clock } from '../lib/clock.js';
 import { AppError } from '../errors.js';
 import { WORKSPACE_ERRORS } from '../memberships/errors.js';
 import { assertCan, assertTwoFactorMet, can } from '../memberships/permissions.js';
-import { invalidatingAfter } from '../sites/changes.js';
+import { invalidatingAfter } from '../sites/writes.js';
 import { findSiteForUpdate, type SiteCaller, type SiteRow } from '../sites/queries.js';
 import { siteNotFound } from '../sites/service.js';
 import { generatePublicKey } from '../lib/public-keys.js';

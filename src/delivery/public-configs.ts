@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Cache, CacheNamespace } from '../cache/cache.js';
 import type { Database } from '../db/schema.js';
 import type { Clock } from '../lib/clock.js';
-import { siteTag } from '../sites/changes.js';
+import { siteTag } from '../sites/writes.js';
 import { PublicDocument } from './document.js';
 import { findPublicSites, findSiteByPublicKey, findSiteVersions, type PublicSiteRow } from './queries.js';
 

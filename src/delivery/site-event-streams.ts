@@ -6,8 +6,8 @@ import type { Database } from '../db/schema.js';
 import { SiteRefresher } from './site-refresher.js';
 import type { PublicStreamOptions, StreamLog } from './streams.js';
 import { membershipsTag, workspaceTag } from '../memberships/changes.js';
-import { siteTag } from '../sites/changes.js';
-import { latestSiteVersions, type LatestSiteVersion } from '../sites/versions.js';
+import { siteTag } from '../sites/writes.js';
+import { latestSiteVersions, type LatestSiteVersion } from '../sites/queries.js';
 
 export interface SiteEventStreamOptions extends PublicStreamOptions {
   /**

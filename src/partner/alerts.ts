@@ -4,7 +4,7 @@ import type { Mailer } from '../mail/mailer.js';
 import { partnerStatusMessage } from '../mail/templates.js';
 import { findAdminEmails, findWorkspaceName } from '../memberships/queries.js';
 import type { SiteRow } from '../sites/queries.js';
-import { readPartnerSettings } from '../sites/defaults.js';
+import { readPartnerSettings } from '../sites/partner-settings.js';
 import type { PartnerStatusChange } from './check-recording.js';
 
 /**

@@ -4,7 +4,7 @@ import { LEGACY_TOOLS, STATELESS_TOOLS, startServer, startLegacyMcpServer, start
 import { PartnerChecker, type PartnerTarget } from './check.js';
 import { createGuardedFetch } from '../outbound/guarded-fetch.js';
 import { type AddressPolicy, defaultAddressPolicy, type Resolver } from '../outbound/network-guard.js';
-import { originOf } from '../sites/partner-token-binding.js';
+import { originOf } from '../sites/partner-settings.js';
 
 // Unit tests of the checker and its guarded fetch against real loopback servers. The policy here
 // treats 127.0.0.1 as if it were a public address and judges every other address by the default

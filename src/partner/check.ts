@@ -4,7 +4,7 @@ import { cleanText, describeFailure, failureText, mentionsSecret, redactor } fro
 import { createGuardedFetch, type FetchLike } from '../outbound/guarded-fetch.js';
 import { checkMcpServer, type McpCheckResult, type McpProgress, type McpServerInfo } from './mcp.js';
 import { type AddressPolicy, defaultAddressPolicy, type Resolver, systemResolver } from '../outbound/network-guard.js';
-import { originOf } from '../sites/partner-token-binding.js';
+import { originOf } from '../sites/partner-settings.js';
 
 export const DEFAULT_CHECK_TIMEOUT_MS = 10_000;
 export const MAX_RESPONSE_BYTES = 2 * 1024 * 1024;
@@ -90,7 +90,7 @@ export class PartnerChecker {
       if (!/^[\x21-\x7e]+$/.test(target.accessToken)) {
         return { status: 'error', category: CHECK_CATEGORY.blocked, error: 'the access_token contains characters an HTTP header cannot carry', mcp: null };
       }
-      // The token goes only where it was saved for (sites/partner-token-binding.ts); a site whose
+      // The token goes only where it was saved for (sites/partner-settings.ts); a site whose
       // mcp_url left that origin without the token being cleared is refused, not sent elsewhere.
       if (target.mcpUrl !== '' && (target.accessTokenOrigin === null || originOf(target.mcpUrl) !== target.accessTokenOrigin)) {
         return {

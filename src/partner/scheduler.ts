@@ -3,7 +3,7 @@ import type { Kysely } from 'kysely';
 import type { BackgroundJob } from '../background/jobs.js';
 import type { Database } from '../db/schema.js';
 import type { Clock } from '../lib/clock.js';
-import { readPartnerSettings } from '../sites/defaults.js';
+import { readPartnerSettings } from '../sites/partner-settings.js';
 import { claimPeriodicCheck, listAllSitesPage } from './queries.js';
 import type { PartnerCheckService } from './service.js';
 

@@ -9,7 +9,7 @@ import type { SiteCaller, SiteRow } from '../sites/queries.js';
 import type { PartnerSettingsUpdate } from '../sites/schema.js';
 import type { Cache } from '../cache/cache.js';
 import type { DialectName } from '../db/connect.js';
-import { readPartnerSettings, type StoredPartnerSettings } from '../sites/defaults.js';
+import { readPartnerSettings, type StoredPartnerSettings } from '../sites/partner-settings.js';
 import type { SiteService } from '../sites/service.js';
 import { recordPartnerCheck } from './check-recording.js';
 import type { PartnerChecker, PartnerCheckOutcome, PartnerTarget } from './check.js';

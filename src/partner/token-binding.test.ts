@@ -16,7 +16,7 @@ import * as passkeys from '../db/migrations/004-passkeys.js';
 import { migrateToLatest } from '../db/migrate.js';
 import type { Database } from '../db/schema.js';
 import { SecretBox } from '../lib/crypto.js';
-import { siteChangeTags } from '../sites/changes.js';
+import { siteChangeTags } from '../sites/writes.js';
 
 // The partner access token is bound to the origins of base_url and mcp_url it was saved with: a
 // change of either origin clears it, and no check sends it anywhere else. Real partner servers on

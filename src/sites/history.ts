@@ -7,15 +7,13 @@ import type { Database } from '../db/schema.js';
 import { AppError } from '../errors.js';
 import type { Clock } from '../lib/clock.js';
 import { assertCan, assertTwoFactorMet } from '../memberships/permissions.js';
-import { invalidatingAfter } from './changes.js';
 import { SITE_ERRORS } from './errors.js';
 import { siteTarget, siteVersionToJson, trashEntryToJson } from './presenter.js';
-import { findTrashedSiteForUpdate, listTrashedSites, type SiteCaller, type SiteRow, trashSite, untrashSite } from './queries.js';
-import { PARTNER_EDITABLE_FIELDS, SETTINGS_FIELDS, type SiteUpdate, type SiteVersionSiteJson, type TrashEntryJson } from './schema.js';
+import { findSiteVersion, findTrashedSiteForUpdate, listSiteVersions, listTrashedSites, type SiteCaller, type SiteRow, trashSite, untrashSite } from './queries.js';
+import { PARTNER_EDITABLE_FIELDS, SETTINGS_FIELDS, type SiteUpdate, type SiteVersionJson, type SiteVersionSiteJson, type TrashEntryJson } from './schema.js';
 import { assertExpectedVersion, directChangeReview, type ExpectedVersions, type SiteService, siteNotFound } from './service.js';
 import { decodeTrashCursor, encodeTrashCursor } from './trash.js';
-import { findSiteVersion, listSiteVersions, type SiteVersionJson } from './versions.js';
-import { publishSiteEvent } from './webhook-events.js';
+import { invalidatingAfter, publishSiteEvent } from './writes.js';
 
 function versionNotFound(version: number): AppError {
   return new AppError(404, SITE_ERRORS.VERSION_NOT_FOUND, `This site has no version ${version}.`);

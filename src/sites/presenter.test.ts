@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import fc from 'fast-check';
 import { Value } from 'typebox/value';
 import { AUTH_TYPES } from './contract.js';
-import { DEFAULT_PARTNER_SETTINGS } from './defaults.js';
+import { DEFAULT_PARTNER_SETTINGS } from './partner-settings.js';
 import { encodeSiteEnvelope, encodeSiteList, encodeSummaryList, siteToJson } from './presenter.js';
 import type { SiteRow } from './queries.js';
 import { SiteEnvelope, SiteList, SiteSummaryList } from './schema.js';

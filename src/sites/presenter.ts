@@ -2,9 +2,8 @@ import build from 'fast-json-stringify';
 import { originJson } from '../audit/origin.js';
 import { ownBuffer } from '../cache/cache.js';
 import { versionEtag } from '../http/etag.js';
-import { DEFAULT_PARTNER_SETTINGS, readPartnerSettings, type StoredPartnerSettings } from './defaults.js';
-import type { SiteChange } from './diff.js';
-import type { SiteRow } from './queries.js';
+import { DEFAULT_PARTNER_SETTINGS, readPartnerSettings, type StoredPartnerSettings } from './partner-settings.js';
+import type { SiteRow, SiteVersionRow } from './queries.js';
 import {
   SETTINGS_FIELDS,
   type SettingsField,
@@ -20,7 +19,6 @@ import {
   type SiteVersionSiteJson,
   type TrashEntryJson,
 } from './schema.js';
-import type { SiteVersionRow, VersionReview } from './versions.js';
 
 /*
  * Every rendering of a site: the objects (siteToJson, siteToSummary) and the bytes the site routes
@@ -125,7 +123,8 @@ export function trashEntryToJson(row: SiteRow, retentionDays: number): TrashEntr
 
 /** A version as the history shows it; `withSite` adds the site as it was then (one version, not a page of them). */
 export function siteVersionToJson(row: SiteVersionRow, withSite: boolean): SiteVersionJson {
-  const recorded = JSON.parse(row.changes) as { changes: SiteChange[]; restored_from: number | null } & VersionReview;
+  // As writes.ts records it: the changes, the version restored from, and how review saw it.
+  const recorded = JSON.parse(row.changes) as Pick<SiteVersionJson, 'changes' | 'restored_from'> & Pick<SiteVersionJson['via'], 'change_request' | 'review_bypassed'>;
   const origin = originJson(row);
   const json: SiteVersionJson = {
     version: row.version,

@@ -1,7 +1,8 @@
-import { type Expression, type Kysely, type QueryCreator, type Selectable, type SqlBool, sql, type Transaction, type Updateable } from 'kysely';
+import { type Expression, type Kysely, type Selectable, type SqlBool, sql, type Transaction, type Updateable } from 'kysely';
 import { type DialectName, forUpdate, limitParameter } from '../db/connect.js';
 import { PreparedQuery } from '../db/prepared-query.js';
-import type { Database, SitesTable } from '../db/schema.js';
+import { originValues } from '../audit/origin.js';
+import type { Database, SitesTable, SiteVersionsTable } from '../db/schema.js';
 import type { SiteListSort } from './contract.js';
 import { type ListPosition, sortsById } from './list-cursor.js';
 import { isWorkspaceRole, type WorkspaceRole } from '../memberships/permissions.js';
@@ -117,8 +118,8 @@ const siteForUpdate: Record<DialectName, ReturnType<typeof siteForUpdateIn>> = {
  * Every column a PUT may change, always all of them: one statement shape, so it is prepared once.
  * Both databases rewrite the whole row on any update, so writing unchanged columns costs nothing more.
  */
-export function siteSaveQuery(db: QueryCreator<Database>, site: SiteRow) {
-  return db
+const siteSave = new PreparedQuery((db, site: SiteRow) =>
+  db
     .updateTable('sites')
     .set({
       name: site.name,
@@ -137,7 +138,16 @@ export function siteSaveQuery(db: QueryCreator<Database>, site: SiteRow) {
       updated_at: site.updated_at,
     })
     .where('workspace_id', '=', site.workspace_id)
-    .where('id', '=', site.id);
+    .where('id', '=', site.id),
+);
+
+/**
+ * Writes a site read with findSiteForUpdate and merged: every column a client may change is
+ * written, so a change made by another writer in between would be lost, were the row not locked
+ * since it was read.
+ */
+export async function saveSite(trx: Transaction<Database>, site: SiteRow): Promise<void> {
+  await siteSave.execute(trx, site);
 }
 
 /** The site with the caller's role in its workspace; undefined when they are not a member. */
@@ -303,4 +313,61 @@ export async function purgeTrashedSites(db: Kysely<Database>, trashedBefore: str
 /** A site's name, as mail names it, in the trash or not; undefined once it is gone. */
 export async function findSiteName(db: Kysely<Database>, siteId: string): Promise<string | undefined> {
   return (await db.selectFrom('sites').select('name').where('id', '=', siteId).executeTakeFirst())?.name;
+}
+
+// A site's history: one row per version, written with the change and never updated (they go with their site).
+
+export type SiteVersionRow = SiteVersionsTable;
+
+// Written on every site change, so built and compiled once.
+const versionInsert = new PreparedQuery((db, p: SiteVersionRow) =>
+  db.insertInto('site_versions').values({
+    site_id: p.site_id,
+    version: p.version,
+    created_at: p.created_at,
+    ...originValues(p),
+    changes: p.changes,
+    site: p.site,
+  }),
+);
+
+/** Appends a version in the change's transaction. */
+export async function insertSiteVersion(trx: Transaction<Database>, row: SiteVersionRow): Promise<void> {
+  await versionInsert.execute(trx, row);
+}
+
+/** A site's versions, newest first, older than `before` when given. */
+export function listSiteVersions(db: Kysely<Database>, siteId: string, before: number | undefined, limit: number): Promise<SiteVersionRow[]> {
+  let query = db.selectFrom('site_versions').selectAll().where('site_id', '=', siteId);
+  if (before !== undefined) query = query.where('version', '<', before);
+  return query.orderBy('version', 'desc').limit(limit).execute();
+}
+
+export function findSiteVersion(db: Kysely<Database>, siteId: string, version: number): Promise<SiteVersionRow | undefined> {
+  return db.selectFrom('site_versions').selectAll().where('site_id', '=', siteId).where('version', '=', version).executeTakeFirst();
+}
+
+/** A site's newest version with who made it, and the workspace the site is in now. */
+export interface LatestSiteVersion {
+  site_id: string;
+  workspace_id: string;
+  version: number;
+  created_at: string;
+  actor_id: string | null;
+  actor_name: string | null;
+  actor_email: string | null;
+}
+
+/** The newest version of each of these sites that is not in the trash; a site in the trash (or deleted) is absent. */
+export async function latestSiteVersions(db: Kysely<Database>, siteIds: readonly string[]): Promise<Map<string, LatestSiteVersion>> {
+  if (siteIds.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('site_versions as v')
+    .innerJoin('sites as s', 's.id', 'v.site_id')
+    .select(['v.site_id', 's.workspace_id', 'v.version', 'v.created_at', 'v.actor_id', 'v.actor_name', 'v.actor_email'])
+    .where('v.site_id', 'in', siteIds)
+    .where('s.deleted_at', 'is', null)
+    .where('v.version', '=', (eb) => eb.selectFrom('site_versions as w').select((w) => w.fn.max('w.version').as('newest')).whereRef('w.site_id', '=', 'v.site_id'))
+    .execute();
+  return new Map(rows.map((row) => [row.site_id, row]));
 }

@@ -1,7 +1,6 @@
 import type { Kysely, Transaction, Updateable } from 'kysely';
 import type { AuditViaType } from '../audit/contract.js';
 import type { ChangeOrigin } from '../audit/origin.js';
-import { auditEventRow, recordAuditEvent } from '../audit/queries.js';
 import type { Cache } from '../cache/cache.js';
 import type { DialectName } from '../db/connect.js';
 import type { Database, SitesTable } from '../db/schema.js';
@@ -13,15 +12,10 @@ import { generatePublicKey } from '../lib/public-keys.js';
 import { assertCan, assertTwoFactorMet, type WorkspaceAction, workspaceNotFound } from '../memberships/permissions.js';
 import { WORKSPACE_ERRORS } from '../memberships/errors.js';
 import { findMemberships, findPersonalWorkspaceId, findReviewRequired, lockRole } from '../memberships/queries.js';
-import { invalidatingAfter, siteChangeTags } from './changes.js';
 import { newSiteRow } from './defaults.js';
-import { changedPaths, type SiteChange, siteChanges } from './diff.js';
 import { SITE_ERRORS } from './errors.js';
-import { checkSiteInput } from './input-checks.js';
 import { decodeListCursor, encodeListCursor, type SiteListOrder, sortsById } from './list-cursor.js';
-import { decryptPartnerAccessToken, type MergedPartnerSettings, mergePartnerSettings, partnerSettingsColumns } from './partner-settings-merge.js';
-import { type PartnerTokenOrigins, readTokenOrigins } from './partner-token-binding.js';
-import { siteTarget, siteToJson } from './presenter.js';
+import { decryptPartnerAccessToken, type MergedPartnerSettings, mergePartnerSettings, partnerSettingsColumns, type PartnerTokenOrigins, readTokenOrigins } from './partner-settings.js';
 import {
   countSites,
   findSite,
@@ -29,7 +23,6 @@ import {
   findSiteName,
   findTrashedSiteForUpdate,
   lockSiteInWorkspace,
-  insertSite,
   listSites,
   listSitesOrdered,
   type LockedSiteRow,
@@ -37,10 +30,8 @@ import {
   type SiteCaller,
   type SiteRow,
 } from './queries.js';
-import { saveSiteChange } from './save.js';
-import { DEFAULT_SITE_LIST_SORT, type PartnerSettingsUpdate, SETTINGS_FIELDS, type SiteCreate, type SiteUpdate } from './schema.js';
-import { insertSiteVersion, siteVersionRow, type VersionReview } from './versions.js';
-import { publishSiteEvent } from './webhook-events.js';
+import { checkSiteInput, DEFAULT_SITE_LIST_SORT, type PartnerSettingsUpdate, SETTINGS_FIELDS, type SiteCreate, type SiteUpdate } from './schema.js';
+import { invalidatingAfter, type SiteChange, siteChangeTags, siteChanges, type VersionReview, writeNewSite, writeNextVersion } from './writes.js';
 
 // The rows other features are handed: they reach sites through this service, never its queries.
 export type { LockedSiteRow, MemberSiteRow, SiteCaller, SiteRow } from './queries.js';
@@ -177,7 +168,7 @@ export class SiteService {
       this.deps.db.transaction().execute(async (trx) => {
         // The membership stays locked until the site is in: a removal or demotion waits for it.
         assertCan(await lockRole(trx, this.deps.dialect, targetId, userId), 'site.create', workspaceNotFound);
-        await this.#insertCreated(trx, origin, empty, row);
+        await writeNewSite(trx, this.deps.clock, origin, { empty, row });
       }),
     );
     return row;
@@ -187,15 +178,6 @@ export class SiteService {
   #emptyRow(workspaceId: string, userId: string | null, name: string): SiteRow {
     const at = this.deps.clock.now();
     return newSiteRow({ id: newId(at), workspaceId, userId, name, now: at.toISOString(), publicKey: generatePublicKey() });
-  }
-
-  /** The new site, its first version, its audit event and its webhook, in the caller's transaction. */
-  async #insertCreated(trx: Transaction<Database>, origin: ChangeOrigin, empty: SiteRow, row: SiteRow, review?: VersionReview): Promise<void> {
-    await insertSite(trx, row);
-    const changes = siteChanges({ ...empty, name: '' }, row);
-    await insertSiteVersion(trx, siteVersionRow(origin, { site: siteToJson(row), version: row.version, changes, ...(review === undefined ? {} : { review }) }));
-    await recordAuditEvent(trx, this.deps.clock, origin, { workspaceId: row.workspace_id, action: 'site.created', target: siteTarget(row), details: { version: row.version, ...review } });
-    await publishSiteEvent(trx, this.deps.clock, origin, 'site.created', row, { changed: changedPaths(changes).paths, ...review });
   }
 
   /**
@@ -217,7 +199,7 @@ export class SiteService {
           if (change.kind === 'create') {
             const empty = this.#emptyRow(workspaceId, null, change.input.name);
             const row: SiteRow = { ...empty, ...this.#changes(empty, change.input), version: 1 };
-            await this.#insertCreated(trx, origin, empty, row, review);
+            await writeNewSite(trx, this.deps.clock, origin, { empty, row }, review);
             saved.push(row);
             continue;
           }
@@ -255,8 +237,8 @@ export class SiteService {
   }
 
   /**
-   * Saves an update of a locked row as the next version, in the caller's transaction: the row, its
-   * version in the history and its audit event commit together or not at all.
+   * Saves an update of a locked row as the next version, in the caller's transaction (writes.ts):
+   * the row, its version in the history and its audit event commit together or not at all.
    */
   async saveVersion(
     trx: Transaction<Database>,
@@ -265,27 +247,8 @@ export class SiteService {
     input: SiteUpdate,
     how: { restoredFrom?: number; review?: VersionReview | undefined } = {},
   ): Promise<SiteRow> {
-    const { restoredFrom, review } = how;
     const updated: SiteRow = { ...row, ...this.#changes(row, input), version: row.version + 1, updated_at: this.deps.clock.now().toISOString() };
-    const changes = siteChanges(row, updated);
-    const version = siteVersionRow(origin, {
-      site: siteToJson(updated),
-      version: updated.version,
-      changes,
-      ...(restoredFrom === undefined ? {} : { restoredFrom }),
-      ...(review === undefined ? {} : { review }),
-    });
-    const { paths, token } = changedPaths(changes);
-    const facts = {
-      changed: paths,
-      ...(token === undefined ? {} : { access_token: token }),
-      ...(restoredFrom === undefined ? {} : { restored_from: restoredFrom }),
-      ...review,
-    };
-    const action = restoredFrom === undefined ? 'site.updated' : 'site.restored';
-    const event = auditEventRow(this.deps.clock, origin, { workspaceId: row.workspace_id, action, target: siteTarget(updated), details: { version: updated.version, ...facts } });
-    await saveSiteChange(trx, { site: updated, version, event });
-    if (webhooks > 0) await publishSiteEvent(trx, this.deps.clock, origin, action, updated, facts);
+    await writeNextVersion(trx, this.deps.clock, origin, { before: row, after: updated, webhooks }, how);
     return updated;
   }
 

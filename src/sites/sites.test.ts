@@ -874,7 +874,7 @@ describe('concurrent updates', () => {
   // there it fails if the row lock or the transaction around the merge is removed.
   test('20 concurrent PUTs of different fields all land', async () => {
     // The URLs start on the origins the changes keep, so the token sent among them stays bound
-    // whichever order they land in (moving an origin would clear it: partner-token-binding.ts).
+    // whichever order they land in (moving an origin would clear it: partner-settings.ts).
     const site = await createSite(t.app, owner.bearer, {
       name: 'Before',
       partner_settings: { base_url: 'https://partner.example/old', mcp_url: 'https://partner.example/old-mcp' },

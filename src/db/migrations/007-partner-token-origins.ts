@@ -2,7 +2,7 @@ import { type Kysely, sql } from 'kysely';
 
 /**
  * The partner access token is bound to the origins of base_url and mcp_url it was saved with
- * (sites/partner-token-binding.ts). A token saved before this migration was saved with the URLs the
+ * (sites/partner-settings.ts). A token saved before this migration was saved with the URLs the
  * site has now, so it is bound to those: nothing changes for its owner, and a later change of
  * either origin clears it.
  */
