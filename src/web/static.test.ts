@@ -61,7 +61,7 @@ describe('the dashboard as the real build serves it', () => {
         assert.equal(screen.headers['x-frame-options'], 'DENY', url);
         assert.equal(screen.body, signedOutPage, url);
         assert.notEqual(screen.body, dashboard.body, url);
-        assert.doesNotMatch(screen.body, /\/api\/v1\//, url);
+        assert.doesNotMatch(screen.body, /href="\/api\/v1\/(?:me|sites)/, url);
         // A cookie that names no session is dropped; none is set otherwise.
         const cleared = sessionCookie(screen.headers['set-cookie']);
         if (cookie === 'siteward_session=unknown') assert.equal(cleared?.value, '', `${url} ${cookie}`);
