@@ -8,7 +8,8 @@ import { openDashboard } from './harness.js';
 
 // The screens for people signed out ask the API nothing about a session they cannot have: no
 // account, no sites list (each would answer 401, which the browser logs as an error), and the
-// console stays clean. Someone signed in who opens one is still led onwards.
+// console stays clean, also with the cookie of a session that has ended. Someone signed in who
+// opens one is still led onwards.
 
 const SIGNED_OUT_PAGES = [
   { path: '/sign-in', heading: 'Sign in to Siteward' },
@@ -32,14 +33,17 @@ test('the signed-out pages ask for no account and no sites, log no console error
       if (message.type() === 'error') errors.push(message.text());
     });
     page.on('pageerror', (error: Error) => errors.push(error.message));
-    for (const { path, heading } of SIGNED_OUT_PAGES) {
+    const opensSignedOut = async (path: string, heading: string, label: string) => {
       asked = [];
       errors = [];
       await page.goto(`${origin}${path}`);
       await page.getByRole('heading', { name: heading, level: 1 }).waitFor();
       await page.waitForLoadState('networkidle');
-      assert.deepEqual(asked, [], `${path} asked for ${asked.join(', ')}`);
-      assert.deepEqual(errors, [], `${path} logged errors`);
+      assert.deepEqual(asked, [], `${label}: ${path} asked for ${asked.join(', ')}`);
+      assert.deepEqual(errors, [], `${label}: ${path} logged errors`);
+    };
+    for (const { path, heading } of SIGNED_OUT_PAGES) {
+      await opensSignedOut(path, heading, 'no cookie');
       assert.deepEqual(await seriousAccessibilityProblems(page), [], path);
     }
 
@@ -49,6 +53,20 @@ test('the signed-out pages ask for no account and no sites, log no console error
     await page.goto(`${origin}/sign-in?next=${encodeURIComponent('/trash')}`);
     await page.getByRole('heading', { name: 'Trash', level: 1 }).waitFor();
     assert.equal(new URL(page.url()).pathname, '/trash');
+
+    // The session has ended (idle too long): its cookie is still in the browser, yet the sign-in
+    // screens show as to anyone signed out, without a 401, and the server drops the cookie.
+    const sessionCookies = async () => (await page.context().cookies(origin)).filter((cookie) => cookie.name === 'siteward_session');
+    assert.equal((await sessionCookies()).length, 1);
+    t.clock.advance(t.config.sessionIdleMs);
+    for (const { path, heading } of SIGNED_OUT_PAGES) {
+      await opensSignedOut(path, heading, 'ended session');
+      assert.deepEqual(await sessionCookies(), [], path);
+    }
+    // A cookie that names no session at all, as a browser may keep from another server's database.
+    await page.context().addCookies([{ name: 'siteward_session', value: 'no-such-session', url: origin }]);
+    await opensSignedOut('/sign-in', 'Sign in to Siteward', 'unknown session');
+    assert.deepEqual(await sessionCookies(), []);
   } finally {
     await dashboard.close();
   }

@@ -409,7 +409,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   });
   app.get('/api/v1/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   registerEmbedScript(app);
-  registerDashboard(app, sessions.cookieName);
+  registerDashboard(app, (request, reply) => guard.isSignedInPage(request, reply));
 
   return app;
 }

@@ -1,5 +1,5 @@
 import type {} from '@fastify/cookie';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { Cache, CacheNamespace } from '../cache/cache.js';
 import { changeTag } from '../cache/change-feed.js';
@@ -235,33 +235,7 @@ export class Guard {
   async authenticate(request: FastifyRequest): Promise<Principal> {
     const header = request.headers.authorization;
     const cookie = request.cookies[this.sessions.cookieName];
-    if (header === undefined && cookie !== undefined && cookie !== '') {
-      const found = await this.sessions.authenticate(cookie);
-      if (found === undefined) throw unauthorized(AUTH_ERRORS.SESSION_EXPIRED, 'Your session has ended; sign in again.');
-      // A session of the first factor alone (password or magic link, TOTP on) opens nothing: the
-      // second step (POST /auth/2fa) replaces it with a real session, or logout ends it.
-      // A magic-link sign-in to an unverified account with credentials opens nothing either until
-      // the mailbox holder has kept or reset them (POST /auth/claim).
-      if (found.session.claim_pending === 1) {
-        throw unauthorized(AUTH_ERRORS.CLAIM_REQUIRED, 'Finish signing in: choose whether to keep or reset this account at /auth/claim.');
-      }
-      if (found.session.second_factor_pending === 1) {
-        throw unauthorized(AUTH_ERRORS.SECOND_FACTOR_REQUIRED, 'Finish signing in: enter the code from your authenticator app (or a recovery code) at /auth/2fa.');
-      }
-      assertEnabled(found.user);
-      const reach = await this.#sessionReach(found.user.id);
-      return {
-        user: found.user,
-        method: 'session',
-        scopes: ACCESS_TOKEN_SCOPES,
-        accessToken: null,
-        sessionId: found.session.id,
-        authenticatedAt: Date.parse(found.session.authenticated_at),
-        memberships: reach.memberships,
-        workspaceId: null,
-        twoFactorMissingIn: reach.twoFactorMissingIn,
-      };
-    }
+    if (header === undefined && cookie !== undefined && cookie !== '') return this.#authenticateSession(cookie);
     if (header === undefined || header.trim() === '') {
       throw unauthorized(AUTH_ERRORS.UNAUTHENTICATED, 'Sign in, or send Authorization: Bearer <JWT> or Authorization: Token <personal access token>.');
     }
@@ -279,6 +253,55 @@ export class Guard {
       return this.#authenticateAccessToken(credential);
     }
     throw unauthorized(AUTH_ERRORS.UNSUPPORTED_SCHEME, 'Use the Bearer scheme with a JWT or the Token scheme with a personal access token.');
+  }
+
+  /** The principal of a web session cookie: the same check for an API request as for a page (`isSignedInPage`). */
+  async #authenticateSession(cookie: string): Promise<Principal> {
+    const found = await this.sessions.authenticate(cookie);
+    if (found === undefined) throw unauthorized(AUTH_ERRORS.SESSION_EXPIRED, 'Your session has ended; sign in again.');
+    // A session of the first factor alone (password or magic link, TOTP on) opens nothing: the
+    // second step (POST /auth/2fa) replaces it with a real session, or logout ends it.
+    // A magic-link sign-in to an unverified account with credentials opens nothing either until
+    // the mailbox holder has kept or reset them (POST /auth/claim).
+    if (found.session.claim_pending === 1) {
+      throw unauthorized(AUTH_ERRORS.CLAIM_REQUIRED, 'Finish signing in: choose whether to keep or reset this account at /auth/claim.');
+    }
+    if (found.session.second_factor_pending === 1) {
+      throw unauthorized(AUTH_ERRORS.SECOND_FACTOR_REQUIRED, 'Finish signing in: enter the code from your authenticator app (or a recovery code) at /auth/2fa.');
+    }
+    assertEnabled(found.user);
+    const reach = await this.#sessionReach(found.user.id);
+    return {
+      user: found.user,
+      method: 'session',
+      scopes: ACCESS_TOKEN_SCOPES,
+      accessToken: null,
+      sessionId: found.session.id,
+      authenticatedAt: Date.parse(found.session.authenticated_at),
+      memberships: reach.memberships,
+      workspaceId: null,
+      twoFactorMissingIn: reach.twoFactorMissingIn,
+    };
+  }
+
+  /**
+   * Whether a page request's web session cookie signs it in, by the check every API request makes
+   * (GET /api/v1/me answers 200 exactly then), for the pages that differ for someone signed out
+   * (src/web/static.ts). A cookie that names no session any more (unknown, expired, idle) is
+   * cleared in the same answer; one that opens nothing yet (a sign-in waiting for its second step
+   * or for the claim) is kept, as that step needs it.
+   */
+  async isSignedInPage(request: FastifyRequest, reply: FastifyReply): Promise<boolean> {
+    const cookie = request.cookies[this.sessions.cookieName];
+    if (cookie === undefined || cookie === '') return false;
+    try {
+      await this.#authenticateSession(cookie);
+      return true;
+    } catch (error) {
+      if (!(error instanceof AppError) || (error.status !== 401 && error.status !== 403)) throw error;
+      if (error.code === AUTH_ERRORS.SESSION_EXPIRED) this.sessions.clearCookie(reply);
+      return false;
+    }
   }
 
   async #authenticateJwt(token: string): Promise<Principal> {

@@ -64,6 +64,11 @@ export class SessionService {
     return { httpOnly: true, sameSite: 'lax', path: '/', secure: this.settings.secure, maxAge: Math.floor(this.settings.lifetimeMs / 1000) };
   }
 
+  /** Tells the browser to drop the session cookie (set with the same attributes, so it matches). */
+  clearCookie(reply: FastifyReply): void {
+    reply.clearCookie(this.cookieName, { path: '/', secure: this.settings.secure, httpOnly: true, sameSite: 'lax' });
+  }
+
   /** The cookie for a session: it lives no longer than the session row does. */
   cookieSettingsFor(session: SessionRow): CookieSettings {
     const lifetimeMs = Date.parse(session.expires_at) - Date.parse(session.created_at);

@@ -25,7 +25,7 @@ export const SCREENS = [
 
 export type Screen = (typeof SCREENS)[number];
 
-/** The screens for people signed out: opened without a session cookie, they ask the API nothing at first. */
+/** The screens for people signed out: opened by someone not signed in, they answer the signed-out document (src/web/static.ts), which asks the API nothing at first. */
 export const SIGNED_OUT_SCREENS = ['/sign-in', '/sign-up'] as const satisfies readonly Screen[];
 
 /** The sites list's screens: opened without a query, they show the list's first page. */

@@ -6,10 +6,12 @@ import { brotliCompressSync, brotliDecompressSync, constants, gunzipSync, gzipSy
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify from 'fastify';
 import { afterEach, beforeEach, describe, test } from 'node:test';
-import { buildTestApp, type TestApp } from '../../test/helpers.js';
+import { buildTestApp, enableTotp, sessionCookie, signUp, STRONG_PASSWORD, type TestApp } from '../../test/helpers.js';
 import { COMPRESSED_SUFFIXES, compressFully, isCompressible } from './precompressed.js';
 import { SCREENS, SITE_LIST_FIRST_PAGE } from './screens.js';
 import { DASHBOARD_CSP, prefersHtml, registerDashboard, WEB_BUILD_DIR } from './static.js';
+
+const ORIGIN = 'http://localhost:3000';
 
 describe('the dashboard as the real build serves it', () => {
   let t: TestApp;
@@ -18,44 +20,81 @@ describe('the dashboard as the real build serves it', () => {
   });
   afterEach(() => t.close());
 
+  /** A live web session's cookie ("name=value"), from a password sign-in. */
+  async function signedIn(): Promise<string> {
+    const user = await signUp(t.app);
+    const answer = await t.app.inject({ method: 'POST', url: '/auth/session', headers: { origin: ORIGIN }, payload: { email: user.email, password: STRONG_PASSWORD } });
+    const cookie = sessionCookie(answer.headers['set-cookie']);
+    assert.ok(cookie !== undefined, answer.body);
+    return cookie.header;
+  }
+
   test('every screen address answers the same index.html, never cached, under the strict CSP', async () => {
-    // With a session cookie: without one, the sign-in screens answer a page of their own (below).
-    const signIn = await t.app.inject({ method: 'GET', url: '/sign-in', headers: { cookie: 'siteward_session=x' } });
+    // Signed in: signed out, the sign-in screens answer a document of their own (below).
+    const session = await signedIn();
+    const signIn = await t.app.inject({ method: 'GET', url: '/sign-in', headers: { cookie: session } });
     assert.equal(signIn.statusCode, 200);
     assert.match(String(signIn.headers['content-type']), /^text\/html/);
     assert.equal(signIn.headers['cache-control'], 'no-cache');
     assert.equal(signIn.headers['content-security-policy'], DASHBOARD_CSP);
     assert.equal(signIn.headers['x-frame-options'], 'DENY');
+    assert.equal(signIn.headers['set-cookie'], undefined);
     assert.match(signIn.body, /<div id="root"><\/div>/);
     assert.match(signIn.body, /<link rel="preload" as="fetch" crossorigin href="\/api\/v1\/me"/, 'who is signed in is asked for on every screen');
     for (const url of ['/sign-up', '/sites/0193abcd', '/sites/0193abcd/ai', '/settings/profile', '/settings/access-tokens', '/settings/security', '/sign-in?next=%2Fsites', '/?q=a', '/sites?sort=name', '/sites?workspace=0193abcd']) {
-      const screen = await t.app.inject({ method: 'GET', url, headers: { cookie: 'theme=dark; siteward_session=x' } });
+      const screen = await t.app.inject({ method: 'GET', url, headers: { cookie: `theme=dark; ${session}` } });
       assert.equal(screen.statusCode, 200, url);
       assert.equal(screen.body, signIn.body, url);
       assert.equal(screen.headers.etag, signIn.headers.etag, url);
     }
   });
 
-  test('the sign-in screens opened without a session cookie neither preload the account nor let the dashboard ask for it', async () => {
-    const withSession = await t.app.inject({ method: 'GET', url: '/sign-in', headers: { cookie: 'siteward_session=x' } });
+  test('the sign-in screens answer whoever has no live session with the signed-out document, under the same CSP', async () => {
+    const dashboard = await t.app.inject({ method: 'GET', url: '/trash' });
+    const signedOutPage = readFileSync(path.join(WEB_BUILD_DIR, 'signed-out.html'), 'utf8');
     for (const url of ['/sign-in', '/sign-up', '/sign-in?next=%2Fsites']) {
-      for (const cookie of [undefined, 'theme=dark', 'not_siteward_session=x']) {
+      for (const cookie of [undefined, 'theme=dark', 'not_siteward_session=x', 'siteward_session=', 'siteward_session=unknown']) {
         const screen = await t.app.inject({ method: 'GET', url, headers: cookie === undefined ? {} : { cookie } });
         assert.equal(screen.statusCode, 200, url);
+        assert.equal(screen.headers['cache-control'], 'no-cache', url);
         assert.equal(screen.headers['content-security-policy'], DASHBOARD_CSP, url);
+        assert.equal(screen.headers['x-frame-options'], 'DENY', url);
+        assert.equal(screen.body, signedOutPage, url);
+        assert.notEqual(screen.body, dashboard.body, url);
         assert.doesNotMatch(screen.body, /href="\/api\/v1\/(?:me|sites)/, url);
-        // The same page less the account's preload, and the line that tells the entry script.
-        assert.equal(screen.body.replace('  <meta name="siteward-session" content="none">\n  ', '').replace(/\s*<!--[^]*?-->/g, ''), withSession.body.replace(/[ \t]*<link rel="preload" as="fetch" crossorigin href="\/api\/v1\/me" \/>\n/, '').replace(/\s*<!--[^]*?-->/g, ''), url);
-        assert.notEqual(screen.headers.etag, withSession.headers.etag, url);
+        // A cookie that names no session is dropped; none is set otherwise.
+        const cleared = sessionCookie(screen.headers['set-cookie']);
+        if (cookie === 'siteward_session=unknown') assert.equal(cleared?.value, '', `${url} ${cookie}`);
+        else assert.equal(cleared, undefined, `${url} ${String(cookie)}`);
       }
     }
-    // Other screens always ask: only someone signed in gets past the sign-in screen to them.
-    const trash = await t.app.inject({ method: 'GET', url: '/trash' });
-    assert.match(trash.body, /href="\/api\/v1\/me"/);
+    // Other screens are always the dashboard: only someone signed in gets past the sign-in screen to them.
+    assert.match(dashboard.body, /href="\/api\/v1\/me"/);
+  });
+
+  test("a session that has ended counts as signed out on the sign-in screens, and its cookie is cleared; one waiting for its second step is kept", async () => {
+    const signedOutPage = readFileSync(path.join(WEB_BUILD_DIR, 'signed-out.html'), 'utf8');
+    const session = await signedIn();
+    assert.notEqual((await t.app.inject({ method: 'GET', url: '/sign-in', headers: { cookie: session } })).body, signedOutPage);
+    t.clock.advance(t.config.sessionIdleMs);
+    const idle = await t.app.inject({ method: 'GET', url: '/sign-in', headers: { cookie: session } });
+    assert.equal(idle.body, signedOutPage);
+    assert.equal(sessionCookie(idle.headers['set-cookie'])?.value, '');
+    assert.equal((await t.app.inject({ method: 'GET', url: '/api/v1/me', headers: { cookie: session } })).statusCode, 401);
+
+    // The password was right and the code is still to come: that step needs the cookie.
+    const user = await signUp(t.app);
+    await enableTotp(t, user);
+    const firstStep = await t.app.inject({ method: 'POST', url: '/auth/session', headers: { origin: ORIGIN }, payload: { email: user.email, password: STRONG_PASSWORD } });
+    const pending = sessionCookie(firstStep.headers['set-cookie']);
+    assert.ok(pending !== undefined);
+    const waiting = await t.app.inject({ method: 'GET', url: '/sign-in', headers: { cookie: pending.header } });
+    assert.equal(waiting.body, signedOutPage);
+    assert.equal(waiting.headers['set-cookie'], undefined);
   });
 
   test("the sites list's addresses without a query preload its first page as the dashboard asks for it, and only they", async () => {
-    const signIn = await t.app.inject({ method: 'GET', url: '/sign-in', headers: { cookie: 'siteward_session=x' } });
+    const signIn = await t.app.inject({ method: 'GET', url: '/sign-in', headers: { cookie: await signedIn() } });
     assert.doesNotMatch(signIn.body, /\/api\/v1\/sites/);
     const preload = `<link rel="preload" as="fetch" crossorigin href="${SITE_LIST_FIRST_PAGE.replaceAll('&', '&amp;')}">`;
     assert.equal(SITE_LIST_FIRST_PAGE, '/api/v1/sites?fields=summary&sort=-updated_at&limit=25');
@@ -205,9 +244,9 @@ describe('serving a build folder', () => {
   });
   afterEach(() => rmSync(buildDir, { recursive: true, force: true }));
 
-  async function appServing(dir: string) {
+  async function appServing(dir: string, signedIn = false) {
     const app = Fastify().withTypeProvider<TypeBoxTypeProvider>();
-    registerDashboard(app, 'siteward_session', dir);
+    registerDashboard(app, async () => signedIn, dir);
     await app.ready();
     return app;
   }
@@ -286,6 +325,26 @@ describe('serving a build folder', () => {
       assert.doesNotMatch(response.body, /not an asset/, url);
     }
     await app.close();
+  });
+
+  test('the sign-in screens answer someone signed out with signed-out.html when the build has one, else with index.html', async () => {
+    const index = readFileSync(path.join(buildDir, 'index.html'), 'utf8');
+    const withoutDocument = await appServing(buildDir);
+    assert.equal((await withoutDocument.inject({ method: 'GET', url: '/sign-in' })).body, index);
+    await withoutDocument.close();
+    writeFileSync(path.join(buildDir, 'signed-out.html'), '<!doctype html><script type="module" src="/assets/signed-out-3c4d.js"></script>');
+    for (const signedIn of [false, true]) {
+      const app = await appServing(buildDir, signedIn);
+      for (const url of ['/sign-in', '/sign-up?email=a%40example.com']) {
+        const page = await app.inject({ method: 'GET', url });
+        assert.equal(page.statusCode, 200, url);
+        assert.equal(page.headers['content-security-policy'], DASHBOARD_CSP, url);
+        assert.equal(page.body, signedIn ? index : readFileSync(path.join(buildDir, 'signed-out.html'), 'utf8'), url);
+      }
+      // The other screens do not ask.
+      assert.equal((await app.inject({ method: 'GET', url: '/trash' })).body, index);
+      await app.close();
+    }
   });
 
   test('without a build, the screens say how to build it and the rest still works', async () => {

@@ -93,22 +93,11 @@ export function withSiteListPreload(index: Asset): Asset {
   return rewrittenIndex(index, (html, at) => `${html.slice(0, at)}  <link rel="preload" as="fetch" crossorigin href="${SITE_LIST_FIRST_PAGE.replaceAll('&', '&amp;')}">\n  ${html.slice(at)}`);
 }
 
-/** index.html's preload of the account (web/index.html). */
-const ACCOUNT_PRELOAD = /[ \t]*<link rel="preload" as="fetch" crossorigin href="\/api\/v1\/me"\s*\/?>\n?/;
-
 /**
- * index.html for a sign-in screen opened without a session cookie: no one can be signed in, so the
- * page neither preloads the account nor lets the entry script ask for it (a 401 the browser would
- * log as an error on every visit). The meta line tells the entry script (web/src/earlyRequests.ts).
+ * Whether a page request comes from someone signed in (`Guard.isSignedInPage`: a live web session,
+ * by the same check as the API's); it may clear a cookie that names no session any more.
  */
-export function withoutSession(index: Asset): Asset {
-  return rewrittenIndex(index, (html, at) => `${html.slice(0, at)}  <meta name="siteward-session" content="none">\n  ${html.slice(at)}`.replace(ACCOUNT_PRELOAD, ''));
-}
-
-/** Whether the request carries a cookie of that name (valid or not: the API decides that). */
-function hasCookie(request: FastifyRequest, name: string): boolean {
-  return (request.headers.cookie ?? '').split(';').some((pair) => pair.trim().startsWith(`${name}=`));
-}
+export type SignedInCheck = (request: FastifyRequest, reply: FastifyReply) => Promise<boolean>;
 
 /** `cacheControl` undefined: an answer nobody keeps or revalidates (the not-found screen), so no ETag either. */
 export function sendAsset(request: FastifyRequest, reply: FastifyReply, asset: Asset, cacheControl: string | undefined): FastifyReply {
@@ -147,10 +136,12 @@ function isApiPath(url: string): boolean {
 
 /**
  * Serves the built dashboard from memory: the hashed files under /assets/ for a year (their names
- * change with their content), and index.html, never cached, for every screen's address.
- * `sessionCookie` is the web session cookie's name: the sign-in screens opened without it say so.
+ * change with their content), and index.html, never cached, for every screen's address. The sign-in
+ * screens answer someone signed out with the signed-out document instead (signed-out.html: the same
+ * screens with only what they need, docs/decisions/dashboard-signed-out-document.md), which asks
+ * the API about no session; someone signed in gets the dashboard, which leads them onwards.
  */
-export function registerDashboard(app: App, sessionCookie: string, buildDir: string = WEB_BUILD_DIR): void {
+export function registerDashboard(app: App, isSignedIn: SignedInCheck, buildDir: string = WEB_BUILD_DIR): void {
   const indexFile = path.join(buildDir, 'index.html');
   if (!existsSync(indexFile)) {
     app.log.warn({ buildDir }, 'the web interface is not built (run `npm run build`); the API works without it');
@@ -164,7 +155,8 @@ export function registerDashboard(app: App, sessionCookie: string, buildDir: str
 
   const index = loadAsset(indexFile, 'text/html; charset=utf-8');
   const siteListIndex = withSiteListPreload(index);
-  const signedOutIndex = withoutSession(index);
+  const signedOutFile = path.join(buildDir, 'signed-out.html');
+  const signedOutPage = existsSync(signedOutFile) ? loadAsset(signedOutFile, 'text/html; charset=utf-8') : undefined;
   const assets = new Map<string, Asset>();
   const assetsDir = path.join(buildDir, 'assets');
   if (existsSync(assetsDir)) {
@@ -187,8 +179,9 @@ export function registerDashboard(app: App, sessionCookie: string, buildDir: str
       // Only the address itself: with a query (a search, a sort, a workspace, a page) the list's
       // first page is another request, which the entry script makes alone.
       if (isSiteList && request.url === screen) return sendIndex(request, reply, true, siteListIndex);
-      // With a session cookie the dashboard asks who it is, and leads someone signed in onwards.
-      if (isSignedOut && !hasCookie(request, sessionCookie)) return sendIndex(request, reply, true, signedOutIndex);
+      // Signed in, the dashboard leads onwards to `next`; a build without the signed-out document
+      // (a folder made by hand) serves the dashboard to everyone, which asks who is signed in.
+      if (isSignedOut && signedOutPage !== undefined && !(await isSignedIn(request, reply))) return sendIndex(request, reply, true, signedOutPage);
       return sendIndex(request, reply, true, index);
     });
   }

@@ -17,13 +17,10 @@ function started<T>(pending: Promise<T>): Promise<T> {
 }
 
 /**
- * A sign-in screen opened without a session cookie says so (src/web/static.ts): no one is signed
- * in, and asking would only answer 401, which the browser logs as an error.
+ * GET /api/v1/me, or null when no one is signed in. Someone signed out who opens a sign-in screen
+ * gets the signed-out document instead (src/web/static.ts), which asks nothing.
  */
-const noSession = document.querySelector('meta[name="siteward-session"][content="none"]') !== null;
-
-/** GET /api/v1/me, or null when no one is signed in. */
-export const earlyAccount: Promise<Awaited<ReturnType<typeof fetchAccount>>> = noSession ? Promise.resolve(null) : started(fetchAccount());
+export const earlyAccount: Promise<Awaited<ReturnType<typeof fetchAccount>>> = started(fetchAccount());
 
 /**
  * The list's first page on the sites list's addresses. Quiet: before anyone knows whether a session

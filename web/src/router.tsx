@@ -51,13 +51,7 @@ export function useLocationState(): unknown {
   return useRouterLocation().state as unknown;
 }
 
-export function pathOf(location: string): string {
-  return location.split('?')[0] ?? '/';
-}
-
-export function queryOf(location: string): URLSearchParams {
-  return new URLSearchParams(location.split('?')[1] ?? '');
-}
+export { pathOf, queryOf } from './location';
 
 /**
  * The screen a path belongs to: the editor's sections (/sites/:id/ai) are one screen with one

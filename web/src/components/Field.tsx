@@ -1,4 +1,4 @@
-import { type InputHTMLAttributes, type ReactNode, useId } from 'react';
+import { type InputHTMLAttributes, type ReactNode, useId, useLayoutEffect } from 'react';
 
 interface FieldProps extends InputHTMLAttributes<HTMLInputElement> {
   label: string;
@@ -8,9 +8,15 @@ interface FieldProps extends InputHTMLAttributes<HTMLInputElement> {
 }
 
 /** A labelled input with its hint and error tied to it for screen readers. */
-export function Field({ label, error, hint, id, className, ...input }: FieldProps) {
+export function Field({ label, error, hint, id, className, autoFocus, ...input }: FieldProps) {
   const generated = useId();
   const inputId = id ?? generated;
+  // Focused as it appears, as React does with autoFocus. Preact (the signed-out document) would only
+  // write the attribute, which a browser follows for a page's first field alone, not for a step's.
+  useLayoutEffect(() => {
+    if (autoFocus === true) document.getElementById(inputId)?.focus();
+    // On appearing only, as autoFocus: a later change of the prop moves no focus.
+  }, []);
   const hintId = `${inputId}-hint`;
   const errorId = `${inputId}-error`;
   const describedBy = [hint !== undefined ? hintId : '', error !== undefined ? errorId : ''].filter(Boolean).join(' ') || undefined;
