@@ -15,9 +15,11 @@
 import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import type { Principal } from '../src/auth/principal.js';
-import { principalBytes } from '../src/auth/guard.js';
+import { jwtPrincipalTags, keptUser, principalBytes, reachTags } from '../src/auth/guard.js';
+import { ACCESS_TOKEN_SCOPES } from '../src/auth/scopes.js';
+import type { UserRow } from '../src/users/queries.js';
 import { bufferCost, Cache } from '../src/cache/cache.js';
-import { changeTag, NO_CHANGE_FEED } from '../src/cache/change-feed.js';
+import { NO_CHANGE_FEED } from '../src/cache/change-feed.js';
 import { PublicAnswers } from '../src/delivery/answers.js';
 import { PublicDocument } from '../src/delivery/document.js';
 import { responseHeaders } from '../src/http/security-headers.js';
@@ -76,32 +78,36 @@ function storePage(cache: Cache, user: User): void {
   cache.namespace<Buffer>('sites-page').set(`${user.id} 50`, body, { tags: [membershipsTag(user.id), workspaceSitesTag(user.workspaceId)], size: bufferCost(body), epoch: cache.epoch });
 }
 
+const NO_WORKSPACE_MISSING_A_SECOND_FACTOR: ReadonlySet<string> = new Set();
+
+/** A JWT's user as the guard keeps it (src/auth/guard.ts): the row it reads, kept as keptUser keeps it, with its tags. */
 function storePrincipal(cache: Cache, user: User): void {
   const now = new Date().toISOString();
   const memberships = new Map<string, WorkspaceRole>([[user.workspaceId, 'owner']]);
+  const row: UserRow = {
+    id: user.id,
+    email: `someone-${user.id.slice(0, 8)}@example.com`,
+    name: `Someone ${user.id.slice(0, 8)}`,
+    password_hash: `$argon2id$v=19$m=19456,t=2,p=1$${user.id.slice(0, 22)}$${user.id}${user.id.slice(0, 7)}`,
+    jwt_generation: 0,
+    email_verified_at: now,
+    instance_admin: 0,
+    disabled_at: null,
+    created_at: now,
+    updated_at: now,
+  };
   const principal: Principal = {
-    user: {
-      id: user.id,
-      email: `someone-${user.id.slice(0, 8)}@example.com`,
-      name: `Someone ${user.id.slice(0, 8)}`,
-      password_hash: `$scrypt$n=16384,r=8,p=1$${user.id}$${user.id}${user.id}`,
-      jwt_generation: 0,
-      email_verified_at: now,
-      instance_admin: 0,
-      disabled_at: null,
-      created_at: now,
-      updated_at: now,
-    },
+    user: keptUser(row),
     method: 'jwt',
-    scopes: ['sites:read', 'sites:write'],
+    scopes: ACCESS_TOKEN_SCOPES,
     accessToken: null,
     sessionId: null,
     authenticatedAt: Date.now(),
     memberships,
     workspaceId: null,
-    twoFactorMissingIn: new Set(),
+    twoFactorMissingIn: NO_WORKSPACE_MISSING_A_SECOND_FACTOR,
   };
-  const tags = [changeTag('users', 'id', user.id), membershipsTag(user.id), changeTag('workspaces', 'id', user.workspaceId), changeTag('user_totp', 'user_id', user.id), changeTag('passkeys', 'user_id', user.id)];
+  const tags = jwtPrincipalTags(user.id, reachTags(user.id, memberships.keys(), false));
   cache.namespace<Principal>('jwt-user').set(user.id, principal, { tags, size: principalBytes(memberships), epoch: cache.epoch });
 }
 

@@ -6,7 +6,8 @@ import { changeTag } from '../cache/change-feed.js';
 import type { Database } from '../db/schema.js';
 import { AppError, unauthorized } from '../errors.js';
 import type { Clock } from '../lib/clock.js';
-import { findUserById } from '../users/queries.js';
+import { findUserById, type UserRow } from '../users/queries.js';
+import { hasPassword } from '../users/service.js';
 import { membershipsTag, workspaceTag } from '../memberships/changes.js';
 import type { WorkspaceRole } from '../memberships/contract.js';
 import { assertTwoFactorMet } from '../memberships/permissions.js';
@@ -70,7 +71,19 @@ interface CachedAccessToken {
 }
 
 /** What a remembered principal holds besides its memberships: a user row, its strings and objects (bench/cache-memory.ts). */
-const PRINCIPAL_BYTES = 900;
+const PRINCIPAL_BYTES = 680;
+
+/** Stands in a kept user row for a password's hash: there is one (hasPassword), held only by the database. */
+const PASSWORD_NOT_KEPT = '(not kept)';
+
+/**
+ * The user row as a principal keeps it: without the password's hash, which nothing reads from a
+ * principal (sign-in, the password change and re-authentication read the row afresh). The hash is
+ * the row's longest string, and a process's memory then holds none.
+ */
+export function keptUser(user: UserRow): UserRow {
+  return hasPassword(user) ? { ...user, password_hash: PASSWORD_NOT_KEPT } : user;
+}
 
 /** A membership's map entry: a 36-character id, a role and the map's own overhead. */
 function membershipBytes(memberships: ReadonlyMap<string, WorkspaceRole>): number {
@@ -108,6 +121,22 @@ function tokenReach(reach: WorkspaceReach, workspaceId: string | null): Workspac
 
 function userTag(userId: string): string {
   return changeTag('users', 'id', userId);
+}
+
+/**
+ * The rows a user's reach is read from: their memberships and each workspace's row, and their TOTP
+ * and passkeys only when a workspace of theirs requires a second factor, since only then does the
+ * reach depend on them (a workspace that starts to require one changes its row). A tag costs an
+ * entry about as much as a membership (bench/cache-memory.ts), and nearly every user has none.
+ */
+export function reachTags(userId: string, workspaceIds: Iterable<string>, requiresSecondFactor: boolean): string[] {
+  const tags = [membershipsTag(userId), ...[...workspaceIds].map(workspaceTag)];
+  return requiresSecondFactor ? [...tags, ...secondFactorTags(userId)] : tags;
+}
+
+/** The rows a JWT's kept principal depends on: the user's row, and what their reach depends on. */
+export function jwtPrincipalTags(userId: string, reachTags: readonly string[]): string[] {
+  return [userTag(userId), ...reachTags];
 }
 
 /** What depends on whether the user has a second factor: their TOTP and their passkeys. */
@@ -302,7 +331,7 @@ export class Guard {
     assertEnabled(user);
     const reach = await this.#readReach(user.id);
     const principal: Principal = {
-      user,
+      user: keptUser(user),
       method: 'jwt',
       scopes: ACCESS_TOKEN_SCOPES,
       accessToken: null,
@@ -312,7 +341,7 @@ export class Guard {
       workspaceId: null,
       twoFactorMissingIn: reach.twoFactorMissingIn,
     };
-    this.#jwtUsers.set(user.id, principal, { tags: [userTag(user.id), ...reach.tags], size: principalBytes(reach.memberships), epoch });
+    this.#jwtUsers.set(user.id, principal, { tags: jwtPrincipalTags(user.id, reach.tags), size: principalBytes(reach.memberships), epoch });
     return principal;
   }
 
@@ -325,15 +354,17 @@ export class Guard {
       const epoch = this.cache.epoch;
       const row = await findAccessTokenWithUser(this.db, tokenHash);
       if (row === undefined) throw unauthorized(AUTH_ERRORS.INVALID_TOKEN, INVALID_CREDENTIALS_DETAIL);
-      const scopes = row.token.scopes.split(' ').filter((scope): scope is AccessTokenScope =>
+      const granted = row.token.scopes.split(' ').filter((scope): scope is AccessTokenScope =>
         (ACCESS_TOKEN_SCOPES as readonly string[]).includes(scope),
       );
+      // Most tokens have every scope: they share the one list rather than keep a copy each.
+      const scopes = ACCESS_TOKEN_SCOPES.every((scope) => granted.includes(scope)) ? ACCESS_TOKEN_SCOPES : granted;
       const workspaceId = row.token.workspace_id;
       const reach = tokenReach(await this.#readReach(row.user.id), workspaceId);
       found = {
         id: row.token.id,
         principal: {
-          user: row.user,
+          user: keptUser(row.user),
           method: 'access_token',
           scopes,
           accessToken: { id: row.token.id, name: row.token.name },
@@ -373,11 +404,7 @@ export class Guard {
   async #readReach(userId: string): Promise<WorkspaceReach> {
     const { memberships, requiringTwoFactor } = await findWorkspaceAccess(this.db, userId);
     const missing = requiringTwoFactor.length > 0 && !(await hasSecondFactor(this.db, userId));
-    return {
-      memberships,
-      twoFactorMissingIn: missing ? new Set(requiringTwoFactor) : NONE,
-      tags: [membershipsTag(userId), ...[...memberships.keys()].map(workspaceTag), ...secondFactorTags(userId)],
-    };
+    return { memberships, twoFactorMissingIn: missing ? new Set(requiringTwoFactor) : NONE, tags: reachTags(userId, memberships.keys(), requiringTwoFactor.length > 0) };
   }
 
   /** Records the token's use when its last record is a minute old; settles once it is written. */
