@@ -16,6 +16,7 @@ import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import type { Principal } from '../src/auth/principal.js';
 import { jwtPrincipalTags, keptUser, principalBytes, reachTags } from '../src/auth/guard.js';
+import { compactMemberships } from '../src/auth/one-membership.js';
 import { ACCESS_TOKEN_SCOPES } from '../src/auth/scopes.js';
 import type { UserRow } from '../src/users/queries.js';
 import { bufferCost, Cache } from '../src/cache/cache.js';
@@ -83,7 +84,7 @@ const NO_WORKSPACE_MISSING_A_SECOND_FACTOR: ReadonlySet<string> = new Set();
 /** A JWT's user as the guard keeps it (src/auth/guard.ts): the row it reads, kept as keptUser keeps it, with its tags. */
 function storePrincipal(cache: Cache, user: User): void {
   const now = new Date().toISOString();
-  const memberships = new Map<string, WorkspaceRole>([[user.workspaceId, 'owner']]);
+  const memberships = compactMemberships(new Map<string, WorkspaceRole>([[user.workspaceId, 'owner']]));
   const row: UserRow = {
     id: user.id,
     email: `someone-${user.id.slice(0, 8)}@example.com`,

@@ -18,6 +18,7 @@ import { assertSameOrigin, isSafeMethod } from './csrf.js';
 import type { RecentAuthentication } from './recent-authentication.js';
 import type { LastUseRecorder } from './access-token-last-use.js';
 import { currentPrincipal, type Principal } from './principal.js';
+import { compactMemberships, OneMembership } from './one-membership.js';
 import { findAccessTokenWithUser, hasSecondFactor } from './queries.js';
 import type { SessionService } from './sessions.js';
 import { ACCESS_TOKEN_SCOPES, type AccessTokenScope } from './scopes.js';
@@ -71,7 +72,7 @@ interface CachedAccessToken {
 }
 
 /** What a remembered principal holds besides its memberships: a user row, its strings and objects (bench/cache-memory.ts). */
-const PRINCIPAL_BYTES = 680;
+const PRINCIPAL_BYTES = 460;
 
 /** Stands in a kept user row for a password's hash: there is one (hasPassword), held only by the database. */
 const PASSWORD_NOT_KEPT = '(not kept)';
@@ -85,9 +86,9 @@ export function keptUser(user: UserRow): UserRow {
   return hasPassword(user) ? { ...user, password_hash: PASSWORD_NOT_KEPT } : user;
 }
 
-/** A membership's map entry: a 36-character id, a role and the map's own overhead. */
+/** A membership's 36-character id and its role; a Map of several costs about two of them more. */
 function membershipBytes(memberships: ReadonlyMap<string, WorkspaceRole>): number {
-  return 100 * memberships.size;
+  return 100 * memberships.size + (memberships instanceof OneMembership ? 0 : 200);
 }
 
 /** What a kept principal costs the cache (StoreOptions.size). */
@@ -113,7 +114,7 @@ function tokenReach(reach: WorkspaceReach, workspaceId: string | null): Workspac
   if (workspaceId === null) return reach;
   const role = reach.memberships.get(workspaceId);
   return {
-    memberships: role === undefined ? new Map() : new Map([[workspaceId, role]]),
+    memberships: role === undefined ? new Map() : new OneMembership(workspaceId, role),
     twoFactorMissingIn: reach.twoFactorMissingIn.has(workspaceId) ? new Set([workspaceId]) : NONE,
     tags: reach.tags,
   };
@@ -404,7 +405,7 @@ export class Guard {
   async #readReach(userId: string): Promise<WorkspaceReach> {
     const { memberships, requiringTwoFactor } = await findWorkspaceAccess(this.db, userId);
     const missing = requiringTwoFactor.length > 0 && !(await hasSecondFactor(this.db, userId));
-    return { memberships, twoFactorMissingIn: missing ? new Set(requiringTwoFactor) : NONE, tags: reachTags(userId, memberships.keys(), requiringTwoFactor.length > 0) };
+    return { memberships: compactMemberships(memberships), twoFactorMissingIn: missing ? new Set(requiringTwoFactor) : NONE, tags: reachTags(userId, memberships.keys(), requiringTwoFactor.length > 0) };
   }
 
   /** Records the token's use when its last record is a minute old; settles once it is written. */
