@@ -96,6 +96,14 @@ export function principalBytes(memberships: ReadonlyMap<string, WorkspaceRole>):
   return PRINCIPAL_BYTES + membershipBytes(memberships);
 }
 
+/** What an access token's kept principal holds besides a JWT's: the token's id and name, and the record around them. */
+const ACCESS_TOKEN_BYTES = 250;
+
+/** What a kept access token costs the cache (StoreOptions.size). */
+export function accessTokenBytes(memberships: ReadonlyMap<string, WorkspaceRole>): number {
+  return principalBytes(memberships) + ACCESS_TOKEN_BYTES;
+}
+
 /** What a user reaches of workspaces, as a principal carries it. */
 interface WorkspaceReach {
   memberships: ReadonlyMap<string, WorkspaceRole>;
@@ -378,7 +386,7 @@ export class Guard {
         lastUsedMs: row.token.last_used_at === null ? 0 : Date.parse(row.token.last_used_at),
       };
       const tags = [changeTag('access_tokens', 'id', row.token.id), userTag(row.user.id), ...reach.tags];
-      this.#accessTokens.set(tokenHash, found, { tags, size: principalBytes(reach.memberships), epoch });
+      this.#accessTokens.set(tokenHash, found, { tags, size: accessTokenBytes(reach.memberships), epoch });
     }
 
     // A disabled account's tokens are kept (they work again once it is enabled) but refused meanwhile.
