@@ -135,8 +135,8 @@ function userTag(userId: string): string {
 /**
  * The rows a user's reach is read from: their memberships and each workspace's row, and their TOTP
  * and passkeys only when a workspace of theirs requires a second factor, since only then does the
- * reach depend on them (a workspace that starts to require one changes its row). A tag costs an
- * entry about as much as a membership (bench/cache-memory.ts), and nearly every user has none.
+ * reach depend on them (a workspace that starts to require one changes its row). Every tag adds to
+ * what the entry holds (bench/cache-memory.ts), and nearly every user has no such workspace.
  */
 export function reachTags(userId: string, workspaceIds: Iterable<string>, requiresSecondFactor: boolean): string[] {
   const tags = [membershipsTag(userId), ...[...workspaceIds].map(workspaceTag)];
