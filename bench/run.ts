@@ -612,7 +612,7 @@ function describePair(kind: DatabaseKind, scenario: Scenario, pair: PairedRun, p
   return (
     `${kind} pair ${pair.pair}/${pairs} ${scenario.id} at ${scenario.rate}/s: CPU ${run.serverCpuMicrosPerAnswer.toFixed(0)} µs a request (ceiling ${ceiling.serverCpuMicrosPerAnswer.toFixed(0)} µs: ${(ceiling.serverCpuMicrosPerAnswer / run.serverCpuMicrosPerAnswer).toFixed(2)}), ` +
     `p99 ${run.p99Ms.toFixed(2)} ms (ceiling ${ceiling.p99Ms.toFixed(2)} ms), ${Math.round(run.requestsPerSecond)}/s answered (ceiling ${Math.round(ceiling.requestsPerSecond)}/s), ` +
-    `RSS ${pair.appRssMb.map((rss) => rss.toFixed(1)).join(' and ')} MB, cache hits ${percent(pair.cacheHitShare)}, other processes ${percent(run.otherCpuShare)} of the CPU` +
+    `RSS ${pair.appRssMb.map((rss) => rss.toFixed(1)).join(' and ')} MB, cache hits ${Number.isFinite(pair.cacheHitShare) ? percent(pair.cacheHitShare) : 'n/a'}, other processes ${percent(run.otherCpuShare)} of the CPU` +
     (run.responsesPerServer.length > 1 ? `, answers per app ${run.responsesPerServer.join('/')}` : '') +
     unexpected
   );
