@@ -30,7 +30,7 @@ const ROWS = [
   'cache-fill',
   'usage-counting',
 ];
-const COLUMNS = ['scenario', 'database', 'CPU ratio', 'spread', 'µs/req (ceiling)', 'p99 ms (ceiling)', 'p99 ×', 'rate/s (offered)', 'saturated req/s (ceiling)', 'RSS MB', 'unexpected', 'verdict'];
+const COLUMNS = ['scenario', 'database', 'CPU ratio', 'spread', 'µs/req (ceiling)', 'p99 ms (ceiling)', 'p99 ×', 'rate/s (offered)', 'saturated req/s (ceiling)', 'RSS MB', 'cache hits %', 'unexpected', 'verdict'];
 /** The rows measured in alternated pairs against a ceiling. */
 const PAIRED = new Set(['list-jwt', 'list-pat', 'get-site', 'public-config', 'public-304', 'put-site', 'healthz', 'magic-page', 'login']);
 
@@ -98,6 +98,12 @@ function checkRow(row: Record<string, string>): void {
     const expected = row.scenario?.startsWith('public') ? '5000' : row.scenario === 'put-site' || row.scenario === 'magic-page' ? '500' : row.scenario === 'login' ? '5' : '2000';
     assert.equal(offered, expected, `${row.scenario} offered rate`);
     assert.ok(number(row, 'RSS MB') > 0, `${row.scenario} RSS`);
+    // Read from the apps' metrics around each half: n/a where the requests look nothing up (the
+    // health check, sign-in); the authenticated reads look up their principal and their answer.
+    if (['list-jwt', 'list-pat', 'get-site'].includes(row.scenario ?? '')) {
+      const hits = number(row, 'cache hits %');
+      assert.ok(hits >= 0 && hits <= 100, `${row.scenario} cache hits`);
+    } else assert.match(row['cache hits %'] ?? '', new RegExp(`^${FIGURE}$`), `${row.scenario} cache hits`);
     assert.match(row.verdict ?? '', /^(—|(CPU ≥ \d\.\d\d|p99 ≤ [\d.]+×|holds \d+\/s|RSS < \d+ MB) (met|MISSED)(, (CPU ≥ \d\.\d\d|p99 ≤ [\d.]+×|holds \d+\/s|RSS < \d+ MB) (met|MISSED))*)$/, `${row.scenario} verdict`);
   } else if (row.scenario === 'public-streams') {
     number(row, 'p99 ms (ceiling)');

@@ -3,19 +3,25 @@
  * in memory, per megabyte of CACHE_MB: whether the bound counts what entries really hold
  * (DESIGN.md, Performance: filling it grows RSS by at most 1.25 × CACHE_MB).
  *
- *   node --expose-gc dist/bench/cache-memory.js [--cache-mb 32] [--kind mix]
+ *   node --expose-gc --max-semi-space-size=2 --heap-growing-percent=25 dist/bench/cache-memory.js [--cache-mb 32] [--kind mix]
+ *
+ * With the heap flags `npm start` gives the app: without them V8 keeps the heap it grew while
+ * filling (50 MB taken for 17 MB used with `--kind mix`), and the RSS printed is V8's, not the cache's.
  *
  * Kinds follow what the app keeps (grep the cache's namespaces): `site` (GET /api/v1/sites/{id},
  * about 1,230 bytes), `page` (a sites list page of three, about 3,690 bytes), `principal` (a JWT's
- * user and memberships), `public` (a site's public configuration under its key, with the answers
+ * user and memberships), `token` (an access token's principal, under its hash), `public` (a site's public configuration under its key, with the answers
  * built from it), and `mix`, one
  * user's worth of each in turn. The cache is filled with one and a half times what it may hold,
  * so that it evicts as a full cache does.
  */
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import type { Principal } from '../src/auth/principal.js';
-import { principalBytes } from '../src/auth/guard.js';
+import { accessTokenBytes, jwtPrincipalTags, keptUser, principalBytes, reachTags } from '../src/auth/guard.js';
+import { compactMemberships } from '../src/auth/one-membership.js';
+import { ACCESS_TOKEN_SCOPES } from '../src/auth/scopes.js';
+import type { UserRow } from '../src/users/queries.js';
 import { bufferCost, Cache } from '../src/cache/cache.js';
 import { changeTag, NO_CHANGE_FEED } from '../src/cache/change-feed.js';
 import { PublicAnswers } from '../src/delivery/answers.js';
@@ -26,7 +32,7 @@ import type { WorkspaceRole } from '../src/memberships/contract.js';
 import { type SiteAnswer, siteAnswerCost } from '../src/sites/reads.js';
 import { siteTag } from '../src/sites/writes.js';
 
-const KINDS = ['mix', 'site', 'page', 'principal', 'public'] as const;
+const KINDS = ['mix', 'site', 'page', 'principal', 'token', 'public'] as const;
 type Kind = (typeof KINDS)[number];
 
 const { values } = parseArgs({ options: { 'cache-mb': { type: 'string', default: '32' }, kind: { type: 'string', default: 'mix' } } });
@@ -76,33 +82,51 @@ function storePage(cache: Cache, user: User): void {
   cache.namespace<Buffer>('sites-page').set(`${user.id} 50`, body, { tags: [membershipsTag(user.id), workspaceSitesTag(user.workspaceId)], size: bufferCost(body), epoch: cache.epoch });
 }
 
-function storePrincipal(cache: Cache, user: User): void {
+const NO_WORKSPACE_MISSING_A_SECOND_FACTOR: ReadonlySet<string> = new Set();
+
+/** A JWT's user as the guard keeps it (src/auth/guard.ts): the row it reads, kept as keptUser keeps it, with its tags. */
+function keptPrincipal(user: User): Principal {
   const now = new Date().toISOString();
-  const memberships = new Map<string, WorkspaceRole>([[user.workspaceId, 'owner']]);
+  const memberships = compactMemberships(new Map<string, WorkspaceRole>([[user.workspaceId, 'owner']]));
+  const row: UserRow = {
+    id: user.id,
+    email: `someone-${user.id.slice(0, 8)}@example.com`,
+    name: `Someone ${user.id.slice(0, 8)}`,
+    password_hash: `$argon2id$v=19$m=19456,t=2,p=1$${user.id.slice(0, 22)}$${user.id}${user.id.slice(0, 7)}`,
+    jwt_generation: 0,
+    email_verified_at: now,
+    instance_admin: 0,
+    disabled_at: null,
+    created_at: now,
+    updated_at: now,
+  };
   const principal: Principal = {
-    user: {
-      id: user.id,
-      email: `someone-${user.id.slice(0, 8)}@example.com`,
-      name: `Someone ${user.id.slice(0, 8)}`,
-      password_hash: `$scrypt$n=16384,r=8,p=1$${user.id}$${user.id}${user.id}`,
-      jwt_generation: 0,
-      email_verified_at: now,
-      instance_admin: 0,
-      disabled_at: null,
-      created_at: now,
-      updated_at: now,
-    },
+    user: keptUser(row),
     method: 'jwt',
-    scopes: ['sites:read', 'sites:write'],
+    scopes: ACCESS_TOKEN_SCOPES,
     accessToken: null,
     sessionId: null,
     authenticatedAt: Date.now(),
     memberships,
     workspaceId: null,
-    twoFactorMissingIn: new Set(),
+    twoFactorMissingIn: NO_WORKSPACE_MISSING_A_SECOND_FACTOR,
   };
-  const tags = [changeTag('users', 'id', user.id), membershipsTag(user.id), changeTag('workspaces', 'id', user.workspaceId), changeTag('user_totp', 'user_id', user.id), changeTag('passkeys', 'user_id', user.id)];
-  cache.namespace<Principal>('jwt-user').set(user.id, principal, { tags, size: principalBytes(memberships), epoch: cache.epoch });
+  return principal;
+}
+
+function storePrincipal(cache: Cache, user: User): void {
+  const principal = keptPrincipal(user);
+  const tags = jwtPrincipalTags(user.id, reachTags(user.id, principal.memberships.keys(), false));
+  cache.namespace<Principal>('jwt-user').set(user.id, principal, { tags, size: principalBytes(principal.memberships), epoch: cache.epoch });
+}
+
+/** An access token as the guard keeps it, under its SHA-256: its id, the principal with the token's id and name, when it was last used. */
+function storeToken(cache: Cache, user: User): void {
+  const tokenId = newId();
+  const principal: Principal = { ...keptPrincipal(user), method: 'access_token', accessToken: { id: tokenId, name: `Integration ${tokenId.slice(0, 8)}` }, authenticatedAt: null };
+  const tags = [changeTag('access_tokens', 'id', tokenId), ...jwtPrincipalTags(user.id, reachTags(user.id, principal.memberships.keys(), false))];
+  const hash = createHash('sha256').update(tokenId).digest('hex');
+  cache.namespace('access-token').set(hash, { id: tokenId, principal, lastUsedMs: Date.now() }, { tags, size: accessTokenBytes(principal.memberships), epoch: cache.epoch });
 }
 
 const publicAnswers = new PublicAnswers(responseHeaders({ https: true }).publicPath, 60);
@@ -133,6 +157,7 @@ function storeUser(cache: Cache, user: User, what: Kind): void {
   if (what === 'site' || what === 'mix') for (const siteId of user.siteIds) storeSite(cache, user, siteId);
   if (what === 'page' || what === 'mix') storePage(cache, user);
   if (what === 'principal' || what === 'mix') storePrincipal(cache, user);
+  if (what === 'token') storeToken(cache, user);
   if (what === 'public' || what === 'mix') for (const siteId of user.siteIds) storePublic(cache, user, siteId);
 }
 

@@ -6,11 +6,11 @@
  *   node dist/bench/cache-replay.js [--cache-mb 32] [--rate 6000]   (--rate: the saturated runs' requests/s)
  *
  * Keys, sizes and the order of scenarios follow bench/scenarios.ts and bench/run.ts: 5,000 readers
- * whose list pages are 3,690 bytes, 10,000 of their sites at about 1,230 bytes, principals counted
- * as 1,000 bytes each, and PUTs to the other 5,000 users' sites, which invalidate what they touch.
+ * whose list pages, sites, principals and access tokens are counted as the app counts them
+ * (cache-memory.js), and PUTs to the other 5,000 users' sites, which invalidate what they touch.
  */
 import { parseArgs } from 'node:util';
-import { Cache } from '../src/cache/cache.js';
+import { Cache, entryCost } from '../src/cache/cache.js';
 import { NO_CHANGE_FEED } from '../src/cache/change-feed.js';
 import { GET_RATE, PUT_RATE } from './scenarios.js';
 
@@ -25,13 +25,20 @@ const SITES_PER_USER = 3;
 const ROTATION = 10_000;
 
 const tally = new Map<string, { hits: number; lookups: number }>();
-function lookup(scenario: string, key: string, size: number, tag: string): void {
+/** `counted`: what the app's entry of this kind is counted as in all (cache-memory.js prints it per kind). */
+function lookup(scenario: string, key: string, counted: number, tag: string): void {
   const counts = tally.get(scenario) ?? { hits: 0, lookups: 0 };
   tally.set(scenario, counts);
   counts.lookups++;
   if (cache.get(key) !== undefined) counts.hits++;
-  else cache.set(key, key, { tags: [tag], size, epoch: cache.epoch });
+  else cache.set(key, key, { tags: [tag], size: counted - entryCost(key, [tag], 0), epoch: cache.epoch });
 }
+
+// Each kind's entry as `node --expose-gc dist/bench/cache-memory.js --kind …` counts it.
+const PRINCIPAL = 1202;
+const TOKEN = 1627;
+const PAGE = 4607;
+const SITE = 2265;
 
 // One site of every user per pass, as bench/scenarios.ts's siteTargets.
 const targets = (first: number) => Array.from({ length: ROTATION }, (_, entry) => ({ user: first + (entry % READERS), site: `${first + (entry % READERS)}/${Math.floor(entry / READERS) % SITES_PER_USER}` }));
@@ -39,14 +46,14 @@ const readSites = targets(0);
 const writeSites = targets(READERS);
 
 const scenarios: Record<string, { share: number; request(i: number): void }> = {
-  'list-jwt': { share: 1, request: (i) => (lookup('list-jwt', `jwt-user:${i % READERS}`, 1000, `u${i % READERS}`), lookup('list-jwt', `page:${i % READERS}`, 3690, `o${i % READERS}`)) },
-  'list-pat': { share: 1, request: (i) => (lookup('list-pat', `token:${i % READERS}`, 1000, `u${i % READERS}`), lookup('list-pat', `page:${i % READERS}`, 3690, `o${i % READERS}`)) },
+  'list-jwt': { share: 1, request: (i) => (lookup('list-jwt', `jwt-user:${i % READERS}`, PRINCIPAL, `u${i % READERS}`), lookup('list-jwt', `page:${i % READERS}`, PAGE, `o${i % READERS}`)) },
+  'list-pat': { share: 1, request: (i) => (lookup('list-pat', `token:${i % READERS}`, TOKEN, `u${i % READERS}`), lookup('list-pat', `page:${i % READERS}`, PAGE, `o${i % READERS}`)) },
   'get-site': {
     share: 1,
     request: (i) => {
       const target = readSites[i % readSites.length] ?? { user: 0, site: '' };
-      lookup('get-site', `jwt-user:${target.user}`, 1000, `u${target.user}`);
-      lookup('get-site', `site:${target.site}`, 1230, `s${target.site}`);
+      lookup('get-site', `jwt-user:${target.user}`, PRINCIPAL, `u${target.user}`);
+      lookup('get-site', `site:${target.site}`, SITE, `s${target.site}`);
     },
   },
   // PUTs run at about a third of the GETs' rate and drop the site and its owner's pages.
@@ -54,7 +61,7 @@ const scenarios: Record<string, { share: number; request(i: number): void }> = {
     share: 1 / 3,
     request: (i) => {
       const target = writeSites[i % writeSites.length] ?? { user: 0, site: '' };
-      lookup('put-site', `jwt-user:${target.user}`, 1000, `u${target.user}`);
+      lookup('put-site', `jwt-user:${target.user}`, PRINCIPAL, `u${target.user}`);
       cache.invalidate([`s${target.site}`, `o${target.user}`]);
     },
   },

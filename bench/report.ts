@@ -15,6 +15,14 @@ export interface PairedRun {
   scenario: LoadResult;
   /** Each app process's VmRSS right after the scenario's half, MiB. */
   appRssMb: number[];
+  /** The share of the cache lookups during the scenario's half that the cache answered (0–1); NaN when it made none. */
+  cacheHitShare: number;
+}
+
+/** An app process's cache lookups answered and not (its metrics' siteward_cache_hits_total and misses). */
+export interface CacheCounts {
+  hits: number;
+  misses: number;
 }
 
 /** What the event-stream scenario saw. */
@@ -115,6 +123,8 @@ export interface TableRow {
   saturated: number | null;
   ceilingSaturated: number | null;
   rssMb: number | null;
+  /** The cache's hit share in the scenario's halves, median of the pairs (0–1): a thrashing cache shows here. */
+  cacheHitShare: number | null;
   /** Answers with another status than the accepted ones, plus connection errors and timeouts. */
   unexpected: number | null;
   verdict: string;
@@ -158,6 +168,7 @@ function emptyRow(scenario: TableRow['scenario'], database: string, verdict: str
     saturated: null,
     ceilingSaturated: null,
     rssMb: null,
+    cacheHitShare: null,
     unexpected: null,
     verdict,
   };
@@ -197,6 +208,7 @@ function pairedRow(database: string, kind: DatabaseKind, scenario: ScenarioOutco
     saturated: scenario.saturated?.scenario.requestsPerSecond ?? null,
     ceilingSaturated: scenario.saturated?.ceiling.requestsPerSecond ?? null,
     rssMb: Math.max(...pairs.flatMap((pair) => pair.appRssMb)),
+    cacheHitShare: median(pairs.map((pair) => pair.cacheHitShare)),
     unexpected:
       pairs.reduce((sum, pair) => sum + unexpectedAnswers(pair.scenario, scenario.expectedStatuses) + unexpectedAnswers(pair.ceiling, ceilingStatuses), 0) +
       (scenario.saturated === undefined ? 0 : unexpectedAnswers(scenario.saturated.scenario, scenario.expectedStatuses)),
@@ -254,7 +266,7 @@ export function tableRows(outcome: DatabaseOutcome): TableRow[] {
   return rows;
 }
 
-export const HEADER = ['scenario', 'database', 'CPU ratio', 'spread', 'µs/req (ceiling)', 'p99 ms (ceiling)', 'p99 ×', 'rate/s (offered)', 'saturated req/s (ceiling)', 'RSS MB', 'unexpected', 'verdict'];
+export const HEADER = ['scenario', 'database', 'CPU ratio', 'spread', 'µs/req (ceiling)', 'p99 ms (ceiling)', 'p99 ×', 'rate/s (offered)', 'saturated req/s (ceiling)', 'RSS MB', 'cache hits %', 'unexpected', 'verdict'];
 
 function cell(value: number | null, digits: number): string {
   if (value === null) return '–';
@@ -283,6 +295,7 @@ export function formatTable(rows: readonly TableRow[]): string {
         withCeiling(row.achievedRate, row.offeredRate, 0),
         withCeiling(row.saturated, row.ceilingSaturated, 0),
         cell(row.rssMb, 1),
+        cell(row.cacheHitShare === null ? null : row.cacheHitShare * 100, 1),
         cell(row.unexpected, 0),
         row.verdict,
       ].join(' | ')} |`,

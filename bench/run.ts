@@ -21,6 +21,7 @@ import { createTemporaryDatabase, type TemporaryDatabase } from './postgres.js';
 import type { OwnProcesses } from './cpu.js';
 import { freePort, readMemory, type ServerProcess, startServer, stopAllServers, waitUntilIdle } from './processes.js';
 import {
+  type CacheCounts,
   type CacheFillFigures,
   type DatabaseKind,
   type DatabaseOutcome,
@@ -211,8 +212,6 @@ function appEnvironment(settings: AppSettings, options: BenchOptions, port: numb
     // Every stream comes from the load generator's one address.
     PUBLIC_STREAMS_PER_ADDRESS: String(Math.max(options.streams, 10_000)),
     ...(settings.database.kind === 'postgres' ? { DATABASE_URL: settings.database.url } : {}),
-    // The metrics listener on, to measure what it costs the hot path (one app process only: one port).
-    ...(process.env.BENCH_METRICS_PORT === undefined ? {} : { METRICS_PORT: process.env.BENCH_METRICS_PORT }),
     ...extra,
   };
 }
@@ -223,16 +222,52 @@ function profileArgs(options: BenchOptions, name: string): string[] {
   return ['--cpu-prof', `--cpu-prof-dir=${path.resolve(options.profileDir)}`, `--cpu-prof-name=${name}-${Date.now()}.cpuprofile`];
 }
 
-/** The production entry point, as `npm start` runs it. */
-function startApp(settings: AppSettings, options: BenchOptions, port: number, name: string, env: Record<string, string> = {}): Promise<ServerProcess> {
-  return startServer({
+/** An app process, with the address of its metrics listener. */
+interface AppProcess extends ServerProcess {
+  metricsUrl: string;
+}
+
+/**
+ * The production entry point, as `npm start` runs it, with its metrics listener on a port of its
+ * own (METRICS_PORT), from which the cache's hit and miss counts are read around each run.
+ */
+async function startApp(settings: AppSettings, options: BenchOptions, port: number, name: string, env: Record<string, string> = {}): Promise<AppProcess> {
+  const metricsPort = await freePort();
+  const server = await startServer({
     name: `${name} (${settings.kind})`,
     args: [...profileArgs(options, `${name.replace(' ', '-')}-${settings.kind}`), ...options.nodeArgs, APP_SCRIPT],
-    env: appEnvironment(settings, options, port, env),
+    env: appEnvironment(settings, options, port, { METRICS_PORT: String(metricsPort), ...env }),
     port,
     logFile: path.join(settings.dir, `${name.replace(' ', '-')}.log`),
     readyPath: '/healthz',
   });
+  return Object.assign(server, { metricsUrl: `http://127.0.0.1:${metricsPort}/metrics` });
+}
+
+/** Lookups the app processes' caches answered, and those they did not, so far (their metrics). */
+async function cacheCounts(apps: readonly AppProcess[]): Promise<CacheCounts> {
+  const counts: CacheCounts = { hits: 0, misses: 0 };
+  for (const app of apps) {
+    const response = await fetch(app.metricsUrl);
+    const text = await response.text();
+    if (!response.ok) throw new Error(`${app.name}: metrics answered ${response.status}`);
+    counts.hits += counterValue(text, 'siteward_cache_hits_total');
+    counts.misses += counterValue(text, 'siteward_cache_misses_total');
+  }
+  return counts;
+}
+
+function counterValue(metrics: string, name: string): number {
+  const match = new RegExp(`^${name} (\\S+)$`, 'm').exec(metrics);
+  if (match?.[1] === undefined) throw new Error(`no ${name} in the metrics`);
+  return Number(match[1]);
+}
+
+/** The share of the lookups between two counts that the cache answered; NaN when none were made. */
+function hitShare(before: CacheCounts, after: CacheCounts): number {
+  const hits = after.hits - before.hits;
+  const lookups = hits + after.misses - before.misses;
+  return lookups === 0 ? Number.NaN : hits / lookups;
 }
 
 /**
@@ -448,12 +483,14 @@ async function paced(target: PacedTarget, rate: number, { options, servers, ownP
  * rest of the machine, which changes from minute to minute; the median of the pairs' ratios then
  * sets aside a pair that a burst elsewhere upset.
  */
-async function measurePairs(kind: DatabaseKind, ceiling: PacedTarget, app: PacedTarget, scenario: Scenario, apps: readonly ServerProcess[], context: RunContext): Promise<PairedRun[]> {
+async function measurePairs(kind: DatabaseKind, ceiling: PacedTarget, app: PacedTarget, scenario: Scenario, apps: readonly AppProcess[], context: RunContext): Promise<PairedRun[]> {
   const pairs: PairedRun[] = [];
   for (let pair = 1; pair <= context.options.pairs; pair++) {
     const ceilingRun = await paced(ceiling, scenario.rate, context);
+    const countsBefore = await cacheCounts(apps);
     const scenarioRun = await paced(app, scenario.rate, context);
-    const run: PairedRun = { pair, ceiling: ceilingRun, scenario: scenarioRun, appRssMb: appMemory(apps) };
+    const cacheHitShare = hitShare(countsBefore, await cacheCounts(apps));
+    const run: PairedRun = { pair, ceiling: ceilingRun, scenario: scenarioRun, appRssMb: appMemory(apps), cacheHitShare };
     pairs.push(run);
     progress(describePair(kind, scenario, run, context.options.pairs));
   }
@@ -575,7 +612,7 @@ function describePair(kind: DatabaseKind, scenario: Scenario, pair: PairedRun, p
   return (
     `${kind} pair ${pair.pair}/${pairs} ${scenario.id} at ${scenario.rate}/s: CPU ${run.serverCpuMicrosPerAnswer.toFixed(0)} µs a request (ceiling ${ceiling.serverCpuMicrosPerAnswer.toFixed(0)} µs: ${(ceiling.serverCpuMicrosPerAnswer / run.serverCpuMicrosPerAnswer).toFixed(2)}), ` +
     `p99 ${run.p99Ms.toFixed(2)} ms (ceiling ${ceiling.p99Ms.toFixed(2)} ms), ${Math.round(run.requestsPerSecond)}/s answered (ceiling ${Math.round(ceiling.requestsPerSecond)}/s), ` +
-    `RSS ${pair.appRssMb.map((rss) => rss.toFixed(1)).join(' and ')} MB, other processes ${percent(run.otherCpuShare)} of the CPU` +
+    `RSS ${pair.appRssMb.map((rss) => rss.toFixed(1)).join(' and ')} MB, cache hits ${Number.isFinite(pair.cacheHitShare) ? percent(pair.cacheHitShare) : 'n/a'}, other processes ${percent(run.otherCpuShare)} of the CPU` +
     (run.responsesPerServer.length > 1 ? `, answers per app ${run.responsesPerServer.join('/')}` : '') +
     unexpected
   );
@@ -614,7 +651,7 @@ async function benchmarkDatabase(kind: DatabaseKind, options: BenchOptions, clea
   const issue: (userId: string, generation: number) => IssuedJwt = jwtService.issue.bind(jwtService);
   const jwts = seed.users.map((user) => issue(user.id, 0).token);
 
-  const apps: ServerProcess[] = [];
+  const apps: AppProcess[] = [];
   for (const [index, port] of ports.entries()) {
     const app = await startApp(settings, options, port, appCount > 1 ? `app ${index + 1}` : 'app');
     cleanup.add(() => app.stop());

@@ -6,7 +6,8 @@ import { changeTag } from '../cache/change-feed.js';
 import type { Database } from '../db/schema.js';
 import { AppError, unauthorized } from '../errors.js';
 import type { Clock } from '../lib/clock.js';
-import { findUserById } from '../users/queries.js';
+import { findUserById, type UserRow } from '../users/queries.js';
+import { hasPassword } from '../users/service.js';
 import { membershipsTag, workspaceTag } from '../memberships/changes.js';
 import type { WorkspaceRole } from '../memberships/contract.js';
 import { assertTwoFactorMet } from '../memberships/permissions.js';
@@ -17,6 +18,7 @@ import { assertSameOrigin, isSafeMethod } from './csrf.js';
 import type { RecentAuthentication } from './recent-authentication.js';
 import type { LastUseRecorder } from './access-token-last-use.js';
 import { currentPrincipal, type Principal } from './principal.js';
+import { compactMemberships, OneMembership } from './one-membership.js';
 import { findAccessTokenWithUser, hasSecondFactor } from './queries.js';
 import type { SessionService } from './sessions.js';
 import { ACCESS_TOKEN_SCOPES, type AccessTokenScope } from './scopes.js';
@@ -70,16 +72,36 @@ interface CachedAccessToken {
 }
 
 /** What a remembered principal holds besides its memberships: a user row, its strings and objects (bench/cache-memory.ts). */
-const PRINCIPAL_BYTES = 900;
+const PRINCIPAL_BYTES = 460;
 
-/** A membership's map entry: a 36-character id, a role and the map's own overhead. */
+/** Stands in a kept user row for a password's hash: there is one (hasPassword), held only by the database. */
+const PASSWORD_NOT_KEPT = '(not kept)';
+
+/**
+ * The user row as a principal keeps it: without the password's hash, which nothing reads from a
+ * principal (sign-in, the password change and re-authentication read the row afresh). The hash is
+ * the row's longest string, and a process's memory then holds none.
+ */
+export function keptUser(user: UserRow): UserRow {
+  return hasPassword(user) ? { ...user, password_hash: PASSWORD_NOT_KEPT } : user;
+}
+
+/** A membership's 36-character id and its role; a Map of several costs about two of them more. */
 function membershipBytes(memberships: ReadonlyMap<string, WorkspaceRole>): number {
-  return 100 * memberships.size;
+  return 100 * memberships.size + (memberships instanceof OneMembership ? 0 : 200);
 }
 
 /** What a kept principal costs the cache (StoreOptions.size). */
 export function principalBytes(memberships: ReadonlyMap<string, WorkspaceRole>): number {
   return PRINCIPAL_BYTES + membershipBytes(memberships);
+}
+
+/** What an access token's kept principal holds besides a JWT's: the token's id and name, and the record around them. */
+const ACCESS_TOKEN_BYTES = 250;
+
+/** What a kept access token costs the cache (StoreOptions.size). */
+export function accessTokenBytes(memberships: ReadonlyMap<string, WorkspaceRole>): number {
+  return principalBytes(memberships) + ACCESS_TOKEN_BYTES;
 }
 
 /** What a user reaches of workspaces, as a principal carries it. */
@@ -100,7 +122,7 @@ function tokenReach(reach: WorkspaceReach, workspaceId: string | null): Workspac
   if (workspaceId === null) return reach;
   const role = reach.memberships.get(workspaceId);
   return {
-    memberships: role === undefined ? new Map() : new Map([[workspaceId, role]]),
+    memberships: role === undefined ? new Map() : new OneMembership(workspaceId, role),
     twoFactorMissingIn: reach.twoFactorMissingIn.has(workspaceId) ? new Set([workspaceId]) : NONE,
     tags: reach.tags,
   };
@@ -108,6 +130,22 @@ function tokenReach(reach: WorkspaceReach, workspaceId: string | null): Workspac
 
 function userTag(userId: string): string {
   return changeTag('users', 'id', userId);
+}
+
+/**
+ * The rows a user's reach is read from: their memberships and each workspace's row, and their TOTP
+ * and passkeys only when a workspace of theirs requires a second factor, since only then does the
+ * reach depend on them (a workspace that starts to require one changes its row). Every tag adds to
+ * what the entry holds (bench/cache-memory.ts), and nearly every user has no such workspace.
+ */
+export function reachTags(userId: string, workspaceIds: Iterable<string>, requiresSecondFactor: boolean): string[] {
+  const tags = [membershipsTag(userId), ...[...workspaceIds].map(workspaceTag)];
+  return requiresSecondFactor ? [...tags, ...secondFactorTags(userId)] : tags;
+}
+
+/** The rows a JWT's kept principal depends on: the user's row, and what their reach depends on. */
+export function jwtPrincipalTags(userId: string, reachTags: readonly string[]): string[] {
+  return [userTag(userId), ...reachTags];
 }
 
 /** What depends on whether the user has a second factor: their TOTP and their passkeys. */
@@ -325,7 +363,7 @@ export class Guard {
     assertEnabled(user);
     const reach = await this.#readReach(user.id);
     const principal: Principal = {
-      user,
+      user: keptUser(user),
       method: 'jwt',
       scopes: ACCESS_TOKEN_SCOPES,
       accessToken: null,
@@ -335,7 +373,7 @@ export class Guard {
       workspaceId: null,
       twoFactorMissingIn: reach.twoFactorMissingIn,
     };
-    this.#jwtUsers.set(user.id, principal, { tags: [userTag(user.id), ...reach.tags], size: principalBytes(reach.memberships), epoch });
+    this.#jwtUsers.set(user.id, principal, { tags: jwtPrincipalTags(user.id, reach.tags), size: principalBytes(reach.memberships), epoch });
     return principal;
   }
 
@@ -348,15 +386,17 @@ export class Guard {
       const epoch = this.cache.epoch;
       const row = await findAccessTokenWithUser(this.db, tokenHash);
       if (row === undefined) throw unauthorized(AUTH_ERRORS.INVALID_TOKEN, INVALID_CREDENTIALS_DETAIL);
-      const scopes = row.token.scopes.split(' ').filter((scope): scope is AccessTokenScope =>
+      const granted = row.token.scopes.split(' ').filter((scope): scope is AccessTokenScope =>
         (ACCESS_TOKEN_SCOPES as readonly string[]).includes(scope),
       );
+      // Most tokens have every scope: they share the one list rather than keep a copy each.
+      const scopes = ACCESS_TOKEN_SCOPES.every((scope) => granted.includes(scope)) ? ACCESS_TOKEN_SCOPES : granted;
       const workspaceId = row.token.workspace_id;
       const reach = tokenReach(await this.#readReach(row.user.id), workspaceId);
       found = {
         id: row.token.id,
         principal: {
-          user: row.user,
+          user: keptUser(row.user),
           method: 'access_token',
           scopes,
           accessToken: { id: row.token.id, name: row.token.name },
@@ -369,7 +409,7 @@ export class Guard {
         lastUsedMs: row.token.last_used_at === null ? 0 : Date.parse(row.token.last_used_at),
       };
       const tags = [changeTag('access_tokens', 'id', row.token.id), userTag(row.user.id), ...reach.tags];
-      this.#accessTokens.set(tokenHash, found, { tags, size: principalBytes(reach.memberships), epoch });
+      this.#accessTokens.set(tokenHash, found, { tags, size: accessTokenBytes(reach.memberships), epoch });
     }
 
     // A disabled account's tokens are kept (they work again once it is enabled) but refused meanwhile.
@@ -396,11 +436,7 @@ export class Guard {
   async #readReach(userId: string): Promise<WorkspaceReach> {
     const { memberships, requiringTwoFactor } = await findWorkspaceAccess(this.db, userId);
     const missing = requiringTwoFactor.length > 0 && !(await hasSecondFactor(this.db, userId));
-    return {
-      memberships,
-      twoFactorMissingIn: missing ? new Set(requiringTwoFactor) : NONE,
-      tags: [membershipsTag(userId), ...[...memberships.keys()].map(workspaceTag), ...secondFactorTags(userId)],
-    };
+    return { memberships: compactMemberships(memberships), twoFactorMissingIn: missing ? new Set(requiringTwoFactor) : NONE, tags: reachTags(userId, memberships.keys(), requiringTwoFactor.length > 0) };
   }
 
   /** Records the token's use when its last record is a minute old; settles once it is written. */
