@@ -5,7 +5,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import SQLite from 'better-sqlite3';
 import { sql } from 'kysely';
+import { until } from '../../test/wait.js';
 import { type DatabaseHandle, openDatabase } from './connect.js';
 import { WalCheckpoints, WRITER_WAL_AUTOCHECKPOINT_PAGES } from './wal-checkpoints.js';
 
@@ -82,11 +84,34 @@ describe('the SQLite connection', () => {
     const hold = setInterval(() => undefined, 60_000);
     try {
       const checkpoints = new WalCheckpoints(path.join(dir, 'missing', 'test.db'), () => failed());
+      // The thread's own error, or its exit, whichever reaches the caller first.
+      await assert.rejects(checkpoints.now(), /directory does not exist|the checkpointing thread has stopped/);
       await failure;
       await checkpoints.stop();
       await assert.rejects(checkpoints.now());
     } finally {
       clearInterval(hold);
+    }
+  });
+
+  test('starts its checkpointing thread only once the WAL has grown past the threshold', async () => {
+    const file = path.join(dir, 'lazy.db');
+    const writer = new SQLite(file);
+    writer.pragma('journal_mode = WAL');
+    writer.pragma('wal_autocheckpoint = 0');
+    writer.exec('create table filler (text text)');
+    const checkpoints = new WalCheckpoints(file, () => assert.fail('the thread failed'), { startAtBytes: 64 * 1024, watchIntervalMs: 10 });
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      assert.equal(checkpoints.running, false, 'a WAL of a few pages starts no thread');
+      const insert = writer.prepare('insert into filler (text) values (?)');
+      for (let n = 0; n < 40; n++) insert.run('x'.repeat(4000));
+      await until(() => checkpoints.running, 'the thread to start');
+      const result = await checkpoints.now();
+      assert.equal(result.checkpointed, result.log, 'and it checkpoints the whole WAL');
+    } finally {
+      await checkpoints.stop();
+      writer.close();
     }
   });
 
