@@ -1,5 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
@@ -22,6 +22,7 @@ import { UserService } from '../src/users/service.js';
 import type { WorkspaceRole } from '../src/memberships/contract.js';
 import { WorkspaceService } from '../src/workspaces/service.js';
 import { totp } from './rfc6238.js';
+import { copyMigratedSqlite, createMigratedPostgresDatabase, dropPostgresDatabase } from './template-database.js';
 import { linkIn, startSmtpServer, type TestSmtpServer, verificationLinkIn, verificationMailTo } from './smtp.js';
 import { until } from './wait.js';
 
@@ -93,8 +94,9 @@ export interface TestAppOptions {
 export const TEST_PASSWORD_HASHING = { memoryCost: 1024, timeCost: 1 };
 
 /**
- * A PostgreSQL database of its own for one test, created from TEST_DATABASE_URL (the server's
- * admin URL) and dropped on close. Unset: the test uses a SQLite file in a temporary directory.
+ * An empty PostgreSQL database of its own for one test, created from TEST_DATABASE_URL (the
+ * server's admin URL) and dropped on close: for tests that migrate it themselves. buildTestApp's
+ * databases come migrated (test/template-database.ts).
  */
 export async function createPostgresDatabase(adminUrl: string): Promise<{ url: string; drop: () => Promise<void> }> {
   const name = `siteward_test_${randomBytes(6).toString('hex')}`;
@@ -104,15 +106,7 @@ export async function createPostgresDatabase(adminUrl: string): Promise<{ url: s
   await admin.end();
   const url = new URL(adminUrl);
   url.pathname = `/${name}`;
-  return {
-    url: url.href,
-    drop: async () => {
-      const client = new pg.Client({ connectionString: adminUrl });
-      await client.connect();
-      await client.query(`drop database if exists ${name} with (force)`);
-      await client.end();
-    },
-  };
+  return { url: url.href, drop: () => dropPostgresDatabase(adminUrl, name) };
 }
 
 export function usingPostgres(): boolean {
@@ -158,10 +152,13 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
   let dropDatabase: (() => Promise<void>) | undefined;
   let databaseUrl = options.databaseUrl;
   const adminUrl = process.env.TEST_DATABASE_URL;
+  // A database made here starts migrated; one given (or a data folder's existing file) is migrated.
+  let migrated = false;
   if (databaseUrl === undefined && adminUrl !== undefined && adminUrl !== '') {
-    const created = await createPostgresDatabase(adminUrl);
+    const created = await createMigratedPostgresDatabase(adminUrl);
     databaseUrl = created.url;
     dropDatabase = created.drop;
+    migrated = true;
   }
   const config = loadConfig({
     DATA_DIR: dataDir,
@@ -170,8 +167,12 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
     ...(databaseUrl === undefined ? {} : { DATABASE_URL: databaseUrl }),
     ...options.env,
   });
+  if (config.database.kind === 'sqlite' && !existsSync(config.database.file)) {
+    await copyMigratedSqlite(config.database.file);
+    migrated = true;
+  }
   const database = openDatabase(config.database, { ...(options.onQuery === undefined ? {} : { onQuery: options.onQuery }), timeQueries: config.metricsPort !== null });
-  await migrate(database);
+  if (!migrated) await migrate(database);
   const clock = options.clock ?? new ManualClock();
   const lines: string[] = [];
   const logStream = new Writable({
