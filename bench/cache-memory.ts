@@ -22,10 +22,11 @@ import { accessTokenBytes, jwtPrincipalTags, keptUser, principalBytes, reachTags
 import { compactMemberships } from '../src/auth/one-membership.js';
 import { ACCESS_TOKEN_SCOPES } from '../src/auth/scopes.js';
 import type { UserRow } from '../src/users/queries.js';
-import { bufferCost, Cache } from '../src/cache/cache.js';
+import { bufferCost, Cache, ownBuffer } from '../src/cache/cache.js';
 import { changeTag, NO_CHANGE_FEED } from '../src/cache/change-feed.js';
 import { PublicAnswers } from '../src/delivery/answers.js';
 import { PublicDocument } from '../src/delivery/document.js';
+import { compressedCopiesCost, compressedCopy } from '../src/http/compression.js';
 import { responseHeaders } from '../src/http/security-headers.js';
 import { membershipsTag, workspaceSitesTag } from '../src/memberships/changes.js';
 import type { WorkspaceRole } from '../src/memberships/contract.js';
@@ -48,11 +49,22 @@ if (collect === undefined) {
   process.exit(2);
 }
 
-/** An answer's bytes in a buffer of its own, as the app's encoders make them (src/sites/encode.ts). Sizes are declared as the app declares them. */
-function ownBytes(length: number, fill: string): Buffer {
-  const bytes = Buffer.allocUnsafeSlow(length);
-  bytes.fill(fill);
-  return bytes;
+/**
+ * An answer's bytes in a buffer of its own, as the app's encoders make them (src/sites/presenter.ts),
+ * and JSON-like: an id in every hundred-odd bytes, so that its compressed copies are as large as a
+ * real answer's. Sizes are declared as the app declares them.
+ */
+function ownBytes(length: number): Buffer {
+  let text = '';
+  while (text.length < length) text += `{"id":"${randomUUID()}","name":"Help centre","colour":"#3366ff","updated_at":"2026-11-28T10:00:00.000Z"},`;
+  return ownBuffer(text.slice(0, length));
+}
+
+/** The compressed copies a browser's request makes of a kept body (it accepts both codings). */
+function servedToBrowsers(body: Buffer): Buffer {
+  compressedCopy('br', body);
+  compressedCopy('gzip', body);
+  return body;
 }
 
 const SETTINGS = JSON.stringify({ title: 'Help', position: 'bottom-right', greeting: 'Hello! How can we help you today?', links: ['https://example.com/a', 'https://example.com/b'] });
@@ -73,13 +85,13 @@ function newUser(): User {
 }
 
 function storeSite(cache: Cache, user: User, siteId: string): void {
-  const answer: SiteAnswer = { version: 3, body: ownBytes(1230, 's'), workspaceId: user.workspaceId };
+  const answer: SiteAnswer = { version: 3, body: servedToBrowsers(ownBytes(1230)), workspaceId: user.workspaceId };
   cache.namespace<SiteAnswer>('site').set(`${user.id} ${siteId}`, answer, { tags: [siteTag(siteId), membershipsTag(user.id)], size: siteAnswerCost(answer), epoch: cache.epoch });
 }
 
 function storePage(cache: Cache, user: User): void {
-  const body = ownBytes(3690, 'p');
-  cache.namespace<Buffer>('sites-page').set(`${user.id} 50`, body, { tags: [membershipsTag(user.id), workspaceSitesTag(user.workspaceId)], size: bufferCost(body), epoch: cache.epoch });
+  const body = servedToBrowsers(ownBytes(3690));
+  cache.namespace<Buffer>('sites-page').set(`${user.id} 50`, body, { tags: [membershipsTag(user.id), workspaceSitesTag(user.workspaceId)], size: bufferCost(body) + compressedCopiesCost(body), epoch: cache.epoch });
 }
 
 const NO_WORKSPACE_MISSING_A_SECOND_FACTOR: ReadonlySet<string> = new Set();

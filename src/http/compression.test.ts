@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { brotliDecompressSync, gunzipSync, gzipSync } from 'node:zlib';
 import { buildTestApp, createSite, type SignedUpUser, signUp, type TestApp } from '../../test/helpers.js';
-import { compressedCopy, preferredEncoding } from './compression.js';
+import { compressedCopiesCost, compressedCopy, preferredEncoding } from './compression.js';
 
 // Runs once, on SQLite: it compares the bytes of answers with and without Accept-Encoding; no query shapes them.
 
@@ -253,5 +254,16 @@ describe('compressed copies', () => {
     const other = Buffer.from(body);
     assert.notEqual(compressedCopy('gzip', other), gzip);
     assert.deepEqual(gunzipSync(compressedCopy('gzip', other)), body);
+  });
+
+  test('a copy holds only its own bytes, and a kept body is counted with room for both', () => {
+    const body = Buffer.from(JSON.stringify({ sites: Array.from({ length: 50 }, (_, index) => ({ id: randomUUID(), name: `Help centre ${index}` })) }));
+    for (const encoding of ['gzip', 'br'] as const) {
+      const copy = compressedCopy(encoding, body);
+      // zlib hands out a view of its 16 KiB output chunk; a cached body would keep the chunk alive.
+      assert.equal(copy.buffer.byteLength, copy.length, `${encoding}: a buffer of its own`);
+    }
+    assert.ok(compressedCopiesCost(body) >= compressedCopy('gzip', body).length + compressedCopy('br', body).length);
+    assert.equal(compressedCopiesCost(Buffer.from('{"small":true}')), 0, 'a body under the threshold is never compressed');
   });
 });

@@ -2,6 +2,7 @@ import { negotiate } from '@fastify/accept-negotiator';
 import compress from '@fastify/compress';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
+import { BUFFER_OBJECT_BYTES, ownBuffer } from '../cache/cache.js';
 import type { App } from './types.js';
 
 /** Smaller answers go as they are: compressing them saves less than a packet and costs time. */
@@ -50,12 +51,26 @@ function compressBuffer(encoding: ContentEncoding, body: Buffer): Buffer {
  */
 const compressedCopies = new WeakMap<Buffer, Partial<Record<ContentEncoding, Buffer>>>();
 
+/** The WeakMap's entry and the object holding a body's copies (bench/cache-memory.ts). */
+const COPIES_OBJECT_BYTES = 150;
+
+/**
+ * What compressedCopy may keep beside `body` for as long as the body lives, for a cache that keeps
+ * the body: a copy per coding, each counted at half the body (JSON compresses to a quarter or
+ * less), and their objects. A body under the threshold is never compressed.
+ */
+export function compressedCopiesCost(body: Buffer): number {
+  return body.length < COMPRESSION_THRESHOLD_BYTES ? 0 : COPIES_OBJECT_BYTES + ENCODINGS.length * (BUFFER_OBJECT_BYTES + Math.ceil(body.length / 2));
+}
+
 /** `body` in `encoding`: compressed once per body and coding (compressedCopies). */
 export function compressedCopy(encoding: ContentEncoding, body: Buffer): Buffer {
   let copies = compressedCopies.get(body);
   const held = copies?.[encoding];
   if (held !== undefined) return held;
-  const copy = compressBuffer(encoding, body);
+  // zlib's result is a view of its 16 KiB output chunk: kept as it is, a 300-byte copy would hold
+  // the whole chunk for as long as the cache holds the body.
+  const copy = ownBuffer(compressBuffer(encoding, body));
   if (copies === undefined) {
     copies = {};
     compressedCopies.set(body, copies);

@@ -1,4 +1,5 @@
 import { bufferCost, type Cache, type CacheNamespace } from '../cache/cache.js';
+import { compressedCopiesCost } from '../http/compression.js';
 import { membershipsTag, workspaceSitesTag } from '../memberships/changes.js';
 import { assertTwoFactorMet } from '../memberships/permissions.js';
 import type { SiteListFields } from './contract.js';
@@ -27,9 +28,14 @@ export interface SiteAnswer {
 /** A kept site answer's object and its workspace id's string, besides its body (bench/cache-memory.ts). */
 const ANSWER_OBJECT_BYTES = 100;
 
+/** What a kept body costs the cache: its bytes, and the compressed copies its answers make of it. */
+function servedBodyCost(body: Buffer): number {
+  return bufferCost(body) + compressedCopiesCost(body);
+}
+
 /** What a kept site answer costs the cache (StoreOptions.size). */
 export function siteAnswerCost(answer: SiteAnswer): number {
-  return ANSWER_OBJECT_BYTES + bufferCost(answer.body);
+  return ANSWER_OBJECT_BYTES + servedBodyCost(answer.body);
 }
 
 /**
@@ -69,7 +75,7 @@ export class SiteReads {
     const tags = await this.#listTags(caller, workspaceId);
     const page = await this.sites.list(caller, workspaceId, limit, cursor);
     const body = encodeSiteList(page.sites, page.nextCursor);
-    this.#pages.set(key, body, { tags, size: bufferCost(body), epoch });
+    this.#pages.set(key, body, { tags, size: servedBodyCost(body), epoch });
     return body;
   }
 
@@ -96,7 +102,7 @@ export class SiteReads {
     const epoch = this.cache.epoch;
     const tags = await this.#listTags(caller, request.workspaceId);
     const body = await this.#readList(caller, request);
-    this.#lists.set(key, body, { tags, size: bufferCost(body), epoch });
+    this.#lists.set(key, body, { tags, size: servedBodyCost(body), epoch });
     return body;
   }
 
