@@ -157,6 +157,7 @@ test('npm run bench -- --quick prints one table with every measure of every scen
     assert.match(rows.find((row) => row.scenario === 'public-304')?.verdict ?? '', /^CPU ≥ 0\.80 (met|MISSED), p99 ≤ 1\.5× (met|MISSED)$/);
     assert.match(finished.stdout, /sqlite: RSS of each app process after the mixed load \(\d+ s, default cache\): \d+\.\d MB, target < 200 MB: (met|MISSED)/);
     assert.match(finished.stdout, /sqlite: cache fill: CACHE_MB=1, \d+ distinct reads answering \d+\.\d MB; RSS [\d.]+ → [\d.]+ MB, growth -?[\d.]+ MB, target ≤ 1\.3 MB/);
+    assert.match(finished.stdout, /sqlite: cache fill, where the growth is: V8 heap taken [+-][\d.]+ MB \(used [+-][\d.]+\), buffers and other external memory [+-][\d.]+ MB, the rest \(SQLite's page caches, malloc's slack, code\) [+-][\d.]+ MB/);
     assert.match(finished.stdout, new RegExp(`sqlite: usage counting: the public ceiling takes ${FIGURE} µs a request without the app's usage counter and ${FIGURE} µs with it .*: counting costs -?${FIGURE} µs a public request`));
     assert.match(finished.stdout, /sqlite: 200 of 200 event streams open on streams app \(sqlite\) \(0 failed\): RSS [\d.]+ → [\d.]+ MB .*, 0 missed/);
 

@@ -51,6 +51,8 @@ export interface MixedFigures {
 }
 
 /** An app process of its own whose cache is filled: its RSS before and after. */
+const signed = (value: number): string => `${value >= 0 ? '+' : ''}${value.toFixed(1)}`;
+
 export interface CacheFillFigures {
   cacheMb: number;
   /** Distinct answers read to fill it: the bodies' total, MiB (more than CACHE_MB fills it). */
@@ -58,6 +60,15 @@ export interface CacheFillFigures {
   requests: number;
   rssBeforeMb: number;
   rssAfterMb: number;
+  /** The V8 heap and the memory outside it that V8 knows of (buffers), before and after, MiB. */
+  partsBefore: MemoryParts;
+  partsAfter: MemoryParts;
+}
+
+export interface MemoryParts {
+  heapTotalMb: number;
+  heapUsedMb: number;
+  externalMb: number;
 }
 
 /** The public ceiling without, then with, the app's usage counter, alternated at the public rate. */
@@ -330,6 +341,12 @@ export function formatSummary(outcome: DatabaseOutcome, logLevel: string): strin
     lines.push(
       `${label}: cache fill: CACHE_MB=${fill.cacheMb}, ${fill.requests} distinct reads answering ${fill.answeredMb.toFixed(1)} MB; RSS ${fill.rssBeforeMb.toFixed(1)} → ${fill.rssAfterMb.toFixed(1)} MB, ` +
         `growth ${(fill.rssAfterMb - fill.rssBeforeMb).toFixed(1)} MB, target ≤ ${(CACHE_GROWTH_FACTOR * fill.cacheMb).toFixed(1)} MB (${CACHE_GROWTH_FACTOR} × CACHE_MB)`,
+    );
+    const grew = (part: keyof MemoryParts) => fill.partsAfter[part] - fill.partsBefore[part];
+    const heapTaken = grew('heapTotalMb');
+    lines.push(
+      `${label}: cache fill, where the growth is: V8 heap taken ${signed(heapTaken)} MB (used ${signed(grew('heapUsedMb'))}), buffers and other external memory ${signed(grew('externalMb'))} MB, ` +
+        `the rest (SQLite's page caches, malloc's slack, code) ${signed(fill.rssAfterMb - fill.rssBeforeMb - heapTaken - grew('externalMb'))} MB`,
     );
   }
   if (mixed !== undefined) {

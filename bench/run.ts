@@ -28,6 +28,7 @@ import {
   formatSummary,
   formatTable,
   median,
+  type MemoryParts,
   type MixedFigures,
   type PairedRun,
   type ScenarioOutcome,
@@ -255,6 +256,15 @@ async function cacheCounts(apps: readonly AppProcess[]): Promise<CacheCounts> {
     counts.misses += counterValue(text, 'siteward_cache_misses_total');
   }
   return counts;
+}
+
+/** Where an app process's memory is, from its metrics (prom-client's process figures), in MiB. */
+async function memoryParts(app: AppProcess): Promise<MemoryParts> {
+  const response = await fetch(app.metricsUrl);
+  const text = await response.text();
+  if (!response.ok) throw new Error(`${app.name}: metrics answered ${response.status}`);
+  const mib = (name: string) => counterValue(text, name) / 1024 / 1024;
+  return { heapTotalMb: mib('nodejs_heap_size_total_bytes'), heapUsedMb: mib('nodejs_heap_size_used_bytes'), externalMb: mib('nodejs_external_memory_bytes') };
 }
 
 function counterValue(metrics: string, name: string): number {
@@ -533,10 +543,12 @@ async function measureCacheFill(settings: AppSettings, options: BenchOptions, sc
     );
     await waitUntilIdle([app.pid]);
     const rssBeforeMb = readMemory(app.pid).rssMb;
+    const partsBefore = await memoryParts(app);
     const answeredBytes = await askEachOnce([app], reads);
     await waitUntilIdle([app.pid]);
     app.assertAlive();
-    return { cacheMb: options.cacheMb, answeredMb: answeredBytes / 1024 / 1024, requests: reads.length, rssBeforeMb, rssAfterMb: readMemory(app.pid).rssMb };
+    const rssAfterMb = readMemory(app.pid).rssMb;
+    return { cacheMb: options.cacheMb, answeredMb: answeredBytes / 1024 / 1024, requests: reads.length, rssBeforeMb, rssAfterMb, partsBefore, partsAfter: await memoryParts(app) };
   } finally {
     await app.stop();
   }

@@ -46,12 +46,17 @@ export class UsageService {
     const count = (to - (to % unit) - first) / unit + 1;
     const firstIso = new Date(first).toISOString();
     const endIso = new Date(first + count * unit).toISOString();
-    const [rows, origins, live] = await Promise.all([
-      usageSeries(this.deps.db, siteId, granularity, firstIso, endIso),
-      usageOrigins(this.deps.db, siteId, granularity, firstIso, endIso, ORIGINS_SHOWN),
-      liveStreams(this.deps.db, [siteId], new Date(now - LIVE_REPORT_MAX_AGE_MS).toISOString()),
-    ]);
-    return { series: seriesToJson(rows, first, count, unit), origins, live_streams: live.get(siteId) ?? 0 };
+    // One snapshot: a server writes its loads and their origins in one transaction, and read in
+    // statements of their own on PostgreSQL, the series could show a write whose origins it misses.
+    return this.deps.db
+      .transaction()
+      .setIsolationLevel('repeatable read')
+      .execute(async (trx) => {
+        const rows = await usageSeries(trx, siteId, granularity, firstIso, endIso);
+        const origins = await usageOrigins(trx, siteId, granularity, firstIso, endIso, ORIGINS_SHOWN);
+        const live = await liveStreams(trx, [siteId], new Date(now - LIVE_REPORT_MAX_AGE_MS).toISOString());
+        return { series: seriesToJson(rows, first, count, unit), origins, live_streams: live.get(siteId) ?? 0 };
+      });
   }
 
   /** Every live site of these workspaces (their membership checked by the caller): loads of the last day and week, by day too, last load, visitors now. */
