@@ -26,7 +26,7 @@ import { bufferCost, Cache, ownBuffer } from '../src/cache/cache.js';
 import { changeTag, NO_CHANGE_FEED } from '../src/cache/change-feed.js';
 import { PublicAnswers } from '../src/delivery/answers.js';
 import { PublicDocument } from '../src/delivery/document.js';
-import { compressedCopiesCost, compressedCopy } from '../src/http/compression.js';
+import { chargeCopiesTo, compressedCopy, copyChargeCost } from '../src/http/compression.js';
 import { responseHeaders } from '../src/http/security-headers.js';
 import { membershipsTag, workspaceSitesTag } from '../src/memberships/changes.js';
 import type { WorkspaceRole } from '../src/memberships/contract.js';
@@ -61,10 +61,9 @@ function ownBytes(length: number): Buffer {
 }
 
 /** The compressed copies a browser's request makes of a kept body (it accepts both codings). */
-function servedToBrowsers(body: Buffer): Buffer {
+function servedToBrowsers(body: Buffer): void {
   compressedCopy('br', body);
   compressedCopy('gzip', body);
-  return body;
 }
 
 const SETTINGS = JSON.stringify({ title: 'Help', position: 'bottom-right', greeting: 'Hello! How can we help you today?', links: ['https://example.com/a', 'https://example.com/b'] });
@@ -85,13 +84,21 @@ function newUser(): User {
 }
 
 function storeSite(cache: Cache, user: User, siteId: string): void {
-  const answer: SiteAnswer = { version: 3, body: servedToBrowsers(ownBytes(1230)), workspaceId: user.workspaceId };
-  cache.namespace<SiteAnswer>('site').set(`${user.id} ${siteId}`, answer, { tags: [siteTag(siteId), membershipsTag(user.id)], size: siteAnswerCost(answer), epoch: cache.epoch });
+  const answer: SiteAnswer = { version: 3, body: ownBytes(1230), workspaceId: user.workspaceId };
+  const sites = cache.namespace<SiteAnswer>('site');
+  const key = `${user.id} ${siteId}`;
+  sites.set(key, answer, { tags: [siteTag(siteId), membershipsTag(user.id)], size: siteAnswerCost(answer), epoch: cache.epoch });
+  chargeCopiesTo(answer.body, (bytes) => sites.grow(key, answer, bytes));
+  servedToBrowsers(answer.body);
 }
 
 function storePage(cache: Cache, user: User): void {
-  const body = servedToBrowsers(ownBytes(3690));
-  cache.namespace<Buffer>('sites-page').set(`${user.id} 50`, body, { tags: [membershipsTag(user.id), workspaceSitesTag(user.workspaceId)], size: bufferCost(body) + compressedCopiesCost(body), epoch: cache.epoch });
+  const body = ownBytes(3690);
+  const pages = cache.namespace<Buffer>('sites-page');
+  const key = `${user.id} 50`;
+  pages.set(key, body, { tags: [membershipsTag(user.id), workspaceSitesTag(user.workspaceId)], size: bufferCost(body) + copyChargeCost(body), epoch: cache.epoch });
+  chargeCopiesTo(body, (bytes) => pages.grow(key, body, bytes));
+  servedToBrowsers(body);
 }
 
 const NO_WORKSPACE_MISSING_A_SECOND_FACTOR: ReadonlySet<string> = new Set();

@@ -128,6 +128,43 @@ test('memory stays within the bound: the entries used longest ago go first, and 
   assert.equal(cache.bytes, 0);
 });
 
+test('an entry grown after it was stored is counted at its new size, keeps its tags and expiry, and pushes older entries out', () => {
+  const value = 'x'.repeat(1000);
+  const each = entryCost('key 0', [user('u0')], value.length);
+  const cache = new Cache({ feed: new ManualFeed(), maxBytes: 4 * each });
+  for (let i = 0; i < 4; i++) store(cache, `key ${i}`, value, [user(`u${i}`)]);
+  assert.equal(cache.size, 4);
+  cache.grow('key 1', value, 2 * each);
+  assert.equal(cache.bytes, 4 * each, 'the two used longest ago made room for it');
+  assert.equal(cache.get('key 0'), undefined);
+  assert.equal(cache.get('key 2'), undefined);
+  assert.equal(cache.get('key 1'), value);
+  // Still under its tag: a change to its row drops it, and the index empties.
+  cache.invalidate([user('u1')]);
+  assert.equal(cache.get('key 1'), undefined);
+  assert.equal(cache.bytes, each);
+  // A key that now holds another value, or none, is not grown.
+  store(cache, 'key 5', 'other', [user('u5')]);
+  const before = cache.bytes;
+  cache.grow('key 5', value, 100);
+  cache.grow('absent', value, 100);
+  assert.equal(cache.bytes, before);
+  // Grown past the whole bound, it goes.
+  cache.grow('key 3', value, 10 * each);
+  assert.equal(cache.get('key 3'), undefined);
+});
+
+test('a grown entry still expires when it would have', () => {
+  let now = 1_000_000;
+  const cache = new Cache({ feed: new ManualFeed(), maxBytes: 1024 * 1024, time: { now: () => now } });
+  store(cache, 'key', 'value', [user('u1')]);
+  now += CACHE_TTL_MS / 2;
+  cache.grow('key', 'value', 100);
+  assert.equal(cache.get('key'), 'value');
+  now += CACHE_TTL_MS / 2 + 1;
+  assert.equal(cache.get('key'), undefined);
+});
+
 test('a replaced entry leaves the index under the tags it no longer has', () => {
   const cache = new Cache({ feed: new ManualFeed(), maxBytes: 1024 * 1024 });
   store(cache, 'key', 'old', [user('u1')]);

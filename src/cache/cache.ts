@@ -217,6 +217,26 @@ export class Cache {
     }
   }
 
+  /**
+   * Counts `bytes` more for the entry under `key` while it still holds `value`: memory the value
+   * came to hold after it was stored (an answer's compressed copies, made when a client first
+   * asks for them). The entry becomes the most recent, and others may be pushed out for it.
+   */
+  grow(key: string, value: unknown, bytes: number): void {
+    const entries = this.#entries;
+    const entry = entries?.peek(key);
+    if (entries === undefined || entry === undefined || entry.value !== value) return;
+    const size = (entries.info(key)?.size ?? 0) + bytes;
+    const ttl = entries.getRemainingTTL(key);
+    if (size > entries.maxSize) {
+      entries.delete(key);
+      return;
+    }
+    // lru-cache takes a new size only with a new value: the same entry, in an object of its own.
+    // Not disposed: its key and tags stay in the index as they were.
+    entries.set(key, { value, tags: entry.tags }, { size, ttl: Number.isFinite(ttl) ? ttl : 0, noDisposeOnSet: true });
+  }
+
   /** The values held under keys that start with `prefix`, in no particular order. */
   *valuesUnder(prefix: string): Generator<unknown, void, undefined> {
     if (this.#entries === undefined) return;
@@ -280,6 +300,10 @@ export class CacheNamespace<Value> {
 
   set(key: string, value: Value, options: StoreOptions): void {
     this.cache.set(this.prefix + key, value, options);
+  }
+
+  grow(key: string, value: Value, bytes: number): void {
+    this.cache.grow(this.prefix + key, value, bytes);
   }
 
   /** Every value held in this namespace (a value kept under two keys comes twice). */

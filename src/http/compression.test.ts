@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { brotliDecompressSync, gunzipSync, gzipSync } from 'node:zlib';
 import { buildTestApp, createSite, type SignedUpUser, signUp, type TestApp } from '../../test/helpers.js';
-import { compressedCopiesCost, compressedCopy, preferredEncoding } from './compression.js';
+import { chargeCopiesTo, compressedCopy, copyChargeCost, preferredEncoding } from './compression.js';
 
 // Runs once, on SQLite: it compares the bytes of answers with and without Accept-Encoding; no query shapes them.
 
@@ -256,14 +256,22 @@ describe('compressed copies', () => {
     assert.deepEqual(gunzipSync(compressedCopy('gzip', other)), body);
   });
 
-  test('a copy holds only its own bytes, and a kept body is counted with room for both', () => {
+  test('a copy holds only its own bytes, and whoever keeps the body is charged for each copy as it is made', () => {
     const body = Buffer.from(JSON.stringify({ sites: Array.from({ length: 50 }, (_, index) => ({ id: randomUUID(), name: `Help centre ${index}` })) }));
+    const charged: number[] = [];
+    chargeCopiesTo(body, (bytes) => charged.push(bytes));
     for (const encoding of ['gzip', 'br'] as const) {
       const copy = compressedCopy(encoding, body);
       // zlib hands out a view of its 16 KiB output chunk; a cached body would keep the chunk alive.
       assert.equal(copy.buffer.byteLength, copy.length, `${encoding}: a buffer of its own`);
     }
-    assert.ok(compressedCopiesCost(body) >= compressedCopy('gzip', body).length + compressedCopy('br', body).length);
-    assert.equal(compressedCopiesCost(Buffer.from('{"small":true}')), 0, 'a body under the threshold is never compressed');
+    assert.equal(charged.length, 2, 'one charge per coding');
+    assert.ok(charged[0] !== undefined && charged[0] > compressedCopy('gzip', body).length);
+    assert.ok(charged[1] !== undefined && charged[1] > compressedCopy('br', body).length);
+    compressedCopy('br', body);
+    assert.equal(charged.length, 2, 'a copy made once is charged once');
+    const small = Buffer.from('{"small":true}');
+    assert.equal(copyChargeCost(small), 0, 'a body under the threshold is never compressed, so nothing is watched');
+    assert.ok(copyChargeCost(body) > 0);
   });
 });

@@ -54,14 +54,23 @@ const compressedCopies = new WeakMap<Buffer, Partial<Record<ContentEncoding, Buf
 /** The WeakMap's entry and the object holding a body's copies (bench/cache-memory.ts). */
 const COPIES_OBJECT_BYTES = 150;
 
+/** Who is told of each copy made of a body: the cache entry that keeps it (chargeCopiesTo). */
+const copyCharges = new WeakMap<Buffer, (bytes: number) => void>();
+
 /**
- * What compressedCopy may keep beside `body` for as long as the body lives, for a cache that keeps
- * the body: a copy per coding, each counted at half the body (JSON compresses to a quarter or
- * less), and their objects. A body under the threshold is never compressed.
+ * From now on, each compressed copy made of `body` tells `charge` what it holds, so that a cache
+ * keeping the body counts its copies in its bound once they exist: an API client that sends no
+ * Accept-Encoding never makes one, a browser makes one per coding it is answered in.
  */
-export function compressedCopiesCost(body: Buffer): number {
-  return body.length < COMPRESSION_THRESHOLD_BYTES ? 0 : COPIES_OBJECT_BYTES + ENCODINGS.length * (BUFFER_OBJECT_BYTES + Math.ceil(body.length / 2));
+export function chargeCopiesTo(body: Buffer, charge: (bytes: number) => void): void {
+  if (body.length >= COMPRESSION_THRESHOLD_BYTES) copyCharges.set(body, charge);
 }
+
+/** What chargeCopiesTo's own record holds for a body (its closure and WeakMap entry), charged with the body. */
+export function copyChargeCost(body: Buffer): number {
+  return body.length >= COMPRESSION_THRESHOLD_BYTES ? COPY_CHARGE_BYTES : 0;
+}
+const COPY_CHARGE_BYTES = 200;
 
 /** `body` in `encoding`: compressed once per body and coding (compressedCopies). */
 export function compressedCopy(encoding: ContentEncoding, body: Buffer): Buffer {
@@ -76,6 +85,7 @@ export function compressedCopy(encoding: ContentEncoding, body: Buffer): Buffer 
     compressedCopies.set(body, copies);
   }
   copies[encoding] = copy;
+  copyCharges.get(body)?.(BUFFER_OBJECT_BYTES + copy.length + (Object.keys(copies).length === 1 ? COPIES_OBJECT_BYTES : 0));
   return copy;
 }
 

@@ -1,5 +1,5 @@
 import { bufferCost, type Cache, type CacheNamespace } from '../cache/cache.js';
-import { compressedCopiesCost } from '../http/compression.js';
+import { chargeCopiesTo, copyChargeCost } from '../http/compression.js';
 import { membershipsTag, workspaceSitesTag } from '../memberships/changes.js';
 import { assertTwoFactorMet } from '../memberships/permissions.js';
 import type { SiteListFields } from './contract.js';
@@ -28,9 +28,9 @@ export interface SiteAnswer {
 /** A kept site answer's object and its workspace id's string, besides its body (bench/cache-memory.ts). */
 const ANSWER_OBJECT_BYTES = 100;
 
-/** What a kept body costs the cache: its bytes, and the compressed copies its answers make of it. */
+/** What a kept body costs the cache when stored; its compressed copies are charged as they are made (chargeCopiesTo). */
 function servedBodyCost(body: Buffer): number {
-  return bufferCost(body) + compressedCopiesCost(body);
+  return bufferCost(body) + copyChargeCost(body);
 }
 
 /** What a kept site answer costs the cache (StoreOptions.size). */
@@ -76,6 +76,7 @@ export class SiteReads {
     const page = await this.sites.list(caller, workspaceId, limit, cursor);
     const body = encodeSiteList(page.sites, page.nextCursor);
     this.#pages.set(key, body, { tags, size: servedBodyCost(body), epoch });
+    chargeCopiesTo(body, (bytes) => this.#pages.grow(key, body, bytes));
     return body;
   }
 
@@ -103,6 +104,7 @@ export class SiteReads {
     const tags = await this.#listTags(caller, request.workspaceId);
     const body = await this.#readList(caller, request);
     this.#lists.set(key, body, { tags, size: servedBodyCost(body), epoch });
+    chargeCopiesTo(body, (bytes) => this.#lists.grow(key, body, bytes));
     return body;
   }
 
@@ -125,6 +127,7 @@ export class SiteReads {
     const row = await this.sites.get(caller, id);
     const answer: SiteAnswer = { version: row.version, body: encodeSiteEnvelope(row), workspaceId: row.workspace_id };
     this.#sites.set(key, answer, { tags: [siteTag(id), membershipsTag(caller.userId)], size: siteAnswerCost(answer), epoch });
+    chargeCopiesTo(answer.body, (bytes) => this.#sites.grow(key, answer, bytes));
     return answer;
   }
 }
