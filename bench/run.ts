@@ -516,6 +516,9 @@ async function measureMixed(apps: readonly ServerProcess[], scenario: Scenario, 
   return { run, appRssMb, settledRssMb: appMemory(apps) };
 }
 
+/** What Chromium sends. */
+const BROWSER_ACCEPT_ENCODING = 'gzip, deflate, br, zstd';
+
 /**
  * DESIGN: CACHE_MB bounds what the cache really holds. An app process of its own, with CACHE_MB
  * set, first answers as many requests as the fill will, cycling over a few of each kind (so the
@@ -523,9 +526,6 @@ async function measureMixed(apps: readonly ServerProcess[], scenario: Scenario, 
  * distinct read of the scenarios once: more answers than CACHE_MB holds, so the cache ends full.
  * The RSS growth between the two is then the cache's.
  */
-/** What Chromium sends. */
-const BROWSER_ACCEPT_ENCODING = 'gzip, deflate, br, zstd';
-
 async function measureCacheFill(settings: AppSettings, options: BenchOptions, scenarios: readonly Scenario[]): Promise<CacheFillFigures> {
   // One request per row read: the 304s read the rows the 200s read. Asked as a browser asks, so
   // that the compressed copies its answers keep beside each body are in what is measured.
