@@ -90,6 +90,13 @@ export interface TestAppOptions {
   usage?: AppOptions['usage'];
 }
 
+/**
+ * A test's mailer gives up within milliseconds: with the production delays (2, 10 and 60 s), a
+ * message still pending when the test stopped its SMTP server kept the test file's process alive
+ * for over a minute of retries, holding one of the runner's places while doing nothing.
+ */
+export const TEST_MAIL_RETRY_DELAYS_MS = [20, 20];
+
 /** Cheap argon2id parameters: the tests exercise the flow, not the hash's cost. */
 export const TEST_PASSWORD_HASHING = { memoryCost: 1024, timeCost: 1 };
 
@@ -182,7 +189,7 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
     },
   });
   const loggers = createLoggers(config.logLevel, logStream);
-  const mailer = mailerFor(config, loggers.app, { retryDelaysMs: options.mailRetryDelaysMs ?? [20, 20] });
+  const mailer = mailerFor(config, loggers.app, { retryDelaysMs: options.mailRetryDelaysMs ?? TEST_MAIL_RETRY_DELAYS_MS });
   const cache = new Cache({ feed: config.cacheBytes > 0 ? database.openChangeFeed(loggers.app) : NO_CHANGE_FEED, maxBytes: config.cacheBytes });
   const app = await buildApp({
     config,

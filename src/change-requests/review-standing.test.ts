@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, test } from 'node:test';
-import { buildTestAppWithMail, createAccessToken, enableTotp, signUp, type SignedUpUser, type TestApp } from '../../test/helpers.js';
+import { buildTestAppWithMail, createAccessToken, enableTotp, type SignedUpUser, signUp, TEST_MAIL_RETRY_DELAYS_MS, type TestApp } from '../../test/helpers.js';
 import { assertProblem, type HttpClient, listenOnLoopback } from '../../test/http.js';
 import type { TestSmtpServer } from '../../test/smtp.js';
 import { AdminService } from '../admin/service.js';
@@ -38,7 +38,7 @@ function scheduler(): ScheduledChanges {
   const secrets = new SecretBox(t.config.encryptionKey);
   const deps = { db: t.database.db, dialect: t.database.dialect, clock: t.clock, secrets, cache: t.cache };
   const sites = new SiteService(deps);
-  const mailer = new Mailer(new SmtpTransport(smtp.url), t.config.mailFrom, t.app.log);
+  const mailer = new Mailer(new SmtpTransport(smtp.url), t.config.mailFrom, t.app.log, { retryDelaysMs: TEST_MAIL_RETRY_DELAYS_MS });
   const changeRequests = new ChangeRequestService({ ...deps, sites, mailer, publicUrl: t.config.publicUrl });
   return new ScheduledChanges({ db: t.database.db, dialect: t.database.dialect, clock: t.clock, changeRequests, onError: (error) => assert.fail(String(error)) });
 }

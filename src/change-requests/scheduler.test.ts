@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, test } from 'node:test';
 import { until } from '../../test/wait.js';
-import { buildTestAppWithMail, createSite, signUp, type SignedUpUser, type TestApp } from '../../test/helpers.js';
+import { buildTestAppWithMail, createSite, type SignedUpUser, signUp, TEST_MAIL_RETRY_DELAYS_MS, type TestApp } from '../../test/helpers.js';
 import type { TestSmtpServer } from '../../test/smtp.js';
 import { Mailer, SmtpTransport } from '../mail/mailer.js';
 import { SecretBox } from '../lib/crypto.js';
@@ -26,7 +26,7 @@ function scheduler(options: Partial<ScheduledChangesOptions> = {}, service: type
   const secrets = new SecretBox(t.config.encryptionKey);
   const deps = { db: t.database.db, dialect: t.database.dialect, clock: t.clock, secrets, cache: t.cache };
   const sites = new SiteService(deps);
-  const mailer = new Mailer(new SmtpTransport(smtp.url), t.config.mailFrom, t.app.log);
+  const mailer = new Mailer(new SmtpTransport(smtp.url), t.config.mailFrom, t.app.log, { retryDelaysMs: TEST_MAIL_RETRY_DELAYS_MS });
   const changeRequests = new service({ ...deps, sites, mailer, publicUrl: t.config.publicUrl });
   return new ScheduledChanges({ db: t.database.db, dialect: t.database.dialect, clock: t.clock, changeRequests, onError: (error) => assert.fail(String(error)) }, options);
 }
