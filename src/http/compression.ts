@@ -66,11 +66,13 @@ export function chargeCopiesTo(body: Buffer, charge: (bytes: number) => void): v
   if (body.length >= COMPRESSION_THRESHOLD_BYTES) copyCharges.set(body, charge);
 }
 
-/** What chargeCopiesTo's own record holds for a body (its closure and WeakMap entry), charged with the body. */
+/** What chargeCopiesTo's own record holds for a body: its closure and WeakMap entry. */
+const COPY_CHARGE_BYTES = 200;
+
+/** What chargeCopiesTo's record costs, counted with the body when it is stored. */
 export function copyChargeCost(body: Buffer): number {
   return body.length >= COMPRESSION_THRESHOLD_BYTES ? COPY_CHARGE_BYTES : 0;
 }
-const COPY_CHARGE_BYTES = 200;
 
 /** `body` in `encoding`: compressed once per body and coding (compressedCopies). */
 export function compressedCopy(encoding: ContentEncoding, body: Buffer): Buffer {
