@@ -14,7 +14,10 @@ export default async function* fileTimes(source) {
   const inTests = new Map();
   for await (const event of source) {
     if (event.type !== 'test:complete' || event.data.nesting !== 0 || event.data.file === undefined) continue;
-    const file = path.relative(process.cwd(), event.data.file);
+    // With --enable-source-maps a test's own events name its TypeScript source; the file's, the
+    // compiled file the runner started.
+    const relative = path.relative(process.cwd(), event.data.file);
+    const file = relative.endsWith('.ts') ? path.join('dist', relative.replace(/\.ts$/, '.js')) : relative;
     const duration = (event.data.details?.duration_ms ?? 0) / 1000;
     // Each file is a test of its own, named by its path, completed when its process has ended;
     // its own top-level tests and suites come at the same nesting, before it.
