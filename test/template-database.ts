@@ -1,7 +1,7 @@
-// A test's database starts as a copy of one migrated once: migrating from nothing took about 40 ms
-// of each SQLite test and 320 ms of each PostgreSQL one (CREATE DATABASE, then 25 migrations),
-// where a copy takes about 1 ms and 25 ms. The migrations themselves still run, once per process
-// on SQLite and once per schema on the PostgreSQL server, and their own tests migrate from nothing.
+// A test's database starts as a copy of one migrated once: a copy costs a small part of migrating
+// from nothing (docs/performance.md, "The test suite"). The migrations themselves still run, once
+// per process on SQLite and once per schema on the PostgreSQL server, and their own tests migrate
+// from nothing.
 import { createHash, randomBytes } from 'node:crypto';
 import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -63,7 +63,7 @@ function postgresTemplate(adminUrl: string): Promise<{ name: string; strategy: s
       await admin.connect();
       try {
         // FILE_COPY copies the template's files at once; PostgreSQL 15's default, WAL_LOG, writes
-        // every page to the WAL and took three times as long. Older servers know only the copy.
+        // every page to the WAL and was slower (docs/performance.md). Older servers know only the copy.
         const version = await admin.query<{ server_version_num: string }>('show server_version_num');
         const strategy = Number(version.rows[0]?.server_version_num) >= 150_000 ? ' strategy file_copy' : '';
         await admin.query('select pg_advisory_lock($1)', [TEMPLATE_LOCK]);

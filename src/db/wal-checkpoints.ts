@@ -18,9 +18,9 @@ export const WRITER_WAL_AUTOCHECKPOINT_PAGES = 10_000;
 export const WAL_CHECKPOINT_INTERVAL_MS = 250;
 
 /**
- * The WAL's size at which the thread starts. Until then nothing needs checkpointing, and a
- * thread costs about 70 ms of CPU to start (its own V8 and SQLite): a CLI command, a quiet
- * install or a test never pays it, while a server taking writes passes this within seconds.
+ * The WAL's size at which the thread starts. Until then nothing needs checkpointing, and starting a
+ * thread (its own V8 and SQLite) costs CPU (docs/performance.md, "The test suite"): a CLI command,
+ * a quiet install or a test never pays it, while a server taking writes passes this within seconds.
  */
 export const WAL_BYTES_BEFORE_THREAD = 1024 * 1024;
 
