@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
+import { dropPostgresDatabase } from '../test/template-database.js';
 
 export interface TemporaryDatabase {
   url: string;
@@ -46,13 +47,7 @@ export async function createTemporaryDatabase(adminUrl: string): Promise<Tempora
     backendPids: () => pids('select pid from pg_stat_activity where datname = $1'),
     drop: async () => {
       await monitor?.end();
-      const client = new pg.Client({ connectionString: adminUrl });
-      await client.connect();
-      try {
-        await client.query(`drop database if exists ${name} with (force)`);
-      } finally {
-        await client.end();
-      }
+      await dropPostgresDatabase(adminUrl, name);
     },
   };
 }

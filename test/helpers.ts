@@ -4,7 +4,6 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import { sql } from 'kysely';
-import pg from 'pg';
 import { type AppOptions, buildApp } from '../src/app.js';
 import { type Config, loadConfig } from '../src/config.js';
 import { type DatabaseHandle, openDatabase } from '../src/db/connect.js';
@@ -22,7 +21,7 @@ import { UserService } from '../src/users/service.js';
 import type { WorkspaceRole } from '../src/memberships/contract.js';
 import { WorkspaceService } from '../src/workspaces/service.js';
 import { totp } from './rfc6238.js';
-import { copyMigratedSqlite, createMigratedPostgresDatabase, dropPostgresDatabase } from './template-database.js';
+import { copyMigratedSqlite, createMigratedPostgresDatabase } from './template-database.js';
 import { linkIn, startSmtpServer, type TestSmtpServer, verificationLinkIn, verificationMailTo } from './smtp.js';
 import { until } from './wait.js';
 
@@ -100,21 +99,9 @@ export const TEST_MAIL_RETRY_DELAYS_MS = [20, 20];
 /** Cheap argon2id parameters: the tests exercise the flow, not the hash's cost. */
 export const TEST_PASSWORD_HASHING = { memoryCost: 1024, timeCost: 1 };
 
-/**
- * An empty PostgreSQL database of its own for one test, created from TEST_DATABASE_URL (the
- * server's admin URL) and dropped on close: for tests that migrate it themselves. buildTestApp's
- * databases come migrated (test/template-database.ts).
- */
-export async function createPostgresDatabase(adminUrl: string): Promise<{ url: string; drop: () => Promise<void> }> {
-  const name = `siteward_test_${randomBytes(6).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: adminUrl });
-  await admin.connect();
-  await admin.query(`create database ${name}`);
-  await admin.end();
-  const url = new URL(adminUrl);
-  url.pathname = `/${name}`;
-  return { url: url.href, drop: () => dropPostgresDatabase(adminUrl, name) };
-}
+// An empty database for tests that migrate it themselves (TEST_DATABASE_URL is the server's admin
+// URL); buildTestApp's databases come migrated.
+export { createPostgresDatabase } from './template-database.js';
 
 export function usingPostgres(): boolean {
   return (process.env.TEST_DATABASE_URL ?? '') !== '';

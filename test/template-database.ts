@@ -97,11 +97,23 @@ function postgresTemplate(adminUrl: string): Promise<{ name: string; strategy: s
 /** A PostgreSQL database of its own for one test, at the latest migration; dropped by `drop`. */
 export async function createMigratedPostgresDatabase(adminUrl: string): Promise<{ url: string; drop: () => Promise<void> }> {
   const template = await postgresTemplate(adminUrl);
+  return createDatabase(adminUrl, ` template ${template.name}${template.strategy}`);
+}
+
+/**
+ * An empty PostgreSQL database of its own for one test, dropped by `drop`: for tests that migrate
+ * it themselves.
+ */
+export function createPostgresDatabase(adminUrl: string): Promise<{ url: string; drop: () => Promise<void> }> {
+  return createDatabase(adminUrl, '');
+}
+
+async function createDatabase(adminUrl: string, from: string): Promise<{ url: string; drop: () => Promise<void> }> {
   const name = `siteward_test_${randomBytes(6).toString('hex')}`;
   const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();
   try {
-    await admin.query(`create database ${name} template ${template.name}${template.strategy}`);
+    await admin.query(`create database ${name}${from}`);
   } finally {
     await admin.end();
   }
