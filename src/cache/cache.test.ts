@@ -69,21 +69,44 @@ test('entries expire after a minute, unless stored without expiry', () => {
   assert.equal(cache.get('public:spk_a'), undefined, 'a change still drops it');
 });
 
-test('a read that began before an invalidation may not store what it read', () => {
+test('a read that began before an invalidation of its rows may not store what it read; one of other rows does not stop it', () => {
   const cache = new Cache({ feed: new ManualFeed(), maxBytes: 1024 * 1024 });
   const before = cache.epoch;
-  // A revocation of anything at all commits while the read runs: its row may be the one read.
-  cache.invalidate([user('someone else')]);
+  // A revocation commits while the read runs: the row read may be the old one.
+  cache.invalidate([user('u1')]);
   store(cache, 'jwt u1', 'read before the revocation', [user('u1')], before);
   assert.equal(cache.get('jwt u1'), undefined);
+  assert.equal(cache.refusedStores, 1);
   const after = cache.epoch;
   store(cache, 'jwt u1', 'read after', [user('u1')], after);
   assert.equal(cache.get('jwt u1'), 'read after');
+
+  // Someone else's revocation leaves the read as it would have left the entry: kept.
+  const beforeOther = cache.epoch;
+  cache.invalidate([user('someone else'), token('t9')]);
+  store(cache, 'jwt u3', 'read before another user changed', [user('u3')], beforeOther);
+  assert.equal(cache.get('jwt u3'), 'read before another user changed');
+  assert.equal(cache.refusedStores, 1);
 
   const beforeClear = cache.epoch;
   cache.clear();
   store(cache, 'jwt u2', 'read before everything was dropped', [user('u2')], beforeClear);
   assert.equal(cache.get('jwt u2'), undefined);
+  assert.equal(cache.refusedStores, 2);
+  assert.equal(cache.clears, 1);
+});
+
+test('a read that outlives more invalidations than the cache remembers is refused, whatever it read', () => {
+  const cache = new Cache({ feed: new ManualFeed(), maxBytes: 1024 * 1024 });
+  const before = cache.epoch;
+  for (let i = 0; i < 255; i++) cache.invalidate([user(`other ${i}`)]);
+  store(cache, 'within', 'read during 255 invalidations of other rows', [user('u1')], before);
+  assert.equal(cache.get('within'), 'read during 255 invalidations of other rows');
+  const longBefore = cache.epoch;
+  for (let i = 0; i < 257; i++) cache.invalidate([user(`other ${i}`)]);
+  store(cache, 'beyond', 'read during 257', [user('u1')], longBefore);
+  assert.equal(cache.get('beyond'), undefined);
+  assert.equal(cache.refusedStores, 1);
 });
 
 test('an entry counts its value, its key and its tags at what each costs, and a buffer its objects too', () => {
@@ -108,6 +131,7 @@ test('memory stays within the bound: the entries used longest ago go first, and 
   assert.equal(cache.indexedTags, 8);
   for (let i = 17; i < 30; i++) store(cache, `key ${i}`, value, [user(`u${i}`), 'shared']);
   assert.ok(cache.bytes <= 8 * each, `${cache.bytes} bytes`);
+  assert.equal(cache.evictions, 12);
   assert.equal(cache.size, 8);
   assert.equal(cache.get('key 29'), value);
   assert.equal(cache.get('key 11'), undefined);

@@ -10,6 +10,11 @@ export const CACHE_TTL_MS = 60_000;
 
 /** How stale the time an entry's expiry is checked against may be. */
 const TTL_RESOLUTION_MS = 1000;
+/**
+ * Invalidations remembered for stores whose read began before them (Cache.set): a read that
+ * outlives this many is refused whatever it read. A few hundred bytes each.
+ */
+const REMEMBERED_INVALIDATIONS = 256;
 
 /*
  * What an entry costs besides its value, measured on Node 24 (bench/cache-memory.ts prints what a
@@ -108,8 +113,11 @@ export interface StoreOptions {
  *   writes report themselves after they commit, before their answer is sent; other processes'
  *   writes arrive through the change feed (PostgreSQL's NOTIFY from triggers; SQLite's
  *   data_version, which names no rows and so drops everything);
- * - a read that began before an invalidation may have read the old row, so it may not store what
- *   it read: `epoch` moves at every invalidation, and a store whose epoch is not current is refused;
+ * - a read that began before an invalidation of one of its rows may have read the old row, so it
+ *   may not store what it read: `epoch` moves at every invalidation, and a store whose epoch is
+ *   not current is refused when an invalidation since named one of its tags (the same test that
+ *   would have dropped it, had it been stored first), or when the cache no longer remembers
+ *   every invalidation since, or was cleared;
  * - while the feed cannot vouch for what is held (PostgreSQL's listening connection is down, or
  *   has not yet listened), nothing is answered from the cache or stored in it, and it is emptied
  *   before it is used again.
@@ -124,6 +132,10 @@ export class Cache {
   readonly #feed: ChangeFeed;
   readonly #observers = new Set<CacheObserver>();
   #epoch = 0;
+  /** The latest invalidations since the last clear, oldest first: the epoch each moved to, and what it named. */
+  readonly #invalidations: Array<{ epoch: number; tags: readonly string[] }> = [];
+  /** The epoch the last clear moved to: a read begun before it may not store anything. */
+  #clearedAt = 0;
 
   constructor(options: CacheOptions) {
     this.#feed = options.feed;
@@ -135,7 +147,10 @@ export class Cache {
         // default of 1 ms, a busy server made a timer each millisecond. A second is nothing to a
         // minute's expiry. A test's own time is read each time, as the test moves it.
         ...(options.time === undefined ? { ttlResolution: TTL_RESOLUTION_MS } : { perf: options.time, ttlResolution: 0 }),
-        dispose: (entry, key) => this.#unindex(key, entry.tags),
+        dispose: (entry, key, reason) => {
+          if (reason === 'evict') this.evictions++;
+          this.#unindex(key, entry.tags);
+        },
       });
     }
     this.#feed.listen({ changed: (tags) => this.invalidate(tags), reset: () => this.clear() });
@@ -187,6 +202,14 @@ export class Cache {
   /** Lookups answered from the cache and not, since the process started (the metrics read them). */
   hits = 0;
   misses = 0;
+  /**
+   * Why an entry is missing, for whoever reads a low hit rate: entries pushed out by the bound,
+   * stores refused because an invalidation came while their read ran, and whole-cache drops
+   * (another process's commit on SQLite, PostgreSQL's listener reconnecting).
+   */
+  evictions = 0;
+  refusedStores = 0;
+  clears = 0;
 
   get(key: string): unknown {
     if (this.#entries === undefined || !this.#feed.ready()) {
@@ -201,7 +224,11 @@ export class Cache {
 
   set(key: string, value: unknown, options: StoreOptions): void {
     const entries = this.#entries;
-    if (entries === undefined || !this.#feed.ready() || options.epoch !== this.#epoch) return;
+    if (entries === undefined || !this.#feed.ready()) return;
+    if (options.epoch !== this.#epoch && this.#changedSince(options.epoch, options.tags)) {
+      this.refusedStores++;
+      return;
+    }
     const size = entryCost(key, options.tags, options.size);
     if (size > entries.maxSize) return;
     const entry: Entry = { value, tags: options.tags };
@@ -246,6 +273,8 @@ export class Cache {
   /** Committed changes touched these rows: drops every entry that depends on one of them. */
   invalidate(tags: readonly string[]): void {
     this.#epoch++;
+    this.#invalidations.push({ epoch: this.#epoch, tags });
+    if (this.#invalidations.length > REMEMBERED_INVALIDATIONS) this.#invalidations.shift();
     if (this.#entries !== undefined) {
       for (const tag of tags) {
         const keys = this.#dependents.get(tag);
@@ -267,9 +296,24 @@ export class Cache {
   /** Drops everything, and refuses what reads already running would store. */
   clear(): void {
     this.#epoch++;
+    this.#clearedAt = this.#epoch;
+    this.#invalidations.length = 0;
+    this.clears++;
     this.#dependents.clear();
     this.#entries?.clear();
     for (const observer of this.#observers) observer.cleared();
+  }
+
+  /** Whether rows named by `tags` may have changed since `epoch`, as far as the cache can tell. */
+  #changedSince(epoch: number, tags: readonly string[]): boolean {
+    if (epoch < this.#clearedAt) return true;
+    const oldest = this.#invalidations[0];
+    // Invalidations after `epoch` were forgotten: the first one remembered came later than the next.
+    if (oldest === undefined || oldest.epoch > epoch + 1) return true;
+    for (const invalidation of this.#invalidations) {
+      if (invalidation.epoch > epoch && invalidation.tags.some((tag) => tags.includes(tag))) return true;
+    }
+    return false;
   }
 
   #unindex(key: string, tags: readonly string[]): void {

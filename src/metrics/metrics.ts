@@ -97,6 +97,9 @@ export class Metrics {
     }
     totalCounter(registry, 'siteward_cache_hits_total', 'Lookups answered from the in-process cache', () => sources.cache.hits);
     totalCounter(registry, 'siteward_cache_misses_total', 'Lookups the in-process cache could not answer', () => sources.cache.misses);
+    totalCounter(registry, 'siteward_cache_evictions_total', 'Entries the in-process cache pushed out to stay within CACHE_MB', () => sources.cache.evictions);
+    totalCounter(registry, 'siteward_cache_refused_stores_total', 'Reads not kept because a change was committed while they ran', () => sources.cache.refusedStores);
+    totalCounter(registry, 'siteward_cache_clears_total', 'Times the whole in-process cache was dropped: another process committed to SQLite, or the PostgreSQL change listener reconnected', () => sources.cache.clears);
     totalCounter(registry, 'siteward_mail_failures_total', 'Failed attempts to deliver an e-mail (each is retried a bounded number of times)', () => sources.mailer.failedAttempts);
     // Totals only: a label per site would grow the series with every site (its counts are in the API).
     totalCounter(registry, 'siteward_public_config_loads_total', 'Public configurations answered in full (200) by this process', () => sources.publicUsage.loads);
