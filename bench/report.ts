@@ -17,10 +17,19 @@ export interface PairedRun {
   appRssMb: number[];
   /** The share of the cache lookups during the scenario's half that the cache answered (0–1); NaN when it made none. */
   cacheHitShare: number;
+  /** What the app processes' caches lost during the scenario's half: why the hits fell short. */
+  cacheLosses: CacheLosses;
 }
 
-/** An app process's cache lookups answered and not (its metrics' siteward_cache_hits_total and misses). */
-export interface CacheCounts {
+/** Entries pushed out by the bound, stores refused by an invalidation during their read, whole-cache drops. */
+export interface CacheLosses {
+  evictions: number;
+  refusedStores: number;
+  clears: number;
+}
+
+/** An app process's cache counters (its metrics' siteward_cache_*_total). */
+export interface CacheCounts extends CacheLosses {
   hits: number;
   misses: number;
 }

@@ -22,6 +22,7 @@ import type { OwnProcesses } from './cpu.js';
 import { freePort, readMemory, type ServerProcess, startServer, stopAllServers, waitUntilIdle } from './processes.js';
 import {
   type CacheCounts,
+  type CacheLosses,
   type CacheFillFigures,
   type DatabaseKind,
   type DatabaseOutcome,
@@ -245,17 +246,28 @@ async function startApp(settings: AppSettings, options: BenchOptions, port: numb
   return Object.assign(server, { metricsUrl: `http://127.0.0.1:${metricsPort}/metrics` });
 }
 
-/** Lookups the app processes' caches answered, and those they did not, so far (their metrics). */
+/** The app processes' cache counters so far, summed (their metrics). */
 async function cacheCounts(apps: readonly AppProcess[]): Promise<CacheCounts> {
-  const counts: CacheCounts = { hits: 0, misses: 0 };
+  const counts: CacheCounts = { hits: 0, misses: 0, evictions: 0, refusedStores: 0, clears: 0 };
   for (const app of apps) {
     const response = await fetch(app.metricsUrl);
     const text = await response.text();
     if (!response.ok) throw new Error(`${app.name}: metrics answered ${response.status}`);
     counts.hits += counterValue(text, 'siteward_cache_hits_total');
     counts.misses += counterValue(text, 'siteward_cache_misses_total');
+    counts.evictions += counterValue(text, 'siteward_cache_evictions_total');
+    counts.refusedStores += counterValue(text, 'siteward_cache_refused_stores_total');
+    counts.clears += counterValue(text, 'siteward_cache_clears_total');
   }
   return counts;
+}
+
+function lossesBetween(before: CacheCounts, after: CacheCounts): CacheLosses {
+  return { evictions: after.evictions - before.evictions, refusedStores: after.refusedStores - before.refusedStores, clears: after.clears - before.clears };
+}
+
+function describeLosses(losses: CacheLosses): string {
+  return `${losses.evictions} evicted, ${losses.refusedStores} stores refused, ${losses.clears} cleared`;
 }
 
 /** Where an app process's memory is, from its metrics (prom-client's process figures), in MiB. */
@@ -499,8 +511,8 @@ async function measurePairs(kind: DatabaseKind, ceiling: PacedTarget, app: Paced
     const ceilingRun = await paced(ceiling, scenario.rate, context);
     const countsBefore = await cacheCounts(apps);
     const scenarioRun = await paced(app, scenario.rate, context);
-    const cacheHitShare = hitShare(countsBefore, await cacheCounts(apps));
-    const run: PairedRun = { pair, ceiling: ceilingRun, scenario: scenarioRun, appRssMb: appMemory(apps), cacheHitShare };
+    const countsAfter = await cacheCounts(apps);
+    const run: PairedRun = { pair, ceiling: ceilingRun, scenario: scenarioRun, appRssMb: appMemory(apps), cacheHitShare: hitShare(countsBefore, countsAfter), cacheLosses: lossesBetween(countsBefore, countsAfter) };
     pairs.push(run);
     progress(describePair(kind, scenario, run, context.options.pairs));
   }
@@ -631,7 +643,7 @@ function describePair(kind: DatabaseKind, scenario: Scenario, pair: PairedRun, p
   return (
     `${kind} pair ${pair.pair}/${pairs} ${scenario.id} at ${scenario.rate}/s: CPU ${run.serverCpuMicrosPerAnswer.toFixed(0)} µs a request (ceiling ${ceiling.serverCpuMicrosPerAnswer.toFixed(0)} µs: ${(ceiling.serverCpuMicrosPerAnswer / run.serverCpuMicrosPerAnswer).toFixed(2)}), ` +
     `p99 ${run.p99Ms.toFixed(2)} ms (ceiling ${ceiling.p99Ms.toFixed(2)} ms), ${Math.round(run.requestsPerSecond)}/s answered (ceiling ${Math.round(ceiling.requestsPerSecond)}/s), ` +
-    `RSS ${pair.appRssMb.map((rss) => rss.toFixed(1)).join(' and ')} MB, cache hits ${Number.isFinite(pair.cacheHitShare) ? percent(pair.cacheHitShare) : 'n/a'}, other processes ${percent(run.otherCpuShare)} of the CPU` +
+    `RSS ${pair.appRssMb.map((rss) => rss.toFixed(1)).join(' and ')} MB, cache hits ${Number.isFinite(pair.cacheHitShare) ? percent(pair.cacheHitShare) : 'n/a'} (${describeLosses(pair.cacheLosses)}), other processes ${percent(run.otherCpuShare)} of the CPU` +
     (run.responsesPerServer.length > 1 ? `, answers per app ${run.responsesPerServer.join('/')}` : '') +
     unexpected
   );
@@ -779,7 +791,11 @@ async function benchmarkDatabase(kind: DatabaseKind, options: BenchOptions, clea
   let lastRows: string | undefined;
   for (const { scenario, outcome } of paired) {
     const rows = scenario.warm;
-    if (rows !== undefined && rows !== lastRows) await askEachOnce(apps, scenario.requests);
+    if (rows !== undefined && rows !== lastRows) {
+      const before = await cacheCounts(apps);
+      await askEachOnce(apps, scenario.requests);
+      progress(`${kind} ${scenario.id}: asked each of ${scenario.requests.length} requests once to warm the cache: ${describeLosses(lossesBetween(before, await cacheCounts(apps)))}`);
+    }
     lastRows = rows;
     outcome.pairs = await measurePairs(kind, ceilingOf(scenario), appTarget(scenario), scenario, apps, context);
     // Saturated throughput, printed only: it restates how busy the machine is.
