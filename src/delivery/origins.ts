@@ -67,8 +67,12 @@ export class PublicOrigins {
   #pendingCount = 0;
   /** What the write under way carries: still shown by `list` until it has committed. */
   #inFlight = new Map<string, Set<string>>();
-  /** `site origin` → when it was last written (epoch ms by the app's clock). */
-  readonly #written = new LRUCache<string, number>({ max: WRITTEN_LIMIT });
+  /**
+   * `site origin` → when it was last written (epoch ms by the app's clock). Bounded by a size of 1
+   * per entry, not `max`: with `max`, lru-cache allocates its whole index up front, a megabyte for
+   * pairs most servers never see.
+   */
+  readonly #written = new LRUCache<string, number>({ maxSize: WRITTEN_LIMIT, sizeCalculation: () => 1 });
   readonly #timer: NodeJS.Timeout;
   #writing: Promise<void> = Promise.resolve();
 

@@ -134,6 +134,53 @@ function isApiPath(url: string): boolean {
   return /^\/(?:api|auth)(?:[/?]|$)/.test(url);
 }
 
+/** The built dashboard's files as served, read and digested once. */
+interface DashboardBuild {
+  index: Asset;
+  siteListIndex: Asset;
+  signedOutPage: Asset | undefined;
+  assets: Map<string, Asset>;
+}
+
+/**
+ * Builds read, by folder and when it, its two pages and its assets folder last changed: a process that
+ * builds the app again (the tests build hundreds) reads, digests and compresses the files once,
+ * and a folder written anew is read anew.
+ */
+const loadedBuilds = new Map<string, DashboardBuild>();
+
+function loadBuild(buildDir: string): DashboardBuild {
+  const indexFile = path.join(buildDir, 'index.html');
+  const assetsDir = path.join(buildDir, 'assets');
+  const signedOutFile = path.join(buildDir, 'signed-out.html');
+  const stamp = (file: string) => {
+    const stat = statSync(file, { throwIfNoEntry: false });
+    return stat === undefined ? '-' : `${stat.mtimeMs}:${stat.size}`;
+  };
+  const version = [buildDir, stamp(buildDir), stamp(indexFile), stamp(signedOutFile), stamp(assetsDir)].join('\0');
+  const loaded = loadedBuilds.get(version);
+  if (loaded !== undefined) return loaded;
+  const index = loadAsset(indexFile, 'text/html; charset=utf-8');
+  const assets = new Map<string, Asset>();
+  if (existsSync(assetsDir)) {
+    for (const name of readdirSync(assetsDir)) {
+      const file = path.join(assetsDir, name);
+      const contentType = CONTENT_TYPES[path.extname(name)];
+      if (contentType === undefined || !statSync(file).isFile()) continue;
+      assets.set(name, loadAsset(file, contentType));
+    }
+  }
+  const build = {
+    index,
+    siteListIndex: withSiteListPreload(index),
+    signedOutPage: existsSync(signedOutFile) ? loadAsset(signedOutFile, 'text/html; charset=utf-8') : undefined,
+    assets,
+  };
+  for (const key of loadedBuilds.keys()) if (key.startsWith(`${buildDir}\0`)) loadedBuilds.delete(key);
+  loadedBuilds.set(version, build);
+  return build;
+}
+
 /**
  * Serves the built dashboard from memory: the hashed files under /assets/ for a year (their names
  * change with their content), and index.html, never cached, for every screen's address. The sign-in
@@ -153,20 +200,7 @@ export function registerDashboard(app: App, isSignedIn: SignedInCheck, buildDir:
     return;
   }
 
-  const index = loadAsset(indexFile, 'text/html; charset=utf-8');
-  const siteListIndex = withSiteListPreload(index);
-  const signedOutFile = path.join(buildDir, 'signed-out.html');
-  const signedOutPage = existsSync(signedOutFile) ? loadAsset(signedOutFile, 'text/html; charset=utf-8') : undefined;
-  const assets = new Map<string, Asset>();
-  const assetsDir = path.join(buildDir, 'assets');
-  if (existsSync(assetsDir)) {
-    for (const name of readdirSync(assetsDir)) {
-      const file = path.join(assetsDir, name);
-      const contentType = CONTENT_TYPES[path.extname(name)];
-      if (contentType === undefined || !statSync(file).isFile()) continue;
-      assets.set(name, loadAsset(file, contentType));
-    }
-  }
+  const { index, siteListIndex, signedOutPage, assets } = loadBuild(buildDir);
 
   const sendIndex = (request: FastifyRequest, reply: FastifyReply, found: boolean, page: Asset = index): FastifyReply => {
     reply.header('content-security-policy', DASHBOARD_CSP).header('x-frame-options', 'DENY').header('referrer-policy', 'same-origin');
