@@ -26,6 +26,12 @@ export interface LeasedWorkSteps<Item extends { id: string }> {
    * transaction is the claim).
    */
   due(trx: Transaction<Database>, now: string): Promise<Item[]>;
+  /**
+   * Whether anything may be due at `now`: a read outside any transaction, asked before the claim's
+   * so that a server with nothing to do takes no write lock (SQLite) and runs no locking query. It
+   * may say yes when `due` finds nothing, never no when `due` would find something.
+   */
+  anyDue?(db: Kysely<Database>, now: string): Promise<boolean>;
   /** In the same transaction: the items leased to `owner` until `until`. */
   lease(trx: Transaction<Database>, ids: readonly string[], owner: string, until: string): Promise<void>;
   /**
@@ -121,9 +127,10 @@ export class LeasedWork<Item extends { id: string }> implements BackgroundJob {
     return new Date(this.deps.clock.now().getTime() + this.options.leaseMs).toISOString();
   }
 
-  #claim(): Promise<Item[]> {
+  async #claim(): Promise<Item[]> {
     const now = this.deps.clock.now();
     const until = new Date(now.getTime() + this.options.leaseMs).toISOString();
+    if (this.steps.anyDue !== undefined && !(await this.steps.anyDue(this.deps.db, now.toISOString()))) return [];
     return this.deps.db.transaction().execute(async (trx) => {
       const items = await this.steps.due(trx, now.toISOString());
       if (items.length > 0) await this.steps.lease(trx, items.map((item) => item.id), this.owner, until);

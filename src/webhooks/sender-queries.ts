@@ -1,5 +1,6 @@
 import { type Kysely, sql, type Transaction } from 'kysely';
 import type { DialectName } from '../db/connect.js';
+import { PreparedQuery } from '../db/prepared-query.js';
 import type { Database } from '../db/schema.js';
 import type { WebhookRow } from './queries.js';
 
@@ -13,6 +14,24 @@ export interface ClaimedDelivery {
   secret: string;
   previous_secret: string | null;
   previous_secret_expires_at: string | null;
+}
+
+const dueDelivery = new PreparedQuery((db, p: { now: string }) =>
+  db
+    .selectFrom('webhook_deliveries')
+    .select('id')
+    .where('status', '=', sql.lit<'pending'>('pending'))
+    .where('next_attempt_at', '<=', p.now)
+    .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', p.now)]))
+    .limit(1),
+);
+
+/**
+ * Whether any delivery is due and unleased, whatever its webhook and order: the sender's look
+ * before it claims, one indexed read that takes no lock, made by every idle server at each poll.
+ */
+export async function anyDeliveryDue(db: Kysely<Database>, now: string): Promise<boolean> {
+  return (await dueDelivery.execute(db, { now })).length > 0;
 }
 
 /**

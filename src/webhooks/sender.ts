@@ -13,7 +13,7 @@ import { OutboundError } from '../outbound/errors.js';
 import { createGuardedFetch } from '../outbound/guarded-fetch.js';
 import { WEBHOOK_DISABLE_AFTER_DAYS, WEBHOOK_TIMEOUT_SECONDS } from './contract.js';
 import { displayUrl, webhookSecretContext, webhookTarget, type WebhookServiceDeps } from './service.js';
-import { clearFailingSince, type ClaimedDelivery, disableFailingWebhook, findDueDeliveries, findWebhookById, finishAttempt, insertAttempt, leaseDeliveries, setFailingSince } from './sender-queries.js';
+import { anyDeliveryDue, clearFailingSince, type ClaimedDelivery, disableFailingWebhook, findDueDeliveries, findWebhookById, finishAttempt, insertAttempt, leaseDeliveries, setFailingSince } from './sender-queries.js';
 import { signatureHeader } from './signing.js';
 
 export const WEBHOOK_USER_AGENT = 'Siteward-webhooks/1.0';
@@ -85,6 +85,7 @@ export class WebhookSender implements BackgroundJob {
     this.#work = new LeasedWork(
       deps,
       {
+        anyDue: anyDeliveryDue,
         due: (trx, now) => findDueDeliveries(trx, deps.dialect, now, claimLimit),
         lease: leaseDeliveries,
         handle: async (claimed) => {

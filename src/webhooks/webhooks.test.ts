@@ -418,6 +418,25 @@ test('the delivery log pages newest first by cursor', async () => {
   );
 });
 
+test('an idle sender only looks: no claim until a delivery is due, then it claims and sends it', async () => {
+  const statements: string[] = [];
+  const t = await app({ onQuery: (text) => statements.push(text.toLowerCase()) });
+  const hooks = await receiver();
+  const owner = await person(t);
+  const workspace = await personalWorkspace(t, owner);
+  await createWebhook(t, owner, workspace, { url: hooks.url, events: [...WEBHOOK_EVENT_TYPES] });
+  statements.length = 0;
+  // About ten polls at the tests' 20 ms.
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  const claims = (list: string[]) => list.filter((text) => text.includes('join "webhooks"') || text.startsWith('update "webhook_deliveries"'));
+  assert.ok(statements.filter((text) => text.includes('from "webhook_deliveries"')).length >= 3, `looks in ${JSON.stringify(statements)}`);
+  assert.deepEqual(claims(statements), [], 'no claim (the locking read of due deliveries and their webhooks) and no lease');
+  await createSite(t.app, owner.bearer);
+  await hooks.waitFor(1);
+  assert.equal(hooks.received[0]?.json.type, 'site.created');
+  assert.ok(claims(statements).length >= 2, 'the due delivery was claimed and leased');
+});
+
 test('a change that is refused or rolls back queues nothing', async () => {
   const t = await app();
   const hooks = await receiver();
