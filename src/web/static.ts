@@ -143,9 +143,9 @@ interface DashboardBuild {
 }
 
 /**
- * Builds read, by folder and when it, its two pages and its assets folder last changed: a process that
- * builds the app again (the tests build hundreds) reads, digests and compresses the files once,
- * and a folder written anew is read anew.
+ * Builds read, by folder and when it, its two pages and its assets folder last changed: a process
+ * that builds the app again (the tests build hundreds) reads, digests and compresses the files
+ * once, and a folder written anew is read anew.
  */
 const loadedBuilds = new Map<string, DashboardBuild>();
 
