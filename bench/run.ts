@@ -91,7 +91,7 @@ function describeMachine(): string {
 async function fetchText(url: string, request: HttpRequest): Promise<{ status: number; body: string; closes: boolean }> {
   // fetch asks for gzip, deflate and br unless told otherwise: a request that names no coding asks
   // for none, as the load clients send it, or its compressed copies would be made and charged to
-  // the cache here alone (a list page then counted a fifth more than under the load).
+  // the cache here alone, and the entries would be larger than under the load.
   const headers = 'accept-encoding' in request.headers ? request.headers : { ...request.headers, 'accept-encoding': 'identity' };
   const response = await fetch(url + request.path, { method: request.method, headers, ...(request.body === undefined ? {} : { body: request.body }) });
   return { status: response.status, body: await response.text(), closes: response.headers.get('connection')?.toLowerCase() === 'close' };

@@ -241,11 +241,10 @@ function publicConfigCheck(expectedStatus: 200 | 304): Check {
 }
 
 /**
- * The list scenarios' callers. Each holds a page and a principal in the cache: 6.3 KB with a JWT,
- * 6.7 KB with an access token (measured by the cache's own count). 5,000 access-token callers took
- * 33.6 MB, past the default 32 MB; a rotation through more than the cache holds makes a
- * least-recently-used cache miss most of the time, and the warm cost the targets are for would
- * not be measured. 4,000 take 27 MB.
+ * The list scenarios' callers: few enough that each one's page and principal fit the default cache
+ * together (docs/performance.md, "Memory", has what each costs). A rotation through more than the
+ * cache holds makes a least-recently-used cache miss most of the time, and the warm cost the
+ * targets are for would not be measured.
  */
 const LIST_READERS = 4_000;
 

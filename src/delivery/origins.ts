@@ -69,8 +69,8 @@ export class PublicOrigins {
   #inFlight = new Map<string, Set<string>>();
   /**
    * `site origin` → when it was last written (epoch ms by the app's clock). Bounded by a size of 1
-   * per entry, not `max`: with `max`, lru-cache allocates its whole index up front, a megabyte for
-   * pairs most servers never see.
+   * per entry, not `max`: with `max`, lru-cache allocates its whole index up front, for pairs most
+   * servers never see (docs/performance.md, "The test suite").
    */
   readonly #written = new LRUCache<string, number>({ maxSize: WRITTEN_LIMIT, sizeCalculation: () => 1 });
   readonly #timer: NodeJS.Timeout;

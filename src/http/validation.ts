@@ -98,8 +98,8 @@ function compileParameterValidator(schema: object): Validator {
  * Compiled once per schema and process. Most route schemas are module constants, found by the
  * object; those a route builds as it registers (a literal in its options) are found by their JSON,
  * which is all that a compiler reads of them. A process that builds the app again (the tests build
- * one per test, hundreds per process) reuses what the first build compiled: compiling was about a
- * third of building the app.
+ * one per test, hundreds per process) reuses what the first build compiled
+ * (docs/performance.md, "The test suite").
  */
 function compiledOnce<T>(compile: (schema: object) => T): (schema: object) => T {
   const byObject = new WeakMap<object, T>();
