@@ -12,13 +12,14 @@
  * about 1,230 bytes), `page` (a sites list page of three, about 3,690 bytes), `principal` (a JWT's
  * user and memberships), `token` (an access token's principal, under its hash), `public` (a site's public configuration under its key, with the answers
  * built from it), and `mix`, one
- * user's worth of each in turn. The cache is filled with one and a half times what it may hold,
+ * user's worth of each in turn, and `jwt` (a checked JWT under its text, src/auth/jwt.ts). The cache is filled with one and a half times what it may hold,
  * so that it evicts as a full cache does.
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import type { Principal } from '../src/auth/principal.js';
 import { accessTokenBytes, jwtPrincipalTags, keptUser, principalBytes, reachTags } from '../src/auth/guard.js';
+import { JwtService } from '../src/auth/jwt.js';
 import { compactMemberships } from '../src/auth/one-membership.js';
 import { ACCESS_TOKEN_SCOPES } from '../src/auth/scopes.js';
 import type { UserRow } from '../src/users/queries.js';
@@ -33,7 +34,7 @@ import type { WorkspaceRole } from '../src/memberships/contract.js';
 import { type SiteAnswer, siteAnswerCost } from '../src/sites/reads.js';
 import { siteTag } from '../src/sites/writes.js';
 
-const KINDS = ['mix', 'site', 'page', 'principal', 'token', 'public'] as const;
+const KINDS = ['mix', 'site', 'page', 'principal', 'token', 'public', 'jwt'] as const;
 type Kind = (typeof KINDS)[number];
 
 const { values } = parseArgs({ options: { 'cache-mb': { type: 'string', default: '32' }, kind: { type: 'string', default: 'mix' } } });
@@ -172,11 +173,25 @@ function storePublic(cache: Cache, user: User, siteId: string): void {
   publicAnswers.config(document, document.etagFor('br'), 'gzip, deflate, br, zstd');
 }
 
+const JWT_SECRET = 'a-secret-of-at-least-thirty-two-characters';
+const JWT_ISSUER = 'https://siteward.example.com';
+const clock = { now: () => new Date() };
+const issuer = new JwtService(JWT_SECRET, JWT_ISSUER, clock);
+let verifier: JwtService | undefined;
+
+/** A user's JWT checked as the guard checks it: the token's text is the key, what it proved the value. */
+function storeJwt(cache: Cache, user: User): void {
+  verifier ??= new JwtService(JWT_SECRET, JWT_ISSUER, clock, cache);
+  // A fresh copy of the text, as each request's header brings it: the issuer's own is dropped.
+  verifier.verify(Buffer.from(issuer.issue(user.id, 0).token).toString('latin1'));
+}
+
 function storeUser(cache: Cache, user: User, what: Kind): void {
   if (what === 'site' || what === 'mix') for (const siteId of user.siteIds) storeSite(cache, user, siteId);
   if (what === 'page' || what === 'mix') storePage(cache, user);
   if (what === 'principal' || what === 'mix') storePrincipal(cache, user);
   if (what === 'token') storeToken(cache, user);
+  if (what === 'jwt') storeJwt(cache, user);
   if (what === 'public' || what === 'mix') for (const siteId of user.siteIds) storePublic(cache, user, siteId);
 }
 

@@ -72,6 +72,8 @@ export interface CacheFillFigures {
   /** The V8 heap and the memory outside it that V8 knows of (buffers), before and after, MiB. */
   partsBefore: MemoryParts;
   partsAfter: MemoryParts;
+  /** The RSS growth of the same reads on an app without a cache (CACHE_MB=0). */
+  uncachedGrowthMb: number;
 }
 
 export interface MemoryParts {
@@ -353,9 +355,12 @@ export function formatSummary(outcome: DatabaseOutcome, logLevel: string): strin
     );
     const grew = (part: keyof MemoryParts) => fill.partsAfter[part] - fill.partsBefore[part];
     const heapTaken = grew('heapTotalMb');
+    const growth = fill.rssAfterMb - fill.rssBeforeMb;
     lines.push(
       `${label}: cache fill, where the growth is: V8 heap taken ${signed(heapTaken)} MB (used ${signed(grew('heapUsedMb'))}), buffers and other external memory ${signed(grew('externalMb'))} MB, ` +
-        `the rest (SQLite's page caches, malloc's slack, code) ${signed(fill.rssAfterMb - fill.rssBeforeMb - heapTaken - grew('externalMb'))} MB`,
+        `the rest (SQLite's page caches, malloc's slack, code) ${signed(growth - heapTaken - grew('externalMb'))} MB`,
+      `${label}: cache fill, the same reads on an app without a cache (CACHE_MB=0): RSS ${signed(fill.uncachedGrowthMb)} MB, what reading them costs with or without a cache; ` +
+        `the cache's own part ${signed(growth - fill.uncachedGrowthMb)} MB = ${((growth - fill.uncachedGrowthMb) / fill.cacheMb).toFixed(2)} × CACHE_MB`,
     );
   }
   if (mixed !== undefined) {

@@ -220,7 +220,6 @@ export async function buildApp(options: AppOptions): Promise<App> {
   });
 
   const hasher = new PasswordHasher(options.passwordHashing ?? DEFAULT_PASSWORD_HASHING);
-  const jwt = new JwtService(config.jwtSecret, config.publicOrigin, clock);
   const limiter = new RateLimiter(db, clock);
   const users = new UserService(db, hasher, clock);
   const sessions = new SessionService(db, clock, {
@@ -230,6 +229,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   });
   const cache = options.cache ?? new Cache({ feed: config.cacheBytes > 0 ? database.openChangeFeed(loggers.app) : NO_CHANGE_FEED, maxBytes: config.cacheBytes });
   app.addHook('onClose', () => cache.close());
+  const jwt = new JwtService(config.jwtSecret, config.publicOrigin, clock, cache);
   // Background writes that fail because the database is away are part of the outage's lines.
   const backgroundFailure = (message: string) => (error: unknown) => {
     if (isDatabaseUnavailable(error)) outage.failed(error);

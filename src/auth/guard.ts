@@ -13,7 +13,7 @@ import type { WorkspaceRole } from '../memberships/contract.js';
 import { assertTwoFactorMet } from '../memberships/permissions.js';
 import { findWorkspaceAccess, findWorkspaceIdOfSite } from '../memberships/queries.js';
 import { ID_PATTERN } from '../lib/id-shape.js';
-import { InvalidJwtError, type JwtClaims, type JwtService, looksLikeJwt } from './jwt.js';
+import { InvalidJwtError, type JwtService, looksLikeJwt, type VerifiedJwt } from './jwt.js';
 import { assertSameOrigin, isSafeMethod } from './csrf.js';
 import type { RecentAuthentication } from './recent-authentication.js';
 import type { LastUseRecorder } from './access-token-last-use.js';
@@ -454,7 +454,7 @@ export class Guard {
    * everywhere and in again on another process). The user is remembered, not the token: another
    * of the user's JWTs gets a copy that carries its own auth_time.
    */
-  #heldJwtPrincipal(claims: JwtClaims): Principal | undefined {
+  #heldJwtPrincipal(claims: VerifiedJwt): Principal | undefined {
     const cached = this.#jwtUsers.get(claims.sub);
     if (cached === undefined || cached.user.jwt_generation !== claims.gen) return undefined;
     const authenticatedAt = claims.auth_time * 1000;

@@ -1,5 +1,5 @@
 import { createSigner, createVerifier } from 'fast-jwt';
-import { LRUCache } from 'lru-cache';
+import type { Cache, CacheNamespace } from '../cache/cache.js';
 import { newId } from '../lib/ids.js';
 import type { Clock } from '../lib/clock.js';
 
@@ -8,9 +8,6 @@ export const JWT_LIFETIME_SECONDS = 7 * 24 * 60 * 60;
 
 /** Tolerated difference between app servers' clocks when reading `iat`. */
 const CLOCK_SKEW_SECONDS = 60;
-
-/** Tokens whose signature and claims were already checked, kept so a repeat caller skips the HMAC. */
-export const VERIFIED_JWT_CACHE_SIZE = 10_000;
 
 export interface JwtClaims {
   sub: string;
@@ -29,6 +26,18 @@ export interface JwtClaims {
    */
   auth_time: number;
 }
+
+/**
+ * What a checked token tells the server: who, which generation, and the times judged on every
+ * request. Issuer, audience and id are checked once with the signature and not kept.
+ */
+export type VerifiedJwt = Readonly<Pick<JwtClaims, 'sub' | 'gen' | 'iat' | 'exp' | 'auth_time'>>;
+
+/**
+ * What a kept VerifiedJwt holds, for the cache's bound: the object and its `sub` string (measured
+ * by bench/cache-memory.ts --kind jwt). The token text, its key, is counted by the cache.
+ */
+export const VERIFIED_JWT_BYTES = 250;
 
 export interface IssuedJwt {
   token: string;
@@ -51,21 +60,24 @@ export class JwtService {
   readonly #sign: (payload: Record<string, unknown>) => string;
   readonly #verify: (token: string) => unknown;
   /**
-   * Token text → its checked claims. A token cannot change, so what its signature proved once it
-   * proves again; only time-dependent checks (expiry) and revocation (the guard) can turn it bad,
-   * and both are checked on every request. Keyed by the token itself: a process memory dump that
-   * reveals this map reveals JWT_SECRET too, so it exposes nothing new. It holds no fact from the
-   * database, so it stays apart from the cache of src/cache/ and needs no invalidation. Not
-   * fast-jwt's own cache: that one hashes every token to make its key, which costs nearly as much
-   * as the HMAC it saves (docs/decisions/auth-jwt.md).
+   * Token text → what its signature and claims proved, so a repeat caller skips the HMAC. In the
+   * app's cache, so that CACHE_MB bounds it with the rest of what the process keeps. A token
+   * cannot change, so what its signature proved once it proves again; only expiry (checked in
+   * verify) and revocation (the guard) can turn it bad, and both are checked on every request.
+   * Kept under the token itself: a memory dump that reveals it reveals JWT_SECRET too, so it
+   * exposes nothing new. Not fast-jwt's own cache: that one hashes every token to make its key,
+   * which costs nearly as much as the HMAC it saves (docs/decisions/auth-jwt.md).
    */
-  readonly #verified = new LRUCache<string, JwtClaims>({ max: VERIFIED_JWT_CACHE_SIZE });
+  readonly #verified: CacheNamespace<VerifiedJwt> | undefined;
 
   constructor(
     secret: string,
     private readonly issuer: string,
     private readonly clock: Clock,
+    /** Where checked tokens are kept; none for a service that only signs, or checks each anew. */
+    private readonly cache?: Cache,
   ) {
+    this.#verified = cache?.namespace('verified-jwt');
     const key = Buffer.from(secret, 'utf8');
     // iat and exp come in the payload, computed from the injected clock.
     this.#sign = createSigner({ key, algorithm: 'HS256' });
@@ -91,11 +103,12 @@ export class JwtService {
   }
 
   /** Returns the claims of a valid token, or throws InvalidJwtError saying why it is not. */
-  verify(token: string): JwtClaims {
-    let claims = this.#verified.get(token);
+  verify(token: string): VerifiedJwt {
+    let claims = this.#verified?.get(token);
     if (claims === undefined) {
       claims = this.#verifySignature(token);
-      this.#verified.set(token, claims);
+      // Read from no row: no tags, and never stale by time (expiry is judged below).
+      if (this.cache !== undefined) this.#verified?.set(token, claims, { tags: [], size: VERIFIED_JWT_BYTES, epoch: this.cache.epoch, expires: false });
     }
     const nowSeconds = this.clock.now().getTime() / 1000;
     if (claims.exp <= nowSeconds) throw new InvalidJwtError('expired');
@@ -105,7 +118,7 @@ export class JwtService {
   }
 
   /** The algorithm, signature, issuer, audience and the claims' presence and types; time is judged by verify. */
-  #verifySignature(token: string): JwtClaims {
+  #verifySignature(token: string): VerifiedJwt {
     let claims: unknown;
     try {
       claims = this.#verify(token);
@@ -117,7 +130,7 @@ export class JwtService {
     const { auth_time: authTime = claims.iat } = claims as { auth_time?: unknown };
     if (typeof authTime !== 'number' || !Number.isInteger(authTime) || authTime > claims.iat) throw new InvalidJwtError('malformed auth_time');
     // Shared by every request that sends this token: frozen so no caller can alter another's view.
-    return Object.freeze({ ...claims, auth_time: authTime });
+    return Object.freeze({ sub: claims.sub, gen: claims.gen, iat: claims.iat, exp: claims.exp, auth_time: authTime });
   }
 }
 

@@ -105,7 +105,8 @@ export interface StoreOptions {
 
 /**
  * Everything this process keeps from the database, in one bounded LRU (lru-cache): principals,
- * site answers. Per app instance, never module-level; the database stays the only shared state.
+ * site answers, and the checked JWTs that lead to principals. Per app instance, never
+ * module-level; the database stays the only shared state.
  *
  * One rule keeps it from answering with anything stale:
  * - each entry names the rows it was read from (tags); a committed change names the rows it
