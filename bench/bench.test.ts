@@ -158,11 +158,12 @@ test('npm run bench -- --quick prints one table with every measure of every scen
     assert.match(finished.stdout, /sqlite: RSS of each app process after the mixed load \(\d+ s, default cache\): \d+\.\d MB, target < 200 MB: (met|MISSED)/);
     assert.match(finished.stdout, /sqlite: cache fill: CACHE_MB=1, \d+ distinct reads answering \d+\.\d MB; RSS [\d.]+ → [\d.]+ MB, growth -?[\d.]+ MB, target ≤ 1\.3 MB/);
     assert.match(finished.stdout, /sqlite: cache fill, where the growth is: V8 heap taken [+-][\d.]+ MB \(used [+-][\d.]+\), buffers and other external memory [+-][\d.]+ MB, the rest \(SQLite's page caches, malloc's slack, code\) [+-][\d.]+ MB/);
+    assert.match(finished.stdout, /sqlite: cache fill, the same reads on an app without a cache \(CACHE_MB=0\): RSS [+-][\d.]+ MB, .*; the cache's own part [+-][\d.]+ MB = -?[\d.]+ × CACHE_MB/);
     assert.match(finished.stdout, new RegExp(`sqlite: usage counting: the public ceiling takes ${FIGURE} µs a request without the app's usage counter and ${FIGURE} µs with it .*: counting costs -?${FIGURE} µs a public request`));
     assert.match(finished.stdout, /sqlite: 200 of 200 event streams open on streams app \(sqlite\) \(0 failed\): RSS [\d.]+ → [\d.]+ MB .*, 0 missed/);
 
     const pids = startedPids(finished.stderr);
-    assert.equal(pids.length, 7, 'the app, the baseline, the PUT ceiling, both public ceilings, the streams app and the cache app were started');
+    assert.equal(pids.length, 8, 'the app, the baseline, the PUT ceiling, both public ceilings, the streams app, the app without a cache and the cache app were started');
     for (const pid of pids) assert.ok(!existsSync(`/proc/${pid}`), `process ${pid} still runs`);
     assert.deepEqual(readdirSync(scratch), [], 'temporary files left behind');
   } finally {
@@ -238,7 +239,7 @@ test(
       for (const app of [1, 2]) assert.ok(shares.reduce((sum, share) => sum + Number(share[app]), 0) > 0, `app ${app} answered nothing`);
 
       const pids = startedPids(finished.stderr);
-      assert.equal(pids.length, 5, 'two apps, the baseline, the PUT ceiling and the cache app were started');
+      assert.equal(pids.length, 6, 'two apps, the baseline, the PUT ceiling, the app without a cache and the cache app were started');
       for (const pid of pids) assert.ok(!existsSync(`/proc/${pid}`), `process ${pid} still runs`);
       assert.deepEqual(readdirSync(scratch), [], 'temporary files left behind');
       assert.deepEqual(await benchDatabases(server.url), before, 'the benchmark database was dropped');
