@@ -5,7 +5,7 @@ import type { App } from '../http/types.js';
 import { type PublicAnswer, type PublicAnswers, writeAnswer } from './answers.js';
 import { isPublicKey } from '../lib/public-keys.js';
 import type { PublicConfigs } from './public-configs.js';
-import type { PublicStreams } from './streams.js';
+import { type PublicStreams, writeStreamHead } from './streams.js';
 import { NoQuery, PreviewQuery, PublicConfigSchema, PublicKeyParams } from './schema.js';
 import { publicConfig } from './document.js';
 import type { PublicSiteRow } from './queries.js';
@@ -115,7 +115,7 @@ export function registerPublicRoutes(app: App, deps: PublicRouteDeps): void {
       reply.hijack();
       // The stream's liveness is its heartbeat and its writes; an idle timer per socket would only cost memory.
       request.raw.socket.setTimeout(0);
-      reply.raw.writeHead(200, deps.answers.streamHeaders);
+      writeStreamHead(reply.raw, deps.answers.streamHeaders);
       deps.streams.open(reply.raw, key, address, document, request.headers['last-event-id']);
       deps.streamOpened(document.siteId);
       return reply;

@@ -8,6 +8,7 @@ import { ProblemSchema } from '../http/schema.js';
 import type { App } from '../http/types.js';
 import { SITE_ERRORS } from '../sites/errors.js';
 import type { SiteEventStreams } from './site-event-streams.js';
+import { writeStreamHead } from './streams.js';
 import type { SiteReads } from '../sites/reads.js';
 import { siteNotFound } from '../sites/service.js';
 import { SiteParams } from '../sites/schema.js';
@@ -68,7 +69,7 @@ export function registerSiteEventRoutes(app: App, deps: { guard: Guard; reads: S
       const headers: OutgoingHttpHeaders = {};
       for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) headers[name] = value;
       // nginx passes the events on as they come instead of collecting them (docs/deployment.md).
-      reply.raw.writeHead(200, { ...headers, 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', 'x-accel-buffering': 'no' });
+      writeStreamHead(reply.raw, { ...headers, 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', 'x-accel-buffering': 'no' });
       deps.streams.open(reply.raw, userId, latest, request.headers['last-event-id']);
       return reply;
     },

@@ -1,5 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify';
-import pino, { type Bindings, type ChildLoggerOptions, type DestinationStream, type LogFn } from 'pino';
+import pino, { type Bindings, type ChildLoggerOptions, type DestinationStream } from 'pino';
 import { logDestination } from './log-destination.js';
 import { REDACT_PATHS } from './redaction.js';
 import { RequestLines } from './request-log.js';
@@ -54,14 +54,33 @@ export class LazyChildLogger implements FastifyBaseLogger {
     this.#made().level = level;
   }
 
-  // pino's LogFn is overloaded; the arguments are handed on exactly as they came.
-  readonly fatal: LogFn = (...args: unknown[]) => this.#log('fatal', args);
-  readonly error: LogFn = (...args: unknown[]) => this.#log('error', args);
-  readonly warn: LogFn = (...args: unknown[]) => this.#log('warn', args);
-  readonly info: LogFn = (...args: unknown[]) => this.#log('info', args);
-  readonly debug: LogFn = (...args: unknown[]) => this.#log('debug', args);
-  readonly trace: LogFn = (...args: unknown[]) => this.#log('trace', args);
-  readonly silent: LogFn = () => undefined;
+  // pino's LogFn is overloaded; the arguments are handed on exactly as they came. Methods, not a
+  // closure per level: a request's logger lives as long as the request, an event stream's for hours.
+  fatal(...args: unknown[]): void {
+    this.#log('fatal', args);
+  }
+
+  error(...args: unknown[]): void {
+    this.#log('error', args);
+  }
+
+  warn(...args: unknown[]): void {
+    this.#log('warn', args);
+  }
+
+  info(...args: unknown[]): void {
+    this.#log('info', args);
+  }
+
+  debug(...args: unknown[]): void {
+    this.#log('debug', args);
+  }
+
+  trace(...args: unknown[]): void {
+    this.#log('trace', args);
+  }
+
+  silent(): void {}
 
   child(bindings: Bindings, options?: ChildLoggerOptions): FastifyBaseLogger {
     return this.#made().child(bindings, options);
