@@ -54,7 +54,9 @@ export async function seriousAccessibilityProblems(page: Page, options: AxeOptio
 }
 
 async function findings(page: Page, options: AxeOptions): Promise<AxeFindings> {
-  await page.evaluate(AXE_SOURCE);
+  // Once per document: a page checked again after a change in place (another colour scheme or
+  // width, a dialog opened) keeps the axe it was given.
+  if (!(await page.evaluate(() => typeof axe !== 'undefined'))) await page.evaluate(AXE_SOURCE);
   return page.evaluate(
     async ({ scope, tags }) => {
       const context = scope === null ? document : (document.querySelector(scope) ?? document);
