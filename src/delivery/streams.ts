@@ -31,9 +31,9 @@ const RETRY = Buffer.from('retry: 3000\n\n');
 /**
  * Writes an event stream's status and headers. Node keeps a response's head for the response's
  * life (`_header`, which `headersSent` reads), built by one string concatenation per header: a
- * rope of about 90 strings and 2.9 KB, where the text itself is under 1 KB. A stream may live for
- * hours, so its head is replaced by the same text in one flat string before it is sent: about 2 KB
- * less for each open stream (docs/performance.md).
+ * rope of many small strings, several times the size of its text. A stream may live for hours,
+ * so its head is replaced by the same text in one flat string before it is sent (what that saves
+ * a stream: docs/performance.md, Memory).
  */
 export function writeStreamHead(response: ServerResponse, headers: OutgoingHttpHeaders): void {
   response.writeHead(200, headers);
