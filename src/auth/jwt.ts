@@ -75,7 +75,7 @@ export class JwtService {
     private readonly issuer: string,
     private readonly clock: Clock,
     /** Where checked tokens are kept; none for a service that only signs, or checks each anew. */
-    private readonly cache?: Cache,
+    cache?: Cache,
   ) {
     this.#verified = cache?.namespace('verified-jwt');
     const key = Buffer.from(secret, 'utf8');
@@ -108,7 +108,7 @@ export class JwtService {
     if (claims === undefined) {
       claims = this.#verifySignature(token);
       // Read from no row: no tags, and never stale by time (expiry is judged below).
-      if (this.cache !== undefined) this.#verified?.set(token, claims, { tags: [], size: VERIFIED_JWT_BYTES, epoch: this.cache.epoch, expires: false });
+      this.#verified?.set(token, claims, { tags: [], size: VERIFIED_JWT_BYTES, epoch: this.#verified.epoch, expires: false });
     }
     const nowSeconds = this.clock.now().getTime() / 1000;
     if (claims.exp <= nowSeconds) throw new InvalidJwtError('expired');

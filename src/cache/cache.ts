@@ -338,6 +338,11 @@ export class CacheNamespace<Value> {
     private readonly prefix: string,
   ) {}
 
+  /** The cache's epoch (Cache.epoch), taken before a read whose result may be stored here. */
+  get epoch(): number {
+    return this.cache.epoch;
+  }
+
   get(key: string): Value | undefined {
     // Only `set` below stores under this prefix, always a Value.
     return this.cache.get(this.prefix + key) as Value | undefined;
