@@ -24,15 +24,13 @@ import { compactMemberships } from '../src/auth/one-membership.js';
 import { ACCESS_TOKEN_SCOPES } from '../src/auth/scopes.js';
 import type { UserRow } from '../src/users/queries.js';
 import { bufferCost, Cache, ownBuffer } from '../src/cache/cache.js';
-import { changeTag, NO_CHANGE_FEED } from '../src/cache/change-feed.js';
+import { accessTokenTag, membershipsTag, NO_CHANGE_FEED, siteTag, workspaceSitesTag } from '../src/cache/change-feed.js';
 import { PublicAnswers } from '../src/delivery/answers.js';
 import { PublicDocument } from '../src/delivery/document.js';
 import { chargeCopiesTo, compressedCopy, copyChargeCost } from '../src/http/compression.js';
 import { responseHeaders } from '../src/http/security-headers.js';
-import { membershipsTag, workspaceSitesTag } from '../src/memberships/changes.js';
 import type { WorkspaceRole } from '../src/memberships/contract.js';
 import { type SiteAnswer, siteAnswerCost } from '../src/sites/reads.js';
-import { siteTag } from '../src/sites/writes.js';
 
 const KINDS = ['mix', 'site', 'page', 'principal', 'token', 'public', 'jwt'] as const;
 type Kind = (typeof KINDS)[number];
@@ -144,7 +142,7 @@ function storePrincipal(cache: Cache, user: User): void {
 function storeToken(cache: Cache, user: User): void {
   const tokenId = newId();
   const principal: Principal = { ...keptPrincipal(user), method: 'access_token', accessToken: { id: tokenId, name: `Integration ${tokenId.slice(0, 8)}` }, authenticatedAt: null };
-  const tags = [changeTag('access_tokens', 'id', tokenId), ...jwtPrincipalTags(user.id, reachTags(user.id, principal.memberships.keys(), false))];
+  const tags = [accessTokenTag(tokenId), ...jwtPrincipalTags(user.id, reachTags(user.id, principal.memberships.keys(), false))];
   const hash = createHash('sha256').update(tokenId).digest('hex');
   cache.namespace('access-token').set(hash, { id: tokenId, principal, lastUsedMs: Date.now() }, { tags, size: accessTokenBytes(principal.memberships), epoch: cache.epoch });
 }

@@ -5,12 +5,12 @@ import type { DialectName } from '../db/connect.js';
 import type { Database } from '../db/schema.js';
 import { AppError } from '../errors.js';
 import type { Clock } from '../lib/clock.js';
-import { membershipsTag, workspaceSitesTag } from '../memberships/changes.js';
 import { countOwners, deleteWorkspace, findRole, listMemberIds, listWorkspaceIdsOf, lockWorkspace } from '../memberships/queries.js';
 import { USER_ERRORS } from '../users/errors.js';
 import { deleteUser } from '../users/queries.js';
 import { revokeEveryPendingSentBy } from '../workspaces/invitation-queries.js';
 import { ACCOUNT_ERRORS } from './errors.js';
+import { membershipsTag, workspaceSitesTag } from '../cache/change-feed.js';
 
 export interface AccountDeletionDeps {
   db: Kysely<Database>;

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Cache } from '../cache/cache.js';
-import { changeTag } from '../cache/change-feed.js';
+import { userTag } from '../cache/change-feed.js';
 import type { DialectName } from '../db/connect.js';
 import type { Database } from '../db/schema.js';
 import { AppError } from '../errors.js';
@@ -105,6 +105,6 @@ export class AdminService {
 
   /** This process's own write: every principal held for the user depends on its row. */
   #changed(userId: string): void {
-    this.deps.cache.invalidate([changeTag('users', 'id', userId)]);
+    this.deps.cache.invalidate([userTag(userId)]);
   }
 }

@@ -2,13 +2,12 @@ import type {} from '@fastify/cookie';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { Cache, CacheNamespace } from '../cache/cache.js';
-import { changeTag } from '../cache/change-feed.js';
+import { accessTokenTag, membershipsTag, secondFactorTags, userTag, workspaceTag } from '../cache/change-feed.js';
 import type { Database } from '../db/schema.js';
 import { AppError, unauthorized } from '../errors.js';
 import type { Clock } from '../lib/clock.js';
 import { findUserById, type UserRow } from '../users/queries.js';
 import { hasPassword } from '../users/service.js';
-import { membershipsTag, workspaceTag } from '../memberships/changes.js';
 import type { WorkspaceRole } from '../memberships/contract.js';
 import { assertTwoFactorMet } from '../memberships/permissions.js';
 import { findWorkspaceAccess, findWorkspaceIdOfSite } from '../memberships/queries.js';
@@ -128,10 +127,6 @@ function tokenReach(reach: WorkspaceReach, workspaceId: string | null): Workspac
   };
 }
 
-function userTag(userId: string): string {
-  return changeTag('users', 'id', userId);
-}
-
 /**
  * The rows a user's reach is read from: their memberships and each workspace's row, and their TOTP
  * and passkeys only when a workspace of theirs requires a second factor, since only then does the
@@ -146,11 +141,6 @@ export function reachTags(userId: string, workspaceIds: Iterable<string>, requir
 /** The rows a JWT's kept principal depends on: the user's row, and what their reach depends on. */
 export function jwtPrincipalTags(userId: string, reachTags: readonly string[]): string[] {
   return [userTag(userId), ...reachTags];
-}
-
-/** What depends on whether the user has a second factor: their TOTP and their passkeys. */
-function secondFactorTags(userId: string): string[] {
-  return [changeTag('user_totp', 'user_id', userId), changeTag('passkeys', 'user_id', userId)];
 }
 
 const INVALID_CREDENTIALS_DETAIL = 'The credential is invalid, expired or revoked.';
@@ -202,7 +192,7 @@ export class Guard {
 
   /** A revoked access token is refused by this process's next request. */
   forgetAccessToken(accessTokenId: string): void {
-    this.cache.invalidate([changeTag('access_tokens', 'id', accessTokenId)]);
+    this.cache.invalidate([accessTokenTag(accessTokenId)]);
   }
 
   /**
@@ -408,7 +398,7 @@ export class Guard {
         },
         lastUsedMs: row.token.last_used_at === null ? 0 : Date.parse(row.token.last_used_at),
       };
-      const tags = [changeTag('access_tokens', 'id', row.token.id), userTag(row.user.id), ...reach.tags];
+      const tags = [accessTokenTag(row.token.id), userTag(row.user.id), ...reach.tags];
       this.#accessTokens.set(tokenHash, found, { tags, size: accessTokenBytes(reach.memberships), epoch });
     }
 

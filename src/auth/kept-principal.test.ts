@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { changeTag } from '../cache/change-feed.js';
-import { membershipsTag, workspaceTag } from '../memberships/changes.js';
+import { changeTag, membershipsTag, userTag, workspaceTag } from '../cache/change-feed.js';
 import type { UserRow } from '../users/queries.js';
 import { hasPassword } from '../users/service.js';
 import { jwtPrincipalTags, keptUser, reachTags } from './guard.js';
@@ -37,7 +36,7 @@ test('a kept user holds no password hash, and still says whether there is a pass
 test("a principal depends on the user's second factor only where a workspace of theirs requires one", () => {
   const secondFactor = [changeTag('user_totp', 'user_id', USER_ID), changeTag('passkeys', 'user_id', USER_ID)];
   const plain = jwtPrincipalTags(USER_ID, reachTags(USER_ID, [WORKSPACE_ID], false));
-  assert.deepEqual(plain, [changeTag('users', 'id', USER_ID), membershipsTag(USER_ID), workspaceTag(WORKSPACE_ID)]);
+  assert.deepEqual(plain, [userTag(USER_ID), membershipsTag(USER_ID), workspaceTag(WORKSPACE_ID)]);
   const gated = jwtPrincipalTags(USER_ID, reachTags(USER_ID, [WORKSPACE_ID], true));
   for (const tag of [...plain, ...secondFactor]) assert.ok(gated.includes(tag), tag);
 });

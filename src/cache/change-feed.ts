@@ -7,6 +7,47 @@ export function changeTag(table: string, column: string, value: string): string 
   return `${table}.${column}:${value}`;
 }
 
+// The tags cache entries depend on, named once, as the PostgreSQL triggers announce them
+// (announceChanges, in the migrations from 008 on).
+
+/** What depends on one site: its answers. */
+export function siteTag(siteId: string): string {
+  return changeTag('sites', 'id', siteId);
+}
+
+/** What depends on any of a workspace's sites: the lists that show them. */
+export function workspaceSitesTag(workspaceId: string): string {
+  return changeTag('sites', 'workspace_id', workspaceId);
+}
+
+/**
+ * What depends on a user's memberships (which workspaces, which roles): their principal, and
+ * every site answer and list kept for them.
+ */
+export function membershipsTag(userId: string): string {
+  return changeTag('workspace_members', 'user_id', userId);
+}
+
+/** What depends on a workspace's own row: whether it requires two-factor authentication of its members. */
+export function workspaceTag(workspaceId: string): string {
+  return changeTag('workspaces', 'id', workspaceId);
+}
+
+/** What depends on a user's own row: their principal (disabled, signed out everywhere, deleted). */
+export function userTag(userId: string): string {
+  return changeTag('users', 'id', userId);
+}
+
+/** What depends on one personal access token: its principal (revoked). */
+export function accessTokenTag(accessTokenId: string): string {
+  return changeTag('access_tokens', 'id', accessTokenId);
+}
+
+/** What depends on whether the user has a second factor: their TOTP and their passkeys. */
+export function secondFactorTags(userId: string): string[] {
+  return [changeTag('user_totp', 'user_id', userId), changeTag('passkeys', 'user_id', userId)];
+}
+
 export interface ChangeListener {
   /** Committed changes touched rows named by these tags: what depends on them is out of date. */
   changed(tags: readonly string[]): void;

@@ -1,8 +1,8 @@
 import type { Kysely } from 'kysely';
 import type { Cache, CacheNamespace } from '../cache/cache.js';
+import { siteTag } from '../cache/change-feed.js';
 import type { Database } from '../db/schema.js';
 import type { Clock } from '../lib/clock.js';
-import { siteTag } from '../sites/writes.js';
 import { PublicDocument } from './document.js';
 import { findPublicSites, findSiteByPublicKey, findSiteVersions, type PublicSiteRow } from './queries.js';
 

@@ -1,12 +1,10 @@
 import type { ServerResponse } from 'node:http';
 import type { Kysely } from 'kysely';
 import type { Cache } from '../cache/cache.js';
-import { changeTag } from '../cache/change-feed.js';
+import { membershipsTag, secondFactorTags, siteTag, userTag, workspaceTag } from '../cache/change-feed.js';
 import type { Database } from '../db/schema.js';
 import { SiteRefresher } from './site-refresher.js';
 import type { PublicStreamOptions, StreamLog } from './streams.js';
-import { membershipsTag, workspaceTag } from '../memberships/changes.js';
-import { siteTag } from '../sites/writes.js';
 import { latestSiteVersions, type LatestSiteVersion } from '../sites/queries.js';
 
 export interface SiteEventStreamOptions extends PublicStreamOptions {
@@ -153,9 +151,8 @@ export class SiteEventStreams {
       openedAt: performance.now(),
       endTags: [
         membershipsTag(userId),
-        changeTag('users', 'id', userId),
-        changeTag('user_totp', 'user_id', userId),
-        changeTag('passkeys', 'user_id', userId),
+        userTag(userId),
+        ...secondFactorTags(userId),
         workspaceTag(latest.workspace_id),
       ],
     };

@@ -1,6 +1,6 @@
 import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import type { Cache } from '../cache/cache.js';
-import { changeTag } from '../cache/change-feed.js';
+import { siteTag } from '../cache/change-feed.js';
 import type { Clock } from '../lib/clock.js';
 import type { PublicDocument } from './document.js';
 import type { PublicConfigs } from './public-configs.js';
@@ -243,7 +243,7 @@ export class PublicStreams {
   }
 }
 
-const SITE_TAG_PREFIX = changeTag('sites', 'id', '');
+const SITE_TAG_PREFIX = siteTag('');
 
 function siteIdOfTag(tag: string): string | undefined {
   return tag.startsWith(SITE_TAG_PREFIX) ? tag.slice(SITE_TAG_PREFIX.length) : undefined;

@@ -1,13 +1,12 @@
 import { bufferCost, type Cache, type CacheNamespace } from '../cache/cache.js';
 import { chargeCopiesTo, copyChargeCost } from '../http/compression.js';
-import { membershipsTag, workspaceSitesTag } from '../memberships/changes.js';
 import { assertTwoFactorMet } from '../memberships/permissions.js';
 import type { SiteListFields } from './contract.js';
 import type { SiteListOrder } from './list-cursor.js';
 import { encodeSiteEnvelope, encodeSiteList, encodeSummaryList } from './presenter.js';
 import type { SiteCaller } from './queries.js';
 import type { SiteService } from './service.js';
-import { siteTag } from './writes.js';
+import { membershipsTag, siteTag, workspaceSitesTag } from '../cache/change-feed.js';
 
 /** A list request other than the default: another order, a search, or the summary fields. */
 export interface SiteListRequest extends SiteListOrder {

@@ -2,10 +2,9 @@ import type { Transaction } from 'kysely';
 import { type ChangeOrigin, originColumns } from '../audit/origin.js';
 import { auditEventRow, recordAuditEvent, recordEvent } from '../audit/queries.js';
 import type { Cache } from '../cache/cache.js';
-import { changeTag } from '../cache/change-feed.js';
+import { siteTag, workspaceSitesTag } from '../cache/change-feed.js';
 import type { Database } from '../db/schema.js';
 import type { Clock } from '../lib/clock.js';
-import { workspaceSitesTag } from '../memberships/changes.js';
 import type { WebhookEventType } from '../webhooks/contract.js';
 import { eventActor, publishWebhookEvent } from '../webhooks/outbox.js';
 import { siteTarget, siteToJson } from './presenter.js';
@@ -156,11 +155,6 @@ function versionedSite(site: SiteJson): SiteVersionSiteJson {
 }
 
 // What a write tells the cache.
-
-/** What depends on one site: its answers. */
-export function siteTag(siteId: string): string {
-  return changeTag('sites', 'id', siteId);
-}
 
 /**
  * What a committed write to a site touched, as this process reports it to the cache: the same tags

@@ -15,7 +15,6 @@ import { recordAuditEvent } from '../audit/queries.js';
 import { publishMemberEvent } from '../webhooks/outbox.js';
 import type { Mailer } from '../mail/mailer.js';
 import { invitationMessage } from '../mail/templates.js';
-import { membershipsTag } from '../memberships/changes.js';
 import { assertCan, grantsAdministration, workspaceNotFound, type WorkspaceRole } from '../memberships/permissions.js';
 import { countMemberships, findRole, findWorkspaceOf, insertMember, lockWorkspace, lockWorkspaceOf } from '../memberships/queries.js';
 import { RATE_LIMITS, type RateLimiter } from '../rate-limit/rate-limit.js';
@@ -37,6 +36,7 @@ import {
 import { invitationToJson, invitedRole, workspaceToJson } from './presenter.js';
 import type { InvitationJson, WorkspaceJson } from './schema.js';
 import { MAX_WORKSPACES_PER_USER } from './service.js';
+import { membershipsTag } from '../cache/change-feed.js';
 
 export const INVITATION_LIFETIME_DAYS = 7;
 const INVITATION_LIFETIME_MS = INVITATION_LIFETIME_DAYS * 24 * 60 * 60 * 1000;

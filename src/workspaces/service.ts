@@ -11,7 +11,6 @@ import { publishMemberEvent } from '../webhooks/outbox.js';
 import { COMMAND_LINE, type ChangeOrigin, type PersonOrigin } from '../audit/origin.js';
 import { findUserById } from '../users/queries.js';
 import { hasSecondFactor } from '../auth/queries.js';
-import { membershipsTag, workspaceSitesTag, workspaceTag } from '../memberships/changes.js';
 import { WORKSPACE_ERRORS } from '../memberships/errors.js';
 import { withdrawApprovalsOf } from '../change-requests/queries.js';
 import { assertCan, can, grantsAdministration, memberChangeAction, workspaceNotFound, type WorkspaceRole } from '../memberships/permissions.js';
@@ -39,6 +38,7 @@ import {
   type WorkspaceRow,
 } from '../memberships/queries.js';
 import type { MemberJson, WorkspaceJson } from './schema.js';
+import { membershipsTag, workspaceSitesTag, workspaceTag } from '../cache/change-feed.js';
 
 export interface WorkspaceServiceDeps {
   db: Kysely<Database>;
