@@ -31,7 +31,7 @@ import { registerEmailVerificationRoutes } from './email-verification/routes.js'
 import { EmailVerificationService } from './email-verification/service.js';
 import { type Mailer, mailerFor } from './mail/mailer.js';
 import { AuthService } from './sign-in/service.js';
-import { Cache, CACHE_TTL_MS } from './cache/cache.js';
+import { Cache } from './cache/cache.js';
 import { NO_CHANGE_FEED } from './cache/change-feed.js';
 import type { Config } from './config.js';
 import type { DatabaseHandle } from './db/connect.js';
@@ -77,7 +77,7 @@ import { PublicAnswers } from './delivery/answers.js';
 import { publicFastPath } from './delivery/fast-path.js';
 import { ServedConfigurations } from './delivery/served-log.js';
 import { PublicKeyRotation } from './delivery/key-rotation.js';
-import { PublicConfigs } from './delivery/public-configs.js';
+import { PUBLIC_CHECK_INTERVAL_MS, PublicConfigs } from './delivery/public-configs.js';
 import { registerPublicRoutes } from './delivery/routes.js';
 import { registerEmbedScript } from './delivery/embed-script.js';
 import { DEFAULT_STREAM_OPTIONS, PublicStreams, type PublicStreamOptions } from './delivery/streams.js';
@@ -390,7 +390,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
     backgroundFailure('pruning stale rows failed'),
   );
   // Public documents never expire by time: each server checks the ones it holds against the database instead.
-  const publicCheck = everyInterval(CACHE_TTL_MS, () => publicConfigs.check(), backgroundFailure('checking held public configurations against the database failed'));
+  const publicCheck = everyInterval(PUBLIC_CHECK_INTERVAL_MS, () => publicConfigs.check(), backgroundFailure('checking held public configurations against the database failed'));
   // Enabled partner integrations are re-checked every PARTNER_CHECK_INTERVAL seconds, when it is set.
   const partnerRechecks =
     config.partnerCheckIntervalSeconds > 0 ? [new PartnerRecheckScheduler({ db, checks: partnerChecks, clock, log: app.log, intervalSeconds: config.partnerCheckIntervalSeconds })] : [];

@@ -56,7 +56,7 @@ test('an invalidation drops every entry that depends on a named row, and nothing
   assert.equal(cache.size, 1);
 });
 
-test('entries expire after a minute, unless stored without expiry', () => {
+test('entries expire within CACHE_TTL_MS, unless stored without expiry', () => {
   let now = 1_000;
   const cache = new Cache({ feed: new ManualFeed(), maxBytes: 1024 * 1024, time: { now: () => now } });
   store(cache, 'jwt u1', 'user 1', [user('u1')]);
@@ -67,6 +67,22 @@ test('entries expire after a minute, unless stored without expiry', () => {
   assert.deepEqual([...cache.namespace<string>('public').values()], ['document a']);
   cache.invalidate([user('u1')]);
   assert.equal(cache.get('public:spk_a'), undefined, 'a change still drops it');
+});
+
+test('entries stored together expire spread over the second half of CACHE_TTL_MS, not all at once', () => {
+  let now = 1_000;
+  const cache = new Cache({ feed: new ManualFeed(), maxBytes: 1024 * 1024, time: { now: () => now } });
+  const keys = Array.from({ length: 200 }, (_, index) => `jwt u${index}`);
+  for (const key of keys) store(cache, key, key, [user(key)]);
+  const held = () => keys.filter((key) => cache.get(key) !== undefined).length;
+  now += CACHE_TTL_MS / 2;
+  assert.equal(held(), 200, 'none expires in the first half');
+  now += CACHE_TTL_MS / 4;
+  // Each is expired by now with a chance of one half: all 200 or none would be 2 chances in 2^200.
+  const left = held();
+  assert.ok(left > 0 && left < 200, `${left} of 200 left at three quarters`);
+  now += CACHE_TTL_MS / 4 + 1;
+  assert.equal(held(), 0, 'none outlives CACHE_TTL_MS');
 });
 
 test('a read that began before an invalidation of its rows may not store what it read; one of other rows does not stop it', () => {

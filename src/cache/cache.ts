@@ -3,10 +3,22 @@ import type { ChangeFeed } from './change-feed.js';
 
 /**
  * An entry is trusted this long at most, unless it is stored without expiry (StoreOptions). Every
- * change is reported, so this is only a safety net for a write in this process that forgot to
- * report what it changed.
+ * change is reported (this process's writes by themselves, every process's on PostgreSQL by the
+ * triggers, other processes' on SQLite by its change counter), so this is only a safety net for a
+ * write in this process that forgot to report what it changed. Each expiry sends an entry back to
+ * the database on a request's path: a minute cost a busy server a twentieth of its lookups
+ * (docs/decisions/cache-bound-and-eviction.md).
  */
-export const CACHE_TTL_MS = 60_000;
+export const CACHE_TTL_MS = 10 * 60_000;
+
+/**
+ * Each entry's expiry, drawn evenly between half the TTL and the whole of it: entries stored
+ * together (a start-up, a burst of new callers) would otherwise all expire in the same second and
+ * send every request of that second to the database at once.
+ */
+function entryTtl(): number {
+  return CACHE_TTL_MS / 2 + Math.floor(Math.random() * (CACHE_TTL_MS / 2));
+}
 
 /** How stale the time an entry's expiry is checked against may be. */
 const TTL_RESOLUTION_MS = 1000;
@@ -234,7 +246,7 @@ export class Cache {
     if (size > entries.maxSize) return;
     const entry: Entry = { value, tags: options.tags };
     // A ttl of 0 is lru-cache's "never expires".
-    entries.set(key, entry, { size, ttl: options.expires === false ? 0 : CACHE_TTL_MS });
+    entries.set(key, entry, { size, ttl: options.expires === false ? 0 : entryTtl() });
     // A replaced or evicted entry has left the index already (dispose); this one joins it.
     if (entries.peek(key) !== entry) return;
     for (const tag of options.tags) {

@@ -6,6 +6,12 @@ import type { Clock } from '../lib/clock.js';
 import { PublicDocument } from './document.js';
 import { findPublicSites, findSiteByPublicKey, findSiteVersions, type PublicSiteRow } from './queries.js';
 
+/**
+ * How often each server checks the public documents it holds against the database (`check`): they
+ * never expire by time, so this is their safety net, as expiry is the other entries'.
+ */
+export const PUBLIC_CHECK_INTERVAL_MS = 60_000;
+
 /** Sites whose versions `check` reads in one query. */
 const CHECK_BATCH = 500;
 
