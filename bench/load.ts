@@ -25,6 +25,12 @@ export interface LoadResult {
    * not make its requests cost more CPU. NaN when no answer came.
    */
   serverCpuMicrosPerAnswer: number;
+  /**
+   * When the paced run sent its first request and received its last answer, in microseconds of
+   * the monotonic clock that V8's CPU profiles time their samples by (`--profile`; profile-summary
+   * cuts a profile to these). Saturated runs have none.
+   */
+  monotonicMicros?: { from: number; to: number };
 }
 
 export interface LoadOptions {

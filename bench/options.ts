@@ -48,7 +48,7 @@ export interface BenchOptions {
   /** The PUT ceiling also writes a history row per PUT, as the app does (off only to compare). */
   putCeilingHistory: boolean;
   jsonFile: string | undefined;
-  /** Start the app and the public ceiling under `node --cpu-prof`, writing .cpuprofile files here. */
+  /** Start the apps and the ceilings under `node --cpu-prof`, writing .cpuprofile files here. */
   profileDir: string | undefined;
   /** The app's Node flags: npm start's unless an experiment replaces them (heap sizes, say). */
   nodeArgs: string[];
@@ -76,7 +76,7 @@ export const USAGE = `Usage: npm run bench -- [options]
   --postgres-apps N   app processes on the PostgreSQL database, load spread over them (default 2)
   --put-ceiling-without-history  the PUT ceiling writes no history row (the app always does; to compare)
   --json FILE         also write every run's raw figures as JSON
-  --profile DIR       run the app and the public ceiling under node --cpu-prof; profiles land in DIR
+  --profile DIR       run the apps and the ceilings under node --cpu-prof; profiles land in DIR
   --node-args "FLAGS" Node flags for the app instead of npm start's (default "${APP_NODE_FLAGS.join(' ')}"; "" for none)
   --ceiling-node-args "FLAGS"  Node flags for the ceilings (default none; the app's, to see what they cost)
 

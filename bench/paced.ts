@@ -68,6 +68,7 @@ export async function runPaced(options: PacedOptions): Promise<LoadResult> {
   const cpuBefore = await readCpu(options.ownProcesses);
   const costBefore = ticksOf(await options.costPids());
   const startedAt = performance.now();
+  const startedMicros = monotonicMicros();
 
   await new Promise<void>((resolve) => {
     let sent = 0;
@@ -140,5 +141,11 @@ export async function runPaced(options: PacedOptions): Promise<LoadResult> {
     durationSeconds,
     otherCpuShare: otherShare(cpuBefore, cpuAfter),
     serverCpuMicrosPerAnswer: answered > 0 ? (costTicks * 1_000_000) / TICKS_PER_SECOND / answered : Number.NaN,
+    monotonicMicros: { from: startedMicros, to: startedMicros + Math.max(0, lastAnsweredAt - startedAt) * 1000 },
   };
+}
+
+/** The monotonic clock in microseconds, as a CPU profile's `startTime` and sample times are. */
+function monotonicMicros(): number {
+  return Number(process.hrtime.bigint() / 1000n);
 }

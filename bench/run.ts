@@ -222,7 +222,7 @@ function appEnvironment(settings: AppSettings, options: BenchOptions, port: numb
   };
 }
 
-/** With --profile, node's flags to write a CPU profile of a server (the app or a ceiling) into the directory. */
+/** With --profile, node's flags to write a CPU profile of a server (an app or a ceiling) into the directory. */
 function profileArgs(options: BenchOptions, name: string): string[] {
   if (options.profileDir === undefined) return [];
   return ['--cpu-prof', `--cpu-prof-dir=${path.resolve(options.profileDir)}`, `--cpu-prof-name=${name}-${Date.now()}.cpuprofile`];
@@ -348,7 +348,7 @@ async function startBaseline(app: ServerProcess, jwt: string, dir: string, optio
   const port = await freePort();
   const baseline = await startServer({
     name: 'baseline',
-    args: [...options.ceilingNodeArgs, BASELINE_SCRIPT],
+    args: [...profileArgs(options, 'baseline'), ...options.ceilingNodeArgs, BASELINE_SCRIPT],
     env: { PATH: process.env.PATH ?? '/usr/bin:/bin', NODE_ENV: 'production', BENCH_BODY_FILE: bodyFile, PORT: String(port) },
     port,
     logFile: path.join(dir, 'baseline.log'),
@@ -377,7 +377,7 @@ async function startPutCeiling(settings: AppSettings, options: BenchOptions, cei
       : { BENCH_POSTGRES_URL: settings.database.url, BENCH_POOL_SIZE: String(poolSizeOfApp(settings, options)) };
   const ceiling = await startServer({
     name: 'put ceiling',
-    args: [...options.ceilingNodeArgs, PUT_CEILING_SCRIPT],
+    args: [...profileArgs(options, `put-ceiling-${settings.database.kind}`), ...options.ceilingNodeArgs, PUT_CEILING_SCRIPT],
     env: { PATH: process.env.PATH ?? '/usr/bin:/bin', NODE_ENV: 'production', PORT: String(port), ...database, ...(options.putCeilingHistory ? { BENCH_SITE_HISTORY: '1' } : {}) },
     port,
     logFile: path.join(settings.dir, 'put-ceiling.log'),
