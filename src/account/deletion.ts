@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { SessionService } from '../auth/sessions.js';
 import type { Cache } from '../cache/cache.js';
+import { membershipsTag, workspaceSitesTag } from '../cache/change-feed.js';
 import type { DialectName } from '../db/connect.js';
 import type { Database } from '../db/schema.js';
 import { AppError } from '../errors.js';
@@ -10,7 +11,6 @@ import { USER_ERRORS } from '../users/errors.js';
 import { deleteUser } from '../users/queries.js';
 import { revokeEveryPendingSentBy } from '../workspaces/invitation-queries.js';
 import { ACCOUNT_ERRORS } from './errors.js';
-import { membershipsTag, workspaceSitesTag } from '../cache/change-feed.js';
 
 export interface AccountDeletionDeps {
   db: Kysely<Database>;

@@ -1,4 +1,5 @@
 import { bufferCost, type Cache, type CacheNamespace } from '../cache/cache.js';
+import { membershipsTag, siteTag, workspaceSitesTag } from '../cache/change-feed.js';
 import { chargeCopiesTo, copyChargeCost } from '../http/compression.js';
 import { assertTwoFactorMet } from '../memberships/permissions.js';
 import type { SiteListFields } from './contract.js';
@@ -6,7 +7,6 @@ import type { SiteListOrder } from './list-cursor.js';
 import { encodeSiteEnvelope, encodeSiteList, encodeSummaryList } from './presenter.js';
 import type { SiteCaller } from './queries.js';
 import type { SiteService } from './service.js';
-import { membershipsTag, siteTag, workspaceSitesTag } from '../cache/change-feed.js';
 
 /** A list request other than the default: another order, a search, or the summary fields. */
 export interface SiteListRequest extends SiteListOrder {

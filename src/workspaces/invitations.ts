@@ -2,6 +2,7 @@ import { reauthenticationRequired } from '../auth/recent-authentication.js';
 import type { Kysely } from 'kysely';
 import { TOKEN_SHAPE } from '../auth/magic-link.js';
 import type { Cache } from '../cache/cache.js';
+import { membershipsTag } from '../cache/change-feed.js';
 import type { DialectName } from '../db/connect.js';
 import type { Database } from '../db/schema.js';
 import { markEmailVerified } from '../email-verification/queries.js';
@@ -36,7 +37,6 @@ import {
 import { invitationToJson, invitedRole, workspaceToJson } from './presenter.js';
 import type { InvitationJson, WorkspaceJson } from './schema.js';
 import { MAX_WORKSPACES_PER_USER } from './service.js';
-import { membershipsTag } from '../cache/change-feed.js';
 
 export const INVITATION_LIFETIME_DAYS = 7;
 const INVITATION_LIFETIME_MS = INVITATION_LIFETIME_DAYS * 24 * 60 * 60 * 1000;

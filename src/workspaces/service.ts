@@ -1,6 +1,7 @@
 import { reauthenticationRequired } from '../auth/recent-authentication.js';
 import type { Kysely, Transaction } from 'kysely';
 import type { Cache } from '../cache/cache.js';
+import { membershipsTag, workspaceSitesTag, workspaceTag } from '../cache/change-feed.js';
 import type { DialectName } from '../db/connect.js';
 import type { Database } from '../db/schema.js';
 import { AppError } from '../errors.js';
@@ -38,7 +39,6 @@ import {
   type WorkspaceRow,
 } from '../memberships/queries.js';
 import type { MemberJson, WorkspaceJson } from './schema.js';
-import { membershipsTag, workspaceSitesTag, workspaceTag } from '../cache/change-feed.js';
 
 export interface WorkspaceServiceDeps {
   db: Kysely<Database>;
