@@ -485,15 +485,15 @@ interface PacedTarget {
   costPids: () => Promise<number[]>;
 }
 
-/**
- * One half of a pair: `rate` requests a second for options.pairSeconds. The count is fixed by the
- * rate and the length, the same for the ceiling and the scenario.
- */
 /** Requests in one paced half: the first this many of a scenario's, cycled from the start if it has fewer. */
 function requestsPerHalf(rate: number, options: BenchOptions): number {
   return Math.max(1, Math.round(rate * options.pairSeconds));
 }
 
+/**
+ * One half of a pair: `rate` requests a second for options.pairSeconds. The count is fixed by the
+ * rate and the length, the same for the ceiling and the scenario.
+ */
 async function paced(target: PacedTarget, rate: number, { options, servers, ownProcesses }: RunContext): Promise<LoadResult> {
   await waitUntilIdle(servers.map((server) => server.pid));
   const result = await runPaced({
