@@ -6,8 +6,8 @@ import type { ChangeFeed } from './change-feed.js';
  * change is reported (this process's writes by themselves, every process's on PostgreSQL by the
  * triggers, other processes' on SQLite by its change counter), so this is only a safety net for a
  * write in this process that forgot to report what it changed. Each expiry sends an entry back to
- * the database on a request's path: at a minute, 5–22% of a busy list's lookups
- * (docs/decisions/cache-bound-and-eviction.md).
+ * the database on a request's path, so it is long (what a minute cost:
+ * docs/decisions/cache-bound-and-eviction.md).
  */
 export const CACHE_TTL_MS = 10 * 60_000;
 
